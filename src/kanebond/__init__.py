@@ -1,0 +1,37 @@
+"""kanebond: Kane's equations in bond-graph-compatible velocity and momentum forms.
+
+Implements Phillips & Amirouche, *Kane's equations for nonholonomic systems in bond-graph-
+compatible velocity and momentum forms* (ECCOMAS Multibody 2021, cited as [PA21]).
+"""
+
+from .errors import (
+    ConstraintError,
+    FormError,
+    KanebondError,
+    KinematicsError,
+    LoadError,
+    ModelError,
+    SimulationError,
+    SingularMassMatrixError,
+)
+from .forms import HamiltonianForm, LagrangianForm, MomentumForm, VelocityForm
+from .system import KaneSystem
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "KaneSystem",
+    "VelocityForm",
+    "MomentumForm",
+    "LagrangianForm",
+    "HamiltonianForm",
+    "KanebondError",
+    "ModelError",
+    "KinematicsError",
+    "LoadError",
+    "FormError",
+    "SingularMassMatrixError",
+    "ConstraintError",
+    "SimulationError",
+    "__version__",
+]

@@ -1,0 +1,50 @@
+"""Errors a user can cause.
+
+Every error kanebond raises for bad input is a :class:`KanebondError`; the message names the
+offending symbol, body, load or constraint and says what to do about it.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "KanebondError",
+    "ModelError",
+    "KinematicsError",
+    "LoadError",
+    "FormError",
+    "SingularMassMatrixError",
+    "ConstraintError",
+    "SimulationError",
+]
+
+
+class KanebondError(Exception):
+    """Base class of every error kanebond raises for a user's mistake."""
+
+
+class ModelError(KanebondError, ValueError):
+    """The system description (coordinates, speeds, bodies, velocities) is invalid."""
+
+
+class KinematicsError(ModelError):
+    """The kinematic differential equations cannot be put in the form q' = Q(q) f ([PA21] (1))."""
+
+
+class LoadError(ModelError):
+    """A load is malformed or acts on a point or frame unrelated to the system."""
+
+
+class FormError(KanebondError):
+    """A form of the equations of motion was asked for a system it does not apply to."""
+
+
+class SingularMassMatrixError(KanebondError):
+    """The mass matrix A ([PA21] (15)) is singular where it must be inverted."""
+
+
+class ConstraintError(ModelError):
+    """A constraint is malformed, redundant or inconsistent."""
+
+
+class SimulationError(KanebondError):
+    """Numerical integration failed (singular A, non-finite state, failed step)."""

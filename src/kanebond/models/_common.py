@@ -1,0 +1,84 @@
+"""Shared plumbing of the ready-made models.
+
+Every model module has a private builder ``_build_<model>(...)`` that creates the plain
+:mod:`sympy.physics.mechanics` objects and returns them as :class:`ModelParts`; the public
+function wraps those parts into a :class:`kanebond.KaneSystem`. Keeping the builders free of
+the core class lets the tests check every model against SymPy's own ``KanesMethod``.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+import sympy as sm
+import sympy.physics.mechanics as me
+
+if TYPE_CHECKING:  # pragma: no cover - import for annotations only
+    from kanebond.system import KaneSystem
+
+__all__ = ["ModelParts", "model_error", "check_count", "to_system"]
+
+
+class ModelParts(NamedTuple):
+    """The SymPy objects that describe one model, before it becomes a ``KaneSystem``."""
+
+    frame: me.ReferenceFrame
+    """Inertial (Newtonian) reference frame."""
+    coordinates: list[sm.Function]
+    """Generalized coordinates q (dynamicsymbols)."""
+    speeds: list[sm.Function]
+    """Generalized speeds f (dynamicsymbols), SymPy's u."""
+    kd_eqs: list[sm.Expr]
+    """Kinematic differential equations, each an expression equal to zero, linear in q' and f."""
+    bodies: list[Any]
+    """``me.RigidBody`` / ``me.Particle`` objects."""
+    loads: list[tuple[Any, me.Vector]]
+    """``(Point, force)`` and ``(ReferenceFrame, torque)`` pairs."""
+    name: str
+    """Display name."""
+    parameters: tuple[sm.Symbol, ...]
+    """Constant parameters (plain symbols)."""
+    inputs: tuple[sm.Function, ...]
+    """Time-varying inputs (dynamicsymbols), e.g. driving forces and torques."""
+    points: dict[str, me.Point]
+    """Named points of the model (the fixed origin is ``"O"``)."""
+    frames: dict[str, me.ReferenceFrame]
+    """Named reference frames of the model."""
+
+
+def model_error(message: str) -> ValueError:
+    """Return ``kanebond.errors.ModelError(message)``, or a ``ValueError`` if unavailable."""
+    try:
+        from kanebond.errors import ModelError
+    except ImportError:  # pragma: no cover - the core is not there yet
+        return ValueError(message)
+    return ModelError(message)
+
+
+def check_count(n: Any, what: str, minimum: int = 1) -> int:
+    """Validate an integer model size ``n >= minimum`` and return it as an ``int``."""
+    if isinstance(n, bool):
+        raise model_error(f"{what} must be an integer >= {minimum}, got {n!r}")
+    try:
+        value = operator.index(n)
+    except TypeError:
+        raise model_error(f"{what} must be an integer >= {minimum}, got {n!r}") from None
+    if value < minimum:
+        raise model_error(f"{what} must be an integer >= {minimum}, got {value}")
+    return value
+
+
+def to_system(parts: ModelParts) -> KaneSystem:
+    """Wrap the SymPy objects of a model into a :class:`kanebond.KaneSystem`."""
+    from kanebond.system import KaneSystem
+
+    return KaneSystem(
+        frame=parts.frame,
+        coordinates=list(parts.coordinates),
+        speeds=list(parts.speeds),
+        kinematics=list(parts.kd_eqs),
+        bodies=list(parts.bodies),
+        loads=list(parts.loads),
+        name=parts.name,
+    )

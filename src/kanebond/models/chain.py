@@ -1,0 +1,119 @@
+"""Spatial chain of n rigid bodies connected by revolute joints with alternating axes."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import sympy as sm
+import sympy.physics.mechanics as me
+
+from kanebond.models._common import ModelParts, check_count, to_system
+
+if TYPE_CHECKING:  # pragma: no cover
+    from kanebond.system import KaneSystem
+
+__all__ = ["chain_3d"]
+
+
+def _build_chain_3d(n: int = 3) -> ModelParts:
+    n = check_count(n, "chain_3d: the number of bodies n")
+    t = me.dynamicsymbols._t
+
+    q = list(me.dynamicsymbols(f"q1:{n + 1}"))
+    u = list(me.dynamicsymbols(f"u1:{n + 1}"))
+    g = sm.symbols("g", positive=True)
+
+    N = me.ReferenceFrame("N")
+    O = me.Point("O")
+    O.set_vel(N, 0)
+
+    bodies: list = []
+    loads: list = []
+    masses: list = []
+    offsets: list = []
+    lengths: list = []
+    inertias: list = []
+    points = {"O": O, "J1": O}
+    frames = {"N": N}
+
+    parent = N
+    joint = O
+    for i in range(1, n + 1):
+        mi = sm.Symbol(f"m{i}", positive=True)
+        ai, bi, ci = sm.symbols(f"a{i} b{i} c{i}", real=True)
+        Ixx, Iyy, Izz = sm.symbols(f"Ixx{i} Iyy{i} Izz{i}", positive=True)
+        Ixy, Iyz, Izx = sm.symbols(f"Ixy{i} Iyz{i} Izx{i}", real=True)
+        masses.append(mi)
+        offsets.extend((ai, bi, ci))
+        inertias.extend((Ixx, Iyy, Izz, Ixy, Iyz, Izx))
+
+        axis = parent.x if i % 2 == 1 else parent.y
+        B = me.ReferenceFrame(f"B{i}")
+        B.orient_axis(parent, axis, q[i - 1])
+        B.set_ang_vel(parent, u[i - 1] * axis)
+
+        G = joint.locatenew(f"G{i}", ai * B.x + bi * B.y - ci * B.z)
+        G.v2pt_theory(joint, N, B)
+        I_G = me.inertia(B, Ixx, Iyy, Izz, Ixy, Iyz, Izx)
+        bodies.append(me.RigidBody(f"body{i}", G, B, mi, (I_G, G)))
+        loads.append((G, -mi * g * N.z))
+        points[f"G{i}"] = G
+        frames[f"B{i}"] = B
+
+        if i < n:
+            li = sm.Symbol(f"l{i}", positive=True)
+            lengths.append(li)
+            next_joint = joint.locatenew(f"J{i + 1}", -li * B.z)
+            next_joint.v2pt_theory(joint, N, B)
+            points[f"J{i + 1}"] = next_joint
+            joint = next_joint
+        parent = B
+
+    kd_eqs = [qi.diff(t) - ui for qi, ui in zip(q, u)]
+    return ModelParts(
+        frame=N,
+        coordinates=q,
+        speeds=u,
+        kd_eqs=kd_eqs,
+        bodies=bodies,
+        loads=loads,
+        name=f"{n}-body 3D chain",
+        parameters=(*masses, *offsets, *lengths, *inertias, g),
+        inputs=(),
+        points=points,
+        frames=frames,
+    )
+
+
+def chain_3d(n: int = 3) -> KaneSystem:
+    r"""Spatial chain of ``n`` rigid bodies joined by revolute joints, hanging from the ground.
+
+    Body 1 is hinged to the ground at the origin ``O = J_1``; body ``i > 1`` is hinged to body
+    ``i - 1`` at ``J_i = J_{i-1} - l_{i-1} B_{i-1}.z``. The joint axes alternate: body ``i``
+    rotates relative to its parent (``N`` for ``i = 1``, else ``B_{i-1}``) by ``q_i`` about the
+    parent's ``x`` axis for odd ``i`` and the parent's ``y`` axis for even ``i``. The mass centre
+    ``G_i = J_i + a_i B_i.x + b_i B_i.y - c_i B_i.z`` is off every body axis and each body has a
+    full (non-diagonal) central inertia tensor, so the equations exercise every coupling term.
+    Gravity ``g`` acts along ``-N.z`` on every mass centre; there are no other loads.
+
+    Coordinates
+        ``q1 .. qn`` -- relative joint angles [rad].
+    Speeds
+        ``u1 .. un`` with ``u_i = q_i'`` (relative joint rates).
+    Parameters
+        ``m_i`` (symbol ``m{i}``) body masses [mass];
+        ``a{i}, b{i}, c{i}`` mass-centre offsets from joint ``J_i`` along ``B_i.x, B_i.y, -B_i.z``
+        [length] (real, any sign);
+        ``l1 .. l{n-1}`` joint-to-joint distances along ``-B_i.z`` [length];
+        ``Ixx{i}, Iyy{i}, Izz{i}, Ixy{i}, Iyz{i}, Izx{i}`` components of the central inertia
+        dyadic of body ``i`` in ``B_i`` [mass length^2], as in
+        ``me.inertia(B_i, Ixx, Iyy, Izz, Ixy, Iyz, Izx)`` (the off-diagonal symbols are the
+        tensor components themselves, i.e. minus the products of inertia; the tensor must be
+        positive definite for a physical body);
+        ``g`` gravitational acceleration [length/time^2].
+    Kinematics
+        ``q_i' - u_i = 0``: holonomic, ``f = q'`` (``Q = I``), ``R = S = n``.
+
+    Raises ``kanebond.errors.ModelError`` (a ``ValueError``) unless ``n`` is an integer ``>= 1``.
+    """
+    return to_system(_build_chain_3d(n))

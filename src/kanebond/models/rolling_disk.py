@@ -1,0 +1,97 @@
+"""Thin disk rolling without slip on a horizontal plane."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import sympy as sm
+import sympy.physics.mechanics as me
+
+from kanebond.models._common import ModelParts, to_system
+
+if TYPE_CHECKING:  # pragma: no cover
+    from kanebond.system import KaneSystem
+
+__all__ = ["rolling_disk"]
+
+
+def _build_rolling_disk() -> ModelParts:
+    t = me.dynamicsymbols._t
+
+    x, y, q1, q2, q3 = me.dynamicsymbols("x y q1 q2 q3")
+    u1, u2, u3 = me.dynamicsymbols("u1 u2 u3")
+    m, r, g = sm.symbols("m r g", positive=True)
+
+    N = me.ReferenceFrame("N")
+    Y = me.ReferenceFrame("Y")
+    L = me.ReferenceFrame("L")
+    R = me.ReferenceFrame("R")
+    Y.orient_axis(N, N.z, q1)
+    L.orient_axis(Y, Y.x, q2)
+    R.orient_axis(L, L.y, q3)
+    # Angular velocity of the disk in the speeds: measure numbers in the lean frame L.
+    R.set_ang_vel(N, u1 * L.x + u2 * L.y + u3 * L.z)
+
+    O = me.Point("O")
+    O.set_vel(N, 0)
+    C = O.locatenew("C", x * N.x + y * N.y)  # contact point (geometric)
+    Dmc = C.locatenew("Dmc", r * L.z)
+    # Rolling without slip: the material point of the disk at C is at rest, so
+    # v(Dmc) = w_R x (r L.z).
+    Dmc.set_vel(N, R.ang_vel_in(N).cross(r * L.z))
+
+    # Kinematics from w_R = q1' Y.z + q2' L.x + q3' L.y with Y.z = sin(q2) L.y + cos(q2) L.z,
+    # and the contact point's path from v(Dmc) = x' N.x + y' N.y + d/dt(r L.z), which leaves
+    # x' N.x + y' N.y = r q3' L.x with L.x = Y.x = cos(q1) N.x + sin(q1) N.y.
+    q3dot = u2 - u3 * sm.tan(q2)
+    kd_eqs = [
+        x.diff(t) - r * sm.cos(q1) * q3dot,
+        y.diff(t) - r * sm.sin(q1) * q3dot,
+        q1.diff(t) - u3 / sm.cos(q2),
+        q2.diff(t) - u1,
+        q3.diff(t) - q3dot,
+    ]
+
+    I_D = me.inertia(L, m * r**2 / 4, m * r**2 / 2, m * r**2 / 4)
+    disk = me.RigidBody("disk", Dmc, R, m, (I_D, Dmc))
+    loads = [(Dmc, -m * g * N.z)]
+    return ModelParts(
+        frame=N,
+        coordinates=[x, y, q1, q2, q3],
+        speeds=[u1, u2, u3],
+        kd_eqs=kd_eqs,
+        bodies=[disk],
+        loads=loads,
+        name="rolling disk",
+        parameters=(m, r, g),
+        inputs=(),
+        points={"O": O, "C": C, "Dmc": Dmc},
+        frames={"N": N, "Y": Y, "L": L, "R": R},
+    )
+
+
+def rolling_disk() -> KaneSystem:
+    r"""Thin uniform disk rolling without slip on the horizontal plane ``N.xy`` (``N.z`` up).
+
+    Frames: ``Y`` is ``N`` rotated by the yaw ``q1`` about ``N.z``; ``L`` (lean frame) is ``Y``
+    rotated by the lean ``q2`` about ``Y.x``; the disk frame ``R`` is ``L`` rotated by the spin
+    ``q3`` about ``L.y`` (the disk axis). The mass centre is ``Dmc = C + r L.z`` above the contact
+    point ``C = x N.x + y N.y``; rolling makes ``v(Dmc) = w_R x (r L.z)``. Gravity ``g`` acts
+    along ``-N.z``; the central inertia is ``me.inertia(L, m r^2/4, m r^2/2, m r^2/4)``.
+
+    Coordinates
+        ``x, y`` -- contact point in ``N`` [length]; ``q1`` yaw, ``q2`` lean (0 = upright),
+        ``q3`` spin [rad].
+    Speeds
+        ``u1, u2, u3`` -- measure numbers of the disk's angular velocity in the lean frame:
+        ``w_R = u1 L.x + u2 L.y + u3 L.z`` [rad/time].
+    Parameters
+        ``m`` mass, ``r`` radius, ``g`` gravitational acceleration (all positive).
+    Kinematics
+        ``q1' = u3 / cos q2``, ``q2' = u1``, ``q3' = u2 - u3 tan q2``,
+        ``x' = r q3' cos q1``, ``y' = r q3' sin q1`` (with ``q3'`` substituted), given as
+        expressions equal to zero linear in ``q'`` and ``u``. The last two are the no-slip
+        (nonholonomic) rolling constraints: nonholonomic, ``R = 5`` coordinates, ``S = 3``
+        speeds. ``Q`` is singular at ``cos q2 = 0`` (disk flat on the plane).
+    """
+    return to_system(_build_rolling_disk())

@@ -1,0 +1,377 @@
+"""KaneSystem: a validated multibody model and its system matrices ([PA21] §2–§4).
+
+Users describe frames, points, bodies and loads with ``sympy.physics.mechanics``; a
+:class:`KaneSystem` solves the kinematic differential equations for q' = Q(q) f ([PA21] (1)),
+takes the partial velocities of every body and load point, and builds A, D, C, e, p̂, ê and T*
+from the rigid-body formulas (53)–(62). Matrices are computed on first access and cached.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from functools import cached_property
+
+import sympy as sp
+import sympy.physics.mechanics as me
+from sympy.core.function import AppliedUndef
+from sympy.physics.vector import Point, ReferenceFrame, Vector
+
+from . import matrices
+from .errors import LoadError, ModelError
+from .forms import HamiltonianForm, LagrangianForm, MomentumForm, VelocityForm
+from .kinematics import (
+    BodyKinematics,
+    VelocityField,
+    check_dynamicsymbols,
+    frame_angular_velocity,
+    point_velocity,
+    solve_kinematics,
+    t,
+)
+
+__all__ = ["KaneSystem"]
+
+
+class KaneSystem:
+    """A constrained multibody system in Kane's bond-graph-compatible forms ([PA21]).
+
+    Parameters
+    ----------
+    frame:
+        The inertial ``ReferenceFrame`` N.
+    coordinates:
+        Generalized coordinates q (R dynamicsymbols).
+    speeds:
+        Generalized velocities f (S dynamicsymbols; SymPy's u), with q' = Q(q) f ([PA21] (1)).
+    kinematics:
+        SymPy-style kinematic differential equations (expressions equal to zero, linear in q' and
+        f, one per coordinate) or a mapping {q_r': expression in q and f}.
+    bodies:
+        ``RigidBody`` and ``Particle`` objects.
+    loads:
+        ``(Point, Vector)`` forces, ``(ReferenceFrame, Vector)`` torques, or ``me.Force`` /
+        ``me.Torque``. A force may act at any point whose velocity is known.
+    name:
+        A display name.
+    strict:
+        If True, velocities of bodies and load points must be written in the speeds f; a
+        coordinate rate q' in a velocity raises :class:`~kanebond.ModelError`. By default q' is
+        replaced by Q f, as SymPy's ``KanesMethod`` does.
+
+    Velocities must be linear in f with coefficients depending on q only ([PA21] (3)); explicit
+    time dependence (embedded rheonomic constraints) is rejected ([PA-VP] §6.3).
+
+    Examples
+    --------
+    >>> import sympy as sp, sympy.physics.mechanics as me, kanebond as kb
+    >>> q, u = me.dynamicsymbols('q u'); m, g, l = sp.symbols('m g l', positive=True)
+    >>> N = me.ReferenceFrame('N'); O = me.Point('O'); O.set_vel(N, 0)
+    >>> B = N.orientnew('B', 'Axis', (q, N.z)); B.set_ang_vel(N, u * N.z)
+    >>> P = O.locatenew('P', l * B.x); _ = P.v2pt_theory(O, N, B)
+    >>> s = kb.KaneSystem(frame=N, coordinates=[q], speeds=[u], kinematics=[q.diff() - u],
+    ...                   bodies=[me.Particle('Pa', P, m)], loads=[(P, -m * g * N.y)])
+    >>> s.A
+    Matrix([[l**2*m]])
+    """
+
+    def __init__(
+        self,
+        frame: ReferenceFrame,
+        coordinates: Sequence,
+        speeds: Sequence,
+        kinematics: Sequence | Mapping,
+        bodies: Iterable,
+        loads: Iterable = (),
+        *,
+        name: str = "system",
+        strict: bool = False,
+    ) -> None:
+        if not isinstance(frame, ReferenceFrame):
+            raise ModelError(
+                f"frame must be the inertial sympy.physics.vector ReferenceFrame, got {frame!r}."
+            )
+        self.name = name
+        self.frame = frame
+        self.strict = strict
+        self.coordinates = check_dynamicsymbols(coordinates, "coordinate")
+        self.speeds = check_dynamicsymbols(speeds, "speed")
+        if not self.coordinates:
+            raise ModelError("a system needs at least one coordinate.")
+        if not self.speeds:
+            raise ModelError("a system needs at least one speed.")
+        both = set(self.coordinates) & set(self.speeds)
+        if both:
+            raise ModelError(
+                f"{sorted(map(str, both))[0]} is listed both as a coordinate and as a speed; "
+                f"speeds f are separate dynamicsymbols related to q' by the kinematics."
+            )
+        self._Q, self._kdd, self.kd_eqs = solve_kinematics(
+            self.coordinates, self.speeds, kinematics
+        )
+        self.bodies = list(bodies)
+        if not self.bodies:
+            raise ModelError("a system needs at least one body (RigidBody or Particle).")
+        common = dict(
+            frame=frame, coordinates=self.coordinates, speeds=self.speeds, kdd=self._kdd,
+            strict=strict,
+        )
+        self._body_kinematics = [BodyKinematics(b, **common) for b in self.bodies]
+        for s, f_s in enumerate(self.speeds):
+            if not any(b.depends_on(s) for b in self._body_kinematics):
+                raise ModelError(
+                    f"speed {f_s} appears in the velocity of no body, so the mass matrix would be "
+                    f"singular; remove it, or check the velocities that should contain it."
+                )
+        self.loads = list(loads)
+        self._load_fields = self._resolve_loads(self.loads, common)
+
+    # ------------------------------------------------------------------ loads
+    def _resolve_loads(self, loads: list, common: dict) -> list[tuple[VelocityField, Vector]]:
+        fields: dict = {}
+        out = []
+        zero_fdot = {s.diff(t): 0 for s in self.speeds}
+        for i, load in enumerate(loads):
+            if isinstance(load, (me.Force, me.Torque)):
+                where, vec = load.location, load.vector
+            elif isinstance(load, tuple) and len(load) == 2:
+                where, vec = load
+            else:
+                raise LoadError(
+                    f"load {i} ({load!r}) is not (Point, Vector), (ReferenceFrame, Vector), "
+                    f"me.Force or me.Torque."
+                )
+            if isinstance(where, me.RigidBody):
+                where = where.frame if isinstance(load, me.Torque) else where.masscenter
+            elif isinstance(where, me.Particle):
+                where = where.point
+            if vec == 0:
+                vec = Vector(0)
+            if not isinstance(vec, Vector):
+                raise LoadError(
+                    f"load {i} on {getattr(where, 'name', where)} has {vec!r}, which is not a "
+                    f"sympy.physics.vector Vector; write forces and torques as vectors, e.g. "
+                    f"-m*g*N.z."
+                )
+            if isinstance(where, Point):
+                what = f"load {i} (force on point {where.name})"
+            elif isinstance(where, ReferenceFrame):
+                what = f"load {i} (torque on frame {where.name})"
+            else:
+                raise LoadError(
+                    f"load {i} acts on {where!r}, which is neither a Point nor a ReferenceFrame."
+                )
+            if where not in fields:
+                try:
+                    raw = (
+                        point_velocity(where, self.frame, f"velocity of {what}")
+                        if isinstance(where, Point)
+                        else frame_angular_velocity(
+                            where, self.frame, f"angular velocity of {what}"
+                        )
+                    )
+                    fields[where] = VelocityField(raw, label=f"velocity of {what}", **common)
+                except ModelError as err:
+                    raise LoadError(
+                        f"{what} is unrelated to the system: {err}"
+                    ) from err
+            vec = Vector(
+                [(m.xreplace(self._kdd).xreplace(zero_fdot), fr) for m, fr in vec.args]
+            )
+            for m, _ in vec.args:
+                stray = [d for d in m.atoms(sp.Derivative)]
+                if stray:
+                    raise LoadError(
+                        f"{what} contains {stray[0]}; impressed forces may depend on t, q, f and "
+                        f"inputs, not on accelerations or other rates."
+                    )
+            out.append((fields[where], vec))
+        return out
+
+    # ------------------------------------------------------------------ basic data
+    @property
+    def q(self) -> sp.Matrix:
+        """Generalized coordinates as a column."""
+        return sp.Matrix(self.coordinates)
+
+    @property
+    def f(self) -> sp.Matrix:
+        """Generalized velocities (speeds) as a column."""
+        return sp.Matrix(self.speeds)
+
+    @property
+    def u(self) -> sp.Matrix:
+        """Alias of :attr:`f` in SymPy's vocabulary."""
+        return self.f
+
+    @property
+    def Q(self) -> sp.Matrix:
+        """Q(q) with q' = Q f ([PA21] (1)), R×S."""
+        return self._Q
+
+    def kindiffdict(self) -> dict:
+        """{q_r': (Q f)_r}, as SymPy's ``KanesMethod.kindiffdict``."""
+        return dict(self._kdd)
+
+    @cached_property
+    def p(self) -> sp.Matrix:
+        """Momentum state symbols p_s (dynamicsymbols named ``p_<speed>``), one per speed."""
+        return sp.Matrix(me.dynamicsymbols([f"p_{s.func.__name__}" for s in self.speeds]))
+
+    @property
+    def is_holonomic(self) -> bool:
+        """True when S = R: no nonholonomic constraints ([PA21] §2.1, remark)."""
+        return len(self.speeds) == len(self.coordinates)
+
+    @cached_property
+    def in_holonomic_form(self) -> bool:
+        """True when f = q' (Q = I), the paper's 'holonomic form' ([PA21] §2.1, remark)."""
+        if not self.is_holonomic:
+            return False
+        diff = self.Q - sp.eye(len(self.coordinates))
+        return all(sp.simplify(x) == 0 for x in diff)
+
+    @cached_property
+    def constants(self) -> list[sp.Symbol]:
+        """Parameter symbols of the model (masses, lengths, ...), sorted by name."""
+        syms: set = set()
+        for b in self._body_kinematics:
+            syms |= b.mass.free_symbols
+            if b.inertia is not None:
+                for m in b.inertia.to_matrix(b.frame):
+                    syms |= m.free_symbols
+            for field in (b.translation, b.rotation):
+                if field is not None:
+                    for m, _ in field.v.args:
+                        syms |= m.free_symbols
+        for field, vec in self._load_fields:
+            for m, _ in vec.args:
+                syms |= m.free_symbols
+        for x in self._Q:
+            syms |= x.free_symbols
+        syms.discard(t)
+        return sorted((s for s in syms if isinstance(s, sp.Symbol)), key=str)
+
+    @cached_property
+    def inputs(self) -> list:
+        """Time-varying inputs: dynamicsymbols in the loads that are neither q nor f."""
+        known = set(self.coordinates) | set(self.speeds)
+        found: set = set()
+        for _, vec in self._load_fields:
+            for m, _ in vec.args:
+                found |= {a for a in m.atoms(AppliedUndef) if a not in known}
+        return sorted(found, key=str)
+
+    # ------------------------------------------------------------------ system matrices
+    @cached_property
+    def A(self) -> sp.Matrix:
+        """Mass matrix A(q) ([PA21] (15), (55)); symmetric, positive definite."""
+        return matrices.mass_matrix(self._body_kinematics, len(self.speeds))
+
+    @cached_property
+    def D(self) -> sp.Matrix:
+        """Gyrator matrix D(q, f) ([PA21] (16), (56)); Ȧ = D + Dᵀ (17)."""
+        return matrices.gyrator_matrix(self._body_kinematics, len(self.speeds))
+
+    @cached_property
+    def Df(self) -> sp.Matrix:
+        """The product D f, computed body by body without forming D ([PA21] (14), (56))."""
+        return matrices.gyrator_product(self._body_kinematics, len(self.speeds))
+
+    @cached_property
+    def C(self) -> sp.Matrix:
+        """The C matrix of [PA18], D = Cᵀ + Wᵀ(ω × ∂h/∂fᵀ) ([PA21] (61), (62))."""
+        return matrices.c_matrix(self._body_kinematics, len(self.speeds))
+
+    def _gyroscopic_coupling(self) -> sp.Matrix:
+        """G = Wᵀ(ω × ∂h/∂fᵀ), the last term of D in [PA21] (56), (62)."""
+        return matrices.gyroscopic_coupling(self._body_kinematics, len(self.speeds))
+
+    @cached_property
+    def e(self) -> sp.Matrix:
+        """Generalized impressed forces e ([PA21] (9), (53))."""
+        return matrices.impressed_forces(self._load_fields, len(self.speeds))
+
+    @cached_property
+    def p_hat(self) -> sp.Matrix:
+        """Generalized momentum p̂(q, f) = A f ([PA21] (21), (54))."""
+        return matrices.generalized_momentum(self._body_kinematics, len(self.speeds))
+
+    @cached_property
+    def e_hat(self) -> sp.Matrix:
+        """Generalized gyration forces ê = Dᵀ f ([PA21] (27), (57))."""
+        return matrices.gyration_forces(self._body_kinematics, len(self.speeds))
+
+    @cached_property
+    def T_star(self) -> sp.Expr:
+        """Kinetic co-energy T*(q, f) = ½ fᵀ A f ([PA21] (18))."""
+        return matrices.kinetic_coenergy(self._body_kinematics)
+
+    @cached_property
+    def T(self) -> sp.Expr:
+        """Kinetic energy T(q, p) = ½ pᵀ A⁻¹ p in the momentum symbols :attr:`p` ([PA21] (33))."""
+        return (self.p.T * self.A.LUsolve(self.p))[0] / 2
+
+    # ------------------------------------------------------------------ SymPy conventions
+    @property
+    def mass_matrix(self) -> sp.Matrix:
+        """A, as SymPy's ``KanesMethod.mass_matrix`` (S×S)."""
+        return self.A
+
+    @cached_property
+    def forcing(self) -> sp.Matrix:
+        """e − D f, as SymPy's ``KanesMethod.forcing`` (S×1)."""
+        return self.e - self.Df
+
+    @property
+    def mass_matrix_full(self) -> sp.Matrix:
+        """blockdiag(I_R, A), the coefficient of [q', f'] ((R+S)×(R+S))."""
+        return self.velocity_form().mass_matrix_full
+
+    @property
+    def forcing_full(self) -> sp.Matrix:
+        """[Q f; e − D f] ((R+S)×1)."""
+        return self.velocity_form().forcing_full
+
+    def rhs(self) -> sp.Matrix:
+        """[q'; f'] = [Q f; A⁻¹(e − D f)] (symbolic; for small systems)."""
+        return self.velocity_form().rhs
+
+    # ------------------------------------------------------------------ forms
+    @cached_property
+    def _velocity_form(self) -> VelocityForm:
+        return VelocityForm(self)
+
+    def velocity_form(self) -> VelocityForm:
+        """The velocity form A f' + D f = e ([PA21] (14)); state [q, f]."""
+        return self._velocity_form
+
+    @cached_property
+    def _momentum_form(self) -> MomentumForm:
+        return MomentumForm(self)
+
+    def momentum_form(self) -> MomentumForm:
+        """The momentum (partially Hamiltonian) form p' = e + ê, f = A⁻¹p ([PA21] (25)–(28))."""
+        return self._momentum_form
+
+    @cached_property
+    def _lagrangian_form(self) -> LagrangianForm:
+        return LagrangianForm(self)
+
+    def lagrangian_form(self) -> LagrangianForm:
+        """The partially Lagrangian form A f' + (∂p̂/∂qᵀ) q' = e + ê ([PA21] (41)–(44))."""
+        return self._lagrangian_form
+
+    def hamiltonian_form(self) -> HamiltonianForm:
+        """The Hamiltonian form of a holonomic system with f = q' ([PA21] (33)–(36)).
+
+        Raises :class:`~kanebond.FormError` for nonholonomic systems or quasi-velocities.
+        """
+        return HamiltonianForm(self)
+
+    def __repr__(self) -> str:
+        R, S = len(self.coordinates), len(self.speeds)
+        kind = "holonomic" if self.is_holonomic else f"nonholonomic ({R - S} constraints)"
+        return (
+            f"KaneSystem({self.name!r}: R={R} coordinates, S={S} speeds, "
+            f"{len(self.bodies)} bodies, {len(self.loads)} loads, {kind})"
+        )
