@@ -64,7 +64,7 @@ def rates(parts: ModelParts, km: me.KanesMethod, values: dict) -> tuple[np.ndarr
     """q' and u' (the right-hand side) at a numeric state."""
     kdd = km.kindiffdict()
     qd = np.array([evaluate(kdd[q.diff(t)], values) for q in parts.coordinates])
-    qd_rules = dict(zip([q.diff(t) for q in parts.coordinates], qd))
+    qd_rules = dict(zip([q.diff(t) for q in parts.coordinates], qd, strict=True))
     M = evaluate(km.mass_matrix, values)
     f = evaluate(km.forcing, values, qd_rules)
     return qd, np.linalg.solve(M, f.ravel())
@@ -84,9 +84,9 @@ def lagrange_residuals(T, V, q, u):
     """Hand-side Euler-Lagrange expressions d/dt dL/dq' - dL/dq with q' -> u, q'' -> u'."""
     qd = [qi.diff(t) for qi in q]
     L = T - V
-    res = [sm.diff(L.diff(qdi), t) - L.diff(qi) for qi, qdi in zip(q, qd)]
-    rules = {qdi.diff(t): ui.diff(t) for qdi, ui in zip(qd, u)}
-    rules.update({qdi: ui for qdi, ui in zip(qd, u)})
+    res = [sm.diff(L.diff(qdi), t) - L.diff(qi) for qi, qdi in zip(q, qd, strict=True)]
+    rules = {qdi.diff(t): ui.diff(t) for qdi, ui in zip(qd, u, strict=True)}
+    rules.update({qdi: ui for qdi, ui in zip(qd, u, strict=True)})
     return sm.Matrix([r.xreplace(rules) for r in res])
 
 
@@ -215,7 +215,7 @@ def test_top_lagrange_and_energy() -> None:
     T, V, _ = _top_energy(parts)
     q, u = parts.coordinates, parts.speeds
     A, b = split_linear(lagrange_residuals(T, V, q, u), [ui.diff(t) for ui in u])
-    to_u = {qi.diff(t): ui for qi, ui in zip(q, u)}
+    to_u = {qi.diff(t): ui for qi, ui in zip(q, u, strict=True)}
     E = (T + V).xreplace(to_u)
     rng = np.random.default_rng(2)
     for _ in range(N_STATES):
@@ -264,9 +264,7 @@ def test_gyrostat_euler_equations() -> None:
     #   A2 w2' - (I3 - A1) w3 w1 - h w1 = 0
     #   I3 w3' + h' + (A2 - A1) w1 w2 = 0
     # and the rotor's axial equation: h' = Ja (w3' + w4') = T_m.
-    M_exp = sm.Matrix(
-        [[A1, 0, 0, 0], [0, A2, 0, 0], [0, 0, I3 + Ja, Ja], [0, 0, Ja, Ja]]
-    )
+    M_exp = sm.Matrix([[A1, 0, 0, 0], [0, A2, 0, 0], [0, 0, I3 + Ja, Ja], [0, 0, Ja, Ja]])
     f_exp = sm.Matrix(
         [
             (A2 - I3) * w2 * w3 - h * w2,
@@ -356,7 +354,7 @@ def test_rolling_disk_newton_euler_and_energy() -> None:
     for _ in range(N_STATES):
         values = random_values(parts, rng)
         _, udot = rates(parts, km, values)
-        r_num = evaluate(res, values, dict(zip(ud, udot)))
+        r_num = evaluate(res, values, dict(zip(ud, udot, strict=True)))
         assert np.abs(r_num).max() < 1e-10
         A_num = evaluate(res.jacobian(ud), values)
         assert abs(np.linalg.det(A_num)) > 1e-6  # Newton-Euler determines u' uniquely
@@ -391,6 +389,7 @@ def _chain_values(parts: ModelParts, rng: np.random.Generator, n: int) -> dict:
         for name, val in zip(
             ("Ixx", "Iyy", "Izz", "Ixy", "Iyz", "Izx"),
             (I[0, 0], I[1, 1], I[2, 2], I[0, 1], I[1, 2], I[2, 0]),
+            strict=True,
         ):
             values[by_name[f"{name}{i}"]] = val
     return values
@@ -403,14 +402,12 @@ def test_chain_3d_energy_and_lagrange() -> None:
     N, O = parts.frame, parts.points["O"]
     g = next(p for p in parts.parameters if p.name == "g")
     q, u = parts.coordinates, parts.speeds
-    to_u = {qi.diff(t): ui for qi, ui in zip(q, u)}
+    to_u = {qi.diff(t): ui for qi, ui in zip(q, u, strict=True)}
     T = sum(b.kinetic_energy(N) for b in parts.bodies).xreplace(to_u)
     V = sum(b.mass * g * b.masscenter.pos_from(O).dot(N.z) for b in parts.bodies)
     # Holonomic, u = q': Kane's equations are Lagrange's, M = d2T/du2.
-    to_qd = {ui: qi.diff(t) for qi, ui in zip(q, u)}
-    A, b = split_linear(
-        lagrange_residuals(T.xreplace(to_qd), V, q, u), [ui.diff(t) for ui in u]
-    )
+    to_qd = {ui: qi.diff(t) for qi, ui in zip(q, u, strict=True)}
+    A, b = split_linear(lagrange_residuals(T.xreplace(to_qd), V, q, u), [ui.diff(t) for ui in u])
     rng = np.random.default_rng(7)
     for _ in range(N_STATES):
         values = _chain_values(parts, rng, n)
@@ -454,3 +451,35 @@ def test_models_build_kanesystems() -> None:
     for name, build in MODELS.items():
         system = build()
         assert system is not None, name
+
+
+CORE_CASES = {
+    "pendulum_on_cart(2)": lambda: _build_pendulum_on_cart(2),
+    "chain_3d(2)": lambda: _build_chain_3d(2),
+    "rolling_disk": _build_rolling_disk,
+    "chaplygin_sleigh(with_loads)": lambda: _build_chaplygin_sleigh(with_loads=True),
+    "heavy_symmetric_top": _build_heavy_symmetric_top,
+    "gyrostat": _build_gyrostat,
+}
+
+
+@pytest.mark.parametrize("case", sorted(CORE_CASES))
+def test_core_agrees_with_kanesmethod(case: str) -> None:
+    pytest.importorskip("kanebond.system")
+    from kanebond.models._common import to_system
+
+    parts = CORE_CASES[case]()
+    system = to_system(parts)
+    km = kane(parts)
+    kdd = km.kindiffdict()
+    rng = np.random.default_rng(8)
+    for _ in range(2):
+        if case.startswith("chain"):
+            values = _chain_values(parts, rng, len(parts.speeds))
+        else:
+            values = random_values(parts, rng)
+        qd = {q.diff(t): evaluate(kdd[q.diff(t)], values) for q in parts.coordinates}
+        for ours, theirs in ((system.mass_matrix, km.mass_matrix), (system.forcing, km.forcing)):
+            np.testing.assert_allclose(
+                evaluate(ours, values, qd), evaluate(theirs, values, qd), rtol=1e-10, atol=1e-10
+            )

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 import sympy as sp
 
 from .errors import FormError
+from .kinematics import vanishes
 
 if TYPE_CHECKING:  # pragma: no cover
     from .system import KaneSystem
@@ -159,7 +160,8 @@ class LagrangianForm(Form):
         self.e = system.e
         self.e_hat = system.e_hat
         self.p_hat = system.p_hat
-        self.ignorable = [x for x in self.q if not self.A.has(x)]
+        # q_r is ignorable when it does not appear in A, i.e. ∂A/∂q_r ≡ 0 ([PA21] §3.7)
+        self.ignorable = [x for x in self.q if vanishes(self.A.diff(x))]
         self.all_ignorable = len(self.ignorable) == len(self.q)
 
     @property

@@ -17,7 +17,7 @@ import sympy as sp
 if TYPE_CHECKING:  # pragma: no cover
     from .system import KaneSystem
 
-__all__ = ["Sampler", "check_identities", "relative_error"]
+__all__ = ["IdentityAudit", "Sampler", "check_identities", "relative_error"]
 
 
 def relative_error(x, y) -> float:
@@ -64,9 +64,14 @@ class Sampler:
         vals |= {x: rng.uniform(-2.0, 2.0) for x in s.speeds}
         vals |= {x: rng.uniform(0.5, 2.0) for x in s.constants}
         vals |= {x: rng.uniform(-1.0, 1.0) for x in s.inputs}
-        vals |= {x: 0.0 for x in s.p}
+        return self.complete(vals)
+
+    def complete(self, values: dict) -> dict:
+        """Add momentum values p = A f ([PA21] (21)) to a point given by q, f, constants, inputs."""
+        s = self.system
+        vals = dict(values) | {x: 0.0 for x in s.p}
         A = self(s.A, vals)
-        f = np.array([vals[x] for x in s.speeds])
+        f = np.array([vals[x] for x in s.speeds], dtype=float)
         vals |= dict(zip(s.p, A @ f, strict=True))
         return vals
 
@@ -74,58 +79,71 @@ class Sampler:
         return self.compile(expr)([values[a] for a in self.args])
 
 
-def check_identities(
-    system: KaneSystem, samples: int = 5, rng: random.Random | None = None
-) -> dict[str, float]:
-    """Largest relative error of each identity over ``samples`` random states.
+class IdentityAudit:
+    """The identities of [PA21] for one system, evaluated at numeric points.
 
-    Always checked: p̂ = A f (21); T* = ½ fᵀ A f (18); Df = D·f (56); ê = Dᵀ f (27 vs 57);
+    Always: p̂ = A f (21); T* = ½ fᵀ A f (18); Df = D·f (56); ê = Dᵀ f (27 vs 57);
     Ȧ = D + Dᵀ (17) with Ȧ = Σ_r (∂A/∂q_r)(Q f)_r; D = Cᵀ + Wᵀ(ω × ∂h/∂fᵀ) (62); the partially
     Lagrangian form (41) and the velocity form (14) give the same f'; the momentum form's p' = e + ê
     (28) equals d(A f)/dt = Ȧ f + A f'. When f = q' also ê = ∂T*/∂q (32), ê = −∂T/∂q (34) and
     the Hamiltonian form (36) gives q' = f and the same p'.
     """
-    rng = rng or random.Random(0)
-    s = system
-    ev = Sampler(s)
-    q, f, Q = s.q, s.f, s.Q
-    dA = [s.A.diff(x) for x in s.coordinates]
-    lag = s.lagrangian_form()
-    G = s._gyroscopic_coupling()
-    checks: dict[str, list[float]] = {}
 
-    def add(name: str, x, y) -> None:
-        checks.setdefault(name, []).append(relative_error(x, y))
+    def __init__(self, system: KaneSystem) -> None:
+        s = self.system = system
+        self.sampler = Sampler(system)
+        self.dA = [s.A.diff(x) for x in s.coordinates]
+        self.lagrangian = s.lagrangian_form()
+        self.G = s._gyroscopic_coupling()
+        self.holonomic = s.in_holonomic_form
+        if self.holonomic:
+            self.hamiltonian = s.hamiltonian_form()
+            self.dTs_dq = sp.Matrix([s.T_star.diff(x) for x in s.coordinates])
 
-    hol = s.in_holonomic_form
-    if hol:
-        ham = s.hamiltonian_form()
-        dTs_dq = sp.Matrix([s.T_star.diff(x) for x in s.coordinates])
-    for _ in range(samples):
-        v = ev.random_point(rng)
-        fv = ev(f, v).ravel()
+    def errors(self, v: dict) -> dict[str, float]:
+        """Relative error of each identity at the point ``v`` (see :meth:`Sampler.random_point`)."""
+        s, ev = self.system, self.sampler
+        out: dict[str, float] = {}
+        fv = ev(s.f, v).ravel()
         A = ev(s.A, v)
-        Qf = ev(Q * f, v).ravel()
-        A_dot = sum(ev(dAr, v) * Qf[r] for r, dAr in enumerate(dA))
+        Qf = ev(s.Q * s.f, v).ravel()
+        A_dot = sum(ev(dAr, v) * Qf[r] for r, dAr in enumerate(self.dA))
         D = ev(s.D, v)
         e_hat = ev(s.e_hat, v).ravel()
         e = ev(s.e, v).ravel()
         Df = ev(s.Df, v).ravel()
-        add("p_hat = A f (21)", ev(s.p_hat, v).ravel(), A @ fv)
-        add("T* = 1/2 f^T A f (18)", float(ev(s.T_star, v)), 0.5 * fv @ A @ fv)
-        add("Df = D f (56)", Df, D @ fv)
-        add("e_hat = D^T f (27), (57)", e_hat, D.T @ fv)
-        add("dA/dt = D + D^T (17)", A_dot, D + D.T)
-        add("D = C^T + W^T(w x dh/df^T) (62)", D, ev(s.C, v).T + ev(G, v))
+        out["p_hat = A f (21)"] = relative_error(ev(s.p_hat, v).ravel(), A @ fv)
+        out["T* = 1/2 f^T A f (18)"] = relative_error(float(ev(s.T_star, v)), 0.5 * fv @ A @ fv)
+        out["Df = D f (56)"] = relative_error(Df, D @ fv)
+        out["e_hat = D^T f (27), (57)"] = relative_error(e_hat, D.T @ fv)
+        out["dA/dt = D + D^T (17)"] = relative_error(A_dot, D + D.T)
+        out["D = C^T + W^T(w x dh/df^T) (62)"] = relative_error(D, ev(s.C, v).T + ev(self.G, v))
         f_dot = np.linalg.solve(A, e - Df)
-        f_dot_lag = np.linalg.solve(A, e + e_hat - ev(lag.dp_dq, v) @ Qf)
-        add("Lagrangian (41) f' = velocity (14) f'", f_dot_lag, f_dot)
-        add("momentum (28) p' = d(A f)/dt", e + e_hat, A_dot @ fv + A @ f_dot)
-        if hol:
-            add("e_hat = dT*/dq (32)", e_hat, ev(dTs_dq, v).ravel())
-            add("e_hat = -dT/dq (34)", e_hat, -ev(ham.dT_dq, v).ravel())
-            rhs = ev(ham.rhs, v).ravel()
+        f_dot_lag = np.linalg.solve(A, e + e_hat - ev(self.lagrangian.dp_dq, v) @ Qf)
+        out["Lagrangian (41) f' = velocity (14) f'"] = relative_error(f_dot_lag, f_dot)
+        out["momentum (28) p' = d(A f)/dt"] = relative_error(e + e_hat, A_dot @ fv + A @ f_dot)
+        if self.holonomic:
+            out["e_hat = dT*/dq (32)"] = relative_error(e_hat, ev(self.dTs_dq, v).ravel())
+            out["e_hat = -dT/dq (34)"] = relative_error(
+                e_hat, -ev(self.hamiltonian.dT_dq, v).ravel()
+            )
+            rhs = ev(self.hamiltonian.rhs, v).ravel()
             R = len(s.coordinates)
-            add("Hamiltonian (36) q' = f", rhs[:R], fv)
-            add("Hamiltonian (36) p' = d(A f)/dt", rhs[R:], A_dot @ fv + A @ f_dot)
-    return {name: max(errs) for name, errs in checks.items()}
+            out["Hamiltonian (36) q' = f"] = relative_error(rhs[:R], fv)
+            out["Hamiltonian (36) p' = d(A f)/dt"] = relative_error(
+                rhs[R:], A_dot @ fv + A @ f_dot
+            )
+        return out
+
+
+def check_identities(
+    system: KaneSystem, samples: int = 5, rng: random.Random | None = None
+) -> dict[str, float]:
+    """Largest relative error of each identity of :class:`IdentityAudit` over random states."""
+    rng = rng or random.Random(0)
+    audit = IdentityAudit(system)
+    worst: dict[str, float] = {}
+    for _ in range(samples):
+        for name, err in audit.errors(audit.sampler.random_point(rng)).items():
+            worst[name] = max(worst.get(name, 0.0), err)
+    return worst

@@ -20,6 +20,7 @@ import sympy as sp
 import sympy.physics.mechanics as me
 from sympy.core.function import AppliedUndef
 from sympy.physics.vector import Dyadic, Point, ReferenceFrame, Vector
+from sympy.physics.vector.printing import vsprint
 
 from .errors import KinematicsError, ModelError
 
@@ -31,6 +32,7 @@ __all__ = [
     "BodyKinematics",
     "vector_map",
     "vector_is_zero",
+    "vanishes",
 ]
 
 t = me.dynamicsymbols._t
@@ -65,6 +67,23 @@ def _free_symbols(vec: Vector) -> set:
     return out
 
 
+def show(x) -> str:
+    """Readable text of a SymPy object for messages: q1' rather than Derivative(q1(t), t)."""
+    try:
+        return vsprint(x)
+    except Exception:  # pragma: no cover - printing must never hide the real error
+        return str(x)
+
+
+#: Where a motion prescribed in time belongs; appended to every "explicit time" message.
+PRESCRIBED_HINT = (
+    "kanebond embeds scleronomic constraints only: make the prescribed quantity a coordinate "
+    "with its own speed and prescribe its motion as a prescribed flow or an adjoined (rheonomic) "
+    "constraint, or relax the constraint with constraint-adapted speeds ([PA-VP] §6.3, "
+    "[PA21] (45)–(50))."
+)
+
+
 def is_dynamicsymbol(x) -> bool:
     """True for an undefined function of time alone, such as ``dynamicsymbols('q1')``."""
     return isinstance(x, AppliedUndef) and x.args == (t,)
@@ -72,23 +91,37 @@ def is_dynamicsymbol(x) -> bool:
 
 def check_dynamicsymbols(symbols: Iterable, role: str) -> list:
     """Validate a list of coordinates or speeds: functions of t alone, no duplicates."""
+    if isinstance(symbols, sp.MatrixBase):
+        symbols = list(symbols)
+    if isinstance(symbols, (sp.Basic, str)) or not isinstance(symbols, Iterable):
+        hint = f"; write [{show(symbols)}] for a single {role}" if is_dynamicsymbol(symbols) else ""
+        raise ModelError(
+            f"{role}s must be a list of dynamicsymbols, got {symbols!r}{hint} (create them with "
+            f"sympy.physics.mechanics.dynamicsymbols)."
+        )
     out = list(symbols)
-    for x in out:
+    for i, x in enumerate(out):
         if isinstance(x, sp.Derivative):
             raise ModelError(
-                f"{role} {x} is a time derivative; list the {role}s themselves as "
+                f"{role} {show(x)} is a time derivative; list the {role}s themselves as "
                 f"dynamicsymbols (e.g. q1 = dynamicsymbols('q1')) and relate their rates in "
                 f"`kinematics`."
             )
         if not is_dynamicsymbol(x):
+            if isinstance(x, AppliedUndef):
+                name, what = x.func.__name__, f"a function of {', '.join(map(str, x.args))}"
+            elif isinstance(x, sp.Symbol):
+                name, what = x.name, "a plain Symbol"
+            else:
+                name, what = f"{role[0]}{i + 1}", f"a {type(x).__name__}"
             raise ModelError(
-                f"{role} {x!r} is not a function of time alone; create it with "
-                f"sympy.physics.mechanics.dynamicsymbols('{x}')."
+                f"{role} {i} ({x!r}) is {what}, not a function of time alone; create it with "
+                f"sympy.physics.mechanics.dynamicsymbols('{name}')."
             )
     seen: set = set()
     for x in out:
         if x in seen:
-            raise ModelError(f"{role} {x} is listed twice; list each {role} once.")
+            raise ModelError(f"{role} {show(x)} is listed twice; list each {role} once.")
         seen.add(x)
     return out
 
@@ -117,6 +150,24 @@ def _numeric(matrix: sp.Matrix, rng: random.Random):
     num = matrix.xreplace({k: v for k, v in vals.items() if k in funcs})
     num = num.xreplace({k: v for k, v in vals.items() if k in syms})
     return np.array(num.evalf(), dtype=float)
+
+
+def vanishes(matrix: sp.Matrix, samples: int = 3, tol: float = 1e-12) -> bool:
+    """True when ``matrix`` is identically zero: structurally, or at random generic points.
+
+    Identities such as sin²x + cos²x − 1 hide zeros from structural tests; a nonzero analytic
+    function vanishes at random points with probability zero, so a few samples decide.
+    """
+    import numpy as np
+
+    if all(x == 0 for x in matrix):
+        return True
+    rng = random.Random(8128)
+    for _ in range(samples):
+        val = _numeric(matrix, rng)
+        if not np.all(np.isfinite(val)) or np.max(np.abs(val)) > tol:
+            return False
+    return True
 
 
 def _tidy(expr: sp.Expr, max_ops: int = 120) -> sp.Expr:
@@ -148,34 +199,61 @@ def solve_kinematics(
     R, S = len(q), len(f)
     qd = [x.diff(t) for x in q]
 
+    rates = show(qd)
+
+    def _expr(value, where: str) -> sp.Expr:
+        """``value`` as a SymPy expression, or a KinematicsError naming ``where``."""
+        if isinstance(value, str):
+            raise KinematicsError(
+                f"{where} is the string {value!r}; write it with the dynamicsymbols themselves, "
+                f"e.g. q1.diff() - u1."
+            )
+        try:
+            e = sp.sympify(value, strict=True)
+        except (sp.SympifyError, TypeError, ValueError) as err:
+            raise KinematicsError(
+                f"{where} ({value!r}) is not a SymPy expression; kinematic equations are scalar "
+                f"expressions in the coordinates, their rates {rates} and the speeds."
+            ) from err
+        if isinstance(e, sp.Eq):
+            e = e.lhs - e.rhs
+        if not isinstance(e, sp.Expr):
+            raise KinematicsError(
+                f"{where} ({value!r}) is not a scalar expression (an Eq that SymPy evaluated "
+                f"to True/False is a common cause); write it as an expression equal to zero, "
+                f"e.g. q1.diff() - u1."
+            )
+        return e
+
     if isinstance(kinematics, Mapping):
         keys = list(kinematics)
         for k in keys:
             if k not in qd:
                 raise KinematicsError(
-                    f"kinematics has a key {k} that is not the rate of a coordinate; the keys "
-                    f"must be the coordinate rates {qd}."
+                    f"kinematics has a key {show(k)} that is not the rate of a coordinate; the "
+                    f"keys must be the coordinate rates {rates}."
                 )
         missing = [d for d in qd if d not in kinematics]
         if missing:
             raise KinematicsError(
-                f"kinematics gives no expression for {', '.join(map(str, missing))}; give one "
-                f"for every coordinate rate (q' = Q(q) f)."
+                f"kinematics gives no expression for {', '.join(map(show, missing))}; give one "
+                f"for every coordinate rate {rates} (q' = Q(q) f)."
             )
-        kd_eqs = [d - sp.sympify(kinematics[d]) for d in qd]
+        kd_eqs = [d - _expr(kinematics[d], f"kinematics[{show(d)}]") for d in qd]
     else:
-        try:
-            kd_eqs = [sp.sympify(e) for e in kinematics]
-        except TypeError as err:
+        if isinstance(kinematics, sp.MatrixBase):
+            kinematics = list(kinematics)
+        if isinstance(kinematics, (sp.Basic, str)) or not isinstance(kinematics, Iterable):
             raise KinematicsError(
-                "kinematics must be a list of expressions equal to zero (SymPy's kd_eqs) or a "
-                "dict {q': expression}."
-            ) from err
-        kd_eqs = [e.lhs - e.rhs if isinstance(e, sp.Eq) else e for e in kd_eqs]
+                f"kinematics must be a list of expressions equal to zero (SymPy's kd_eqs), one "
+                f"per coordinate, or a dict {{q': expression}}; got {kinematics!r}. Wrap a single "
+                f"equation in a list."
+            )
+        kd_eqs = [_expr(e, f"kinematic equation {i}") for i, e in enumerate(kinematics)]
         if len(kd_eqs) != R:
             raise KinematicsError(
-                f"there are {R} coordinates but {len(kd_eqs)} kinematic differential equations; "
-                f"give exactly one equation per coordinate."
+                f"there are {R} coordinate(s) {show(q)} but {len(kd_eqs)} kinematic differential "
+                f"equation(s); give exactly one equation per coordinate."
             )
 
     # Replace q' and f by plain symbols to test linearity and read off M_q and M_f.
@@ -189,17 +267,19 @@ def solve_kinematics(
         stray = [d for d in ex.atoms(sp.Derivative)]
         if stray:
             raise KinematicsError(
-                f"kinematic equation {i} ({eq} = 0) contains {stray[0]}, which is not the rate "
-                f"of a coordinate; write it in the coordinates {q}, their rates and the speeds {f}."
+                f"kinematic equation {i} ({show(eq)} = 0) contains {show(stray[0])}, which is "
+                f"not the rate of a coordinate; write it in the coordinates {show(q)}, their "
+                f"rates and the speeds {show(f)}."
             )
         lin = dq + df
         for j, sym in enumerate(lin):
             coeff = ex.diff(sym)
             if coeff.has(*lin):
                 raise KinematicsError(
-                    f"kinematic equation {i} ({eq} = 0) is nonlinear in "
-                    f"{(qd + f)[j]}; kinematic equations must be linear in q' and f so that "
-                    f"q' = Q(q) f ([PA21] (1))."
+                    f"kinematic equation {i} ({show(eq)} = 0) is nonlinear in "
+                    f"{show((qd + f)[j])}; kinematic equations must be linear in the rates q' "
+                    f"and the speeds f so that q' = Q(q) f ([PA21] (1)). Rewrite it, or choose "
+                    f"speeds in which it is linear (e.g. {show(qd[0])} - u1 = 0)."
                 )
             if j < R:
                 Mq[i, j] = coeff
@@ -207,21 +287,22 @@ def solve_kinematics(
                 Mf[i, j - R] = coeff
         rest = sp.expand(ex.xreplace({s: 0 for s in lin}))
         if rest != 0:
-            if _time_dependence(rest, q):
-                why = f"depends explicitly on time through {_time_dependence(rest, q)}"
+            what = _time_dependence(rest, q)
+            if what:
+                why = f"depends explicitly on time through {what} (the term {show(rest)})"
             else:
-                why = f"has a term {rest} free of q' and f"
+                why = f"has a term {show(rest)} free of q' and f"
             raise KinematicsError(
-                f"kinematic equation {i} ({eq} = 0) {why}; kanebond needs q' = Q(q) f with no "
-                f"other terms ([PA21] (1)). Motions prescribed in time belong in prescribed flows "
-                f"or adjoined constraints."
+                f"kinematic equation {i} ({show(eq)} = 0) {why}; kanebond needs q' = Q(q) f "
+                f"with no other terms ([PA21] (1)). {PRESCRIBED_HINT}"
             )
 
     for r in range(R):
         if all(Mq[i, r] == 0 for i in range(R)):
             raise KinematicsError(
-                f"no kinematic equation contains {qd[r]}; the equations must determine the rate "
-                f"of every coordinate."
+                f"no kinematic equation contains {show(qd[r])}, so the rate of coordinate "
+                f"{show(q[r])} is undetermined; give R = {R} equations that determine every "
+                f"coordinate rate {rates}."
             )
 
     rng = random.Random(20211)
@@ -229,8 +310,9 @@ def solve_kinematics(
 
     if np.linalg.matrix_rank(_numeric(Mq, rng)) < R:
         raise KinematicsError(
-            f"the kinematic equations cannot be solved for every coordinate rate {qd}: their "
-            f"coefficient matrix in q' is singular. Give R = {R} independent equations."
+            f"the kinematic equations cannot be solved for every coordinate rate {rates}: their "
+            f"coefficient matrix in q' is singular (some equations are linearly dependent in "
+            f"q'). Give R = {R} independent equations."
         )
 
     if Mq == sp.eye(R):
@@ -242,25 +324,31 @@ def solve_kinematics(
     if what:
         raise KinematicsError(
             f"Q depends on {what}, which is not a coordinate; Q must be a function of the "
-            f"coordinates q only ([PA21] (1)). Rheonomic motion belongs in prescribed flows."
+            f"coordinates q only ([PA21] (1)). {PRESCRIBED_HINT}"
         )
 
-    if S > R:
-        raise KinematicsError(
-            f"there are {S} speeds but only {R} coordinates: Q ({R}×{S}) cannot have rank {S}. "
-            f"Every speed must be independent ([PA21] §2.1)."
-        )
     rank = max(np.linalg.matrix_rank(_numeric(Q, rng)) for _ in range(2))
     if rank < S:
         # name the first speed whose column depends on those before it
         for s in range(S):
             sub = max(np.linalg.matrix_rank(_numeric(Q[:, : s + 1], rng)) for _ in range(2))
             if sub < s + 1:
-                raise KinematicsError(
-                    f"Q has rank {rank} < S = {S}: speed {f[s]} is not independent of the "
-                    f"speeds before it (its column of Q is a combination of theirs, or zero). "
-                    f"Choose S independent speeds ([PA21] (1))."
+                more = (
+                    f"there are {S} speeds but only {R} coordinate(s), so at most {R} speeds can "
+                    f"be independent; "
+                    if S > R
+                    else ""
                 )
+                raise KinematicsError(
+                    f"Q has rank {rank} < S = {S}: {more}speed {show(f[s])} is not independent "
+                    f"of the speeds before it (its column of Q is a combination of theirs, or "
+                    f"zero). Remove {show(f[s])} or choose S independent speeds ([PA21] (1), "
+                    f"§2.1)."
+                )
+        raise KinematicsError(  # pragma: no cover - the loop above names the speed
+            f"Q has rank {rank} < S = {S}: the speeds {show(f)} are not independent; choose S "
+            f"independent speeds ([PA21] (1))."
+        )
     kdd = {qd[r]: sum((Q[r, s] * f[s] for s in range(S)), sp.S.Zero) for r in range(R)}
     return Q, kdd, kd_eqs
 
@@ -294,20 +382,36 @@ class VelocityField:
         self._speeds = list(speeds)
         self._kdd = dict(kdd)
         known = set(coordinates) | set(speeds)
+        if not isinstance(vec, Vector):
+            raise ModelError(f"{label} is {vec!r}, not a sympy.physics.vector Vector.")
         if strict and _vector_atoms(vec, sp.Derivative) & set(kdd):
-            bad = sorted(map(str, _vector_atoms(vec, sp.Derivative) & set(kdd)))
+            bad = sorted(map(show, _vector_atoms(vec, sp.Derivative) & set(kdd)))
             raise ModelError(
                 f"{label} is written with coordinate rates ({', '.join(bad)}) instead of the "
-                f"speeds f; with strict=True velocities must be set in the speeds "
-                f"(e.g. frame.set_ang_vel(N, u1*N.z), point.set_vel(N, ...))."
+                f"speeds f; with strict=True velocities must be set in the speeds {show(speeds)} "
+                f"(e.g. frame.set_ang_vel(N, u1*N.z), point.set_vel(N, ...)), or pass "
+                f"strict=False to replace q' by Q f."
             )
         v = vector_map(vec, lambda m: m.xreplace(self._kdd))
-        stray = _vector_atoms(v, sp.Derivative)
+        stray = sorted(_vector_atoms(v, sp.Derivative), key=show)
         if stray:
-            d = sorted(map(str, stray))[0]
+            prescribed = [
+                d for d in stray if is_dynamicsymbol(d.expr) and d.expr not in known
+            ]
+            if prescribed:
+                g = prescribed[0].expr
+                raise ModelError(
+                    f"{label} contains {show(prescribed[0])}, the rate of {show(g)}, which is "
+                    f"neither a coordinate nor a speed: the velocity depends explicitly on time "
+                    f"(an embedded rheonomic constraint, e.g. a frame oriented by a prescribed "
+                    f"angle {show(g)}). {PRESCRIBED_HINT}"
+                )
+            d = stray[0]
             raise ModelError(
-                f"{label} contains {d}, which is neither a speed nor the rate of a coordinate; "
-                f"write velocities in the speeds {list(speeds)} (or coordinate rates)."
+                f"{label} contains {show(d)}, a rate of a speed or a higher derivative of a "
+                f"coordinate; velocities may contain only the coordinates, their first rates "
+                f"(replaced by Q f) and the speeds {show(speeds)}. Rewrite it without "
+                f"accelerations."
             )
         what = None
         for m, _ in v.args:
@@ -315,8 +419,7 @@ class VelocityField:
         if what:
             raise ModelError(
                 f"{label} depends explicitly on time through {what}: embedded rheonomic "
-                f"constraints are not allowed ([PA-VP] §6.3). Make {what} a coordinate, or model "
-                f"the motion as a prescribed flow or an adjoined constraint."
+                f"constraints are not allowed. {PRESCRIBED_HINT}"
             )
         if speeds:
             cols = [(m.jacobian(list(speeds)), fr) for m, fr in v.args]
@@ -325,18 +428,18 @@ class VelocityField:
         self.V: tuple[Vector, ...] = tuple(
             Vector([(J[:, s], fr) for J, fr in cols]) for s in range(len(self._speeds))
         )
-        for V_s in self.V:
+        for s, V_s in enumerate(self.V):
             if _free_symbols(V_s) & set(speeds) or _vector_atoms(V_s, AppliedUndef) & set(speeds):
                 raise ModelError(
-                    f"{label} is nonlinear in the speeds; velocities must be linear in f "
-                    f"([PA21] (3)): v = (∂v/∂fᵀ) f."
+                    f"{label} is nonlinear in the speed {show(self._speeds[s])}; velocities must "
+                    f"be linear in f with coefficients depending on q only ([PA21] (3)): "
+                    f"v = (∂v/∂fᵀ) f. Choose speeds in which the velocity is linear."
                 )
         rest = vector_map(v, lambda m: m.xreplace({s: 0 for s in speeds}).applyfunc(sp.expand))
         if not vector_is_zero(rest):
             raise ModelError(
-                f"{label} has a part that is not proportional to the speeds ({rest}); a velocity "
-                f"must be v = (∂v/∂fᵀ) f ([PA21] (3)). A motion prescribed in time belongs in "
-                f"prescribed flows or adjoined constraints."
+                f"{label} has a part that is not proportional to the speeds ({show(rest)}); a "
+                f"velocity must be v = (∂v/∂fᵀ) f ([PA21] (3)). {PRESCRIBED_HINT}"
             )
         self.v: Vector = v
 
@@ -375,8 +478,9 @@ class BodyKinematics:
             point, body_frame, inertia = body.point, None, None
         else:
             raise ModelError(
-                f"body {body!r} is neither a sympy.physics.mechanics RigidBody nor a Particle; "
-                f"pass RigidBody/Particle objects in `bodies`."
+                f"body {body!r} (a {type(body).__name__}) is neither a sympy.physics.mechanics "
+                f"RigidBody nor a Particle; pass RigidBody/Particle objects in `bodies` (a "
+                f"point mass is me.Particle(name, point, mass))."
             )
         self.body = body
         self.name: str = body.name
@@ -384,10 +488,11 @@ class BodyKinematics:
         dyn = {a for a in self.mass.atoms(AppliedUndef)} | (
             {t} if t in self.mass.free_symbols else set()
         )
-        if dyn:
+        if dyn or self.mass.has(sp.Derivative):
             raise ModelError(
-                f"body {self.name} has a mass that varies in time ({self.mass}); kanebond "
-                f"treats constant masses only."
+                f"body {self.name} has a mass that varies in time ({show(self.mass)}); kanebond "
+                f"treats constant masses only: give it a constant mass (a number or a Symbol "
+                f"such as sympy.symbols('m')), and model mass exchange with separate bodies."
             )
         common = dict(frame=frame, coordinates=coordinates, speeds=speeds, kdd=kdd, strict=strict)
         self.point: Point = point

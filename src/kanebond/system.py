@@ -25,6 +25,7 @@ from .kinematics import (
     check_dynamicsymbols,
     frame_angular_velocity,
     point_velocity,
+    show,
     solve_kinematics,
     t,
 )
@@ -102,12 +103,22 @@ class KaneSystem:
         both = set(self.coordinates) & set(self.speeds)
         if both:
             raise ModelError(
-                f"{sorted(map(str, both))[0]} is listed both as a coordinate and as a speed; "
-                f"speeds f are separate dynamicsymbols related to q' by the kinematics."
+                f"{sorted(map(show, both))[0]} is listed both as a coordinate and as a speed; "
+                f"speeds f are separate dynamicsymbols (e.g. u1) related to q' by the kinematics "
+                f"(e.g. q1' - u1 = 0)."
             )
         self._Q, self._kdd, self.kd_eqs = solve_kinematics(
             self.coordinates, self.speeds, kinematics
         )
+        if isinstance(bodies, (me.RigidBody, me.Particle)):
+            raise ModelError(
+                f"bodies must be a list of RigidBody/Particle objects, got the single body "
+                f"{bodies.name}; write bodies=[{bodies.name}]."
+            )
+        if isinstance(bodies, (str, sp.Basic)) or not isinstance(bodies, Iterable):
+            raise ModelError(
+                f"bodies must be a list of RigidBody/Particle objects, got {bodies!r}."
+            )
         self.bodies = list(bodies)
         if not self.bodies:
             raise ModelError("a system needs at least one body (RigidBody or Particle).")
@@ -119,9 +130,26 @@ class KaneSystem:
         for s, f_s in enumerate(self.speeds):
             if not any(b.depends_on(s) for b in self._body_kinematics):
                 raise ModelError(
-                    f"speed {f_s} appears in the velocity of no body, so the mass matrix would be "
-                    f"singular; remove it, or check the velocities that should contain it."
+                    f"speed {show(f_s)} appears in the velocity of no body, so the mass matrix "
+                    f"would be singular; remove it, or check the velocities that should contain "
+                    f"it (set_vel / set_ang_vel / v2pt_theory)."
                 )
+        if loads is None:
+            loads = ()
+        if isinstance(loads, (me.Force, me.Torque)) or (
+            isinstance(loads, tuple)
+            and len(loads) == 2
+            and isinstance(loads[0], (Point, ReferenceFrame))
+        ):
+            raise LoadError(
+                f"loads must be a list of loads, got the single load {loads!r}; wrap it in a "
+                f"list: loads=[(point, vector)]."
+            )
+        if isinstance(loads, (str, sp.Basic, Vector)) or not isinstance(loads, Iterable):
+            raise LoadError(
+                f"loads must be a list of (Point, Vector) forces, (ReferenceFrame, Vector) "
+                f"torques, me.Force or me.Torque, got {loads!r}."
+            )
         self.loads = list(loads)
         self._load_fields = self._resolve_loads(self.loads, common)
 
@@ -129,7 +157,7 @@ class KaneSystem:
     def _resolve_loads(self, loads: list, common: dict) -> list[tuple[VelocityField, Vector]]:
         fields: dict = {}
         out = []
-        zero_fdot = {s.diff(t): 0 for s in self.speeds}
+        kinds = "(Point, Vector) forces, (ReferenceFrame, Vector) torques, me.Force or me.Torque"
         for i, load in enumerate(loads):
             if isinstance(load, (me.Force, me.Torque)):
                 where, vec = load.location, load.vector
@@ -137,20 +165,19 @@ class KaneSystem:
                 where, vec = load
             else:
                 raise LoadError(
-                    f"load {i} ({load!r}) is not (Point, Vector), (ReferenceFrame, Vector), "
-                    f"me.Force or me.Torque."
+                    f"load {i} ({load!r}) is malformed: loads must be {kinds}. Write a force as "
+                    f"a tuple (point, vector), e.g. (P, -m*g*N.y)."
                 )
             if isinstance(where, me.RigidBody):
                 where = where.frame if isinstance(load, me.Torque) else where.masscenter
             elif isinstance(where, me.Particle):
                 where = where.point
-            if vec == 0:
-                vec = Vector(0)
-            if not isinstance(vec, Vector):
+            if isinstance(vec, (Point, ReferenceFrame)) and not isinstance(
+                where, (Point, ReferenceFrame)
+            ):
                 raise LoadError(
-                    f"load {i} on {getattr(where, 'name', where)} has {vec!r}, which is not a "
-                    f"sympy.physics.vector Vector; write forces and torques as vectors, e.g. "
-                    f"-m*g*N.z."
+                    f"load {i} ({load!r}) has its parts swapped: write it as ({vec.name}, "
+                    f"vector), the point or frame first."
                 )
             if isinstance(where, Point):
                 what = f"load {i} (force on point {where.name})"
@@ -158,31 +185,41 @@ class KaneSystem:
                 what = f"load {i} (torque on frame {where.name})"
             else:
                 raise LoadError(
-                    f"load {i} acts on {where!r}, which is neither a Point nor a ReferenceFrame."
+                    f"load {i} ({load!r}) acts on {where!r}, which is neither a Point nor a "
+                    f"ReferenceFrame; loads must be {kinds}."
+                )
+            if isinstance(vec, (int, float, sp.Expr)) and vec == 0:
+                vec = Vector(0)
+            if not isinstance(vec, Vector):
+                raise LoadError(
+                    f"{what} is {vec!r} ({type(vec).__name__}), which is not a "
+                    f"sympy.physics.vector Vector; write forces and torques as vectors, e.g. "
+                    f"-m*g*N.z."
                 )
             if where not in fields:
+                kind = "velocity" if isinstance(where, Point) else "angular velocity"
+                label = f"{kind} of {'point' if isinstance(where, Point) else 'frame'} {where.name}"
                 try:
                     raw = (
-                        point_velocity(where, self.frame, f"velocity of {what}")
+                        point_velocity(where, self.frame, label)
                         if isinstance(where, Point)
-                        else frame_angular_velocity(
-                            where, self.frame, f"angular velocity of {what}"
-                        )
+                        else frame_angular_velocity(where, self.frame, label)
                     )
-                    fields[where] = VelocityField(raw, label=f"velocity of {what}", **common)
                 except ModelError as err:
-                    raise LoadError(
-                        f"{what} is unrelated to the system: {err}"
-                    ) from err
-            vec = Vector(
-                [(m.xreplace(self._kdd).xreplace(zero_fdot), fr) for m, fr in vec.args]
-            )
+                    raise LoadError(f"{what} is unrelated to the system: {err}") from err
+                try:
+                    fields[where] = VelocityField(raw, label=label, **common)
+                except ModelError as err:
+                    raise LoadError(f"{what}: {err}") from err
+            # q' in a force (e.g. viscous damping) is replaced by Q f, as in the velocities.
+            vec = Vector([(m.xreplace(self._kdd), fr) for m, fr in vec.args])
             for m, _ in vec.args:
-                stray = [d for d in m.atoms(sp.Derivative)]
+                stray = sorted(m.atoms(sp.Derivative), key=show)
                 if stray:
                     raise LoadError(
-                        f"{what} contains {stray[0]}; impressed forces may depend on t, q, f and "
-                        f"inputs, not on accelerations or other rates."
+                        f"{what} contains {show(stray[0])}; impressed forces may depend on t, q, "
+                        f"q', f and inputs, not on accelerations or rates of speeds. Write the "
+                        f"load without {show(stray[0])}."
                     )
             out.append((fields[where], vec))
         return out
@@ -243,7 +280,7 @@ class KaneSystem:
                 if field is not None:
                     for m, _ in field.v.args:
                         syms |= m.free_symbols
-        for field, vec in self._load_fields:
+        for _field, vec in self._load_fields:
             for m, _ in vec.args:
                 syms |= m.free_symbols
         for x in self._Q:
@@ -370,7 +407,10 @@ class KaneSystem:
 
     def __repr__(self) -> str:
         R, S = len(self.coordinates), len(self.speeds)
-        kind = "holonomic" if self.is_holonomic else f"nonholonomic ({R - S} constraints)"
+        kind = (
+            "holonomic" if self.is_holonomic
+            else f"nonholonomic ({R - S} constraint{'s' if R - S > 1 else ''})"
+        )
         return (
             f"KaneSystem({self.name!r}: R={R} coordinates, S={S} speeds, "
             f"{len(self.bodies)} bodies, {len(self.loads)} loads, {kind})"

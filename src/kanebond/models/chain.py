@@ -69,7 +69,7 @@ def _build_chain_3d(n: int = 3) -> ModelParts:
             joint = next_joint
         parent = B
 
-    kd_eqs = [qi.diff(t) - ui for qi, ui in zip(q, u)]
+    kd_eqs = [qi.diff(t) - ui for qi, ui in zip(q, u, strict=True)]
     return ModelParts(
         frame=N,
         coordinates=q,

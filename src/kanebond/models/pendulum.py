@@ -51,7 +51,7 @@ def _build_pendulum_on_cart(n: int = 2) -> ModelParts:
         frames[f"L{i}"] = L
         previous = P
 
-    kd_eqs = [qi.diff(t) - ui for qi, ui in zip(q, u)]
+    kd_eqs = [qi.diff(t) - ui for qi, ui in zip(q, u, strict=True)]
     return ModelParts(
         frame=N,
         coordinates=q,

@@ -40,7 +40,7 @@ def _build_heavy_symmetric_top() -> ModelParts:
         frame=N,
         coordinates=q,
         speeds=u,
-        kd_eqs=[qi.diff(t) - ui for qi, ui in zip(q, u)],
+        kd_eqs=[qi.diff(t) - ui for qi, ui in zip(q, u, strict=True)],
         bodies=[top],
         loads=loads,
         name="heavy symmetric top",

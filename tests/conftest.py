@@ -1,0 +1,39 @@
+"""Shared test helpers: models at small sizes and SymPy's KanesMethod on the same objects."""
+
+from __future__ import annotations
+
+import sympy.physics.mechanics as me
+
+from kanebond.models import (
+    chain_3d,
+    chaplygin_sleigh,
+    gyrostat,
+    heavy_symmetric_top,
+    pendulum_on_cart,
+    rolling_disk,
+)
+
+# (id, factory) for every ready-made model, at sizes that keep the suite fast.
+MODEL_CASES = [
+    ("pendulum_on_cart-1", lambda: pendulum_on_cart(1)),
+    ("pendulum_on_cart-3", lambda: pendulum_on_cart(3)),
+    ("chain_3d-2", lambda: chain_3d(2)),
+    ("chain_3d-3", lambda: chain_3d(3)),
+    ("rolling_disk", rolling_disk),
+    ("chaplygin_sleigh", chaplygin_sleigh),
+    ("chaplygin_sleigh-loaded", lambda: chaplygin_sleigh(with_loads=True)),
+    ("heavy_symmetric_top", heavy_symmetric_top),
+    ("gyrostat", gyrostat),
+]
+
+
+def sympy_kanes(system):
+    """SymPy's KanesMethod built from the SymPy objects a KaneSystem was given."""
+    km = me.KanesMethod(
+        system.frame,
+        q_ind=list(system.coordinates),
+        u_ind=list(system.speeds),
+        kd_eqs=list(system.kd_eqs),
+    )
+    km.kanes_equations(list(system.bodies), list(system.loads))
+    return km

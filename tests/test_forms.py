@@ -1,0 +1,135 @@
+"""Every form's rhs gives the same motion, and closed forms derived by hand agree.
+
+Closed forms used here (derived independently of the library):
+* Chaplygin sleigh: m u1' = m a u2², (I_G + m a²) u2' = −m a u1 u2.
+* Rolling disk (ω = u1 L.x + u2 L.y + u3 L.z, v = ω × r L.z): T* = ½ m r² (u1² + u2²)
+  + ½ (m r²/4 u1² + m r²/2 u2² + m r²/4 u3²), so A = m r² diag(5/4, 3/2, 1/4); gravity gives
+  e = (m g r sin q2, 0, 0) since N.z·L.y = sin q2.
+* Heavy symmetric top about its tip (J' = J + m l²): T(q, p) = p_θ²/(2J')
+  + (p_ψ − p_φ cos θ)²/(2 J' sin²θ) + p_φ²/(2C).
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+import sympy as sp
+
+import kanebond as kb
+from kanebond.identities import Sampler, relative_error
+from kanebond.models import (
+    chain_3d,
+    chaplygin_sleigh,
+    gyrostat,
+    heavy_symmetric_top,
+    pendulum_on_cart,
+    rolling_disk,
+)
+
+SMALL = [
+    ("pendulum_on_cart-1", lambda: pendulum_on_cart(1)),
+    ("chain_3d-2", lambda: chain_3d(2)),
+    ("rolling_disk", rolling_disk),
+    ("chaplygin_sleigh", chaplygin_sleigh),
+    ("heavy_symmetric_top", heavy_symmetric_top),
+    ("gyrostat", gyrostat),
+]
+
+
+def _sym(system, name):
+    return next(s for s in system.constants if s.name == name)
+
+
+@pytest.mark.parametrize("factory", [c[1] for c in SMALL], ids=[c[0] for c in SMALL])
+def test_all_forms_give_the_same_motion(factory):
+    system = factory()
+    ev = Sampler(system)
+    R = len(system.coordinates)
+    vel = system.velocity_form()
+    mom = system.momentum_form()
+    lag = system.lagrangian_form()
+    assert vel.state == list(system.coordinates) + list(system.speeds)
+    assert mom.state == list(system.coordinates) + list(system.p)
+    assert lag.state == vel.state
+    dA = [system.A.diff(x) for x in system.coordinates]
+    rng = random.Random(5)
+    for _ in range(5):
+        v = ev.random_point(rng)  # includes p = A f
+        x_vel = ev(vel.rhs, v).ravel()
+        x_lag = ev(lag.rhs, v).ravel()
+        x_mom = ev(mom.rhs, v).ravel()
+        assert relative_error(x_lag, x_vel) < 1e-10
+        assert relative_error(ev(system.rhs(), v).ravel(), x_vel) < 1e-12
+        # momentum form: q' identical, p' = d(A f)/dt = Ȧ f + A f'
+        f = ev(system.f, v).ravel()
+        A = ev(system.A, v)
+        A_dot = sum(ev(d, v) * qd for d, qd in zip(dA, x_vel[:R], strict=True))
+        assert relative_error(x_mom[:R], x_vel[:R]) < 1e-10
+        assert relative_error(x_mom[R:], A_dot @ f + A @ x_vel[R:]) < 1e-10
+        if system.in_holonomic_form:
+            x_ham = ev(system.hamiltonian_form().rhs, v).ravel()
+            assert relative_error(x_ham, x_mom) < 1e-10
+
+
+def test_sleigh_equations_closed_form():
+    s = chaplygin_sleigh()
+    u1, u2 = s.speeds
+    m, a, I_G = (_sym(s, n) for n in ("m", "a", "I_G"))
+    expected = sp.Matrix([a * u2**2, -m * a * u1 * u2 / (I_G + m * a**2)])
+    assert sp.simplify(s.velocity_form().f_dot - expected) == sp.zeros(2, 1)
+    assert s.lagrangian_form().all_ignorable  # A is constant: shortcut (44)
+
+
+def test_rolling_disk_closed_form():
+    s = rolling_disk()
+    m, r, g = (_sym(s, n) for n in ("m", "r", "g"))
+    q2 = s.coordinates[3]
+    assert sp.simplify(s.A - m * r**2 * sp.diag(sp.Rational(5, 4), sp.Rational(3, 2),
+                                                 sp.Rational(1, 4))) == sp.zeros(3, 3)
+    assert sp.simplify(s.e - sp.Matrix([m * g * r * sp.sin(q2), 0, 0])) == sp.zeros(3, 1)
+    assert not s.is_holonomic and s.Q.shape == (5, 3)
+
+
+def test_top_kinetic_energy_closed_form():
+    s = heavy_symmetric_top()
+    psi, theta, phi = s.coordinates
+    p_psi, p_theta, p_phi = s.p
+    m, l, J, C = (_sym(s, n) for n in ("m", "l", "J", "C"))
+    Jt = J + m * l**2
+    T = (p_theta**2 / (2 * Jt) + (p_psi - p_phi * sp.cos(theta)) ** 2
+         / (2 * Jt * sp.sin(theta) ** 2) + p_phi**2 / (2 * C))
+    ev = Sampler(s)
+    rng = random.Random(2)
+    for _ in range(5):
+        v = ev.random_point(rng)
+        assert relative_error(ev(s.T, v), ev(T, v)) < 1e-12
+    lag = s.lagrangian_form()
+    assert set(lag.ignorable) == {psi, phi} and not lag.all_ignorable
+
+
+@pytest.mark.parametrize("factory", [rolling_disk, chaplygin_sleigh, gyrostat])
+def test_hamiltonian_form_refuses_without_f_equal_qdot(factory):
+    s = factory()
+    with pytest.raises(kb.FormError, match="momentum_form"):
+        s.hamiltonian_form()
+
+
+def test_lagrangian_shortcut_equals_general_formula():
+    """(44) Df = −ê agrees with (43) when every coordinate is ignorable."""
+    s = gyrostat()
+    lag = s.lagrangian_form()
+    assert lag.all_ignorable
+    general = lag.dp_dq * (s.Q * s.f) - s.e_hat
+    ev = Sampler(s)
+    v = ev.random_point(random.Random(9))
+    assert relative_error(ev(lag.Df, v), ev(general, v)) < 1e-12
+    assert relative_error(ev(lag.Df, v), ev(s.Df, v)) < 1e-12
+
+
+def test_form_printing_names_the_state():
+    s = chaplygin_sleigh()
+    text = str(s.momentum_form())
+    assert "momentum form" in text and "p_u1" in text
+    assert np.isfinite(len(text))
