@@ -235,13 +235,22 @@ class HamiltonianForm(Form):
 
     @cached_property
     def dT_dp(self) -> sp.Matrix:
-        """∂T/∂p = A⁻¹ p = q' ([PA21] (35))."""
-        return sp.Matrix([self.T.diff(x) for x in self.p])
+        """∂T/∂p = A⁻¹ p = q' ([PA21] (35)), solved once and shared with :attr:`dT_dq`."""
+        return self.A.LUsolve(self.p)
 
     @cached_property
     def dT_dq(self) -> sp.Matrix:
-        """∂T/∂q = −ê ([PA21] (34))."""
-        return sp.Matrix([self.T.diff(x) for x in self.q])
+        """∂T/∂q_r = −½ (A⁻¹p)ᵀ (∂A/∂q_r) (A⁻¹p) ([PA21] (33) with ∂A⁻¹/∂q = −A⁻¹(∂A/∂q)A⁻¹).
+
+        This is the exact derivative of T(q, p) (the monogenic property, (36)), written so that
+        A⁻¹p is formed once; differentiating the expanded T would be far larger. It equals −ê (34).
+        """
+        x = self.dT_dp
+        out = []
+        for q_r in self.q:
+            dA = self.A.diff(q_r)
+            out.append(sp.S.Zero if all(a == 0 for a in dA) else -(x.T * dA * x)[0] / 2)
+        return sp.Matrix(out)
 
     @cached_property
     def e(self) -> sp.Matrix:

@@ -20,11 +20,21 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["IdentityAudit", "Sampler", "check_identities", "relative_error"]
 
 
-def relative_error(x, y) -> float:
-    """max |x − y| / max(|x|, |y|, 1e-12) over all entries."""
+def relative_error(x, y, scale: float = 0.0) -> float:
+    """max |x − y| / max(|x|, |y|, scale, 1e-300) over all entries.
+
+    ``scale`` is the natural size of the quantity (e.g. ‖A‖‖f‖² for a force built from the
+    masses and speeds), so that a quantity that vanishes by cancellation is compared with the
+    size of the terms that cancel, not with zero.
+    """
     x = np.asarray(x, dtype=float)
     y = np.asarray(y, dtype=float)
-    scale = max(float(np.max(np.abs(x), initial=0.0)), float(np.max(np.abs(y), initial=0.0)), 1e-12)
+    scale = max(
+        float(np.max(np.abs(x), initial=0.0)),
+        float(np.max(np.abs(y), initial=0.0)),
+        scale,
+        1e-300,
+    )
     return float(np.max(np.abs(x - y), initial=0.0)) / scale
 
 
@@ -103,7 +113,6 @@ class IdentityAudit:
     def errors(self, v: dict) -> dict[str, float]:
         """Relative error of each identity at the point ``v`` (see :meth:`Sampler.random_point`)."""
         s, ev = self.system, self.sampler
-        out: dict[str, float] = {}
         fv = ev(s.f, v).ravel()
         A = ev(s.A, v)
         Qf = ev(s.Q * s.f, v).ravel()
@@ -112,27 +121,33 @@ class IdentityAudit:
         e_hat = ev(s.e_hat, v).ravel()
         e = ev(s.e, v).ravel()
         Df = ev(s.Df, v).ravel()
-        out["p_hat = A f (21)"] = relative_error(ev(s.p_hat, v).ravel(), A @ fv)
-        out["T* = 1/2 f^T A f (18)"] = relative_error(float(ev(s.T_star, v)), 0.5 * fv @ A @ fv)
-        out["Df = D f (56)"] = relative_error(Df, D @ fv)
-        out["e_hat = D^T f (27), (57)"] = relative_error(e_hat, D.T @ fv)
-        out["dA/dt = D + D^T (17)"] = relative_error(A_dot, D + D.T)
-        out["D = C^T + W^T(w x dh/df^T) (62)"] = relative_error(D, ev(s.C, v).T + ev(self.G, v))
+        # natural sizes: momenta ~ |A||f|, gyrator entries ~ |A||f|, forces ~ |A||f|² + |e|
+        nA, nf = float(np.max(np.abs(A))), float(np.max(np.abs(fv), initial=0.0))
+        momentum, gyrator = nA * nf, nA * nf
+        force = nA * nf**2 + float(np.max(np.abs(e), initial=0.0))
+        energy = nA * nf**2
+
+        def err(name: str, x, y, scale: float) -> None:
+            out[name] = relative_error(x, y, 1e-3 * scale)
+
+        out: dict[str, float] = {}
+        err("p_hat = A f (21)", ev(s.p_hat, v).ravel(), A @ fv, momentum)
+        err("T* = 1/2 f^T A f (18)", float(ev(s.T_star, v)), 0.5 * fv @ A @ fv, energy)
+        err("Df = D f (56)", Df, D @ fv, force)
+        err("e_hat = D^T f (27), (57)", e_hat, D.T @ fv, force)
+        err("dA/dt = D + D^T (17)", A_dot, D + D.T, gyrator)
+        err("D = C^T + W^T(w x dh/df^T) (62)", D, ev(s.C, v).T + ev(self.G, v), gyrator)
         f_dot = np.linalg.solve(A, e - Df)
         f_dot_lag = np.linalg.solve(A, e + e_hat - ev(self.lagrangian.dp_dq, v) @ Qf)
-        out["Lagrangian (41) f' = velocity (14) f'"] = relative_error(f_dot_lag, f_dot)
-        out["momentum (28) p' = d(A f)/dt"] = relative_error(e + e_hat, A_dot @ fv + A @ f_dot)
+        err("Lagrangian (41) f' = velocity (14) f'", A @ f_dot_lag, A @ f_dot, force)
+        err("momentum (28) p' = d(A f)/dt", e + e_hat, A_dot @ fv + A @ f_dot, force)
         if self.holonomic:
-            out["e_hat = dT*/dq (32)"] = relative_error(e_hat, ev(self.dTs_dq, v).ravel())
-            out["e_hat = -dT/dq (34)"] = relative_error(
-                e_hat, -ev(self.hamiltonian.dT_dq, v).ravel()
-            )
+            err("e_hat = dT*/dq (32)", e_hat, ev(self.dTs_dq, v).ravel(), force)
+            err("e_hat = -dT/dq (34)", e_hat, -ev(self.hamiltonian.dT_dq, v).ravel(), force)
             rhs = ev(self.hamiltonian.rhs, v).ravel()
             R = len(s.coordinates)
-            out["Hamiltonian (36) q' = f"] = relative_error(rhs[:R], fv)
-            out["Hamiltonian (36) p' = d(A f)/dt"] = relative_error(
-                rhs[R:], A_dot @ fv + A @ f_dot
-            )
+            err("Hamiltonian (36) q' = f", rhs[:R], fv, nf)
+            err("Hamiltonian (36) p' = d(A f)/dt", rhs[R:], A_dot @ fv + A @ f_dot, force)
         return out
 
 
