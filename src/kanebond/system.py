@@ -28,6 +28,7 @@ from .kinematics import (
     show,
     solve_kinematics,
     t,
+    vanishes,
 )
 
 __all__ = ["KaneSystem"]
@@ -264,8 +265,7 @@ class KaneSystem:
         """True when f = q' (Q = I), the paper's 'holonomic form' ([PA21] §2.1, remark)."""
         if not self.is_holonomic:
             return False
-        diff = self.Q - sp.eye(len(self.coordinates))
-        return all(sp.simplify(x) == 0 for x in diff)
+        return vanishes(self.Q - sp.eye(len(self.coordinates)))
 
     @cached_property
     def constants(self) -> list[sp.Symbol]:
