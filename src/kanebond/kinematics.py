@@ -421,10 +421,14 @@ class VelocityField:
                 f"{label} depends explicitly on time through {what}: embedded rheonomic "
                 f"constraints are not allowed. {PRESCRIBED_HINT}"
             )
-        if speeds:
-            cols = [(m.jacobian(list(speeds)), fr) for m, fr in v.args]
-        else:
-            cols = []
+        # ∂v/∂f_s by differentiating with respect to plain symbols (much cheaper than with
+        # respect to functions of t, which SymPy replaces by dummies on every call)
+        dummies = [sp.Dummy(x.func.__name__) for x in self._speeds]
+        to_dummy = dict(zip(self._speeds, dummies, strict=True))
+        back = dict(zip(dummies, self._speeds, strict=True))
+        cols = [
+            (m.xreplace(to_dummy).jacobian(dummies).xreplace(back), fr) for m, fr in v.args
+        ] if dummies else []
         self.V: tuple[Vector, ...] = tuple(
             Vector([(J[:, s], fr) for J, fr in cols]) for s in range(len(self._speeds))
         )

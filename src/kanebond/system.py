@@ -156,7 +156,12 @@ class KaneSystem:
 
     # ------------------------------------------------------------------ loads
     def _resolve_loads(self, loads: list, common: dict) -> list[tuple[VelocityField, Vector]]:
+        # loads on mass centres and body frames reuse the bodies' velocity fields
         fields: dict = {}
+        for b in self._body_kinematics:
+            fields.setdefault(b.point, b.translation)
+            if b.rotation is not None:
+                fields.setdefault(b.frame, b.rotation)
         out = []
         kinds = "(Point, Vector) forces, (ReferenceFrame, Vector) torques, me.Force or me.Torque"
         for i, load in enumerate(loads):
