@@ -161,7 +161,9 @@ class LagrangianForm(Form):
         self.e_hat = system.e_hat
         self.p_hat = system.p_hat
         # q_r is ignorable when it does not appear in A, i.e. ∂A/∂q_r ≡ 0 ([PA21] §3.7)
-        self.ignorable = [x for x in self.q if vanishes(self.A.diff(x))]
+        self.ignorable = [
+            x for x, dA in zip(self.q, system.dA_dq, strict=True) if vanishes(dA)
+        ]
         self.all_ignorable = len(self.ignorable) == len(self.q)
 
     @property
@@ -247,8 +249,7 @@ class HamiltonianForm(Form):
         """
         x = self.dT_dp
         out = []
-        for q_r in self.q:
-            dA = self.A.diff(q_r)
+        for dA in self.system.dA_dq:
             out.append(sp.S.Zero if all(a == 0 for a in dA) else -(x.T * dA * x)[0] / 2)
         return sp.Matrix(out)
 

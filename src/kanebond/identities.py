@@ -102,7 +102,7 @@ class IdentityAudit:
     def __init__(self, system: KaneSystem) -> None:
         s = self.system = system
         self.sampler = Sampler(system)
-        self.dA = [s.A.diff(x) for x in s.coordinates]
+        self.dA = s.dA_dq
         self.lagrangian = s.lagrangian_form()
         self.G = s._gyroscopic_coupling()
         self.holonomic = s.in_holonomic_form

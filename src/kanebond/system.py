@@ -310,6 +310,11 @@ class KaneSystem:
         return matrices.mass_matrix(self._body_kinematics, len(self.speeds))
 
     @cached_property
+    def dA_dq(self) -> tuple[sp.Matrix, ...]:
+        """∂A/∂q_r for each coordinate, shared by Ȧ (17), ∂T/∂q (34) and ignorability (44)."""
+        return tuple(self.A.diff(x) for x in self.coordinates)
+
+    @cached_property
     def D(self) -> sp.Matrix:
         """Gyrator matrix D(q, f) ([PA21] (16), (56)); Ȧ = D + Dᵀ (17)."""
         return matrices.gyrator_matrix(self._body_kinematics, len(self.speeds))
