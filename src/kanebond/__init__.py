@@ -15,6 +15,7 @@ from .errors import (
     SingularMassMatrixError,
 )
 from .forms import HamiltonianForm, LagrangianForm, MomentumForm, VelocityForm
+from .linearize import Linearization
 from .system import KaneSystem
 
 __version__ = "0.1.0"
@@ -25,6 +26,7 @@ __all__ = [
     "MomentumForm",
     "LagrangianForm",
     "HamiltonianForm",
+    "Linearization",
     "KanebondError",
     "ModelError",
     "KinematicsError",

@@ -53,10 +53,101 @@ def vector_is_zero(vec: Vector) -> bool:
     return all(all(x == 0 for x in m) for m, _ in vec.args)
 
 
+# SymPy's own tree walks (xreplace, atoms, diff, expand) visit a shared subexpression once per
+# path to it. Velocities built with v2pt_theory down a chain share their direction-cosine
+# products, so their trees grow exponentially with depth while their DAGs stay small; the
+# walkers below visit each distinct node (by identity) once.
+
+
+def dag_xreplace(expr: sp.Basic, rule: Mapping, memo: dict | None = None) -> sp.Basic:
+    """``expr.xreplace(rule)`` visiting every shared subexpression once (memo by identity)."""
+    memo = {} if memo is None else memo
+
+    def rec(e):
+        hit = memo.get(id(e))
+        if hit is not None:
+            return hit[1]
+        if e in rule:
+            out = rule[e]
+        elif not e.args:
+            out = e
+        else:
+            args = [rec(a) for a in e.args]
+            out = e if all(a is b for a, b in zip(args, e.args, strict=True)) else e.func(*args)
+        memo[id(e)] = (e, out)
+        return out
+
+    return rec(expr)
+
+
+def dag_atoms(expr: sp.Basic, *types, seen: set | None = None) -> set:
+    """``expr.atoms(*types)`` visiting every shared subexpression once."""
+    seen = set() if seen is None else seen
+    out: set = set()
+    stack = [expr]
+    while stack:
+        e = stack.pop()
+        if id(e) in seen:
+            continue
+        seen.add(id(e))
+        if isinstance(e, types):
+            out.add(e)
+        stack.extend(e.args)
+    return out
+
+
+class _NotLinear(Exception):
+    """Raised by :func:`linear_parts` when an expression is not structurally linear."""
+
+
+def linear_parts(expr: sp.Expr, index: Mapping, memo: dict | None = None) -> tuple:
+    """Split ``expr`` = rest + Σ_s c_s x_s for the symbols ``index`` = {x_s: s}.
+
+    One pass over the expression DAG; raises :class:`_NotLinear` when a product of two
+    x-dependent factors or a function of an x appears (the caller then decides with a full
+    symbolic test). Returns ``(rest, {s: c_s})``.
+    """
+    memo = {} if memo is None else memo
+
+    def rec(e):
+        hit = memo.get(id(e))
+        if hit is not None:
+            return hit[1]
+        if e in index:
+            out = (sp.S.Zero, {index[e]: sp.S.One})
+        elif not e.args:
+            out = (e, {})
+        else:
+            parts = [rec(a) for a in e.args]
+            if not any(c for _, c in parts):
+                out = (e, {})
+            elif e.is_Add:
+                coeffs: dict = {}
+                for _, c in parts:
+                    for k, v in c.items():
+                        coeffs.setdefault(k, []).append(v)
+                out = (sp.Add(*[r for r, _ in parts]), {k: sp.Add(*v) for k, v in coeffs.items()})
+            elif e.is_Mul:
+                dep = [i for i, (_, c) in enumerate(parts) if c]
+                if len(dep) > 1:
+                    raise _NotLinear
+                other = sp.Mul(*[a for i, a in enumerate(e.args) if i != dep[0]])
+                r, c = parts[dep[0]]
+                out = (other * r, {k: other * v for k, v in c.items()})
+            else:
+                raise _NotLinear
+        memo[id(e)] = (e, out)
+        return out
+
+    return rec(expr)
+
+
 def _vector_atoms(vec: Vector, *types) -> set:
     out: set = set()
+    seen: set = set()
     for m, _ in vec.args:
-        out |= m.atoms(*types)
+        for x in m:
+            out |= dag_atoms(x, *types, seen=seen)
     return out
 
 
@@ -128,11 +219,21 @@ def check_dynamicsymbols(symbols: Iterable, role: str) -> list:
 
 def _time_dependence(expr, known) -> str | None:
     """Name of what makes ``expr`` depend on time other than the dynamicsymbols ``known``."""
-    others = sorted(str(a) for a in expr.atoms(AppliedUndef) if a not in set(known))
+    items = list(expr) if isinstance(expr, sp.MatrixBase) else [expr]
+    seen: set = set()
+    found: set = set()
+    for x in items:
+        found |= dag_atoms(x, AppliedUndef, seen=seen)
+    others = sorted(str(a) for a in found if a not in set(known))
     if others:
         return others[0]
-    plain = expr.xreplace({k: sp.Dummy() for k in known})
-    return "t" if t in plain.free_symbols else None
+    rule = {k: sp.Dummy() for k in known}
+    memo: dict = {}
+    seen = set()
+    for x in items:
+        if t in dag_atoms(dag_xreplace(x, rule, memo), sp.Symbol, seen=seen):
+            return "t"
+    return None
 
 
 def random_values(symbols: Iterable, rng: random.Random, low=0.3, high=1.3) -> dict:
@@ -392,7 +493,8 @@ class VelocityField:
                 f"(e.g. frame.set_ang_vel(N, u1*N.z), point.set_vel(N, ...)), or pass "
                 f"strict=False to replace q' by Q f."
             )
-        v = vector_map(vec, lambda m: m.xreplace(self._kdd))
+        memo: dict = {}
+        v = vector_map(vec, lambda m: m.applyfunc(lambda x: dag_xreplace(x, self._kdd, memo)))
         stray = sorted(_vector_atoms(v, sp.Derivative), key=show)
         if stray:
             prescribed = [
@@ -421,18 +523,48 @@ class VelocityField:
                 f"{label} depends explicitly on time through {what}: embedded rheonomic "
                 f"constraints are not allowed. {PRESCRIBED_HINT}"
             )
-        # ∂v/∂f_s by differentiating with respect to plain symbols (much cheaper than with
-        # respect to functions of t, which SymPy replaces by dummies on every call)
+        self.v: Vector = v
+        self.V: tuple[Vector, ...] = self._partials_fast(v, label, speeds)
+        if self.V is None:
+            self.V = self._partials_symbolic(v, label, speeds)
+
+    def _partials_fast(self, v: Vector, label: str, speeds: Sequence):
+        """V_s = ∂v/∂f_s read off in one pass over the expression DAG; None when undecided."""
+        index = {x: s for s, x in enumerate(speeds)}
+        memo: dict = {}
+        cols = []
+        try:
+            for m, fr in v.args:
+                parts = [linear_parts(x, index, memo) for x in m]
+                if any(rest != 0 for rest, _ in parts):
+                    return None
+                cols.append((parts, fr))
+        except _NotLinear:
+            return None
+        out = []
+        for s in range(len(speeds)):
+            terms = []
+            for parts, fr in cols:
+                col = sp.Matrix([c.get(s, sp.S.Zero) for _, c in parts])
+                if any(x != 0 for x in col):
+                    terms.append((col, fr))
+            out.append(Vector(terms))
+        return tuple(out)
+
+    def _partials_symbolic(self, v: Vector, label: str, speeds: Sequence) -> tuple:
+        """V_s = ∂v/∂f_s by differentiation, with the linearity tests of [PA21] (3)."""
+        # differentiate with respect to plain symbols (much cheaper than with respect to
+        # functions of t, which SymPy replaces by dummies on every call)
         dummies = [sp.Dummy(x.func.__name__) for x in self._speeds]
         to_dummy = dict(zip(self._speeds, dummies, strict=True))
         back = dict(zip(dummies, self._speeds, strict=True))
         cols = [
             (m.xreplace(to_dummy).jacobian(dummies).xreplace(back), fr) for m, fr in v.args
         ] if dummies else []
-        self.V: tuple[Vector, ...] = tuple(
+        V = tuple(
             Vector([(J[:, s], fr) for J, fr in cols]) for s in range(len(self._speeds))
         )
-        for s, V_s in enumerate(self.V):
+        for s, V_s in enumerate(V):
             if _free_symbols(V_s) & set(speeds) or _vector_atoms(V_s, AppliedUndef) & set(speeds):
                 raise ModelError(
                     f"{label} is nonlinear in the speed {show(self._speeds[s])}; velocities must "
@@ -445,7 +577,7 @@ class VelocityField:
                 f"{label} has a part that is not proportional to the speeds ({show(rest)}); a "
                 f"velocity must be v = (∂v/∂fᵀ) f ([PA21] (3)). {PRESCRIBED_HINT}"
             )
-        self.v: Vector = v
+        return V
 
     def _inertial_rate(self, vec: Vector) -> Vector:
         """d/dt of ``vec`` in the inertial frame with q' = Q f and f' = 0."""

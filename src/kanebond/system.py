@@ -415,6 +415,37 @@ class KaneSystem:
         """
         return HamiltonianForm(self)
 
+    # ------------------------------------------------------------------ numerics
+    def numeric(
+        self,
+        constants: Mapping | None = None,
+        *,
+        backend: str = "auto",
+        path: str = "auto",
+    ):
+        """A fast numeric model of this system: :class:`kanebond.numeric.NumericModel`.
+
+        ``constants`` maps every parameter symbol (and every time-varying input) to a number or a
+        Python callable of ``t`` or ``(t, x)`` with x = [q, f]. ``backend`` is ``"c"`` (generated
+        C compiled once and cached on disk), ``"numpy"`` (no compiler needed) or ``"auto"``;
+        ``path`` is ``"bodies"`` (per-body kinematics, numeric assembly of [PA21] (53)–(57)),
+        ``"symbolic"`` (the closed-form matrices, small systems) or ``"auto"``.
+        """
+        from .numeric import NumericModel
+
+        return NumericModel(self, constants, backend=backend, path=path)
+
+    def linearize(
+        self,
+        op_point: Mapping | None = None,
+        constants: Mapping | None = None,
+        **kwargs,
+    ):
+        """Linearize the velocity form about an operating point: :mod:`kanebond.linearize`."""
+        from .linearize import linearize
+
+        return linearize(self, op_point=op_point, constants=constants, **kwargs)
+
     def __repr__(self) -> str:
         R, S = len(self.coordinates), len(self.speeds)
         kind = (
