@@ -1,0 +1,1128 @@
+"""Numeric model: fast evaluation of A, Df, e, p̂, ê, T* and the right-hand sides of the forms.
+
+Two paths give the same numbers (tests prove it to 1e-12):
+
+* ``path="bodies"`` (the scalable one, DESIGN principle 2). Code is generated only for the
+  per-body kinematic quantities, in inertial components: the partial velocities V, W of every
+  mass centre and body (3×S, only the columns that are not identically zero), the
+  velocity-dependent accelerations a = Σ V̇_s f_s and α = Σ Ẇ_s f_s, the central inertia
+  I in N, the partial velocities of load points and the loads themselves. Every vector keeps
+  SymPy's per-frame measure numbers; the direction cosine matrix of each frame relative to N
+  is composed at run time, frame by frame down the frame tree (R_N←B = R_N←P · R_P←B), so the
+  generated code of a body grows with its depth in the tree instead of exponentially. The
+  system quantities are then assembled numerically with the rigid-body formulas ([PA21]
+  (53)–(57)):
+
+  - A   = Σ m VᵀV + WᵀIW                               (55)
+  - Df  = Σ m Vᵀa + Wᵀ(Iα + ω × Iω)                     (56)·f
+  - e   = Σ_loads V_Pᵀ F                                (53)
+  - p̂   = Σ m Vᵀv + WᵀIω                               (54)
+  - ê   = Σ m V̇ᵀv + ẆᵀIω                               (57)
+  - T*  = ½ Σ m v·v + ω·Iω                              (18)
+
+  and f' = A⁻¹(e − Df) is solved by Cholesky factorization (A is symmetric positive definite).
+* ``path="symbolic"``: the closed-form matrices of :class:`~kanebond.KaneSystem`, lambdified
+  (small systems; a cross-check of the first).
+
+Backends: ``"c"`` compiles the generated C (with the assembly and the Cholesky solve) once
+with the system C compiler and caches the shared library on disk, keyed by a hash of the
+generated source, so a second run only loads it. ``"numpy"`` runs the same generated code as
+vectorised NumPy and needs no compiler. ``"auto"`` uses C when a compiler works.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import inspect
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import sympy as sp
+from sympy.core.function import AppliedUndef
+
+from .codegen import Graph, NotLinearError, emit_c, emit_python
+from .errors import ModelError, SingularMassMatrixError
+from .kinematics import dag_atoms, show, t
+
+__all__ = ["NumericModel", "cache_dir", "compiler_available"]
+
+
+# ============================================================================================
+# constants and inputs
+# ============================================================================================
+
+
+def _lookup(mapping: Mapping, sym) -> tuple[bool, object]:
+    if sym in mapping:
+        return True, mapping[sym]
+    name = sym.func.__name__ if isinstance(sym, AppliedUndef) else str(sym)
+    if name in mapping:
+        return True, mapping[name]
+    return False, None
+
+
+class _Parameters:
+    """Values of the constants and inputs: numbers, or callables of t or (t, x)."""
+
+    def __init__(self, symbols: list, constants: Mapping | None, system_name: str) -> None:
+        constants = dict(constants or {})
+        self.symbols = symbols
+        self.fixed = np.zeros(len(symbols))
+        self.calls: list[tuple[int, Callable, int]] = []
+        missing = []
+        for k, sym in enumerate(symbols):
+            found, val = _lookup(constants, sym)
+            if not found:
+                if isinstance(sym, AppliedUndef):
+                    val = 0.0  # inputs default to zero
+                else:
+                    missing.append(show(sym))
+                    continue
+            if callable(val):
+                nargs = _arity(val, sym)
+                self.calls.append((k, val, nargs))
+            else:
+                try:
+                    self.fixed[k] = float(val)
+                except (TypeError, ValueError) as err:
+                    raise ModelError(
+                        f"the value given for {show(sym)} ({val!r}) is not a number; give a float "
+                        f"or a callable of t (or of t and the state x = [q, f])."
+                    ) from err
+                if not np.isfinite(self.fixed[k]):
+                    raise ModelError(f"the value given for {show(sym)} is {val!r}; give a finite "
+                                     f"number.")
+        if missing:
+            raise ModelError(
+                f"no value given for the constant(s) {', '.join(missing)} of {system_name}; pass "
+                f"constants={{symbol: value, ...}} with a number for each."
+            )
+        known = {str(s.func.__name__ if isinstance(s, AppliedUndef) else s) for s in symbols}
+        known |= set(symbols)
+        unknown = [k for k in constants if k not in known]
+        if unknown:
+            raise ModelError(
+                f"constants has {show(unknown[0])}, which is not a constant or input of "
+                f"{system_name} (those are {', '.join(show(s) for s in symbols) or 'none'})."
+            )
+
+    @property
+    def varying(self) -> bool:
+        return bool(self.calls)
+
+    def values(self, t, x) -> np.ndarray:
+        """Shape (n, K) for times ``t`` (n,) and states ``x`` (n, R+S)."""
+        n = len(t)
+        out = np.repeat(self.fixed[None, :], n, axis=0)
+        for k, fn, nargs in self.calls:
+            for i in range(n):
+                out[i, k] = fn(t[i]) if nargs == 1 else fn(t[i], x[i])
+        return out
+
+
+def _arity(fn: Callable, sym) -> int:
+    try:
+        params = [
+            p for p in inspect.signature(fn).parameters.values()
+            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty
+        ]
+    except (TypeError, ValueError):  # builtins without a signature: assume f(t)
+        return 1
+    if len(params) not in (1, 2):
+        raise ModelError(
+            f"the callable given for {show(sym)} takes {len(params)} arguments; it must take t, "
+            f"or t and the state x = [q, f]."
+        )
+    return len(params)
+
+
+# ============================================================================================
+# the per-body program
+# ============================================================================================
+
+
+@dataclass
+class _Layout:
+    """Where each per-body quantity sits in the work arrays of the generated kernels."""
+
+    R: int
+    S: int
+    K: int
+    Q: int = 0
+    bodies: list[dict] = field(default_factory=list)
+    loads: list[dict] = field(default_factory=list)
+    n_pos: int = 0
+    n_vel: int = 0
+    n_dot: int = 0
+
+
+class _Program:
+    """The graph of per-body kinematic quantities of a system, in inertial components."""
+
+    def __init__(self, system) -> None:
+        self.system = system
+        g = self.g = Graph()
+        q, f = system.coordinates, system.speeds
+        R, S = len(q), len(f)
+        self.params = self._collect_parameters(system)
+        K = len(self.params)
+        sym: dict = {t: g.inp("t", 0)}
+        for i, x in enumerate(q):
+            sym[x] = g.inp("q", i)
+        for i, x in enumerate(f):
+            sym[x] = g.inp("f", i)
+        for k, x in enumerate(self.params):
+            sym[x] = g.inp("c", k)
+        self.sym = sym
+        self.memo: dict = {}
+        Q = [[self.node(system.Q[r, s]) for s in range(S)] for r in range(R)]
+        qdot = [g.add(*(g.mul(Q[r][s], sym[f[s]]) for s in range(S))) for r in range(R)]
+        for r, x in enumerate(q):
+            sym[x.diff(t)] = qdot[r]
+        self.rates = {sym[x]: qdot[r] for r, x in enumerate(q)}
+        self.speed_index = {sym[x]: s for s, x in enumerate(f)}
+        self.R_of: dict = {system.frame: [[g.ONE, g.ZERO, g.ZERO],
+                                          [g.ZERO, g.ONE, g.ZERO],
+                                          [g.ZERO, g.ZERO, g.ONE]]}
+        self._tree = self._frame_tree(system.frame)
+
+        L = self.layout = _Layout(R, S, K)
+        pos: list[int] = []
+        vel: list[int] = []
+        dot: list[int] = []
+        L.Q = 0
+        pos.extend(Q[r][s] for r in range(R) for s in range(S))
+        for b in system._body_kinematics:
+            v = self.vector(b.translation.v)
+            Vc = self.columns(v, f"velocity of {b.name}'s mass centre")
+            rigid = b.rotation is not None
+            if rigid:
+                w = self.vector(b.rotation.v)
+                Wc = self.columns(w, f"angular velocity of {b.name}")
+            else:
+                Wc = {}
+            cols = sorted(set(Vc) | set(Wc))
+            zero3 = [g.ZERO] * 3
+            item = dict(name=b.name, rigid=rigid, cols=np.array(cols, dtype=np.intp), k=len(cols))
+            item["m"] = len(pos)
+            pos.append(self.node(b.mass))
+            item["V"] = len(pos)
+            Vm = [Vc.get(s, zero3) for s in cols]
+            pos.extend(Vm[j][i] for i in range(3) for j in range(len(cols)))
+            item["a"] = len(vel)
+            vel.extend(g.dt(x, self.rates) for x in v)
+            item["Vd"] = len(dot)
+            dot.extend(g.dt(Vm[j][i], self.rates) for i in range(3) for j in range(len(cols)))
+            if rigid:
+                Wm = [Wc.get(s, zero3) for s in cols]
+                item["W"] = len(pos)
+                pos.extend(Wm[j][i] for i in range(3) for j in range(len(cols)))
+                item["I"] = len(pos)
+                pos.extend(self.dyadic(b.inertia))
+                item["al"] = len(vel)
+                vel.extend(g.dt(x, self.rates) for x in w)
+                item["Wd"] = len(dot)
+                dot.extend(
+                    g.dt(Wm[j][i], self.rates) for i in range(3) for j in range(len(cols))
+                )
+            L.bodies.append(item)
+        for i, (fieldv, vec) in enumerate(system._load_fields):
+            vP = self.vector(fieldv.v)
+            Lc = self.columns(vP, f"velocity of load {i}")
+            cols = sorted(Lc)
+            item = dict(name=_load_name(system.loads[i], i), cols=np.array(cols, dtype=np.intp),
+                        k=len(cols))
+            item["V"] = len(pos)
+            pos.extend(Lc[s][c] for c in range(3) for s in cols)
+            item["F"] = len(vel)
+            vel.extend(self.vector(vec))
+            L.loads.append(item)
+        self.pos, self.vel, self.dot = pos, vel, dot
+        L.n_pos, L.n_vel, L.n_dot = len(pos), len(vel), len(dot)
+
+    # ------------------------------------------------------------------ helpers
+    @staticmethod
+    def _collect_parameters(system) -> list:
+        known = set(system.coordinates) | set(system.speeds)
+        seen: set = set()
+        syms: set = set()
+        funcs: set = set()
+
+        def scan(expr):
+            for a in dag_atoms(sp.sympify(expr), sp.Symbol, AppliedUndef, seen=seen):
+                if isinstance(a, AppliedUndef):
+                    if a not in known:
+                        funcs.add(a)
+                elif a != t:
+                    syms.add(a)
+
+        for b in system._body_kinematics:
+            scan(b.mass)
+            for fld in (b.translation, b.rotation):
+                if fld is not None:
+                    for m, _ in fld.v.args:
+                        for x in m:
+                            scan(x)
+            if b.inertia is not None:
+                for coef, _, _ in b.inertia.args:
+                    scan(coef)
+        for fld, vec in system._load_fields:
+            for vv in (fld.v, vec):
+                for m, _ in vv.args:
+                    for x in m:
+                        scan(x)
+        for x in system.Q:
+            scan(x)
+        # frame orientations may carry parameters too (e.g. a fixed tilt angle)
+        return sorted(syms, key=str) + sorted(funcs, key=str)
+
+    def node(self, expr) -> int:
+        return self.g.from_sympy(expr, self.sym, self.memo)
+
+    def _frame_tree(self, root) -> dict:
+        """Parent of every frame reachable from the inertial frame (breadth first)."""
+        parent = {root: None}
+        queue = [root]
+        while queue:
+            fr = queue.pop(0)
+            for other in fr._dcm_dict:
+                if other not in parent:
+                    parent[other] = fr
+                    queue.append(other)
+        return parent
+
+    def rotation(self, frame) -> list[list[int]]:
+        """R_N←frame, composed frame by frame down the frame tree."""
+        if frame in self.R_of:
+            return self.R_of[frame]
+        if frame not in self._tree:
+            raise ModelError(
+                f"frame {frame.name} is not connected to the inertial frame "
+                f"{self.system.frame.name}; orient it relative to a frame that is."
+            )
+        chain = []
+        fr = frame
+        while fr not in self.R_of:
+            chain.append(fr)
+            fr = self._tree[fr]
+        for fr in reversed(chain):
+            P = self._tree[fr]
+            E = P._dcm_dict[fr]
+            En = [[self.node(E[i, j]) for j in range(3)] for i in range(3)]
+            self.R_of[fr] = self.g.matmul(self.R_of[P], En)
+        return self.R_of[frame]
+
+    def vector(self, vec) -> list[int]:
+        """Inertial components Σ_frames R_N←frame · (measure numbers) of a SymPy Vector."""
+        g = self.g
+        out = [g.ZERO, g.ZERO, g.ZERO]
+        for m, fr in vec.args:
+            mm = [self.node(x) for x in m]
+            if all(x == g.ZERO for x in mm):
+                continue
+            rn = g.matvec(self.rotation(fr), mm)
+            out = [g.add(a, b) for a, b in zip(out, rn, strict=True)]
+        return out
+
+    def dyadic(self, dy) -> list[int]:
+        """Inertial components (row-major 3×3) of a SymPy Dyadic."""
+        g = self.g
+        out = [g.ZERO] * 9
+        for coef, u1, u2 in dy.args:
+            c = self.node(coef)
+            a = self.vector(u1)
+            b = self.vector(u2)
+            out = [g.add(out[3 * i + j], g.mul(c, a[i], b[j])) for i in range(3) for j in range(3)]
+        return out
+
+    def columns(self, vec: list[int], label: str) -> dict[int, list[int]]:
+        """Partial velocities: {s: [3 nodes]} of the nonzero columns ∂v/∂f_s."""
+        g = self.g
+        cols: dict[int, list[int]] = {}
+        for c in range(3):
+            try:
+                rest, coeffs = g.linear(vec[c], self.speed_index)
+            except NotLinearError:  # pragma: no cover - KaneSystem validated linearity
+                raise ModelError(f"{label} is not linear in the speeds.") from None
+            for s, node in coeffs.items():
+                if node != g.ZERO:
+                    cols.setdefault(s, [g.ZERO, g.ZERO, g.ZERO])[c] = node
+        return cols
+
+
+def _load_name(load, i: int) -> str:
+    try:
+        where = load.location if hasattr(load, "location") else load[0]
+        kind = "torque on" if hasattr(where, "dcm") else "force on"
+        return f"{kind} {where.name}"
+    except Exception:  # pragma: no cover
+        return f"load {i}"
+
+
+# ============================================================================================
+# numeric assembly (NumPy backend)
+# ============================================================================================
+
+
+def _blocks(w: np.ndarray, off: int, k: int) -> np.ndarray:
+    """(n, 3, k) view of 3k consecutive rows of a (rows, n) work array."""
+    return np.moveaxis(w[off : off + 3 * k].reshape(3, k, -1), 2, 0)
+
+
+def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return np.stack(
+        [
+            a[:, 1] * b[:, 2] - a[:, 2] * b[:, 1],
+            a[:, 2] * b[:, 0] - a[:, 0] * b[:, 2],
+            a[:, 0] * b[:, 1] - a[:, 1] * b[:, 0],
+        ],
+        axis=1,
+    )
+
+
+class _NumpyBackend:
+    name = "numpy"
+
+    def __init__(self, prog: _Program) -> None:
+        g = prog.g
+        groups = {"t": 1, "q": prog.layout.R, "f": prog.layout.S, "c": prog.layout.K}
+        ns: dict = {"np": np}
+        src = "\n".join(
+            [
+                emit_python(g, groups, prog.pos, "k_pos"),
+                emit_python(g, groups, prog.vel, "k_vel"),
+                emit_python(g, groups, prog.dot, "k_dot"),
+            ]
+        )
+        self.source = src
+        exec(compile(src, "<kanebond generated>", "exec"), ns)
+        self.k_pos, self.k_vel, self.k_dot = ns["k_pos"], ns["k_vel"], ns["k_dot"]
+        self.L = prog.layout
+
+    def _run(self, kernel, size, t, q, f, c):
+        n = len(t)
+        out = np.zeros((size, n))
+        with np.errstate(all="ignore"):
+            kernel(t[None, :], q.T, f.T, c.T, out)
+        return out
+
+    def parts(self, t, q, f, c, want: set) -> dict:
+        L = self.L
+        n = len(t)
+        S = L.S
+        res: dict = {}
+        wp = self._run(self.k_pos, L.n_pos, t, q, f, c)
+        need_vel = want & {"Df", "e", "eload", "rhs"}
+        wv = self._run(self.k_vel, L.n_vel, t, q, f, c) if need_vel else None
+        wd = self._run(self.k_dot, L.n_dot, t, q, f, c) if "e_hat" in want else None
+        if "Q" in want:
+            res["Q"] = np.moveaxis(wp[: L.R * S].reshape(L.R, S, n), 2, 0)
+        A = np.zeros((n, S, S))
+        Df = np.zeros((n, S))
+        ph = np.zeros((n, S))
+        eh = np.zeros((n, S))
+        T = np.zeros(n)
+        for b in L.bodies:
+            k, cols = b["k"], b["cols"]
+            if k == 0:
+                continue
+            m = wp[b["m"]][:, None]
+            V = _blocks(wp, b["V"], k)
+            fc = f[:, cols]
+            v = np.einsum("nik,nk->ni", V, fc)
+            blk = m[:, :, None] * np.einsum("nik,nil->nkl", V, V)
+            if "Df" in want or "rhs" in want:
+                a = wv[b["a"] : b["a"] + 3].T
+                Df[:, cols] += m * np.einsum("nik,ni->nk", V, a)
+            ph[:, cols] += m * np.einsum("nik,ni->nk", V, v)
+            T += 0.5 * m[:, 0] * np.einsum("ni,ni->n", v, v)
+            if wd is not None:
+                Vd = _blocks(wd, b["Vd"], k)
+                eh[:, cols] += m * np.einsum("nik,ni->nk", Vd, v)
+            if b["rigid"]:
+                W = _blocks(wp, b["W"], k)
+                In = np.moveaxis(wp[b["I"] : b["I"] + 9].reshape(3, 3, n), 2, 0)
+                IW = np.einsum("nij,njk->nik", In, W)
+                blk += np.einsum("nik,nil->nkl", W, IW)
+                w = np.einsum("nik,nk->ni", W, fc)
+                h = np.einsum("nij,nj->ni", In, w)
+                if "Df" in want or "rhs" in want:
+                    al = wv[b["al"] : b["al"] + 3].T
+                    tq = np.einsum("nij,nj->ni", In, al) + _cross(w, h)
+                    Df[:, cols] += np.einsum("nik,ni->nk", W, tq)
+                ph[:, cols] += np.einsum("nik,ni->nk", W, h)
+                T += 0.5 * np.einsum("ni,ni->n", w, h)
+                if wd is not None:
+                    Wd = _blocks(wd, b["Wd"], k)
+                    eh[:, cols] += np.einsum("nik,ni->nk", Wd, h)
+            A[:, cols[:, None], cols[None, :]] += blk
+        res.update(A=A, Df=Df, p_hat=ph, e_hat=eh, T_star=T)
+        if need_vel:
+            e = np.zeros((n, S))
+            eload = np.zeros((n, S, len(L.loads)))
+            for j, ld in enumerate(L.loads):
+                if ld["k"] == 0:
+                    continue
+                V = _blocks(wp, ld["V"], ld["k"])
+                F = wv[ld["F"] : ld["F"] + 3].T
+                contrib = np.einsum("nik,ni->nk", V, F)
+                e[:, ld["cols"]] += contrib
+                eload[:, ld["cols"], j] = contrib
+            res.update(e=e, eload=eload)
+        return res
+
+
+# ============================================================================================
+# C backend
+# ============================================================================================
+
+
+def cache_dir() -> Path:
+    """Where compiled models are kept: ``$KANEBOND_CACHE`` or ``~/.cache/kanebond``."""
+    env = os.environ.get("KANEBOND_CACHE")
+    base = Path(env) if env else Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
+    return base if env else base / "kanebond"
+
+
+def _compiler() -> str | None:
+    cc = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
+    return cc
+
+
+_COMPILER_OK: bool | None = None
+
+
+def compiler_available() -> bool:
+    """True when a working C compiler is found (checked once per process)."""
+    global _COMPILER_OK
+    if _COMPILER_OK is None:
+        cc = _compiler()
+        if cc is None or sys.platform == "win32":
+            _COMPILER_OK = False
+        else:
+            with tempfile.TemporaryDirectory() as d:
+                src = Path(d) / "t.c"
+                src.write_text("double f(double x) { return x; }\n")
+                r = subprocess.run(
+                    [cc, "-shared", "-fPIC", "-o", str(Path(d) / "t.so"), str(src)],
+                    capture_output=True,
+                )
+                _COMPILER_OK = r.returncode == 0
+    return _COMPILER_OK
+
+
+_C_RUNTIME = r"""
+static int kb_chol(int n, double *A) {
+    for (int j = 0; j < n; j++) {
+        double s = A[j * n + j];
+        for (int k = 0; k < j; k++) s -= A[j * n + k] * A[j * n + k];
+        if (!(s > 0.0) || !isfinite(s)) return 1;
+        double d = sqrt(s);
+        A[j * n + j] = d;
+        for (int i = j + 1; i < n; i++) {
+            double v = A[i * n + j];
+            for (int k = 0; k < j; k++) v -= A[i * n + k] * A[j * n + k];
+            A[i * n + j] = v / d;
+        }
+    }
+    return 0;
+}
+
+static void kb_chol_solve(int n, const double *L, double *b) {
+    for (int i = 0; i < n; i++) {
+        double v = b[i];
+        for (int k = 0; k < i; k++) v -= L[i * n + k] * b[k];
+        b[i] = v / L[i * n + i];
+    }
+    for (int i = n - 1; i >= 0; i--) {
+        double v = b[i];
+        for (int k = i + 1; k < n; k++) v -= L[k * n + i] * b[k];
+        b[i] = v / L[i * n + i];
+    }
+}
+
+/* Assemble the system quantities of one point from the kernels' work arrays ([PA21] (53)-(57)).
+   Any output pointer may be NULL. */
+static void kb_assemble(const double *f, const double *wp, const double *wv, const double *wd,
+                        double *A, double *Df, double *e, double *ph, double *eh, double *T,
+                        double *eload) {
+    if (A) memset(A, 0, sizeof(double) * S_ * S_);
+    if (Df) memset(Df, 0, sizeof(double) * S_);
+    if (e) memset(e, 0, sizeof(double) * S_);
+    if (ph) memset(ph, 0, sizeof(double) * S_);
+    if (eh) memset(eh, 0, sizeof(double) * S_);
+    if (eload) memset(eload, 0, sizeof(double) * S_ * (NL_ > 0 ? NL_ : 1));
+    if (T) *T = 0.0;
+    for (int b = 0; b < NB_; b++) {
+        const int k = B_K[b];
+        if (k == 0) continue;
+        const int *cols = COLS + B_COLS[b];
+        const double m = wp[B_M[b]];
+        const double *V = wp + B_V[b];
+        double v[3] = {0, 0, 0}, w[3] = {0, 0, 0}, h[3] = {0, 0, 0}, tq[3] = {0, 0, 0};
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < k; j++) v[i] += V[i * k + j] * f[cols[j]];
+        const double *W = 0, *I = 0;
+        if (B_RIGID[b]) {
+            W = wp + B_W[b];
+            I = wp + B_I[b];
+            for (int i = 0; i < 3; i++)
+                for (int j = 0; j < k; j++) w[i] += W[i * k + j] * f[cols[j]];
+            for (int i = 0; i < 3; i++) h[i] = I[3 * i] * w[0] + I[3 * i + 1] * w[1] + I[3 * i + 2] * w[2];
+            if (Df) {
+                const double *al = wv + B_AL[b];
+                for (int i = 0; i < 3; i++)
+                    tq[i] = I[3 * i] * al[0] + I[3 * i + 1] * al[1] + I[3 * i + 2] * al[2];
+                tq[0] += w[1] * h[2] - w[2] * h[1];
+                tq[1] += w[2] * h[0] - w[0] * h[2];
+                tq[2] += w[0] * h[1] - w[1] * h[0];
+            }
+        }
+        if (T) *T += 0.5 * m * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2])
+                    + 0.5 * (w[0] * h[0] + w[1] * h[1] + w[2] * h[2]);
+        const double *a = Df ? wv + B_A[b] : 0;
+        double IW[3 * KMAX_];
+        if (A && W) {
+            for (int i = 0; i < 3; i++)
+                for (int j = 0; j < k; j++)
+                    IW[i * k + j] = I[3 * i] * W[j] + I[3 * i + 1] * W[k + j] + I[3 * i + 2] * W[2 * k + j];
+        }
+        for (int r = 0; r < k; r++) {
+            const int cr = cols[r];
+            const double V0 = V[r], V1 = V[k + r], V2 = V[2 * k + r];
+            if (A) {
+                for (int s = r; s < k; s++) {
+                    double x = m * (V0 * V[s] + V1 * V[k + s] + V2 * V[2 * k + s]);
+                    if (W) x += W[r] * IW[s] + W[k + r] * IW[k + s] + W[2 * k + r] * IW[2 * k + s];
+                    A[cr * S_ + cols[s]] += x;
+                    if (s != r) A[cols[s] * S_ + cr] += x;
+                }
+            }
+            if (Df) {
+                Df[cr] += m * (V0 * a[0] + V1 * a[1] + V2 * a[2]);
+                if (W) Df[cr] += W[r] * tq[0] + W[k + r] * tq[1] + W[2 * k + r] * tq[2];
+            }
+            if (ph) {
+                ph[cr] += m * (V0 * v[0] + V1 * v[1] + V2 * v[2]);
+                if (W) ph[cr] += W[r] * h[0] + W[k + r] * h[1] + W[2 * k + r] * h[2];
+            }
+            if (eh) {
+                const double *Vd = wd + B_VD[b];
+                eh[cr] += m * (Vd[r] * v[0] + Vd[k + r] * v[1] + Vd[2 * k + r] * v[2]);
+                if (W) {
+                    const double *Wd = wd + B_WD[b];
+                    eh[cr] += Wd[r] * h[0] + Wd[k + r] * h[1] + Wd[2 * k + r] * h[2];
+                }
+            }
+        }
+    }
+    if (e || eload) {
+        for (int l = 0; l < NL_; l++) {
+            const int k = L_K[l];
+            const int *cols = COLS + L_COLS[l];
+            const double *V = wp + L_V[l];
+            const double *F = wv + L_F[l];
+            for (int r = 0; r < k; r++) {
+                double x = V[r] * F[0] + V[k + r] * F[1] + V[2 * k + r] * F[2];
+                if (e) e[cols[r]] += x;
+                if (eload) eload[cols[r] * NL_ + l] = x;
+            }
+        }
+    }
+}
+
+#define NPOS (NPOS_ > 0 ? NPOS_ : 1)
+#define NVEL (NVEL_ > 0 ? NVEL_ : 1)
+#define NDOT (NDOT_ > 0 ? NDOT_ : 1)
+
+/* Evaluate the pieces at n points; any output may be NULL. Returns 0. */
+int kb_parts(int n, const double *t, const double *q, const double *f, const double *c,
+             double *Q, double *A, double *Df, double *e, double *ph, double *eh, double *T,
+             double *eload) {
+    double *wp = (double *)malloc(sizeof(double) * NPOS);
+    double *wv = (double *)malloc(sizeof(double) * NVEL);
+    double *wd = (double *)malloc(sizeof(double) * NDOT);
+    for (int i = 0; i < n; i++) {
+        const double *ti = t + i, *qi = q + i * R_, *fi = f + i * S_, *ci = c + i * (K_ > 0 ? K_ : 1);
+        k_pos(ti, qi, fi, ci, wp);
+        if (Df || e || eload) k_vel(ti, qi, fi, ci, wv);
+        if (eh) k_dot(ti, qi, fi, ci, wd);
+        if (Q) memcpy(Q + i * R_ * S_, wp, sizeof(double) * R_ * S_);
+        kb_assemble(fi, wp, wv, wd, A ? A + i * S_ * S_ : 0, Df ? Df + i * S_ : 0,
+                    e ? e + i * S_ : 0, ph ? ph + i * S_ : 0, eh ? eh + i * S_ : 0,
+                    T ? T + i : 0, eload ? eload + i * S_ * NL_ : 0);
+    }
+    free(wp); free(wv); free(wd);
+    return 0;
+}
+
+/* Velocity form [PA21] (14): x = [q, f] -> [Q f, A^-1 (e - D f)]. Returns 0, or 1 + the index
+   of the first point whose mass matrix is not positive definite. */
+int kb_rhs(int n, const double *t, const double *x, const double *c, double *out) {
+    double wp[NPOS], wv[NVEL], A[S_ * S_], Df[S_], e[S_];
+    for (int i = 0; i < n; i++) {
+        const double *ti = t + i, *qi = x + i * (R_ + S_), *fi = qi + R_, *ci = c + i * (K_ > 0 ? K_ : 1);
+        double *o = out + i * (R_ + S_);
+        k_pos(ti, qi, fi, ci, wp);
+        k_vel(ti, qi, fi, ci, wv);
+        kb_assemble(fi, wp, wv, 0, A, Df, e, 0, 0, 0, 0);
+        for (int r = 0; r < R_; r++) {
+            double v = 0.0;
+            for (int s = 0; s < S_; s++) v += wp[r * S_ + s] * fi[s];
+            o[r] = v;
+        }
+        for (int s = 0; s < S_; s++) o[R_ + s] = e[s] - Df[s];
+        if (kb_chol(S_, A)) return i + 1;
+        kb_chol_solve(S_, A, o + R_);
+    }
+    return 0;
+}
+
+/* Momentum form [PA21] (25)-(28): y = [q, p] -> [Q f, e + e_hat] with f = A^-1 p.
+   fout (n x S, may be NULL) receives f. */
+int kb_rhs_momentum(int n, const double *t, const double *y, const double *c, double *out,
+                    double *fout) {
+    double wp[NPOS], wv[NVEL], wd[NDOT], A[S_ * S_], f[S_], e[S_], eh[S_];
+    for (int i = 0; i < n; i++) {
+        const double *ti = t + i, *qi = y + i * (R_ + S_), *pi = qi + R_, *ci = c + i * (K_ > 0 ? K_ : 1);
+        double *o = out + i * (R_ + S_);
+        k_pos(ti, qi, pi, ci, wp); /* the position kernel does not read f */
+        kb_assemble(pi, wp, 0, 0, A, 0, 0, 0, 0, 0, 0);
+        if (kb_chol(S_, A)) return i + 1;
+        for (int s = 0; s < S_; s++) f[s] = pi[s];
+        kb_chol_solve(S_, A, f);
+        if (fout) memcpy(fout + i * S_, f, sizeof(double) * S_);
+        k_vel(ti, qi, f, ci, wv);
+        k_dot(ti, qi, f, ci, wd);
+        kb_assemble(f, wp, wv, wd, 0, 0, e, 0, eh, 0, 0);
+        for (int r = 0; r < R_; r++) {
+            double v = 0.0;
+            for (int s = 0; s < S_; s++) v += wp[r * S_ + s] * f[s];
+            o[r] = v;
+        }
+        for (int s = 0; s < S_; s++) o[R_ + s] = e[s] + eh[s];
+    }
+    return 0;
+}
+"""
+
+
+def _c_source(prog: _Program) -> str:
+    L = prog.layout
+    g = prog.g
+    groups = {"t": 1, "q": L.R, "f": L.S, "c": L.K}
+    cols: list[int] = []
+
+    def arr(name: str, values) -> str:
+        vals = list(values) or [0]
+        return f"static const int {name}[] = {{{', '.join(str(int(v)) for v in vals)}}};"
+
+    b_cols, l_cols = [], []
+    for b in L.bodies:
+        b_cols.append(len(cols))
+        cols.extend(b["cols"])
+    for ld in L.loads:
+        l_cols.append(len(cols))
+        cols.extend(ld["cols"])
+    kmax = max([b["k"] for b in L.bodies] + [1])
+    head = [
+        "/* generated by kanebond: do not edit */",
+        "#include <math.h>",
+        "#include <stdlib.h>",
+        "#include <string.h>",
+        f"#define R_ {L.R}",
+        f"#define S_ {L.S}",
+        f"#define K_ {L.K}",
+        f"#define NB_ {len(L.bodies)}",
+        f"#define NL_ {len(L.loads)}",
+        f"#define KMAX_ {kmax}",
+        f"#define NPOS_ {L.n_pos}",
+        f"#define NVEL_ {L.n_vel}",
+        f"#define NDOT_ {L.n_dot}",
+        arr("COLS", cols),
+        arr("B_COLS", b_cols),
+        arr("B_K", (b["k"] for b in L.bodies)),
+        arr("B_RIGID", (b["rigid"] for b in L.bodies)),
+        arr("B_M", (b["m"] for b in L.bodies)),
+        arr("B_V", (b["V"] for b in L.bodies)),
+        arr("B_W", (b.get("W", 0) for b in L.bodies)),
+        arr("B_I", (b.get("I", 0) for b in L.bodies)),
+        arr("B_A", (b["a"] for b in L.bodies)),
+        arr("B_AL", (b.get("al", 0) for b in L.bodies)),
+        arr("B_VD", (b["Vd"] for b in L.bodies)),
+        arr("B_WD", (b.get("Wd", 0) for b in L.bodies)),
+        arr("L_COLS", l_cols),
+        arr("L_K", (ld["k"] for ld in L.loads)),
+        arr("L_V", (ld["V"] for ld in L.loads)),
+        arr("L_F", (ld["F"] for ld in L.loads)),
+    ]
+    kernels = [
+        emit_c(g, groups, prog.pos, "k_pos"),
+        emit_c(g, groups, prog.vel, "k_vel"),
+        emit_c(g, groups, prog.dot, "k_dot"),
+    ]
+    return "\n".join(head) + "\n\n" + "\n".join(kernels) + _C_RUNTIME
+
+
+_DP = ctypes.POINTER(ctypes.c_double)
+
+
+class _CBackend:
+    name = "c"
+
+    def __init__(self, prog: _Program, *, progress=None) -> None:
+        self.L = prog.layout
+        self.source = _c_source(prog)
+        key = hashlib.sha256(self.source.encode()).hexdigest()[:24]
+        self.path = cache_dir() / f"kb_{key}.so"
+        self.cached = self.path.exists()
+        if not self.cached:
+            self._compile()
+        lib = ctypes.CDLL(str(self.path))
+        vp = ctypes.c_void_p
+        lib.kb_parts.argtypes = [ctypes.c_int] + [vp] * 12
+        lib.kb_rhs.argtypes = [ctypes.c_int, vp, vp, vp, vp]
+        lib.kb_rhs_momentum.argtypes = [ctypes.c_int, vp, vp, vp, vp, vp]
+        for fn in (lib.kb_parts, lib.kb_rhs, lib.kb_rhs_momentum):
+            fn.restype = ctypes.c_int
+        self.lib = lib
+
+    def _compile(self) -> None:
+        cc = _compiler()
+        d = cache_dir()
+        d.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(dir=d) as tmp:
+            src = Path(tmp) / "model.c"
+            src.write_text(self.source)
+            out = Path(tmp) / "model.so"
+            opt = "-O2" if self.L.n_pos + self.L.n_vel + self.L.n_dot < 60000 else "-O1"
+            cmd = [cc, opt, "-shared", "-fPIC", "-o", str(out), str(src), "-lm"]
+            r = subprocess.run(cmd, capture_output=True, text=True)
+            if r.returncode != 0:
+                raise ModelError(
+                    f"compiling the generated C code failed ({' '.join(cmd)}):\n"
+                    f"{r.stderr[-2000:]}\nUse backend='numpy' to run without a compiler."
+                )
+            os.replace(out, self.path)
+
+    @staticmethod
+    def _p(a: np.ndarray | None):
+        return None if a is None else a.ctypes.data
+
+    def parts(self, t, q, f, c, want: set) -> dict:
+        L = self.L
+        n = len(t)
+        S = L.S
+        t, q, f, c = (np.ascontiguousarray(a, dtype=float) for a in (t, q, f, c))
+        out = {}
+        shapes = {
+            "Q": (n, L.R, S), "A": (n, S, S), "Df": (n, S), "e": (n, S), "p_hat": (n, S),
+            "e_hat": (n, S), "T_star": (n,), "eload": (n, S, len(L.loads)),
+        }
+        if "rhs" in want:
+            want = want | {"Df", "e"}
+        for k in ("Q", "A", "Df", "e", "p_hat", "e_hat", "T_star", "eload"):
+            if k in want:
+                out[k] = np.zeros(shapes[k])
+        if "e" in want and len(L.loads) == 0:
+            out["eload"] = np.zeros(shapes["eload"])
+        self.lib.kb_parts(
+            n, t.ctypes.data, q.ctypes.data, f.ctypes.data, c.ctypes.data,
+            *(self._p(out.get(k)) for k in ("Q", "A", "Df", "e", "p_hat", "e_hat", "T_star")),
+            self._p(out.get("eload")) if len(L.loads) else None,
+        )
+        return out
+
+    def rhs(self, t, x, c) -> tuple[np.ndarray, int]:
+        n = len(t)
+        out = np.empty((n, self.L.R + self.L.S))
+        code = self.lib.kb_rhs(n, t.ctypes.data, x.ctypes.data, c.ctypes.data, out.ctypes.data)
+        return out, code
+
+    def rhs_momentum(self, t, y, c) -> tuple[np.ndarray, np.ndarray, int]:
+        n = len(t)
+        out = np.empty((n, self.L.R + self.L.S))
+        fo = np.empty((n, self.L.S))
+        code = self.lib.kb_rhs_momentum(
+            n, t.ctypes.data, y.ctypes.data, c.ctypes.data, out.ctypes.data, fo.ctypes.data
+        )
+        return out, fo, code
+
+
+# ============================================================================================
+# symbolic path
+# ============================================================================================
+
+
+class _SymbolicBackend:
+    name = "symbolic"
+
+    def __init__(self, system, params: list) -> None:
+        q, f = system.coordinates, system.speeds
+        R, S = len(q), len(f)
+        qs = sp.symbols(f"q_0:{R}")
+        fs = sp.symbols(f"f_0:{S}")
+        cs = sp.symbols(f"c_0:{len(params)}")
+        ts = sp.Symbol("t_")
+        rep = {x.diff(t): v for x, v in zip(q, system.Q * sp.Matrix(fs), strict=True)}
+        rep |= dict(zip(q, qs, strict=True)) | dict(zip(f, fs, strict=True))
+        rep |= dict(zip(params, cs, strict=True))
+        self.R, self.S, self.nl = R, S, len(system.loads)
+        eload = sp.Matrix.hstack(
+            *[
+                sp.Matrix([fld.V[r].dot(vec) if fld.V[r].args and vec.args else 0
+                           for r in range(S)])
+                for fld, vec in system._load_fields
+            ]
+        ) if system._load_fields else sp.zeros(S, 0)
+
+        def fn(expr):
+            e = sp.sympify(expr).xreplace(rep).xreplace({t: ts})
+            return sp.lambdify([ts, qs, fs, cs], e, modules="numpy", cse=True)
+
+        self.fns = {
+            "Q": fn(system.Q), "A": fn(system.A), "Df": fn(system.Df), "e": fn(system.e),
+            "p_hat": fn(system.p_hat), "e_hat": fn(system.e_hat), "T_star": fn(system.T_star),
+            "eload": fn(eload),
+        }
+
+    def parts(self, t, q, f, c, want: set) -> dict:
+        if "rhs" in want:
+            want = want | {"A", "Df", "e"}
+        out: dict = {}
+        for k in want:
+            if k not in self.fns:
+                continue
+            vals = [
+                np.asarray(self.fns[k](t[i], q[i], f[i], c[i]), dtype=float)
+                for i in range(len(t))
+            ]
+            arr = np.array(vals)
+            if k in ("Df", "e", "p_hat", "e_hat"):
+                arr = arr.reshape(len(t), self.S)
+            out[k] = arr
+        return out
+
+
+# ============================================================================================
+# public model
+# ============================================================================================
+
+
+class NumericModel:
+    """Numeric evaluation of a :class:`~kanebond.KaneSystem` (see the module docstring).
+
+    Every method takes NumPy arrays: one point (shapes (R,), (S,), ...) or a batch (shapes
+    (N, R), (N, S), ...), and returns the same kind. ``t`` is a float or an array of N times.
+
+    Examples
+    --------
+    >>> import numpy as np, kanebond as kb
+    >>> sys = kb.models.pendulum_on_cart(1)
+    >>> num = sys.numeric({"m0": 1.0, "m1": 0.5, "l1": 2.0, "g": 9.81}, backend="numpy")
+    >>> num.rhs(0.0, np.array([0.0, 0.0, 0.0, 0.0]))
+    array([0., 0., 0., 0.])
+    """
+
+    def __init__(
+        self,
+        system,
+        constants: Mapping | None = None,
+        *,
+        backend: str = "auto",
+        path: str = "auto",
+    ) -> None:
+        if backend not in ("auto", "c", "numpy"):
+            raise ModelError(f"backend must be 'auto', 'c' or 'numpy', got {backend!r}.")
+        if path not in ("auto", "bodies", "symbolic"):
+            raise ModelError(f"path must be 'auto', 'bodies' or 'symbolic', got {path!r}.")
+        self.system = system
+        self.coordinates = list(system.coordinates)
+        self.speeds = list(system.speeds)
+        self.R, self.S = len(self.coordinates), len(self.speeds)
+        self.path = "bodies" if path == "auto" else path
+        prog = _Program(system) if self.path == "bodies" else None
+        params = prog.params if prog is not None else _Program._collect_parameters(system)
+        self.parameters = params
+        self._params = _Parameters(params, constants, f"system {system.name!r}")
+        self.constants = dict(constants or {})
+        self.load_names = [_load_name(ld, i) for i, ld in enumerate(system.loads)]
+        if self.path == "symbolic":
+            self._be = _SymbolicBackend(system, params)
+            self.backend = "symbolic"
+            return
+        if backend == "auto":
+            backend = "c" if compiler_available() else "numpy"
+        if backend == "c":
+            if not compiler_available():
+                raise ModelError(
+                    "backend='c' needs a working C compiler (cc/gcc/clang, or $CC); none was "
+                    "found. Use backend='numpy'."
+                )
+            self._be = _CBackend(prog)
+        else:
+            self._be = _NumpyBackend(prog)
+        self.backend = self._be.name
+        self.layout = prog.layout
+
+    # ------------------------------------------------------------------ plumbing
+    @property
+    def state_names(self) -> list[str]:
+        """Names of x = [q, f]."""
+        return [show(x) for x in self.coordinates + self.speeds]
+
+    def _batch(self, t, *arrays):
+        arrays = [np.asarray(a, dtype=float) for a in arrays]
+        single = arrays[0].ndim == 1
+        arrays = [a[None, :] if a.ndim == 1 else a for a in arrays]
+        n = arrays[0].shape[0]
+        tt = np.broadcast_to(np.asarray(t, dtype=float), (n,)).copy()
+        return single, tt, arrays
+
+    def _check(self, name: str, a: np.ndarray, size: int) -> None:
+        if a.shape[-1] != size:
+            raise ModelError(f"{name} must have {size} entries per point, got shape {a.shape}.")
+
+    def _c(self, t, q, f) -> np.ndarray:
+        if not self._params.varying:
+            return np.repeat(self._params.fixed[None, :], len(t), axis=0)
+        return self._params.values(t, np.hstack([q, f]))
+
+    def _parts(self, t, q, f, want: set) -> tuple[bool, dict]:
+        single, tt, (q, f) = self._batch(t, q, f)
+        self._check("q", q, self.R)
+        self._check("f", f, self.S)
+        res = self._be.parts(tt, q, f, self._c(tt, q, f), set(want))
+        if single:
+            res = {k: v[0] for k, v in res.items()}
+        return single, res
+
+    # ------------------------------------------------------------------ pieces
+    def Q(self, q) -> np.ndarray:
+        """Q(q) with q' = Q f ([PA21] (1))."""
+        q = np.asarray(q, dtype=float)
+        return self._parts(0.0, q, np.zeros(q.shape[:-1] + (self.S,)), {"Q"})[1]["Q"]
+
+    def A(self, q) -> np.ndarray:
+        """Mass matrix A(q) ([PA21] (55))."""
+        q = np.asarray(q, dtype=float)
+        return self._parts(0.0, q, np.zeros(q.shape[:-1] + (self.S,)), {"A"})[1]["A"]
+
+    def Df(self, q, f) -> np.ndarray:
+        """D(q, f) f ([PA21] (56))."""
+        return self._parts(0.0, q, f, {"Df"})[1]["Df"]
+
+    def e(self, t, q, f) -> np.ndarray:
+        """Generalized impressed forces e(t, q, f) ([PA21] (53))."""
+        return self._parts(t, q, f, {"e"})[1]["e"]
+
+    def e_loads(self, t, q, f) -> np.ndarray:
+        """Contribution of every load to e: shape (S, n_loads) (or (N, S, n_loads))."""
+        return self._parts(t, q, f, {"eload"})[1]["eload"]
+
+    def load_powers(self, t, q, f) -> np.ndarray:
+        """Power fᵀe_L of every load L: shape (n_loads,) or (N, n_loads)."""
+        el = self.e_loads(t, q, f)
+        fa = np.asarray(f, dtype=float)
+        return np.einsum("...s,...sl->...l", fa, el)
+
+    def p_hat(self, q, f) -> np.ndarray:
+        """Generalized momentum p̂ = A f ([PA21] (54))."""
+        return self._parts(0.0, q, f, {"p_hat"})[1]["p_hat"]
+
+    def e_hat(self, q, f) -> np.ndarray:
+        """Generalized gyration forces ê = Dᵀ f ([PA21] (57))."""
+        return self._parts(0.0, q, f, {"e_hat"})[1]["e_hat"]
+
+    def T_star(self, q, f) -> np.ndarray:
+        """Kinetic co-energy T* = ½ fᵀ A f ([PA21] (18))."""
+        return self._parts(0.0, q, f, {"T_star"})[1]["T_star"]
+
+    def f_from_p(self, q, p) -> np.ndarray:
+        """f = A(q)⁻¹ p ([PA21] (26))."""
+        A = self.A(q)
+        p = np.asarray(p, dtype=float)
+        return _solve_spd(A, p, q)
+
+    # ------------------------------------------------------------------ right-hand sides
+    def rhs(self, t, x) -> np.ndarray:
+        """Velocity form ([PA21] (14)): x = [q, f] → x' = [Q f, A⁻¹(e − D f)]."""
+        x = np.asarray(x, dtype=float)
+        single = x.ndim == 1
+        xb = x[None, :] if single else x
+        self._check("x", xb, self.R + self.S)
+        n = xb.shape[0]
+        tt = np.broadcast_to(np.asarray(t, dtype=float), (n,)).copy()
+        c = self._c(tt, xb[:, : self.R], xb[:, self.R :])
+        if isinstance(self._be, _CBackend):
+            out, code = self._be.rhs(tt, np.ascontiguousarray(xb), c)
+            if code:
+                _singular(self, tt[code - 1], xb[code - 1, : self.R])
+        else:
+            q, f = xb[:, : self.R], xb[:, self.R :]
+            res = self._be.parts(tt, q, f, c, {"Q", "A", "Df", "e"})
+            qd = np.einsum("nrs,ns->nr", res["Q"], f)
+            fd = _solve_spd(res["A"], res["e"] - res["Df"], q, tt)
+            out = np.hstack([qd, fd])
+        return out[0] if single else out
+
+    def rhs_momentum(self, t, y) -> np.ndarray:
+        """Momentum form ([PA21] (25)–(28)): y = [q, p] → y' = [Q f, e + ê], f = A⁻¹ p."""
+        y = np.asarray(y, dtype=float)
+        single = y.ndim == 1
+        yb = y[None, :] if single else y
+        self._check("y", yb, self.R + self.S)
+        n = yb.shape[0]
+        tt = np.broadcast_to(np.asarray(t, dtype=float), (n,)).copy()
+        q, p = yb[:, : self.R], yb[:, self.R :]
+        if isinstance(self._be, _CBackend) and not self._params.varying:
+            c = self._c(tt, q, p)
+            out, _, code = self._be.rhs_momentum(tt, np.ascontiguousarray(yb), c)
+            if code:
+                _singular(self, tt[code - 1], q[code - 1])
+        else:
+            zeros = np.zeros_like(p)
+            A = self._be.parts(tt, q, zeros, self._c(tt, q, zeros), {"A"})["A"]
+            f = _solve_spd(A, p, q, tt)
+            res = self._be.parts(tt, q, f, self._c(tt, q, f), {"Q", "e", "e_hat"})
+            qd = np.einsum("nrs,ns->nr", res["Q"], f)
+            out = np.hstack([qd, res["e"] + res["e_hat"]])
+        return out[0] if single else out
+
+    def __repr__(self) -> str:
+        return (
+            f"NumericModel({self.system.name!r}: R={self.R}, S={self.S}, path={self.path!r}, "
+            f"backend={self.backend!r})"
+        )
+
+
+def _singular(model: NumericModel, t: float, q: np.ndarray):
+    vals = ", ".join(f"{n}={v:.6g}" for n, v in zip(model.state_names, q, strict=False))
+    raise SingularMassMatrixError(
+        f"the mass matrix A(q) of {model.system.name!r} is singular or not positive definite at "
+        f"t={t:.6g}, {vals}: the coordinates are at a singular configuration (e.g. gimbal lock of "
+        f"Euler angles) or a mass or inertia is zero or negative. Choose other coordinates, or "
+        f"check the constants."
+    )
+
+
+def _solve_spd(A: np.ndarray, b: np.ndarray, q, t=None) -> np.ndarray:
+    """Solve A x = b by Cholesky for one matrix or a stack; SingularMassMatrixError if not SPD."""
+    try:
+        L = np.linalg.cholesky(A)
+    except np.linalg.LinAlgError:
+        raise SingularMassMatrixError(
+            "the mass matrix A(q) is singular or not positive definite at q = "
+            f"{np.asarray(q).tolist()}: a singular configuration of the coordinates, or a zero "
+            "or negative mass or inertia. Choose other coordinates, or check the constants."
+        ) from None
+    y = np.linalg.solve(L, b[..., None])
+    return np.linalg.solve(np.swapaxes(L, -1, -2), y)[..., 0]
