@@ -16,6 +16,7 @@ from .errors import (
 )
 from .forms import HamiltonianForm, LagrangianForm, MomentumForm, VelocityForm
 from .linearize import Linearization
+from .simulate import Event, Trajectory, simulate
 from .system import KaneSystem
 
 __version__ = "0.1.0"
@@ -27,6 +28,9 @@ __all__ = [
     "LagrangianForm",
     "HamiltonianForm",
     "Linearization",
+    "simulate",
+    "Trajectory",
+    "Event",
     "KanebondError",
     "ModelError",
     "KinematicsError",

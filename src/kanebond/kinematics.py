@@ -217,23 +217,35 @@ def check_dynamicsymbols(symbols: Iterable, role: str) -> list:
     return out
 
 
-def _time_dependence(expr, known) -> str | None:
-    """Name of what makes ``expr`` depend on time other than the dynamicsymbols ``known``."""
+def _time_dependence(expr, known, seen: set | None = None) -> str | None:
+    """Name of what makes ``expr`` depend on time other than the dynamicsymbols ``known``.
+
+    One walk over the expression DAG: other functions of time are reported first (sorted by
+    name), then an explicit ``t`` outside the known dynamicsymbols.
+    """
     items = list(expr) if isinstance(expr, sp.MatrixBase) else [expr]
-    seen: set = set()
-    found: set = set()
-    for x in items:
-        found |= dag_atoms(x, AppliedUndef, seen=seen)
-    others = sorted(str(a) for a in found if a not in set(known))
+    known = set(known)
+    seen = set() if seen is None else seen
+    others: set = set()
+    explicit = False
+    stack = list(items)
+    while stack:
+        e = stack.pop()
+        if id(e) in seen:
+            continue
+        seen.add(id(e))
+        if e in known:
+            continue
+        if isinstance(e, AppliedUndef):
+            others.add(str(e))
+            continue
+        if e == t:
+            explicit = True
+            continue
+        stack.extend(e.args)
     if others:
-        return others[0]
-    rule = {k: sp.Dummy() for k in known}
-    memo: dict = {}
-    seen = set()
-    for x in items:
-        if t in dag_atoms(dag_xreplace(x, rule, memo), sp.Symbol, seen=seen):
-            return "t"
-    return None
+        return sorted(others)[0]
+    return "t" if explicit else None
 
 
 def random_values(symbols: Iterable, rng: random.Random, low=0.3, high=1.3) -> dict:
@@ -516,8 +528,9 @@ class VelocityField:
                 f"accelerations."
             )
         what = None
+        seen: set = set()
         for m, _ in v.args:
-            what = what or _time_dependence(m, known)
+            what = what or _time_dependence(m, known, seen)
         if what:
             raise ModelError(
                 f"{label} depends explicitly on time through {what}: embedded rheonomic "

@@ -1,6 +1,14 @@
 /* kanebond C runtime: appended to the generated kernels of every compiled model.
    Needs the macros R_, S_, K_, NB_, NL_, KMAX_, NPOS_, NVEL_, NDOT_, the layout tables and the
    kernels k_pos, k_vel, k_dot (see numeric.py). */
+typedef void (*kb_kernel)(const double *, const double *, const double *, const double *,
+                          double *);
+void k_pos(const double *, const double *, const double *, const double *, double *);
+void k_vel(const double *, const double *, const double *, const double *, double *);
+/* k_dot (the rates of the partial velocities, for e_hat) lives in a second library that is
+   compiled only when the momentum form or e_hat is first needed; Python sets this pointer. */
+kb_kernel kb_k_dot = 0;
+
 static int kb_chol(int n, double *A) {
     for (int j = 0; j < n; j++) {
         double s = A[j * n + j];
@@ -135,7 +143,7 @@ int kb_parts(int n, const double *t, const double *q, const double *f, const dou
         const double *ti = t + i, *qi = q + i * R_, *fi = f + i * S_, *ci = c + i * (K_ > 0 ? K_ : 1);
         k_pos(ti, qi, fi, ci, wp);
         if (Df || e || eload) k_vel(ti, qi, fi, ci, wv);
-        if (eh) k_dot(ti, qi, fi, ci, wd);
+        if (eh) kb_k_dot(ti, qi, fi, ci, wd);
         if (Q) memcpy(Q + i * R_ * S_, wp, sizeof(double) * R_ * S_);
         kb_assemble(fi, wp, wv, wd, A ? A + i * S_ * S_ : 0, Df ? Df + i * S_ : 0,
                     e ? e + i * S_ : 0, ph ? ph + i * S_ : 0, eh ? eh + i * S_ : 0,
@@ -182,7 +190,7 @@ int kb_rhs_momentum(int n, const double *t, const double *y, const double *c, do
         kb_chol_solve(S_, A, f);
         if (fout) memcpy(fout + i * S_, f, sizeof(double) * S_);
         k_vel(ti, qi, f, ci, wv);
-        k_dot(ti, qi, f, ci, wd);
+        kb_k_dot(ti, qi, f, ci, wd);
         kb_assemble(f, wp, wv, wd, 0, 0, e, 0, eh, 0, 0);
         for (int r = 0; r < R_; r++) {
             double v = 0.0;
