@@ -113,3 +113,20 @@ def test_repr_and_constants():
     assert "R=2" in repr(s) and "holonomic" in repr(s)
     assert [c.name for c in s.constants] == ["g", "l", "m"]
     assert s.inputs == []
+
+
+def test_readme_simulation_example_runs(tmp_path, monkeypatch):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    monkeypatch.setenv("KANEBOND_CACHE", str(tmp_path))
+    text = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", text, flags=re.S)
+    assert len(blocks) >= 2, "README has no simulation example"
+    namespace: dict = {}
+    exec(compile(blocks[1], "README.md", "exec"), namespace)  # noqa: S102
+    audit = namespace["traj"].energy_audit()
+    assert abs(audit.residual[-1]) < 1e-8 * max(1.0, audit.scale)
+    lin = namespace["lin"]
+    # upright rolling at 5 rad/s with Ω² = 25 > g/(3r) = 10.9: no unstable eigenvalue
+    assert max(lin.eigenvalues.real) < 1e-9

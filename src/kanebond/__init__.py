@@ -8,6 +8,7 @@ from .errors import (
     ConstraintError,
     FormError,
     KanebondError,
+    KanebondWarning,
     KinematicsError,
     LoadError,
     ModelError,
@@ -18,6 +19,8 @@ from .forms import HamiltonianForm, LagrangianForm, MomentumForm, VelocityForm
 from .linearize import Linearization
 from .simulate import Event, Trajectory, simulate
 from .system import KaneSystem
+
+from . import models  # noqa: E402  (kb.models.<model>() after import kanebond)
 
 __version__ = "0.1.0"
 
@@ -32,6 +35,7 @@ __all__ = [
     "Trajectory",
     "Event",
     "KanebondError",
+    "KanebondWarning",
     "ModelError",
     "KinematicsError",
     "LoadError",

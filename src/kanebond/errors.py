@@ -48,3 +48,7 @@ class ConstraintError(ModelError):
 
 class SimulationError(KanebondError):
     """Numerical integration failed (singular A, non-finite state, failed step)."""
+
+
+class KanebondWarning(UserWarning):
+    """Something a user probably did not mean, but that does not stop the computation."""

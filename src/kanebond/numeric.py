@@ -40,6 +40,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -49,7 +50,7 @@ import sympy as sp
 from sympy.core.function import AppliedUndef
 
 from .codegen import Graph, NotLinearError, emit_c, emit_python
-from .errors import ModelError, SingularMassMatrixError
+from .errors import KanebondWarning, ModelError, SingularMassMatrixError
 from .kinematics import dag_atoms, show, t
 
 __all__ = ["NumericModel", "cache_dir", "compiler_available"]
@@ -60,12 +61,22 @@ __all__ = ["NumericModel", "cache_dir", "compiler_available"]
 # ============================================================================================
 
 
+def _name(sym) -> str:
+    """The name of a symbol, dynamicsymbol or string key."""
+    if isinstance(sym, AppliedUndef):
+        return sym.func.__name__
+    return str(sym)
+
+
 def _lookup(mapping: Mapping, sym) -> tuple[bool, object]:
+    """The value for ``sym``: by the symbol itself, else by its name (a string key, or a
+    symbol of the same name created with other assumptions)."""
     if sym in mapping:
         return True, mapping[sym]
-    name = sym.func.__name__ if isinstance(sym, AppliedUndef) else str(sym)
-    if name in mapping:
-        return True, mapping[name]
+    name = _name(sym)
+    for key, val in mapping.items():
+        if _name(key) == name:
+            return True, val
     return False, None
 
 
@@ -105,13 +116,17 @@ class _Parameters:
                 f"no value given for the constant(s) {', '.join(missing)} of {system_name}; pass "
                 f"constants={{symbol: value, ...}} with a number for each."
             )
-        known = {str(s.func.__name__ if isinstance(s, AppliedUndef) else s) for s in symbols}
-        known |= set(symbols)
-        unknown = [k for k in constants if k not in known]
+        known = {_name(s) for s in symbols}
+        unknown = [k for k in constants if _name(k) not in known]
         if unknown:
-            raise ModelError(
-                f"constants has {show(unknown[0])}, which is not a constant or input of "
-                f"{system_name} (those are {', '.join(show(s) for s in symbols) or 'none'})."
+            # A parameter that drops out of the equations (e.g. an offset along a joint axis)
+            # is harmless; a misspelt one is also reported as a missing constant above.
+            warnings.warn(
+                f"constants has {', '.join(_name(k) for k in unknown)}, which do(es) not appear "
+                f"in the equations of motion of {system_name}; ignored. Its constants and "
+                f"inputs are {', '.join(show(s) for s in symbols) or 'none'}.",
+                KanebondWarning,
+                stacklevel=4,
             )
 
     @property
@@ -843,7 +858,13 @@ class NumericModel:
         self._t1 = np.zeros(1)
         self._c1 = np.zeros(max(len(params), 1))
         self._c1[: len(params)] = self._params.fixed
+        self._x1 = np.zeros(self.R + self.S)
+        self._o1 = np.zeros(self.R + self.S)
+        self._ptrs = (self._t1.ctypes.data, self._x1.ctypes.data, self._c1.ctypes.data,
+                      self._o1.ctypes.data)
         self._fast = isinstance(self._be, _CBackend) and not self._params.varying
+        if self._fast:
+            self._kb_rhs = self._be.lib.kb_rhs
 
     # ------------------------------------------------------------------ plumbing
     @property
@@ -927,14 +948,12 @@ class NumericModel:
     # ------------------------------------------------------------------ right-hand sides
     def rhs(self, t, x) -> np.ndarray:
         """Velocity form ([PA21] (14)): x = [q, f] → x' = [Q f, A⁻¹(e − D f)]."""
-        if self._fast and getattr(x, "ndim", 0) == 1 and x.shape[0] == self.R + self.S:
-            x = np.ascontiguousarray(x, dtype=float)
+        if self._fast and getattr(x, "shape", None) == self._x1.shape:
             self._t1[0] = t
-            out = np.empty(self.R + self.S)
-            if self._be.lib.kb_rhs(1, self._t1.ctypes.data, x.ctypes.data, self._c1.ctypes.data,
-                                   out.ctypes.data):
-                _singular(self, float(t), x[: self.R])
-            return out
+            self._x1[:] = x
+            if self._kb_rhs(1, *self._ptrs):
+                _singular(self, float(t), self._x1[: self.R])
+            return self._o1.copy()
         x = np.asarray(x, dtype=float)
         single = x.ndim == 1
         xb = x[None, :] if single else x
@@ -986,6 +1005,12 @@ class NumericModel:
 
 def _singular(model: NumericModel, t: float, q: np.ndarray):
     vals = ", ".join(f"{n}={v:.6g}" for n, v in zip(model.state_names, q, strict=False))
+    if not np.all(np.isfinite(q)) or not np.all(np.isfinite(model._c1)):
+        raise SingularMassMatrixError(
+            f"the mass matrix A(q) of {model.system.name!r} could not be factorized at t={t:.6g} "
+            f"because the coordinates or constants are not finite ({vals}); check the state and "
+            f"the constants (a callable constant may have returned nan or inf)."
+        )
     raise SingularMassMatrixError(
         f"the mass matrix A(q) of {model.system.name!r} is singular or not positive definite at "
         f"t={t:.6g}, {vals}: the coordinates are at a singular configuration (e.g. gimbal lock of "
