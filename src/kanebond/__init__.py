@@ -4,6 +4,7 @@ Implements Phillips & Amirouche, *Kane's equations for nonholonomic systems in b
 compatible velocity and momentum forms* (ECCOMAS Multibody 2021, cited as [PA21]).
 """
 
+from . import models  # kb.models.<model>() right after `import kanebond`
 from .errors import (
     ConstraintError,
     FormError,
@@ -20,11 +21,10 @@ from .linearize import Linearization
 from .simulate import Event, Trajectory, simulate
 from .system import KaneSystem
 
-from . import models  # noqa: E402  (kb.models.<model>() after import kanebond)
-
 __version__ = "0.1.0"
 
 __all__ = [
+    "models",
     "KaneSystem",
     "VelocityForm",
     "MomentumForm",

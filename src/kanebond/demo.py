@@ -1,4 +1,4 @@
-"""`make demo`: form the rolling disk, print its velocity and momentum forms and check identities.
+"""`make demo`: form the rolling disk, check it, simulate it and find its stability boundary.
 
 Run with ``python -m kanebond.demo``. Until the command-line tool lands this is the main job on the
 built-in default model.
@@ -40,7 +40,53 @@ def main(argv: list[str] | None = None) -> int:
     good = err < 1e-10
     ok &= good
     print(f"  {sympy_label:<{width}}  max relative error {err:.1e}  {'ok' if good else 'FAILED'}")
+    ok &= simulate_and_linearize(system)
     return 0 if ok else 1
+
+
+def simulate_and_linearize(system, out: str = "rolling_disk.png") -> bool:
+    """Simulate 3 s of leaned rolling, audit the energy, sweep the spin rate for stability."""
+    import numpy as np
+
+    from .linearize import sweep
+    from .simulate import simulate
+
+    x, y, q1, q2, q3 = system.coordinates
+    u1, u2, u3 = system.speeds
+    constants = {"m": 2.0, "r": 0.3, "g": 9.81}
+    t0 = time.perf_counter()
+    num = system.numeric(constants)
+    print(f"\nNumeric model ({num.backend} backend) ready in {time.perf_counter() - t0:.2f} s")
+    initial = {x: 0, y: 0, q1: 0, q2: 0.2, q3: 0, u1: 0, u2: 6.0, u3: 0}
+    t0 = time.perf_counter()
+    traj = simulate(num, (0.0, 3.0), initial=initial)
+    audit = traj.energy_audit()
+    print(f"Simulated 3 s in {time.perf_counter() - t0:.2f} s ({len(traj)} steps): lean "
+          f"{traj[q2].min():.3f}..{traj[q2].max():.3f} rad")
+    good = audit.rel_residual < 1e-8
+    print(f"  energy audit ΔT* − ∫P dt: relative residual {audit.rel_residual:.1e}  "
+          f"{'ok' if good else 'FAILED'}")
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        traj.plot().savefig(out, dpi=80)
+        print(f"  plot of states, energy and power saved to {out}")
+    except Exception as err:  # pragma: no cover - plotting is a convenience
+        print(f"  (no plot: {err})")
+    op = {x: 0, y: 0, q1: 0, q2: 0, q3: 0, u1: 0, u2: 0.0, u3: 0}
+    spins = np.linspace(0.5, 12.0, 116)
+    sw = sweep(system, u2, spins, op_point=op, constants=constants, reduce=True)
+    stable = spins[sw.max_real < 1e-9]
+    found = stable.min() if stable.size else float("nan")
+    m, r, g = constants["m"], constants["r"], constants["g"]
+    I, J = m * r**2 / 4, m * r**2 / 2
+    exact = np.sqrt(m * g * r * I / (J * (J + m * r**2)))
+    close = abs(found - exact) < spins[1] - spins[0]
+    print(f"Upright rolling is stable above spin {found:.2f} rad/s (sweep of {len(spins)} "
+          f"linearizations); closed form sqrt(m g r I / (J (J + m r²))) = {exact:.2f} rad/s  "
+          f"{'ok' if close else 'FAILED'}")
+    return bool(good and close)
 
 
 def compare_with_sympy(system, samples: int = 3, rng: random.Random | None = None) -> float:
