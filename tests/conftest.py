@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sympy as sp
 import sympy.physics.mechanics as me
 
 from kanebond.models import (
@@ -37,3 +38,27 @@ def sympy_kanes(system):
     )
     km.kanes_equations(list(system.bodies), list(system.loads))
     return km
+
+
+def simple_pendulum(coordinate: str = "q", speed: str = "u", name: str = "pendulum"):
+    """A point mass m on a massless rod of length l about a fixed pivot O, built by hand.
+
+    B is turned by q about N.z, the bob sits at P = O - l B.y (q = 0 hangs down), gravity g acts
+    along -N.y. Returns ``(system, q, u, (m, g, l))``.
+    """
+    import kanebond as kb
+
+    q, u = me.dynamicsymbols(f"{coordinate} {speed}")
+    m, g, l = sp.symbols("m g l", positive=True)
+    N = me.ReferenceFrame("N")
+    O = me.Point("O")
+    O.set_vel(N, 0)
+    B = N.orientnew("B", "Axis", (q, N.z))
+    B.set_ang_vel(N, u * N.z)
+    P = O.locatenew("P", -l * B.y)
+    P.v2pt_theory(O, N, B)
+    system = kb.KaneSystem(
+        frame=N, coordinates=[q], speeds=[u], kinematics=[q.diff() - u],
+        bodies=[me.Particle("bob", P, m)], loads=[(P, -m * g * N.y)], name=name,
+    )
+    return system, q, u, (m, g, l)

@@ -14,6 +14,7 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 import sympy as sp  # noqa: E402
 import sympy.physics.mechanics as me  # noqa: E402
+from conftest import simple_pendulum  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
 import kanebond as kb  # noqa: E402
@@ -31,19 +32,7 @@ G = 9.81
 @pytest.fixture(scope="module")
 def pendulum():
     """A simple pendulum: particle m at P = O - l B.y, B turned by q about N.z (q = 0 hangs)."""
-    q, u = me.dynamicsymbols("q u")
-    m, g, l = sp.symbols("m g l", positive=True)
-    N = me.ReferenceFrame("N")
-    O = me.Point("O")
-    O.set_vel(N, 0)
-    B = N.orientnew("B", "Axis", (q, N.z))
-    B.set_ang_vel(N, u * N.z)
-    P = O.locatenew("P", -l * B.y)
-    P.v2pt_theory(O, N, B)
-    system = kb.KaneSystem(
-        frame=N, coordinates=[q], speeds=[u], kinematics=[q.diff() - u],
-        bodies=[me.Particle("Pa", P, m)], loads=[(P, -m * g * N.y)], name="pendulum",
-    )
+    system, q, u, (m, g, l) = simple_pendulum()
     return system, (q, u), (m, g, l)
 
 

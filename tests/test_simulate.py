@@ -12,7 +12,7 @@ import sys
 import numpy as np
 import pytest
 import sympy as sp
-import sympy.physics.mechanics as me
+from conftest import simple_pendulum
 from scipy.special import ellipk
 
 import kanebond as kb
@@ -208,19 +208,7 @@ def test_chaplygin_sleigh_closed_form():
 # =========================================================================== 5. events
 def _simple_pendulum():
     """A point mass m on a massless rod of length l about a fixed pivot; q from the vertical."""
-    q, u = me.dynamicsymbols("theta omega")
-    m, l, g = sp.symbols("m l g", positive=True)
-    N = me.ReferenceFrame("N")
-    O = me.Point("O")
-    O.set_vel(N, 0)
-    B = N.orientnew("B", "Axis", (q, N.z))
-    B.set_ang_vel(N, u * N.z)
-    P = O.locatenew("P", -l * B.y)
-    P.v2pt_theory(O, N, B)
-    sys_ = kb.KaneSystem(
-        frame=N, coordinates=[q], speeds=[u], kinematics=[q.diff() - u],
-        bodies=[me.Particle("bob", P, m)], loads=[(P, -m * g * N.y)], name="simple pendulum",
-    )
+    sys_, q, u, _ = simple_pendulum("theta", "omega", "simple pendulum")
     return sys_, q, u
 
 
