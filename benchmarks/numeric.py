@@ -170,6 +170,20 @@ def time_call(fn, args: tuple, repeat: int, min_time: float = 0.2) -> float:
     return statistics.median(timer.repeat(repeat, number)) / number
 
 
+def kanebond_fingerprint() -> str:
+    """Short hash of kanebond's installed source (.py and .c), to detect a change mid-run."""
+    import hashlib
+    from pathlib import Path
+
+    import kanebond
+
+    h = hashlib.sha256()
+    root = Path(kanebond.__file__).parent
+    for f in sorted([*root.rglob("*.py"), *root.rglob("*.c")]):
+        h.update(str(f.relative_to(root)).encode() + b"\0" + f.read_bytes())
+    return h.hexdigest()[:12]
+
+
 def fresh_sympy_cache() -> None:
     from sympy.core.cache import clear_cache
 
@@ -440,6 +454,19 @@ def machine() -> list[str]:
     ]
 
 
+def git_state() -> str:
+    """Commit of the checkout this script sits in, and whether the tree has local changes."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    try:
+        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=here,
+                              capture_output=True, text=True, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
+                               cwd=here, capture_output=True, text=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "commit unknown"
+    return f"commit {head}" + (" + uncommitted changes" if dirty else "")
+
+
 def f3(x, spec: str = ".3f") -> str:
     return format(x, spec) if isinstance(x, (int, float)) else str(x)
 
@@ -589,10 +616,12 @@ def main(argv: list[str] | None = None) -> int:
             res = worker_kanebond(n, args.seed, args.repeat)
         else:
             res = worker_sympy(n, args.seed, args.repeat, args.sympy_timeout)
+        res["source"] = kanebond_fingerprint()
         print(MARK + json.dumps(res), flush=True)
         return 0
 
     print("\n".join(machine()))
+    print(f"kanebond: {git_state()}, source fingerprint {kanebond_fingerprint()}")
     print("command: " + shlex.join(["python", "benchmarks/numeric.py", *sys.argv[1:]]))
     print(f"rhs / aba: median of {args.repeat} loops of >= 0.2 s; SymPy set-up limit "
           f"{args.sympy_timeout:g} s; each (n, side) in a fresh process\n", flush=True)
@@ -648,6 +677,10 @@ def main(argv: list[str] | None = None) -> int:
           f"{TOL_SYMPY:g}: " + ("all passed" if not failed else "FAILED"))
     for line in failed:
         print("  " + line)
+    prints = {r.get("source") for pair in results.values() for r in pair if r.get("source")}
+    if len(prints | {kanebond_fingerprint()}) > 1:
+        print("WARNING: kanebond's source changed during the run (fingerprints "
+              f"{', '.join(sorted(prints | {kanebond_fingerprint()}))}); rows are not comparable")
     print(f"wall time {time.perf_counter() - t_start:.0f} s")
     return 1 if failed else 0
 

@@ -75,14 +75,9 @@ class Graph:
             node = self.nodes[a]
             if node[0] == "num":
                 const += node[1]
-            elif node[0] == "add":
-                for b in node[1:]:
-                    v = self.value(b)
-                    if v is None:
-                        terms.append(b)
-                    else:
-                        const += v
             else:
+                # nested sums are kept as they are (not flattened): a sum that extends another
+                # (the velocity of a body one joint further down a chain) then shares it
                 terms.append(a)
         if const != 0.0:
             terms.append(self.num(const))
@@ -488,12 +483,13 @@ def emit_c(
     inputs: Mapping[str, int],
     outputs: Sequence[int],
     fname: str = "kernel",
-    chunk: int = 4000,
+    chunk: int = 1000,
 ) -> str:
     """C source of ``void fname(const double *<group>..., double *out)`` for one point.
 
-    Large kernels are split into functions of at most ``chunk`` statements that share their
-    intermediate values through a work array, which keeps compile times linear.
+    Large kernels are split into functions of at most ``chunk`` statements; values used only
+    inside their own chunk stay local (registers), the others pass through a work array. This
+    keeps gcc's compile time about linear in the kernel size.
     """
     order = [i for i in g.needed(outputs) if g.nodes[i][0] not in ("num", "in")]
     if len(order) <= chunk:
@@ -516,33 +512,42 @@ def emit_c(
             body.append(f"    out[{k}] = {name(o)};")
         return f"void {fname}({params}, double *out) {{\n" + "\n".join(body) + "\n}\n"
 
-    slot = {i: k for k, i in enumerate(order)}
+    chunk_of = {i: k // chunk for k, i in enumerate(order)}
+    shared: set[int] = set(outputs)  # values read after their own chunk go to the work array
+    for i in order:
+        for a in _children(g.nodes[i]):
+            if a in chunk_of and chunk_of[a] != chunk_of[i]:
+                shared.add(a)
+    slot = {i: k for k, i in enumerate(sorted(shared & set(chunk_of)))}
 
-    def wname(i: int) -> str:
+    def name(i: int) -> str:
         node = g.nodes[i]
         if node[0] == "in":
             return f"{node[1]}[{node[2]}]"
         if node[0] == "num":
             return _c_num(node[1])
-        return f"w[{slot[i]}]"
+        return f"w[{slot[i]}]" if i in slot else f"x{i}"
 
-    params = ", ".join(f"const double *{k}" for k in inputs)
+    params = ", ".join(f"const double *restrict {k}" for k in inputs)
     args = ", ".join(inputs)
     parts = []
     calls = []
     for c0 in range(0, len(order), chunk):
-        body = [
-            f"    w[{slot[i]}] = {_c_expr(g, g.nodes[i], wname)};" for i in order[c0 : c0 + chunk]
-        ]
+        body = []
+        for i in order[c0 : c0 + chunk]:
+            expr = _c_expr(g, g.nodes[i], name)
+            body.append(
+                f"    w[{slot[i]}] = {expr};" if i in slot else f"    const double x{i} = {expr};"
+            )
         sub = f"{fname}_part{c0 // chunk}"
         parts.append(
-            f"static void {sub}({params}, double *w) {{\n" + "\n".join(body) + "\n}\n"
+            f"static void {sub}({params}, double *restrict w) {{\n" + "\n".join(body) + "\n}\n"
         )
         calls.append(f"    {sub}({args}, w);")
-    outs = [f"    out[{k}] = {wname(o)};" for k, o in enumerate(outputs)]
+    outs = [f"    out[{k}] = {name(o)};" for k, o in enumerate(outputs)]
     main = (
         f"void {fname}({params}, double *out) {{\n"
-        f"    double *w = (double *)malloc(sizeof(double) * {len(order)});\n"
+        f"    double *w = (double *)malloc(sizeof(double) * {max(len(slot), 1)});\n"
         + "\n".join(calls) + "\n" + "\n".join(outs) + "\n    free(w);\n}\n"
     )
     return "\n".join(parts) + main

@@ -142,6 +142,50 @@ def linear_parts(expr: sp.Expr, index: Mapping, memo: dict | None = None) -> tup
     return rec(expr)
 
 
+def _linear_structure(vec: Vector, index: Mapping) -> set | None:
+    """The speeds a velocity contains, if it is structurally linear in them with no other term.
+
+    One pass over the DAG that only tracks which speeds each node contains and whether it has a
+    part free of them; None when a product of speeds, a function of a speed or a speed-free
+    term appears (the caller then runs the full symbolic test). Builds no expressions, so it
+    costs the DAG size even for deep chains.
+    """
+    memo: dict = {}
+
+    def rec(e):
+        hit = memo.get(id(e))
+        if hit is not None:
+            return hit[1]
+        if e in index:
+            out = (frozenset((index[e],)), False)
+        elif not e.args:
+            out = (frozenset(), e != 0)
+        else:
+            parts = [rec(a) for a in e.args]
+            if any(p is None for p in parts):
+                out = None
+            elif not any(d for d, _ in parts):
+                out = (frozenset(), True)
+            elif e.is_Add:
+                out = (frozenset().union(*(d for d, _ in parts)), any(r for _, r in parts))
+            elif e.is_Mul:
+                dep = [p for p in parts if p[0]]
+                out = dep[0] if len(dep) == 1 else None
+            else:
+                out = None
+        memo[id(e)] = (e, out)
+        return out
+
+    found: set = set()
+    for m, _ in vec.args:
+        for x in m:
+            r = rec(x)
+            if r is None or r[1]:
+                return None
+            found |= r[0]
+    return found
+
+
 def _vector_atoms(vec: Vector, *types) -> set:
     out: set = set()
     seen: set = set()
@@ -537,9 +581,21 @@ class VelocityField:
                 f"constraints are not allowed. {PRESCRIBED_HINT}"
             )
         self.v: Vector = v
-        self.V: tuple[Vector, ...] = self._partials_fast(v, label, speeds)
-        if self.V is None:
-            self.V = self._partials_symbolic(v, label, speeds)
+        self._label = label
+        deps = _linear_structure(v, {x: k for k, x in enumerate(speeds)})
+        if deps is None:
+            # not linear by structure: decide (and explain) with the full symbolic test
+            self.__dict__["V"] = self._partials_symbolic(v, label, speeds)
+            deps = {s for s, V_s in enumerate(self.V) if not vector_is_zero(V_s)}
+        self._deps: set[int] = deps
+
+    @cached_property
+    def V(self) -> tuple[Vector, ...]:
+        """Partial velocities V_s = ∂v/∂f_s ([PA21] (3), (51)), formed on first use."""
+        out = self._partials_fast(self.v, self._label, self._speeds)
+        if out is None:  # pragma: no cover - the structural test in __init__ passed
+            out = self._partials_symbolic(self.v, self._label, self._speeds)
+        return out
 
     def _partials_fast(self, v: Vector, label: str, speeds: Sequence):
         """V_s = ∂v/∂f_s read off in one pass over the expression DAG; None when undecided."""
@@ -609,7 +665,8 @@ class VelocityField:
         return tuple(self._inertial_rate(V_s) for V_s in self.V)
 
     def depends_on(self, s: int) -> bool:
-        return not vector_is_zero(self.V[s])
+        """True when the speed f_s appears in the velocity (structurally)."""
+        return s in self._deps
 
 
 class BodyKinematics:
@@ -700,6 +757,11 @@ def frame_angular_velocity(body_frame: ReferenceFrame, frame: ReferenceFrame, la
     """The angular velocity of ``body_frame`` in ``frame``, or a ModelError that explains."""
     if not isinstance(body_frame, ReferenceFrame):
         raise ModelError(f"{label}: {body_frame!r} is not a sympy.physics.vector ReferenceFrame.")
+    direct = body_frame._ang_vel_dict.get(frame)
+    if direct is not None:
+        # set directly (set_ang_vel / orient): skip SymPy's search over all frame paths, which
+        # grows combinatorially when frames carry angular velocities relative to several frames
+        return direct
     try:
         return body_frame.ang_vel_in(frame)
     except (ValueError, KeyError) as err:

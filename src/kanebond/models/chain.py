@@ -38,6 +38,7 @@ def _build_chain_3d(n: int = 3) -> ModelParts:
 
     parent = N
     joint = O
+    w_parent = sm.zeros(3, 1)
     for i in range(1, n + 1):
         mi = sm.Symbol(f"m{i}", positive=True)
         ai, bi, ci = sm.symbols(f"a{i} b{i} c{i}", real=True)
@@ -51,9 +52,18 @@ def _build_chain_3d(n: int = 3) -> ModelParts:
         B = me.ReferenceFrame(f"B{i}")
         B.orient_axis(parent, axis, q[i - 1])
         B.set_ang_vel(parent, u[i - 1] * axis)
+        # The absolute angular velocity is kept in B's own measure numbers,
+        # w_i = R_{B_i <- B_{i-1}} w_{i-1} + u_i (joint axis, the same in B_i and its parent),
+        # and every velocity below is v_P = v_J + w_i x r in B_i: one small term per frame.
+        # (v2pt_theory would express each cross product in the frames of w's parts through
+        # products of many direction cosine matrices, which grows with the depth of the chain.)
+        e_axis = sm.Matrix([1, 0, 0]) if i % 2 == 1 else sm.Matrix([0, 1, 0])
+        w_B = B.dcm(parent) * w_parent + u[i - 1] * e_axis
+        w = me.Vector([(w_B, B)])
+        B.set_ang_vel(N, w)
 
         G = joint.locatenew(f"G{i}", ai * B.x + bi * B.y - ci * B.z)
-        G.v2pt_theory(joint, N, B)
+        G.set_vel(N, joint.vel(N) + w.cross(G.pos_from(joint)))
         I_G = me.inertia(B, Ixx, Iyy, Izz, Ixy, Iyz, Izx)
         bodies.append(me.RigidBody(f"body{i}", G, B, mi, (I_G, G)))
         loads.append((G, -mi * g * N.z))
@@ -64,10 +74,11 @@ def _build_chain_3d(n: int = 3) -> ModelParts:
             li = sm.Symbol(f"l{i}", positive=True)
             lengths.append(li)
             next_joint = joint.locatenew(f"J{i + 1}", -li * B.z)
-            next_joint.v2pt_theory(joint, N, B)
+            next_joint.set_vel(N, joint.vel(N) + w.cross(next_joint.pos_from(joint)))
             points[f"J{i + 1}"] = next_joint
             joint = next_joint
         parent = B
+        w_parent = w_B
 
     kd_eqs = [qi.diff(t) - ui for qi, ui in zip(q, u, strict=True)]
     return ModelParts(
