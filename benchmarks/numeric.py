@@ -70,9 +70,11 @@ import timeit
 
 import numpy as np
 
+from kanebond.models.chain import chain_3d_parameters as chain_params
+from kanebond.models.chain import chain_3d_pinocchio as pinocchio_chain
+
 DEFAULT_SIZES = [2, 5, 6, 10, 20, 50]
 QUICK_SIZES = [2, 5]
-INERTIA_NAMES = ("Ixx", "Iyy", "Izz", "Ixy", "Iyz", "Izx")
 MARK = "@@RESULT@@ "
 TOL_PIN = 1e-9
 TOL_SYMPY = 1e-8
@@ -80,65 +82,6 @@ TOL_SYMPY = 1e-8
 
 # ---------------------------------------------------------------------------------------------
 # the chain's numbers and the Pinocchio model (copied from tests/test_pinocchio.py)
-
-
-def chain_params(n: int, seed: int = 0) -> dict[str, float]:
-    """Random physical values, by name, for every parameter of ``chain_3d(n)``.
-
-    Each central inertia tensor is a random symmetric positive definite matrix that satisfies
-    the triangle inequalities of a real body (principal moments from random point masses);
-    its components are read off in ``me.inertia``'s order.
-    """
-    rng = np.random.default_rng(1000 + 17 * n + seed)
-    out: dict[str, float] = {"g": 9.81}
-    for i in range(1, n + 1):
-        out[f"m{i}"] = rng.uniform(0.5, 2.0)
-        for k in "abc":
-            out[f"{k}{i}"] = rng.uniform(-0.4, 0.4)
-        if i < n:
-            out[f"l{i}"] = rng.uniform(0.5, 1.5)
-        # I = Σ m_k (|r_k|² 1 - r_k r_kᵀ) about the centroid of a random point cloud: SPD and
-        # physically realizable; then rotate it randomly so every component is nonzero.
-        pts = rng.normal(scale=0.3, size=(6, 3))
-        pts -= pts.mean(axis=0)
-        w = rng.uniform(0.5, 1.5, size=6)
-        inertia = sum(
-            wk * (p @ p * np.eye(3) - np.outer(p, p)) for wk, p in zip(w, pts, strict=True)
-        )
-        rot, _ = np.linalg.qr(rng.normal(size=(3, 3)))
-        inertia = rot @ inertia @ rot.T
-        assert np.all(np.linalg.eigvalsh(inertia) > 1e-3)
-        comps = (
-            inertia[0, 0], inertia[1, 1], inertia[2, 2],
-            inertia[0, 1], inertia[1, 2], inertia[2, 0],
-        )
-        for name, value in zip(INERTIA_NAMES, comps, strict=True):
-            out[f"{name}{i}"] = float(value)
-    return out
-
-
-def inertia_matrix(params: dict[str, float], i: int) -> np.ndarray:
-    """The central inertia matrix of body ``i`` in ``B_i``, as ``me.inertia`` lays it out."""
-    ixx, iyy, izz, ixy, iyz, izx = (params[f"{name}{i}"] for name in INERTIA_NAMES)
-    return np.array([[ixx, ixy, izx], [ixy, iyy, iyz], [izx, iyz, izz]])
-
-
-def pinocchio_chain(params: dict[str, float], n: int):
-    """The n-body chain of ``chain_3d(n)`` as a Pinocchio model, from numeric ``params``."""
-    import pinocchio as pin
-
-    model = pin.Model()
-    model.gravity.linear = np.array([0.0, 0.0, -params["g"]])
-    parent = 0
-    for i in range(1, n + 1):
-        joint = pin.JointModelRX() if i % 2 == 1 else pin.JointModelRY()
-        offset = np.zeros(3) if i == 1 else np.array([0.0, 0.0, -params[f"l{i - 1}"]])
-        jid = model.addJoint(parent, joint, pin.SE3(np.eye(3), offset), f"joint{i}")
-        lever = np.array([params[f"a{i}"], params[f"b{i}"], -params[f"c{i}"]])
-        inertia = pin.Inertia(params[f"m{i}"], lever, inertia_matrix(params, i))
-        model.appendBodyToJoint(jid, inertia, pin.SE3.Identity())
-        parent = jid
-    return model
 
 
 def random_state(n: int, seed: int) -> np.ndarray:

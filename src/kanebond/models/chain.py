@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import numpy as np
 import sympy as sm
 import sympy.physics.mechanics as me
 
@@ -12,7 +13,9 @@ from kanebond.models._common import ModelParts, check_count, to_system
 if TYPE_CHECKING:  # pragma: no cover
     from kanebond.system import KaneSystem
 
-__all__ = ["chain_3d"]
+__all__ = ["chain_3d", "chain_3d_parameters", "chain_3d_pinocchio"]
+
+_INERTIA_NAMES = ("Ixx", "Iyy", "Izz", "Ixy", "Iyz", "Izx")
 
 
 def _build_chain_3d(n: int = 3) -> ModelParts:
@@ -128,3 +131,67 @@ def chain_3d(n: int = 3) -> KaneSystem:
     Raises ``kanebond.errors.ModelError`` (a ``ValueError``) unless ``n`` is an integer ``>= 1``.
     """
     return to_system(_build_chain_3d(n))
+
+
+def chain_3d_parameters(n: int, seed: int = 0) -> dict[str, float]:
+    """Random physical values, by name, for every parameter of ``chain_3d(n)``.
+
+    Each central inertia tensor is a random symmetric positive definite matrix that satisfies
+    the triangle inequalities of a real body (principal moments from random point masses);
+    its components are read off in ``me.inertia``'s order.
+    """
+    rng = np.random.default_rng(1000 + 17 * n + seed)
+    out: dict[str, float] = {"g": 9.81}
+    for i in range(1, n + 1):
+        out[f"m{i}"] = rng.uniform(0.5, 2.0)
+        for k in "abc":
+            out[f"{k}{i}"] = rng.uniform(-0.4, 0.4)
+        if i < n:
+            out[f"l{i}"] = rng.uniform(0.5, 1.5)
+        # I = Σ m_k (|r_k|² 1 - r_k r_kᵀ) about the centroid of a random point cloud: SPD and
+        # physically realizable; then rotate it randomly so every component is nonzero.
+        pts = rng.normal(scale=0.3, size=(6, 3))
+        pts -= pts.mean(axis=0)
+        w = rng.uniform(0.5, 1.5, size=6)
+        inertia = sum(
+            wk * (p @ p * np.eye(3) - np.outer(p, p)) for wk, p in zip(w, pts, strict=True)
+        )
+        rot, _ = np.linalg.qr(rng.normal(size=(3, 3)))
+        inertia = rot @ inertia @ rot.T
+        comps = (
+            inertia[0, 0], inertia[1, 1], inertia[2, 2],
+            inertia[0, 1], inertia[1, 2], inertia[2, 0],
+        )
+        for name, value in zip(_INERTIA_NAMES, comps, strict=True):
+            out[f"{name}{i}"] = float(value)
+    return out
+
+
+def chain_3d_inertia_matrix(params: dict[str, float], i: int) -> np.ndarray:
+    """The central inertia matrix of body ``i`` in ``B_i``, as ``me.inertia`` lays it out."""
+    ixx, iyy, izz, ixy, iyz, izx = (params[f"{name}{i}"] for name in _INERTIA_NAMES)
+    return np.array([[ixx, ixy, izx], [ixy, iyy, iyz], [izx, iyz, izz]])
+
+
+def chain_3d_pinocchio(params: dict[str, float], n: int):
+    """The n-body chain of ``chain_3d(n)`` as a Pinocchio model, from numeric ``params``.
+
+    An independent description of the same mechanism (for cross-checks and benchmarks):
+    joint i is RX (odd i) or RY (even i) at (0, 0, -l_{i-1}) in its parent's joint frame, body i
+    has mass m_i, mass centre (a_i, b_i, -c_i) and the central inertia of ``me.inertia``.
+    Needs the ``pin`` package.
+    """
+    import pinocchio as pin
+
+    model = pin.Model()
+    model.gravity.linear = np.array([0.0, 0.0, -params["g"]])
+    parent = 0
+    for i in range(1, n + 1):
+        joint = pin.JointModelRX() if i % 2 == 1 else pin.JointModelRY()
+        offset = np.zeros(3) if i == 1 else np.array([0.0, 0.0, -params[f"l{i - 1}"]])
+        jid = model.addJoint(parent, joint, pin.SE3(np.eye(3), offset), f"joint{i}")
+        lever = np.array([params[f"a{i}"], params[f"b{i}"], -params[f"c{i}"]])
+        inertia = pin.Inertia(params[f"m{i}"], lever, chain_3d_inertia_matrix(params, i))
+        model.appendBodyToJoint(jid, inertia, pin.SE3.Identity())
+        parent = jid
+    return model
