@@ -603,14 +603,6 @@ def _c_sources(prog: _Program) -> tuple[str, str, str, int, int]:
     return main, head + _C_RUNTIME, dot, n_main, n_dot
 
 
-def _c_source(prog: _Program) -> str:
-    """All generated C in one text (for inspection)."""
-    main, runtime, dot, _, _ = _c_sources(prog)
-    return main + "\n" + runtime + "\n" + dot
-
-
-_DP = ctypes.POINTER(ctypes.c_double)
-
 #: Kernels with more operations than this are compiled with -O0: gcc's optimizer costs about
 #: 0.35 ms per operation on this chunked straight-line code (a 50-body chain, 76k operations:
 #: 28 s at -O1 for a 125 µs rhs, 8 s at -O0 for 194 µs). Override with $KANEBOND_CFLAGS.
@@ -884,6 +876,15 @@ class NumericModel:
         if a.shape[-1] != size:
             raise ModelError(f"{name} must have {size} entries per point, got shape {a.shape}.")
 
+    def _state_batch(self, name: str, t, x) -> tuple[bool, np.ndarray, np.ndarray]:
+        """(single point?, times (n,), states (n, R+S)) of a state or batch of states."""
+        x = np.asarray(x, dtype=float)
+        single = x.ndim == 1
+        xb = x[None, :] if single else x
+        self._check(name, xb, self.R + self.S)
+        tt = np.broadcast_to(np.asarray(t, dtype=float), (xb.shape[0],)).copy()
+        return single, tt, xb
+
     def _c(self, t, q, f) -> np.ndarray:
         if not self._params.varying:
             return np.repeat(self._params.fixed[None, :], len(t), axis=0)
@@ -954,12 +955,7 @@ class NumericModel:
             if self._kb_rhs(1, *self._ptrs):
                 _singular(self, float(t), self._x1[: self.R])
             return self._o1.copy()
-        x = np.asarray(x, dtype=float)
-        single = x.ndim == 1
-        xb = x[None, :] if single else x
-        self._check("x", xb, self.R + self.S)
-        n = xb.shape[0]
-        tt = np.broadcast_to(np.asarray(t, dtype=float), (n,)).copy()
+        single, tt, xb = self._state_batch("x", t, x)
         c = self._c(tt, xb[:, : self.R], xb[:, self.R :])
         if isinstance(self._be, _CBackend):
             out, code = self._be.rhs(tt, np.ascontiguousarray(xb), c)
@@ -975,12 +971,7 @@ class NumericModel:
 
     def rhs_momentum(self, t, y) -> np.ndarray:
         """Momentum form ([PA21] (25)–(28)): y = [q, p] → y' = [Q f, e + ê], f = A⁻¹ p."""
-        y = np.asarray(y, dtype=float)
-        single = y.ndim == 1
-        yb = y[None, :] if single else y
-        self._check("y", yb, self.R + self.S)
-        n = yb.shape[0]
-        tt = np.broadcast_to(np.asarray(t, dtype=float), (n,)).copy()
+        single, tt, yb = self._state_batch("y", t, y)
         q, p = yb[:, : self.R], yb[:, self.R :]
         if isinstance(self._be, _CBackend) and not self._params.varying:
             c = self._c(tt, q, p)

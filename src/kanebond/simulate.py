@@ -53,7 +53,6 @@ robust and its failures useful:
 
 from __future__ import annotations
 
-import inspect
 import json
 import math
 import sys
@@ -70,7 +69,7 @@ from sympy.core.function import AppliedUndef
 from .errors import ModelError, SimulationError, SingularMassMatrixError
 from .kinematics import show
 from .kinematics import t as _t
-from .numeric import NumericModel
+from .numeric import NumericModel, _arity, _lookup
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.figure import Figure
@@ -223,7 +222,7 @@ class _EventFn:
                 d = sp.Dummy(f"c{len(extra)}")
                 fixed[a] = d
                 extra.append(d)
-                extra_vals.append((val, _arity(val)))
+                extra_vals.append((val, _arity(val, a)))
             else:
                 fixed[a] = float(val)
         expr = expr.xreplace(fixed).xreplace({_t: td})
@@ -237,26 +236,6 @@ class _EventFn:
 
     def __call__(self, t: float, x: np.ndarray) -> float:
         return float(self._fn(t, x))
-
-
-def _lookup(mapping: Mapping, sym: Any) -> tuple[bool, Any]:
-    if sym in mapping:
-        return True, mapping[sym]
-    name = sym.func.__name__ if isinstance(sym, AppliedUndef) else str(sym)
-    if name in mapping:
-        return True, mapping[name]
-    return False, None
-
-
-def _arity(fn: Callable) -> int:
-    try:
-        params = [
-            p for p in inspect.signature(fn).parameters.values()
-            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty
-        ]
-    except (TypeError, ValueError):  # builtins without a signature: f(t)
-        return 1
-    return 2 if len(params) == 2 else 1
 
 
 # ============================================================================================
