@@ -341,7 +341,7 @@ def _tidy(expr: sp.Expr, max_ops: int = 120) -> sp.Expr:
 
 
 def solve_kinematics(
-    coordinates: Sequence, speeds: Sequence, kinematics
+    coordinates: Sequence, speeds: Sequence, kinematics, *, check_rank: bool = True
 ) -> tuple[sp.Matrix, dict, list]:
     """Solve kinematic differential equations for q' = Q(q) f ([PA21] (1)).
 
@@ -350,6 +350,8 @@ def solve_kinematics(
     M_q q' + M_f f = 0 gives Q = -M_q⁻¹ M_f, which must be R×S, depend on q only and have rank S.
 
     Returns ``(Q, kindiffdict, kd_eqs)`` where ``kindiffdict`` maps each q_r' to (Q f)_r.
+    ``check_rank=False`` skips the rank test (dependent speeds are embedded afterwards, and the
+    embedded Q is tested instead).
     """
     q = list(coordinates)
     f = list(speeds)
@@ -484,7 +486,7 @@ def solve_kinematics(
             f"coordinates q only ([PA21] (1)). {PRESCRIBED_HINT}"
         )
 
-    rank = max(np.linalg.matrix_rank(_numeric(Q, rng)) for _ in range(2))
+    rank = max(np.linalg.matrix_rank(_numeric(Q, rng)) for _ in range(2)) if check_rank else S
     if rank < S:
         # name the first speed whose column depends on those before it
         for s in range(S):

@@ -17,7 +17,15 @@ from sympy.core.function import AppliedUndef
 from sympy.physics.vector import Point, ReferenceFrame, Vector
 
 from . import matrices
-from .errors import LoadError, ModelError
+from .constraints import (
+    Adjoined,
+    AdjoinedConstraint,
+    Embedding,
+    embed,
+    resolve_adjoined,
+    resolve_prescribed,
+)
+from .errors import ConstraintError, LoadError, ModelError
 from .forms import HamiltonianForm, LagrangianForm, MomentumForm, VelocityForm
 from .kinematics import (
     BodyKinematics,
@@ -85,9 +93,23 @@ class KaneSystem:
         bodies: Iterable,
         loads: Iterable = (),
         *,
+        dependent_speeds: Sequence = (),
+        velocity_constraints: Sequence = (),
+        dependent_coordinates: Sequence = (),
+        configuration_constraints: Sequence = (),
+        prescribed: Mapping | None = None,
+        adjoined: Sequence = (),
         name: str = "system",
         strict: bool = False,
     ) -> None:
+        self._init_args = dict(
+            frame=frame, coordinates=coordinates, speeds=speeds, kinematics=kinematics,
+            bodies=bodies, loads=loads, dependent_speeds=dependent_speeds,
+            velocity_constraints=velocity_constraints,
+            dependent_coordinates=dependent_coordinates,
+            configuration_constraints=configuration_constraints, prescribed=prescribed,
+            adjoined=adjoined, name=name, strict=strict,
+        )
         if not isinstance(frame, ReferenceFrame):
             raise ModelError(
                 f"frame must be the inertial sympy.physics.vector ReferenceFrame, got {frame!r}."
@@ -95,8 +117,14 @@ class KaneSystem:
         self.name = name
         self.frame = frame
         self.strict = strict
-        self.coordinates = check_dynamicsymbols(coordinates, "coordinate")
-        self.speeds = check_dynamicsymbols(speeds, "speed")
+        dep_q = check_dynamicsymbols(dependent_coordinates, "dependent coordinate")
+        dep_u = check_dynamicsymbols(dependent_speeds, "dependent speed")
+        coordinates = check_dynamicsymbols(coordinates, "coordinate")
+        speeds = check_dynamicsymbols(speeds, "speed")
+        # dependent coordinates stay in q; dependent speeds leave f (either may be listed
+        # among coordinates / speeds or not)
+        self.coordinates = coordinates + [x for x in dep_q if x not in coordinates]
+        self.speeds = [x for x in speeds if x not in dep_u]
         if not self.coordinates:
             raise ModelError("a system needs at least one coordinate.")
         if not self.speeds:
@@ -108,9 +136,26 @@ class KaneSystem:
                 f"speeds f are separate dynamicsymbols (e.g. u1) related to q' by the kinematics "
                 f"(e.g. q1' - u1 = 0)."
             )
+        if isinstance(velocity_constraints, (sp.Basic, str)):
+            velocity_constraints = [velocity_constraints]
+        if isinstance(configuration_constraints, (sp.Basic, str)):
+            configuration_constraints = [configuration_constraints]
+        embedding = bool(dep_u or dep_q or velocity_constraints or configuration_constraints)
         self._Q, self._kdd, self.kd_eqs = solve_kinematics(
-            self.coordinates, self.speeds, kinematics
+            self.coordinates, self.speeds + dep_u, kinematics, check_rank=not embedding
         )
+        if embedding:
+            self.embedding = embed(
+                coordinates=self.coordinates, dependent_coordinates=dep_q,
+                speeds=self.speeds, dependent_speeds=dep_u, Q_full=self._Q,
+                kdd_full=self._kdd, velocity_constraints=list(velocity_constraints),
+                configuration_constraints=list(configuration_constraints),
+            )
+            self._Q, self._kdd = self.embedding.Q, self.embedding.kdd
+        else:
+            self.embedding = Embedding(Q=self._Q, kdd=self._kdd)
+        # one substitution for velocities and loads: q' -> Q f, dependent speeds -> G f
+        self._subs = {**self._kdd, **self.embedding.speed_map}
         if isinstance(bodies, (me.RigidBody, me.Particle)):
             raise ModelError(
                 f"bodies must be a list of RigidBody/Particle objects, got the single body "
@@ -124,7 +169,7 @@ class KaneSystem:
         if not self.bodies:
             raise ModelError("a system needs at least one body (RigidBody or Particle).")
         common = dict(
-            frame=frame, coordinates=self.coordinates, speeds=self.speeds, kdd=self._kdd,
+            frame=frame, coordinates=self.coordinates, speeds=self.speeds, kdd=self._subs,
             strict=strict,
         )
         self._body_kinematics = [BodyKinematics(b, **common) for b in self.bodies]
@@ -153,6 +198,14 @@ class KaneSystem:
             )
         self.loads = list(loads)
         self._load_fields = self._resolve_loads(self.loads, common)
+        self.prescribed: dict = resolve_prescribed(
+            prescribed, coordinates=self.coordinates, speeds=self.speeds,
+            dependent_speeds=dep_u,
+        )
+        self.adjoined: list[Adjoined] = resolve_adjoined(
+            adjoined, frame=frame, coordinates=self.coordinates, speeds=self.speeds,
+            subs=self._subs, Q=self._Q,
+        )
 
     # ------------------------------------------------------------------ loads
     def _resolve_loads(self, loads: list, common: dict) -> list[tuple[VelocityField, Vector]]:
@@ -218,7 +271,7 @@ class KaneSystem:
                 except ModelError as err:
                     raise LoadError(f"{what}: {err}") from err
             # q' in a force (e.g. viscous damping) is replaced by Q f, as in the velocities.
-            vec = Vector([(m.xreplace(self._kdd), fr) for m, fr in vec.args])
+            vec = Vector([(m.xreplace(self._subs), fr) for m, fr in vec.args])
             for m, _ in vec.args:
                 stray = sorted(m.atoms(sp.Derivative), key=show)
                 if stray:
@@ -290,6 +343,8 @@ class KaneSystem:
                 syms |= m.free_symbols
         for x in self._Q:
             syms |= x.free_symbols
+        for x in self._constraint_expressions():
+            syms |= x.free_symbols
         syms.discard(t)
         return sorted((s for s in syms if isinstance(s, sp.Symbol)), key=str)
 
@@ -302,6 +357,162 @@ class KaneSystem:
             for m, _ in vec.args:
                 found |= {a for a in m.atoms(AppliedUndef) if a not in known}
         return sorted(found, key=str)
+
+    def _constraint_expressions(self) -> list:
+        """Expressions of the constraints that may carry parameters (for ``constants``)."""
+        out = list(self.embedding.configuration_constraints)
+        out += list(self.embedding.G)
+        out += list(self.prescribed.values())
+        for c in self.adjoined:
+            out += [c.phi, c.value]
+        return out
+
+    # ------------------------------------------------------------------ constraints
+    @property
+    def dependent_speeds(self) -> list:
+        """Speeds solved from the velocity constraints and embedded ([PA-VP] (1)–(3))."""
+        return list(self.embedding.dependent_speeds)
+
+    @property
+    def dependent_coordinates(self) -> list:
+        """Coordinates (kept in q) determined by the configuration constraints."""
+        return list(self.embedding.dependent_coordinates)
+
+    @property
+    def velocity_constraints(self) -> sp.Matrix:
+        """Embedded velocity constraints B(q) u = 0 (given ones, then derived ones), a column."""
+        return sp.Matrix(self.embedding.velocity_constraints)
+
+    @property
+    def configuration_constraints(self) -> sp.Matrix:
+        """Configuration constraints g(q) = 0, a column."""
+        return sp.Matrix(self.embedding.configuration_constraints)
+
+    @property
+    def dependent_speed_map(self) -> dict:
+        """{u_d: (G f)_d}: the dependent speeds in the independent ones, u_d = G(q) f."""
+        return dict(self.embedding.speed_map)
+
+    @property
+    def free_speeds(self) -> list:
+        """ᵘf: the speeds that are not prescribed ([PA21] (2))."""
+        return [s for s in self.speeds if s not in self.prescribed]
+
+    @property
+    def prescribed_speeds(self) -> list:
+        """ᶜf: the prescribed speeds, in the order of :attr:`speeds` ([PA21] (2))."""
+        return list(self.prescribed)
+
+    @property
+    def multipliers(self) -> sp.Matrix:
+        """λ: one Lagrange multiplier symbol ``lambda_<name>`` per adjoined constraint."""
+        return sp.Matrix([c.multiplier for c in self.adjoined])
+
+    @property
+    def constraint_jacobian(self) -> sp.Matrix:
+        """∂φ/∂fᵀ (L × S) of the adjoined constraints ([PA-VP] (7), (27))."""
+        if not self.adjoined:
+            return sp.zeros(0, len(self.speeds))
+        return sp.Matrix.vstack(*[c.G for c in self.adjoined])
+
+    @property
+    def adjoined_forces(self) -> sp.Matrix:
+        """ᵃᶜe = (∂φ/∂fᵀ)ᵀ λ, the generalized adjoined constraint forces ([PA-VP] (27))."""
+        if not self.adjoined:
+            return sp.zeros(len(self.speeds), 1)
+        return self.constraint_jacobian.T * self.multipliers
+
+    @property
+    def constraint_velocities(self) -> sp.Matrix:
+        """ᵃᶜf = (∂φ/∂{v}ᵀ)·{v} = (∂φ/∂fᵀ) f, generalized constraint velocities ([PA-VP] (20))."""
+        return self.constraint_jacobian * self.f
+
+    @property
+    def constraint_power(self) -> sp.Expr:
+        """ᵃᶜP = ᵃᶜfᵀ λ, the power of all adjoined constraints ([PA-VP] (19))."""
+        if not self.adjoined:
+            return sp.S.Zero
+        return (self.constraint_velocities.T * self.multipliers)[0]
+
+    def constraint_forces(self, constraint: str | int) -> dict:
+        """{Point or ReferenceFrame: (∂φ/∂v_n) λ}: the force on each listed point and torque on
+        each listed frame of one adjoined constraint ([PA-VP] (13), §6.1).
+
+        Needs the constraint's ``phi`` given as a callable of the listed ``velocities``.
+        """
+        c = self._adjoined_named(constraint)
+        if not c.targets:
+            raise ConstraintError(
+                f"{c.label} was given as an expression, so its force on each point is unknown "
+                f"(only its generalized force (∂φ/∂fᵀ)ᵀλ is); give phi as a callable of the "
+                f"velocity vectors with velocities=[points...] ([PA-VP] (13))."
+            )
+        return {tg: gr * c.multiplier for tg, gr in zip(c.targets, c.gradients, strict=True)}
+
+    def _adjoined_named(self, constraint: str | int) -> Adjoined:
+        if isinstance(constraint, int) and 0 <= constraint < len(self.adjoined):
+            return self.adjoined[constraint]
+        for c in self.adjoined:
+            if c.name == constraint:
+                return c
+        names = ", ".join(repr(c.name) for c in self.adjoined) or "none"
+        raise ConstraintError(
+            f"{constraint!r} is not an adjoined constraint of {self.name!r} (they are {names})."
+        )
+
+    @cached_property
+    def _rheonomic_parts(self) -> tuple:
+        """(index of ᵘf, index of ᶜf, ᵘf' (47), reactions (48)) with ᶜf → g(t), ᶜf' → g'(t)."""
+        S = len(self.speeds)
+        ci = [self.speeds.index(s) for s in self.prescribed]
+        ui = [i for i in range(S) if i not in ci]
+        A, Df = self.A, self.Df
+        e = self.e + self.adjoined_forces
+        cf = sp.Matrix([self.prescribed[self.speeds[i]] for i in ci])
+        cfd = cf.diff(t)
+        Auu, Auc = A.extract(ui, ui), A.extract(ui, ci)
+        Acu, Acc = A.extract(ci, ui), A.extract(ci, ci)
+        ufd = Auu.LUsolve(e.extract(ui, [0]) - Auc * cfd - Df.extract(ui, [0])) if ui else \
+            sp.zeros(0, 1)
+        react = Acu * ufd + Acc * cfd + Df.extract(ci, [0]) - e.extract(ci, [0])
+        on_path = {self.speeds[i]: cf[k] for k, i in enumerate(ci)}
+        return ui, ci, ufd.xreplace(on_path), react.xreplace(on_path)
+
+    @property
+    def reactions(self) -> sp.Matrix:
+        """ᶜe: the reactions of the prescribed flows ([PA21] (47)–(48)), a column (S_c × 1).
+
+        With the prescribed speeds ᶜf = g(t) and ᵘf' from (47),
+        ᶜe = ᶜᵘA ᵘf' + ᶜᶜA ᶜf' + ᶜ[D f] − ᶜe_impressed: (48) gives the whole effort along ᶜf,
+        and the impressed forces acting along it (and adjoined constraint forces, in the
+        multipliers λ) are taken out, so that the reaction is what the driving actuator supplies
+        and its power ᶜfᵀ ᶜe is a separate line of the energy balance. Expressions in t, q, ᵘf
+        (and λ). Symbolic; small systems only.
+        """
+        return self._rheonomic_parts[3]
+
+    @property
+    def prescribed_power(self) -> sp.Expr:
+        """ᶜfᵀ ᶜe: the power the prescribed flows deliver ([PA21] (48))."""
+        cf = sp.Matrix(list(self.prescribed.values()))
+        if not self.prescribed:
+            return sp.S.Zero
+        return (cf.T * self.reactions)[0]
+
+    def prescribe(self, prescribed: Mapping) -> KaneSystem:
+        """A copy of this system with further speeds prescribed as functions of time."""
+        args = dict(self._init_args)
+        args["prescribed"] = {**dict(args.get("prescribed") or {}), **dict(prescribed)}
+        return KaneSystem(**args)
+
+    def adjoin(self, *constraints) -> KaneSystem:
+        """A copy of this system with further adjoined constraints ([PA-VP] (4))."""
+        args = dict(self._init_args)
+        old = args.get("adjoined") or ()
+        if isinstance(old, (AdjoinedConstraint, sp.Basic)) or callable(old):
+            old = [old]
+        args["adjoined"] = list(old) + list(constraints)
+        return KaneSystem(**args)
 
     # ------------------------------------------------------------------ system matrices
     @cached_property
@@ -452,7 +663,14 @@ class KaneSystem:
             "holonomic" if self.is_holonomic
             else f"nonholonomic ({R - S} constraint{'s' if R - S > 1 else ''})"
         )
+        extra = ""
+        if self.dependent_speeds:
+            extra += f", {len(self.dependent_speeds)} embedded velocity constraint(s)"
+        if self.prescribed:
+            extra += f", {len(self.prescribed)} prescribed flow(s)"
+        if self.adjoined:
+            extra += f", {len(self.adjoined)} adjoined constraint(s)"
         return (
             f"KaneSystem({self.name!r}: R={R} coordinates, S={S} speeds, "
-            f"{len(self.bodies)} bodies, {len(self.loads)} loads, {kind})"
+            f"{len(self.bodies)} bodies, {len(self.loads)} loads, {kind}{extra})"
         )
