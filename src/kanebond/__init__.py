@@ -5,6 +5,8 @@ compatible velocity and momentum forms* (ECCOMAS Multibody 2021, cited as [PA21]
 """
 
 from . import models  # kb.models.<model>() right after `import kanebond`
+from .constrained import ConstrainedModel
+from .constraints import AdjoinedConstraint
 from .errors import (
     ConstraintError,
     FormError,
@@ -26,6 +28,8 @@ __version__ = "0.1.0"
 __all__ = [
     "models",
     "KaneSystem",
+    "AdjoinedConstraint",
+    "ConstrainedModel",
     "VelocityForm",
     "MomentumForm",
     "LagrangianForm",

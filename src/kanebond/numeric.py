@@ -43,7 +43,9 @@ import tempfile
 import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import sympy as sp
@@ -295,6 +297,8 @@ class _Program:
                     for x in m:
                         scan(x)
         for x in system.Q:
+            scan(x)
+        for x in system._constraint_expressions():
             scan(x)
         # frame orientations may carry parameters too (e.g. a fixed tilt angle)
         return sorted(syms, key=str) + sorted(funcs, key=str)
@@ -812,7 +816,13 @@ class NumericModel:
         *,
         backend: str = "auto",
         path: str = "auto",
+        _relaxed: bool = False,
     ) -> None:
+        if (system.prescribed or system.adjoined) and not _relaxed:
+            raise ModelError(
+                f"{system.name!r} has prescribed flows or adjoined constraints; make its numeric "
+                f"model with system.numeric(constants) (a ConstrainedModel), not NumericModel."
+            )
         if backend not in ("auto", "c", "numpy"):
             raise ModelError(f"backend must be 'auto', 'c' or 'numpy', got {backend!r}.")
         if path not in ("auto", "bodies", "symbolic"):
@@ -928,23 +938,103 @@ class NumericModel:
         fa = np.asarray(f, dtype=float)
         return np.einsum("...s,...sl->...l", fa, el)
 
-    def p_hat(self, q, f) -> np.ndarray:
-        """Generalized momentum p̂ = A f ([PA21] (54))."""
+    def p_hat(self, q, f, t=None) -> np.ndarray:
+        """Generalized momentum p̂ = A f ([PA21] (54)) (``t`` ignored)."""
         return self._parts(0.0, q, f, {"p_hat"})[1]["p_hat"]
 
     def e_hat(self, q, f) -> np.ndarray:
         """Generalized gyration forces ê = Dᵀ f ([PA21] (57))."""
         return self._parts(0.0, q, f, {"e_hat"})[1]["e_hat"]
 
-    def T_star(self, q, f) -> np.ndarray:
-        """Kinetic co-energy T* = ½ fᵀ A f ([PA21] (18))."""
+    def T_star(self, q, f, t=None) -> np.ndarray:
+        """Kinetic co-energy T* = ½ fᵀ A f ([PA21] (18)) (``t`` ignored)."""
         return self._parts(0.0, q, f, {"T_star"})[1]["T_star"]
 
-    def f_from_p(self, q, p) -> np.ndarray:
-        """f = A(q)⁻¹ p ([PA21] (26))."""
+    def f_from_p(self, q, p, t=None) -> np.ndarray:
+        """f = A(q)⁻¹ p ([PA21] (26)). (``t`` is accepted for the interface of constrained
+        models and ignored.)"""
         A = self.A(q)
         p = np.asarray(p, dtype=float)
         return _solve_spd(A, p, q)
+
+    # ------------------------------------------------------------------ embedded constraints
+    @property
+    def has_embedding(self) -> bool:
+        """True when the system has embedded velocity or configuration constraints."""
+        return self.system.embedding.active
+
+    @cached_property
+    def _embedding(self):
+        from .constrained import EmbeddingNumeric
+
+        return EmbeddingNumeric(self)
+
+    def dependent_speeds(self, q, f) -> np.ndarray:
+        """u_d = G(q) f: the dependent speeds the embedded velocity constraints give."""
+        return self._embedding.dependent_speeds(q, f)
+
+    def configuration_residuals(self, q) -> np.ndarray:
+        """g(q) of the configuration constraints: (k,) or (N, k)."""
+        return self._embedding.configuration_residuals(q)
+
+    def velocity_residuals(self, q, f) -> np.ndarray:
+        """B(q) u of the embedded velocity constraints, with u_d = G f (zero to round-off)."""
+        return self._embedding.velocity_residuals(q, f)
+
+    def consistent_initial(self, initial: Any) -> np.ndarray:
+        """x0 = [q0, f0] with the dependent coordinates solved from g(q) = 0 by Newton.
+
+        ``initial`` is as in :func:`kanebond.simulate` (a mapping naming every coordinate and
+        speed, or a sequence); its dependent coordinates are the Newton guess (the assembly
+        branch of a linkage is chosen by them). Dependent speeds need not be given: they
+        follow from the velocity constraints.
+        """
+        from .simulate import _initial_state
+
+        if isinstance(initial, Mapping):
+            dep = set(self._embedding.dep_names) if self.has_embedding else set()
+            initial = {k: v for k, v in initial.items() if _name(k) not in dep}
+        x0 = _initial_state(self, initial)
+        if self.has_embedding:
+            x0[: self.R] = self._embedding.solve_coordinates(x0[: self.R])
+        return x0
+
+    def project(self, x) -> np.ndarray:
+        """x with the dependent coordinates re-solved from g(q) = 0 (the independent ones and
+        the speeds kept): the projection back onto the constraint manifold."""
+        x = np.array(x, dtype=float)
+        if not self.has_embedding:
+            return x
+        if x.ndim == 2:
+            return np.stack([self.project(row) for row in x])
+        x[: self.R] = self._embedding.solve_coordinates(x[: self.R])
+        return x
+
+    def initial_state(self, initial: Any, t0: float = 0.0) -> np.ndarray:
+        """x0 = [q0, f0] from ``initial`` (as :func:`kanebond.simulate`), checked against the
+        embedded constraints (ConstraintError stating the violation)."""
+        from .constrained import check_initial_embedding
+        from .simulate import _initial_state
+
+        given: dict[str, float] = {}
+        if isinstance(initial, Mapping) and self.has_embedding:
+            dep = set(self._embedding.dep_names)
+            initial = dict(initial)
+            for key in list(initial):
+                if _name(key) in dep:
+                    given[_name(key)] = float(initial.pop(key))
+        x0 = _initial_state(self, initial)
+        if self.has_embedding:
+            check_initial_embedding(self, self._embedding, x0, given)
+        return x0
+
+    def outputs(self, t, q, f) -> dict[str, np.ndarray]:
+        """Named extra columns along a trajectory: dependent speeds and constraint residuals."""
+        if not self.has_embedding:
+            return {}
+        tt = np.broadcast_to(np.asarray(t, dtype=float), (len(q),)).copy()
+        return self._embedding.outputs(tt, np.asarray(q, dtype=float),
+                                       np.asarray(f, dtype=float))
 
     # ------------------------------------------------------------------ right-hand sides
     def rhs(self, t, x) -> np.ndarray:

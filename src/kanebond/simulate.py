@@ -58,7 +58,7 @@ import math
 import sys
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -66,7 +66,7 @@ import numpy as np
 import sympy as sp
 from sympy.core.function import AppliedUndef
 
-from .errors import ModelError, SimulationError, SingularMassMatrixError
+from .errors import KanebondError, ModelError, SimulationError, SingularMassMatrixError
 from .kinematics import show
 from .kinematics import t as _t
 from .numeric import NumericModel, _arity, _lookup
@@ -188,6 +188,9 @@ class _EventFn:
         system = getattr(num, "system", None)
         if system is not None and hasattr(system, "kindiffdict"):
             expr = sp.sympify(expr).xreplace(system.kindiffdict())  # q' → Q f
+            # dependent speeds → G f, prescribed speeds → g(t): not states
+            expr = expr.xreplace(getattr(system, "dependent_speed_map", {}))
+            expr = expr.xreplace(getattr(system, "prescribed", {}))
         states = list(num.coordinates) + list(num.speeds)
         dummies = [sp.Dummy(f"x{i}") for i in range(len(states))]
         td = sp.Dummy("t")
@@ -270,7 +273,7 @@ class _Rhs:
         q = y[..., :R]
         if self.momentum:
             dy = self.num.rhs_momentum(t, y)
-            f = self.num.f_from_p(q, y[..., R:]) if self.nl else None
+            f = self.num.f_from_p(q, y[..., R:], t=t) if self.nl else None
         else:
             dy = self.num.rhs(t, y)
             f = y[..., R:]
@@ -344,6 +347,19 @@ class EnergyAudit:
     scale: float
     rel_residual: float
     method: str
+    kinds: list[str] = field(default_factory=list)
+
+    @property
+    def work_by_kind(self) -> dict[str, np.ndarray]:
+        """(N,) work of the impressed loads (``"load"``), the prescribed flows
+        (``"prescribed"``) and the adjoined constraints (``"adjoined"``)."""
+        kinds = self.kinds or ["load"] * len(self.load_names)
+        out: dict[str, np.ndarray] = {}
+        for kind in ("load", "prescribed", "adjoined"):
+            idx = [i for i, k in enumerate(kinds) if k == kind]
+            if idx:
+                out[kind] = self.work_by_load[:, idx].sum(axis=1)
+        return out
 
     def __str__(self) -> str:
         lines = [
@@ -352,8 +368,12 @@ class EnergyAudit:
         ]
         if len(self.t):
             lines.append(f"  ΔT*            = {self.delta_T_star[-1]: .9e}")
-            for name, w in zip(self.load_names, self.work_by_load[-1], strict=True):
-                lines.append(f"  ∫P dt [{name}] = {w: .9e}")
+            kinds = self.kinds or ["load"] * len(self.load_names)
+            width = max([len(n) for n in self.load_names] + [5])
+            for name, w, kind in zip(self.load_names, self.work_by_load[-1], kinds, strict=True):
+                label = {"load": "impressed", "prescribed": "prescribed flow",
+                         "adjoined": "adjoined constraint"}.get(kind, kind)
+                lines.append(f"  ∫P dt [{name:<{width}}] = {w: .9e}   ({label})")
             lines.append(f"  ∫P dt (total)  = {self.work[-1]: .9e}")
             lines.append(f"  max |ΔT* − ∫P dt| = {self.abs_residual:.3e} "
                          f"(relative {self.rel_residual:.3e} of {self.scale:.6g})")
@@ -411,6 +431,8 @@ class Trajectory:
         event_names: Sequence[str] | None = None,
         metadata: Mapping | None = None,
         symbols: Mapping[str, Any] | None = None,
+        extras: Mapping[str, np.ndarray] | None = None,
+        source_kinds: Sequence[str] | None = None,
     ) -> None:
         self.t = np.asarray(t, dtype=float)
         self.q = np.asarray(q, dtype=float)
@@ -437,6 +459,8 @@ class Trajectory:
         ]
         self.metadata = dict(metadata or {})
         self._symbols = dict(symbols or {})
+        self.extras = {k: np.asarray(v, dtype=float) for k, v in (extras or {}).items()}
+        self.source_kinds = list(source_kinds or ["load"] * len(self.load_names))
 
     # ------------------------------------------------------------------ names and columns
     @property
@@ -487,7 +511,91 @@ class Trajectory:
             cols[f"power[{n}]"] = self.load_power[:, i]
         for i, n in enumerate(self.load_names):
             cols[f"work[{n}]"] = self.work[:, i]
+        cols.update(self.extras)
         return cols
+
+    # ------------------------------------------------------------------ constraints
+    def _extra_block(self, prefix: str) -> tuple[list[str], np.ndarray]:
+        names = [k[len(prefix) + 1 : -1] for k in self.extras
+                 if k.startswith(prefix + "[") and k.endswith("]")]
+        cols = [self.extras[f"{prefix}[{n}]"] for n in names]
+        return names, (np.column_stack(cols) if cols else np.zeros((len(self.t), 0)))
+
+    @property
+    def constraint_residual_names(self) -> list[str]:
+        """Names of the columns of :attr:`constraint_residuals`."""
+        return self._extra_block("residual")[0]
+
+    @property
+    def constraint_residuals(self) -> np.ndarray:
+        """(N, k) residuals of every constraint: g(q) of configuration constraints
+        (``config[i]``), B(q) u of embedded velocity constraints (``velocity[i]``) and φ − ᴾφ of
+        adjoined constraints (their names)."""
+        return self._extra_block("residual")[1]
+
+    @property
+    def multiplier_names(self) -> list[str]:
+        """Names of the adjoined constraints, in the order of :attr:`multipliers`."""
+        return self._extra_block("lambda")[0]
+
+    @property
+    def multipliers(self) -> np.ndarray:
+        """(N, L) Lagrange multipliers λ of the adjoined constraints ([PA-VP] (13))."""
+        return self._extra_block("lambda")[1]
+
+    @property
+    def constraint_velocities(self) -> np.ndarray:
+        """(N, L) generalized constraint velocities ᵃᶜf ([PA-VP] (20))."""
+        return self._extra_block("acf")[1]
+
+    @property
+    def reaction_names(self) -> list[str]:
+        """Names of the prescribed speeds, in the order of :attr:`reactions`."""
+        return self._extra_block("reaction")[0]
+
+    @property
+    def reactions(self) -> np.ndarray:
+        """(N, S_c) reactions ᶜe of the prescribed flows ([PA21] (48))."""
+        return self._extra_block("reaction")[1]
+
+    def _source_power(self, kind: str) -> tuple[list[str], np.ndarray, np.ndarray]:
+        idx = [i for i, k in enumerate(self.source_kinds) if k == kind]
+        names = [self.load_names[i][len(kind) + 1 : -1] for i in idx]
+        return names, self.load_power[:, idx], self.work[:, idx]
+
+    @property
+    def constraint_power(self) -> np.ndarray:
+        """(N, L) power ᵃᶜf_ℓ λ_ℓ of every adjoined constraint ([PA-VP] (19))."""
+        return self._source_power("adjoined")[1]
+
+    @property
+    def energy_cost(self) -> np.ndarray:
+        """(N, L) energy cost ∫ ᵃᶜf_ℓ λ_ℓ dt of every adjoined constraint ([PA-VP] §6.2)."""
+        return self._source_power("adjoined")[2]
+
+    @property
+    def prescribed_power(self) -> np.ndarray:
+        """(N, S_c) power ᶜf_k ᶜe_k each prescribed flow delivers ([PA21] (48))."""
+        return self._source_power("prescribed")[1]
+
+    @property
+    def prescribed_work(self) -> np.ndarray:
+        """(N, S_c) work ∫ ᶜf_k ᶜe_k dt of each prescribed flow."""
+        return self._source_power("prescribed")[2]
+
+    def constraint_force(self, constraint: str, target: Any) -> np.ndarray:
+        """(N, 3) inertial components of the force (∂φ/∂v_n) λ of an adjoined constraint on
+        a listed point, or its torque on a listed frame ([PA-VP] (13), §6.1)."""
+        name = getattr(target, "name", str(target))
+        key = f"force[{constraint},{name}]"
+        if f"{key}_x" not in self.extras:
+            have = sorted({k[6:-3] for k in self.extras if k.startswith("force[")})
+            raise KeyError(
+                f"no constraint force {constraint!r} on {name!r} in this trajectory; there are "
+                f"{', '.join(have) or 'none'} (a constraint reports forces on the velocities "
+                f"listed when phi is a callable)."
+            )
+        return np.column_stack([self.extras[f"{key}_{a}"] for a in "xyz"])
 
     def __getitem__(self, key: str | sp.Basic) -> np.ndarray:
         """A column by name or symbol: a coordinate, speed, ``p_<speed>``, ``t``, ``T_star``,
@@ -535,7 +643,7 @@ class Trajectory:
         return EnergyAudit(
             t=self.t, delta_T_star=dT, work=W, work_by_load=self.work,
             load_names=list(self.load_names), residual=res, abs_residual=abs_res, scale=scale,
-            rel_residual=rel, method=self.work_method,
+            rel_residual=rel, method=self.work_method, kinds=list(self.source_kinds),
         )
 
     # ------------------------------------------------------------------ export
@@ -612,6 +720,8 @@ class Trajectory:
             "nlu": self.nlu,
             "event_names": self.event_names,
             "metadata": self.metadata,
+            "extra_names": list(self.extras),
+            "source_kinds": self.source_kinds,
         }
 
     def save(self, path: str | Path) -> Path:
@@ -645,6 +755,8 @@ class Trajectory:
             load_power=self.load_power, work=self.work,
             meta=np.array(json.dumps(meta, default=_jsonable)),
         )
+        if self.extras:
+            arrays["extras"] = np.column_stack(list(self.extras.values()))
         for i, (te, xe) in enumerate(zip(self.t_events, self.x_events, strict=True)):
             arrays[f"t_events_{i}"] = te
             arrays[f"x_events_{i}"] = xe
@@ -677,8 +789,9 @@ class Trajectory:
             p = block([f"p_{s}" for s in meta["speed_names"]])
             lp = block([f"power[{k}]" for k in meta["load_names"]])
             w = block([f"work[{k}]" for k in meta["load_names"]])
+            ex = block(meta.get("extra_names", []))
             return cls._from_meta(meta, col["t"], q, f, p, col["T_star"], lp, w,
-                                  meta.get("t_events", []), meta.get("x_events", []))
+                                  meta.get("t_events", []), meta.get("x_events", []), ex)
         with np.load(path, allow_pickle=False) as data:
             meta = json.loads(str(data["meta"]))
             k = len(meta["event_names"])
@@ -687,10 +800,11 @@ class Trajectory:
                 data["load_power"], data["work"],
                 [data[f"t_events_{i}"] for i in range(k)],
                 [data[f"x_events_{i}"] for i in range(k)],
+                data["extras"] if "extras" in data else None,
             )
 
     @classmethod
-    def _from_meta(cls, meta, t, q, f, p, T, lp, w, te, xe) -> Trajectory:
+    def _from_meta(cls, meta, t, q, f, p, T, lp, w, te, xe, ex=None) -> Trajectory:
         if meta.get("kanebond_trajectory") != 1:
             raise ModelError("this file was not written by kanebond's Trajectory.save.")
         return cls(
@@ -701,6 +815,8 @@ class Trajectory:
             message=meta["message"], nfev=meta["nfev"], njev=meta["njev"], nlu=meta["nlu"],
             t_events=te, x_events=xe, event_names=meta["event_names"],
             metadata=meta["metadata"],
+            extras={n: ex[:, i] for i, n in enumerate(meta.get("extra_names", []))},
+            source_kinds=meta.get("source_kinds"),
         )
 
 
@@ -788,24 +904,49 @@ def _derived(
     if momentum:
         p = Y[:, R:]
         try:
-            f = np.asarray(num.f_from_p(q, p)).reshape(N, S)
+            f = np.asarray(num.f_from_p(q, p, t=t)).reshape(N, S)
         except SingularMassMatrixError:
             f = np.full((N, S), np.nan)
             for i in range(N):
                 try:
-                    f[i] = num.f_from_p(q[i], p[i])
+                    f[i] = num.f_from_p(q[i], p[i], t=t[i])
                 except SingularMassMatrixError:
                     pass
     else:
         f = Y[:, R:]
-        p = np.asarray(num.p_hat(q, f)).reshape(N, S)
+        p = np.asarray(num.p_hat(q, f, t=t)).reshape(N, S)
     ok = np.all(np.isfinite(f), axis=1)
     T = np.full(N, np.nan)
     P = np.full((N, nl), np.nan)
     if ok.any():
-        T[ok] = np.asarray(num.T_star(q[ok], f[ok])).reshape(-1)
+        T[ok] = np.asarray(num.T_star(q[ok], f[ok], t=t[ok])).reshape(-1)
         P[ok] = np.asarray(num.load_powers(t[ok], q[ok], f[ok])).reshape(int(ok.sum()), nl)
     return f, p, T, P
+
+
+def _extras(num: Any, t: np.ndarray, q: np.ndarray, f: np.ndarray) -> dict[str, np.ndarray]:
+    """The model's extra output columns (constraint residuals, multipliers, reactions, ...),
+    point by point where a batch fails (NaN there)."""
+    outputs = getattr(num, "outputs", None)
+    if outputs is None or not len(t):
+        return {}
+    ok = np.all(np.isfinite(f), axis=1) & np.all(np.isfinite(q), axis=1)
+    try:
+        if ok.all():
+            return {k: np.asarray(v, dtype=float) for k, v in outputs(t, q, f).items()}
+    except (KanebondError, np.linalg.LinAlgError):
+        pass
+    cols: dict[str, np.ndarray] = {}
+    for i in range(len(t)):
+        if not ok[i]:
+            continue
+        try:
+            row = outputs(t[i : i + 1], q[i : i + 1], f[i : i + 1])
+        except (KanebondError, np.linalg.LinAlgError):
+            continue
+        for k, v in row.items():
+            cols.setdefault(k, np.full(len(t), np.nan))[i] = float(np.asarray(v)[0])
+    return cols
 
 
 def _progress_bar(progress: bool | None, span: float, label: str):
@@ -841,6 +982,7 @@ def simulate(
     max_step: float = np.inf,
     audit: bool = True,
     metadata: Mapping[str, Any] | None = None,
+    baumgarte: float | None = None,
     **options: Any,
 ) -> Trajectory:
     """Integrate the equations of motion of ``system`` over ``t_span``.
@@ -887,6 +1029,10 @@ def simulate(
         ``False``: no extra states, the work is the trapezoid rule on the output times.
     metadata:
         Extra entries for :attr:`Trajectory.metadata`.
+    baumgarte:
+        For a system with adjoined constraints: the Baumgarte rate β ≥ 0 (1/time) of the
+        stabilized constraint d/dt(φ − ᴾφ) = −β (φ − ᴾφ); ``None`` (0) enforces the
+        differentiated constraint exactly, so φ − ᴾφ drifts only by the integration error.
 
     Returns
     -------
@@ -921,7 +1067,10 @@ def simulate(
             )
         num = system
     elif hasattr(system, "numeric"):
-        num = system.numeric(constants, backend=backend)
+        if getattr(system, "adjoined", None):
+            num = system.numeric(constants, backend=backend, baumgarte=baumgarte)
+        else:
+            num = system.numeric(constants, backend=backend)
     else:
         raise ModelError(
             f"simulate needs a KaneSystem or a NumericModel, got {type(system).__name__}."
@@ -964,7 +1113,8 @@ def simulate(
             t_eval = t_eval[::-1]
         t_eval_i = 0 if direction > 0 else len(t_eval)
 
-    x0 = _initial_state(num, initial)
+    x0 = num.initial_state(initial, t0) if hasattr(num, "initial_state") else \
+        _initial_state(num, initial)
     R, S = num.R, num.S
     n = R + S
     names = num.state_names
@@ -1005,16 +1155,16 @@ def simulate(
     counts = np.zeros(len(ev_fns))
     stats = {"nfev": 0, "njev": 0, "nlu": 0}
 
-    def to_x(y: np.ndarray) -> np.ndarray:
+    def to_x(y: np.ndarray, t: float) -> np.ndarray:
         """x = [q, f] from the integrated state y (one point)."""
         if not momentum:
             return y[:n]
-        return np.concatenate([y[:R], num.f_from_p(y[:R], y[R:n])])
+        return np.concatenate([y[:R], num.f_from_p(y[:R], y[R:n], t=t)])
 
-    def safe_x(z: np.ndarray) -> np.ndarray:
+    def safe_x(z: np.ndarray, t: float) -> np.ndarray:
         try:
-            return to_x(z[:n])
-        except (SingularMassMatrixError, np.linalg.LinAlgError):
+            return to_x(z[:n], t)
+        except (KanebondError, np.linalg.LinAlgError):
             return np.concatenate([z[:R], np.full(S, np.nan)])
 
     def build(success: bool, status: int, message: str) -> Trajectory:
@@ -1027,6 +1177,7 @@ def simulate(
         if len(T) and T[0] == t0 and not np.all(np.isfinite(f[0])):
             f[0] = x0[R:]  # the initial speeds are known even where A(q0) is singular
         W = Z[:, n:] if audit else _cumtrapz(T, P)
+        extras = _extras(num, T, Z[:, :R], f)
         meta.update(stats, runtime_s=time.perf_counter() - wall0)
         return Trajectory(
             t=T, q=Z[:, :R], f=f, p=p, T_star=Ts, load_power=P, work=W,
@@ -1035,13 +1186,14 @@ def simulate(
             success=success, status=status, message=message, t_events=t_events,
             x_events=[np.array(v).reshape(-1, n) for v in x_events],
             event_names=[e.name for e in ev_fns], metadata=meta, **stats,
+            extras=extras, source_kinds=getattr(num, "source_kinds", None),
         )
 
     def fail(message: str, t: float, z: np.ndarray, cause: BaseException | None = None,
              x: np.ndarray | None = None):
         msg = f"simulation of {system_name!r} ({form} form, {method_name}) failed at t={t:.10g}: "
         msg += message
-        msg += f"; state {_state_text(names, safe_x(z) if x is None else x)}"
+        msg += f"; state {_state_text(names, safe_x(z, t) if x is None else x)}"
         if momentum:
             msg += f" ({_state_text(['p_' + s for s in names[R:]], z[R:n])})"
         msg += ". The steps computed so far are in err.trajectory."
@@ -1056,7 +1208,7 @@ def simulate(
 
     y0 = x0.copy()
     if momentum:
-        y0[R:] = num.p_hat(x0[:R], x0[R:])  # p(t0) = A(q0) f0 ([PA21] (21))
+        y0[R:] = num.p_hat(x0[:R], x0[R:], t=t0)  # p(t0) = A(q0) f0 ([PA21] (21))
     z0 = np.concatenate([y0, np.zeros(nl)])
     # A first, unmasked evaluation: a singular A or a non-finite input at t0 is reported as is.
     try:
@@ -1107,13 +1259,13 @@ def simulate(
                 if rhs.problem is not None:
                     pt, pz, why = rhs.problem
                     detail += (f" (after {why} at t={pt:.10g}, "
-                               f"{_state_text(names, safe_x(pz))})")
+                               f"{_state_text(names, safe_x(pz, pt))})")
                 fail(detail, _last_t(ts, t0), _last(zs, z0), err)
             stats.update(nfev=solver.nfev, njev=solver.njev, nlu=solver.nlu)
             if solver.status == "failed":
                 if rhs.problem is not None:
                     pt, pz, why = rhs.problem
-                    detail = (f"{why} at t={pt:.10g} ({_state_text(names, safe_x(pz))}); the "
+                    detail = (f"{why} at t={pt:.10g} ({_state_text(names, safe_x(pz, pt))}); the "
                               f"step size shrank to nothing approaching it ({msg})")
                 else:
                     detail = f"the solver failed ({msg})"
@@ -1126,14 +1278,14 @@ def simulate(
                 detail = f"the step from t={t_old:.10g} to t={t_new:.10g} gave a non-finite state"
                 if rhs.problem is not None:
                     pt, pz, why = rhs.problem
-                    detail += f" ({why} at t={pt:.10g}, {_state_text(names, safe_x(pz))})"
+                    detail += f" ({why} at t={pt:.10g}, {_state_text(names, safe_x(pz, pt))})"
                 fail(detail, _last_t(ts, t0), _last(zs, z0))
             rhs.problem = None
             if solver.status == "finished":
                 status = 0
             sol = None
             if ev_fns:
-                g_new = [ev(t_new, to_x(z)) for ev in ev_fns]
+                g_new = [ev(t_new, to_x(z, t_new)) for ev in ev_fns]
                 active = _active_events(g, g_new, [e.direction for e in ev_fns])
                 if active.size:
                     sol = solver.dense_output()
@@ -1151,7 +1303,7 @@ def simulate(
                                    f"t={roots[-1]:.10g}.")
                     for i, te in zip(active, roots, strict=True):
                         t_events[i].append(float(te))
-                        x_events[i].append(to_x(np.asarray(sol(te))[:n]))
+                        x_events[i].append(to_x(np.asarray(sol(te))[:n], te))
                     if status == 1:
                         t_new = float(roots[-1])
                         z = state_at(sol, np.array([t_new]))[0]
@@ -1219,7 +1371,7 @@ class _StageWork:
     def powers(self, tt: np.ndarray, Y: np.ndarray) -> np.ndarray:
         """(k, n_loads) load powers at times tt (k,) and integrated states Y (k, n)."""
         q = Y[:, : self.R]
-        f = self.num.f_from_p(q, Y[:, self.R :]) if self.momentum else Y[:, self.R :]
+        f = self.num.f_from_p(q, Y[:, self.R :], t=tt) if self.momentum else Y[:, self.R :]
         return np.asarray(self.num.load_powers(tt, q, f)).reshape(len(tt), -1)
 
     def step(self) -> np.ndarray:
@@ -1287,6 +1439,6 @@ def _root(ev: _EventFn, sol, t_old: float, t_new: float, to_x, n: int) -> float:
     from scipy.optimize import brentq
 
     def fun(tt: float) -> float:
-        return ev(tt, to_x(np.asarray(sol(tt))[:n]))
+        return ev(tt, to_x(np.asarray(sol(tt))[:n], tt))
 
     return float(brentq(fun, t_old, t_new, xtol=4 * _EPS, rtol=4 * _EPS))

@@ -633,8 +633,12 @@ class KaneSystem:
         *,
         backend: str = "auto",
         path: str = "auto",
+        baumgarte: float | None = None,
     ):
-        """A fast numeric model of this system: :class:`kanebond.numeric.NumericModel`.
+        """A fast numeric model of this system: :class:`kanebond.numeric.NumericModel`, or
+        :class:`kanebond.constrained.ConstrainedModel` when the system has prescribed flows or
+        adjoined constraints (state [q, ᵘf]; ``baumgarte`` ≥ 0 is the Baumgarte rate that pulls
+        adjoined constraints back to φ = ᴾφ).
 
         ``constants`` maps every parameter symbol (and every time-varying input) to a number or a
         Python callable of ``t`` or ``(t, x)`` with x = [q, f]. ``backend`` is ``"c"`` (generated
@@ -642,6 +646,11 @@ class KaneSystem:
         ``path`` is ``"bodies"`` (per-body kinematics, numeric assembly of [PA21] (53)–(57)),
         ``"symbolic"`` (the closed-form matrices, small systems) or ``"auto"``.
         """
+        if self.prescribed or self.adjoined:
+            from .constrained import ConstrainedModel
+
+            return ConstrainedModel(self, constants, backend=backend, path=path,
+                                    baumgarte=baumgarte)
         from .numeric import NumericModel
 
         return NumericModel(self, constants, backend=backend, path=path)

@@ -1,0 +1,614 @@
+"""Numeric evaluation of constrained systems: embedded, prescribed and adjoined constraints.
+
+* :class:`EmbeddingNumeric` serves a :class:`~kanebond.numeric.NumericModel` of a system with
+  embedded constraints: dependent speeds u_d = G(q) f, residuals of the configuration
+  constraints g(q) and velocity constraints B(q) u, consistent initial conditions (Newton on
+  g(q) = 0 in the dependent coordinates) and projection back onto g(q) = 0.
+* :class:`ConstrainedModel` is the numeric model of a system with prescribed flows
+  ([PA21] (45)–(50)) and/or adjoined constraints ([PA-VP] (4)–(27)). Its state is
+  x = [q, ᵘf] (velocity form) or y = [q, ᵘp̂] (momentum form): the prescribed speeds
+  ᶜf = g(t) are not states. At every evaluation it solves, with ᶜf' = g'(t),
+
+      ᵘᵘA ᵘf' − ᵘGᵀ λ = ᵘe − ᵘ[D f] − ᵘᶜA ᶜf'                         (47), (27)
+      ᵘG ᵘf'          = ᴾφ' − ∂φ/∂qᵀ Q f − ᶜG ᶜf' − β (φ − ᴾφ)        (differentiated (4))
+
+  by a Cholesky factorization of ᵘᵘA and the Schur complement ᵘG ᵘᵘA⁻¹ ᵘGᵀ (index 1), and
+  then the reactions of the prescribed flows
+
+      ᶜe = ᶜᵘA ᵘf' + ᶜᶜA ᶜf' + ᶜ[D f] − ᶜe_impressed − ᶜGᵀ λ              (48)
+
+  (the effort (48) requires along ᶜf, less what the impressed and adjoined forces supply).
+  The momentum form integrates ᵘp̂' = ᵘe + ᵘ[Dᵀf] + ᵘGᵀλ (49) and recovers
+  ᵘf = ᵘᵘA⁻¹(ᵘp̂ − ᵘᶜA ᶜf) (50), needing no derivative of ᶜf unless there are adjoined
+  constraints. G = ∂φ/∂fᵀ; β ≥ 0 is the optional Baumgarte rate.
+
+Every constraint is a power source of the energy balance: the load powers fᵀe_L, the power
+ᶜf_k ᶜe_k of every prescribed flow and the power ᵃᶜf_ℓ λ_ℓ ([PA-VP] (19)–(20)) of every adjoined
+constraint add up to dT*/dt, so :func:`kanebond.simulate` integrates all of them and
+:meth:`kanebond.Trajectory.energy_audit` shows one line per source.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import sympy as sp
+from sympy.core.function import AppliedUndef
+
+from .errors import ConstraintError, ModelError, SingularMassMatrixError
+from .kinematics import show, t
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .numeric import NumericModel
+
+__all__ = ["ConstrainedModel", "EmbeddingNumeric", "INITIAL_TOL"]
+
+#: Largest residual |φ − ᴾφ|, |g(q)| or |ᶜf − g(t)| accepted in initial conditions, relative to
+#: 1 + the size of the terms.
+INITIAL_TOL = 1e-8
+
+
+class _Lambdified:
+    """Named SymPy matrices in t, q, f and the parameters → batched NumPy arrays."""
+
+    def __init__(self, exprs: Mapping[str, sp.Matrix], q: list, f: list, params: list) -> None:
+        ts = sp.Dummy("t")
+        qs = [sp.Dummy(f"q{i}") for i in range(len(q))]
+        fs = [sp.Dummy(f"f{i}") for i in range(len(f))]
+        cs = [sp.Dummy(f"c{i}") for i in range(len(params))]
+        rep = dict(zip(q, qs, strict=True)) | dict(zip(f, fs, strict=True))
+        rep |= dict(zip(params, cs, strict=True))
+        rep[t] = ts
+        self.shapes: dict[str, tuple[int, ...]] = {}
+        flat: list = []
+        for name, M in exprs.items():
+            M = sp.Matrix(M)
+            self.shapes[name] = M.shape
+            flat.extend(sp.sympify(x).xreplace(rep) for x in M)
+        self.n = len(flat)
+        self.fn = sp.lambdify([ts, *qs, *fs, *cs], flat, modules="numpy", cse=True) \
+            if flat else None
+
+    def __call__(self, tt: np.ndarray, q: np.ndarray, f: np.ndarray, c: np.ndarray) -> dict:
+        N = len(tt)
+        vals = self.fn(tt, *q.T, *f.T, *c.T) if self.fn is not None else []
+        flat = [np.broadcast_to(np.asarray(v, dtype=float), (N,)) for v in vals]
+        out, k = {}, 0
+        for name, (r, cc) in self.shapes.items():
+            block = np.stack(flat[k : k + r * cc], axis=1) if r * cc else np.zeros((N, 0))
+            out[name] = block.reshape(N, r, cc)
+            k += r * cc
+        return out
+
+
+def _as_batch(a, width: int) -> tuple[bool, np.ndarray]:
+    a = np.asarray(a, dtype=float)
+    single = a.ndim == 1
+    return single, (a[None, :] if single else a).reshape(-1, width)
+
+
+# ============================================================================================
+# embedded constraints
+# ============================================================================================
+
+
+class EmbeddingNumeric:
+    """Dependent speeds, residuals, consistent initial conditions and projection."""
+
+    def __init__(self, model: NumericModel) -> None:
+        system = model.system
+        emb = system.embedding
+        self.model = model
+        self.R, self.S = model.R, model.S
+        q, f = list(system.coordinates), list(system.speeds)
+        self.q_index = [q.index(x) for x in emb.dependent_coordinates]
+        ud = list(emb.dependent_speeds)
+        u_all = f + ud
+        B = sp.Matrix(emb.velocity_constraints)
+        # B(q) u with the dependent speeds in the independent ones: zero up to round-off
+        vel = B.xreplace(emb.speed_map) if B.rows else sp.zeros(0, 1)
+        g = sp.Matrix(emb.configuration_constraints)
+        J = g.jacobian(list(emb.dependent_coordinates)) if g.rows else sp.zeros(0, 0)
+        del u_all
+        self.names = {
+            "config": [f"config[{i}]" for i in range(g.rows)],
+            "velocity": [f"velocity[{i}]" for i in range(vel.rows)],
+        }
+        self.dep_names = [show(x) for x in ud]
+        self.fns = _Lambdified(
+            {"g": g, "J": J, "vel": vel, "ud": emb.G * sp.Matrix(f) if ud else sp.zeros(0, 1)},
+            q, f, model.parameters,
+        )
+
+    def _eval(self, tt, q, f) -> dict:
+        c = self.model._c(tt, q, f)
+        return self.fns(tt, q, f, c)
+
+    def dependent_speeds(self, q, f, t: float = 0.0) -> np.ndarray:
+        single, qb = _as_batch(q, self.R)
+        _, fb = _as_batch(f, self.S)
+        tt = np.broadcast_to(np.asarray(t, dtype=float), (len(qb),)).copy()
+        out = self._eval(tt, qb, fb)["ud"][..., 0]
+        return out[0] if single else out
+
+    def configuration_residuals(self, q, t: float = 0.0) -> np.ndarray:
+        single, qb = _as_batch(q, self.R)
+        tt = np.broadcast_to(np.asarray(t, dtype=float), (len(qb),)).copy()
+        out = self._eval(tt, qb, np.zeros((len(qb), self.S)))["g"][..., 0]
+        return out[0] if single else out
+
+    def velocity_residuals(self, q, f, t: float = 0.0) -> np.ndarray:
+        single, qb = _as_batch(q, self.R)
+        _, fb = _as_batch(f, self.S)
+        tt = np.broadcast_to(np.asarray(t, dtype=float), (len(qb),)).copy()
+        out = self._eval(tt, qb, fb)["vel"][..., 0]
+        return out[0] if single else out
+
+    def solve_coordinates(self, q: np.ndarray, tol: float = 1e-13, iters: int = 50) -> np.ndarray:
+        """Newton on g(q) = 0 in the dependent coordinates, the others held fixed."""
+        q = np.array(q, dtype=float)
+        if not self.q_index:
+            return q
+        zeros = np.zeros((1, self.S))
+        tt = np.zeros(1)
+        for _ in range(iters):
+            res = self._eval(tt, q[None, :], zeros)
+            g, J = res["g"][0, :, 0], res["J"][0]
+            if np.max(np.abs(g)) < tol:
+                return q
+            try:
+                dq = np.linalg.solve(J, g)
+            except np.linalg.LinAlgError:
+                dq = np.linalg.lstsq(J, g, rcond=None)[0]
+            q[self.q_index] -= dq
+        g = self._eval(tt, q[None, :], zeros)["g"][0, :, 0]
+        if np.max(np.abs(g)) > 1e-9:
+            raise ConstraintError(
+                f"the configuration constraints could not be solved for the dependent "
+                f"coordinates {', '.join(self.model.state_names[i] for i in self.q_index)} "
+                f"from the guess given (residuals {np.array2string(g, precision=3)}): the "
+                f"independent coordinates may admit no closed configuration, or the guess is "
+                f"too far; give a better guess."
+            )
+        return q
+
+    def outputs(self, tt, q, f) -> dict[str, np.ndarray]:
+        res = self._eval(tt, q, f)
+        out: dict[str, np.ndarray] = {}
+        for i, n in enumerate(self.dep_names):
+            out[n] = res["ud"][:, i, 0]
+        for i, n in enumerate(self.names["config"]):
+            out[f"residual[{n}]"] = res["g"][:, i, 0]
+        for i, n in enumerate(self.names["velocity"]):
+            out[f"residual[{n}]"] = res["vel"][:, i, 0]
+        return out
+
+
+def check_initial_embedding(model: Any, emb: EmbeddingNumeric, x0: np.ndarray,
+                            given: Mapping[str, float]) -> None:
+    """ConstraintError when x0 violates a configuration constraint or a given dependent speed
+    disagrees with the one the velocity constraints give."""
+    R = model.R
+    g = emb.configuration_residuals(x0[:R])
+    for i, r in enumerate(np.atleast_1d(g)):
+        if abs(r) > INITIAL_TOL:
+            expr = model.system.embedding.configuration_constraints[i]
+            raise ConstraintError(
+                f"the initial coordinates violate configuration constraint {i} ({show(expr)} = "
+                f"0) by {r:.3e}; solve the dependent coordinates with "
+                f"num.consistent_initial(initial) (Newton from your values as the guess)."
+            )
+    if given:
+        ud = np.atleast_1d(emb.dependent_speeds(x0[:R], x0[R:]))
+        for n, v in given.items():
+            k = emb.dep_names.index(n)
+            if abs(v - ud[k]) > INITIAL_TOL * (1 + abs(ud[k])):
+                raise ConstraintError(
+                    f"the initial value {n}={v:.10g} of the dependent speed {n} violates the "
+                    f"velocity constraints by {v - ud[k]:.3e}: they give {n}={ud[k]:.10g} from "
+                    f"the independent speeds. Leave {n} out of initial, or correct it."
+                )
+
+
+# ============================================================================================
+# prescribed flows and adjoined constraints
+# ============================================================================================
+
+
+class ConstrainedModel:
+    """Numeric model of a system with prescribed flows and/or adjoined constraints.
+
+    See the module docstring for the equations. ``relaxed`` is the
+    :class:`~kanebond.numeric.NumericModel` of the relaxed system (all speeds free, no adjoined
+    forces); its A, Df, e, ... are available through this object too (in all speeds f).
+
+    Examples
+    --------
+    >>> import numpy as np, sympy as sp, sympy.physics.mechanics as me, kanebond as kb
+    >>> q, u = me.dynamicsymbols('q u'); w = sp.Symbol('w')
+    >>> N = me.ReferenceFrame('N'); O = me.Point('O'); O.set_vel(N, 0)
+    >>> B = N.orientnew('B', 'Axis', (q, N.z)); B.set_ang_vel(N, u * N.z)
+    >>> P = O.locatenew('P', B.x); _ = P.v2pt_theory(O, N, B)
+    >>> s = kb.KaneSystem(N, [q], [u], [q.diff() - u], [me.Particle('Pa', P, 2)],
+    ...                   prescribed={u: w})
+    >>> num = s.numeric({w: 3.0}, backend="numpy")
+    >>> num.state_names, num.rhs(0.0, np.array([0.0]))
+    (['q'], array([3.]))
+    """
+
+    def __init__(
+        self,
+        system,
+        constants: Mapping | None = None,
+        *,
+        backend: str = "auto",
+        path: str = "auto",
+        baumgarte: float | None = None,
+    ) -> None:
+        from .numeric import NumericModel
+
+        self.system = system
+        self.relaxed = NumericModel(system, constants, backend=backend, path=path,
+                                    _relaxed=True)
+        rel = self.relaxed
+        self.coordinates = list(rel.coordinates)
+        self.all_speeds = list(rel.speeds)
+        self.ci = np.array([self.all_speeds.index(s) for s in system.prescribed], dtype=np.intp)
+        self.ui = np.array([i for i in range(rel.S) if i not in set(self.ci.tolist())],
+                           dtype=np.intp)
+        self.speeds = [self.all_speeds[i] for i in self.ui]
+        self.R, self.S = rel.R, len(self.ui)
+        self.S_all = rel.S
+        self.parameters = rel.parameters
+        self.constants = rel.constants
+        self.backend, self.path = rel.backend, rel.path
+        if baumgarte is not None and (not np.isfinite(baumgarte) or baumgarte < 0):
+            raise ModelError(f"baumgarte must be a finite rate ≥ 0, got {baumgarte!r}.")
+        self.baumgarte = float(baumgarte or 0.0)
+        self.adjoined = list(system.adjoined)
+        self.L = len(self.adjoined)
+        self.prescribed_names = [show(s) for s in system.prescribed]
+        self.adjoined_names = [c.name for c in self.adjoined]
+        self.load_names = (
+            list(rel.load_names)
+            + [f"prescribed[{n}]" for n in self.prescribed_names]
+            + [f"adjoined[{n}]" for n in self.adjoined_names]
+        )
+        self.source_kinds = (
+            ["load"] * len(rel.load_names) + ["prescribed"] * len(self.ci)
+            + ["adjoined"] * self.L
+        )
+        q, f = self.coordinates, self.all_speeds
+        cf = sp.Matrix(list(system.prescribed.values()))
+        exprs: dict[str, sp.Matrix] = {
+            "cf": cf if cf.rows else sp.zeros(0, 1),
+            "cfd": cf.diff(t) if cf.rows else sp.zeros(0, 1),
+        }
+        self.targets: list[tuple[str, str]] = []
+        if self.L:
+            exprs["phi"] = sp.Matrix([c.phi for c in self.adjoined])
+            exprs["val"] = sp.Matrix([c.value for c in self.adjoined])
+            exprs["vald"] = sp.Matrix([c.value_dot for c in self.adjoined])
+            exprs["G"] = system.constraint_jacobian
+            exprs["gamma"] = sp.Matrix([c.gamma for c in self.adjoined])
+            grads = []
+            N = system.frame
+            for c in self.adjoined:
+                for tg, gr in zip(c.targets, c.gradients, strict=True):
+                    self.targets.append((c.name, tg.name))
+                    grads.append(list(gr.to_matrix(N)))
+            exprs["grad"] = sp.Matrix(grads) if grads else sp.zeros(0, 3)
+        self.fns = _Lambdified(exprs, q, f, self.parameters)
+        self._emb = None
+
+    # ------------------------------------------------------------------ names
+    @property
+    def state_names(self) -> list[str]:
+        """Names of x = [q, ᵘf]."""
+        return [show(x) for x in self.coordinates + self.speeds]
+
+    @property
+    def has_embedding(self) -> bool:
+        return self.relaxed.has_embedding
+
+    def __getattr__(self, name: str):
+        # matrices of the relaxed system (A, Df, e, Q, ...) in all speeds f
+        if name in ("A", "Df", "e", "Q", "e_loads", "e_hat", "dependent_speeds",
+                    "configuration_residuals", "velocity_residuals"):
+            return getattr(self.relaxed, name)
+        raise AttributeError(name)
+
+    # ------------------------------------------------------------------ evaluation
+    def _pieces(self, tt, q, f) -> dict:
+        c = self.relaxed._c(tt, q, f)
+        return self.fns(tt, q, f, c)
+
+    def full_speeds(self, t, q, uf) -> np.ndarray:
+        """f = [ᵘf; ᶜf(t)] in the order of the system's speeds ([PA21] (2))."""
+        single, qb = _as_batch(q, self.R)
+        _, ub = _as_batch(uf, self.S)
+        tt = np.broadcast_to(np.asarray(t, dtype=float), (len(qb),)).copy()
+        f = self._full(tt, qb, ub)
+        return f[0] if single else f
+
+    def _full(self, tt, q, uf) -> np.ndarray:
+        f = np.zeros((len(tt), self.S_all))
+        f[:, self.ui] = uf
+        if len(self.ci):
+            f[:, self.ci] = self._pieces(tt, q, f)["cf"][..., 0]
+        return f
+
+    def _solve(self, tt, q, f, *, momentum: bool = False, want_reactions: bool = False) -> dict:
+        """ᵘf', λ and (optionally) ᶜe at the points (t, q, f) (full f)."""
+        rel = self.relaxed
+        c = rel._c(tt, q, f)
+        need = {"Q", "A", "Df", "e"}
+        if momentum:
+            need |= {"e_hat"}
+            if not self.L and not want_reactions:
+                need -= {"Df"}
+        parts = rel._be.parts(tt, q, f, c, need)
+        pcs = self.fns(tt, q, f, c)
+        A = parts["A"]
+        ui, ci = self.ui, self.ci
+        N = len(tt)
+        cfd = pcs["cfd"][..., 0]
+        Auu = A[:, ui][:, :, ui]
+        Auc = A[:, ui][:, :, ci]
+        out: dict = {"parts": parts, "pieces": pcs}
+        if momentum and not self.L and not want_reactions:
+            return out
+        b = parts["e"][:, ui] - parts["Df"][:, ui] - np.einsum("nij,nj->ni", Auc, cfd)
+        lam = np.zeros((N, self.L))
+        try:
+            L = np.linalg.cholesky(Auu)
+        except np.linalg.LinAlgError:
+            raise SingularMassMatrixError(
+                f"the mass matrix of the free speeds ᵘᵘA of {self.system.name!r} is singular "
+                f"or not positive definite at q = {q[0].tolist()}: a singular configuration, "
+                f"or a zero or negative mass or inertia ([PA21] (47))."
+            ) from None
+
+        def solve(rhs: np.ndarray) -> np.ndarray:  # ᵘᵘA⁻¹ rhs for rhs (N, Su, k)
+            y = np.linalg.solve(L, rhs)
+            return np.linalg.solve(np.swapaxes(L, -1, -2), y)
+
+        if self.L:
+            G = pcs["G"]
+            Gu, Gc = G[:, :, ui], G[:, :, ci]
+            phi, val = pcs["phi"][..., 0], pcs["val"][..., 0]
+            bc = (pcs["vald"][..., 0] - pcs["gamma"][..., 0]
+                  - np.einsum("nlj,nj->nl", Gc, cfd) - self.baumgarte * (phi - val))
+            X = solve(np.concatenate([b[..., None], np.swapaxes(Gu, 1, 2)], axis=2))
+            M = np.einsum("nlj,njk->nlk", Gu, X[:, :, 1:])
+            rhs_l = bc - np.einsum("nlj,nj->nl", Gu, X[:, :, 0])
+            scale = np.max(np.abs(M), axis=(1, 2)) + 1e-300
+            cond = np.linalg.cond(M) if self.S else np.full(N, np.inf)
+            bad = ~(np.isfinite(cond) & (cond < 1e12)) | (scale < 1e-14)
+            if np.any(bad):
+                k = int(np.argmax(bad))
+                self._singular_constraints(tt[k], q[k], f[k], Gu[k])
+            lam = np.linalg.solve(M, rhs_l[..., None])[..., 0]
+            ufd = X[:, :, 0] + np.einsum("nij,nj->ni", X[:, :, 1:], lam)
+        else:
+            ufd = solve(b[..., None])[..., 0]
+        out.update(ufd=ufd, lam=lam)
+        if want_reactions and len(ci):
+            Acu = A[:, ci][:, :, ui]
+            Acc = A[:, ci][:, :, ci]
+            react = (np.einsum("nij,nj->ni", Acu, ufd) + np.einsum("nij,nj->ni", Acc, cfd)
+                     + parts["Df"][:, ci] - parts["e"][:, ci])
+            if self.L:
+                react -= np.einsum("nlj,nl->nj", pcs["G"][:, :, ci], lam)
+            out["reactions"] = react
+        return out
+
+    def _singular_constraints(self, tt, q, f, Gu: np.ndarray):
+        names = self.adjoined_names
+        state = ", ".join(f"{n}={v:.6g}" for n, v in
+                          zip([show(x) for x in self.coordinates + self.all_speeds],
+                              np.concatenate([q, f]), strict=True))
+        culprit = None
+        for k in range(self.L):
+            if np.linalg.matrix_rank(Gu[: k + 1], tol=1e-10 * (1 + np.abs(Gu).max())) < k + 1:
+                culprit = names[k]
+                break
+        why = (f"the row ∂φ/∂ᵘfᵀ of adjoined constraint {culprit!r} is zero or a combination "
+               f"of the rows of the constraints before it" if culprit else
+               "the constraints are dependent")
+        raise ConstraintError(
+            f"the matrix [A Gᵀ; G 0] of {self.system.name!r} is singular at t={tt:.6g} "
+            f"({state}): {why}, so the multipliers are not determined ([PA-VP] (27)). Remove "
+            f"a redundant constraint, or start from a state where the constraints are "
+            f"independent (a constraint with no component along the free speeds cannot be "
+            f"enforced)."
+        )
+
+    def _batch_state(self, t, x) -> tuple[bool, np.ndarray, np.ndarray]:
+        x = np.asarray(x, dtype=float)
+        single = x.ndim == 1
+        xb = x[None, :] if single else x
+        if xb.shape[-1] != self.R + self.S:
+            raise ModelError(
+                f"the state must have {self.R + self.S} entries ({', '.join(self.state_names)}),"
+                f" got shape {x.shape}."
+            )
+        tt = np.broadcast_to(np.asarray(t, dtype=float), (len(xb),)).copy()
+        return single, tt, xb
+
+    def rhs(self, t, x) -> np.ndarray:
+        """Velocity form: x = [q, ᵘf] → [Q f, ᵘf'] with ᵘf' from (47) and the multipliers."""
+        single, tt, xb = self._batch_state(t, x)
+        q = xb[:, : self.R]
+        f = self._full(tt, q, xb[:, self.R :])
+        sol = self._solve(tt, q, f)
+        qd = np.einsum("nrs,ns->nr", sol["parts"]["Q"], f)
+        out = np.hstack([qd, sol["ufd"]])
+        return out[0] if single else out
+
+    def _f_from_p(self, tt, q, up) -> tuple[np.ndarray, dict]:
+        """Full f from ᵘp̂ by (50): ᵘf = ᵘᵘA⁻¹(ᵘp̂ − ᵘᶜA ᶜf)."""
+        f = self._full(tt, q, np.zeros((len(tt), self.S)))
+        A = self.relaxed._be.parts(tt, q, f, self.relaxed._c(tt, q, f), {"A"})["A"]
+        ui, ci = self.ui, self.ci
+        rhs = up - np.einsum("nij,nj->ni", A[:, ui][:, :, ci], f[:, ci])
+        from .numeric import _solve_spd
+
+        f[:, ui] = _solve_spd(A[:, ui][:, :, ui], rhs, q, tt)
+        return f, {}
+
+    def rhs_momentum(self, t, y) -> np.ndarray:
+        """Momentum form: y = [q, ᵘp̂] → [Q f, ᵘe + ᵘ[Dᵀf] + ᵘGᵀλ] ([PA21] (49), (50))."""
+        single, tt, yb = self._batch_state(t, y)
+        q = yb[:, : self.R]
+        f, _ = self._f_from_p(tt, q, yb[:, self.R :])
+        sol = self._solve(tt, q, f, momentum=True)
+        parts = sol["parts"]
+        qd = np.einsum("nrs,ns->nr", parts["Q"], f)
+        pd = parts["e"][:, self.ui] + parts["e_hat"][:, self.ui]
+        if self.L:
+            pd = pd + np.einsum("nlj,nl->nj", sol["pieces"]["G"][:, :, self.ui], sol["lam"])
+        out = np.hstack([qd, pd])
+        return out[0] if single else out
+
+    # ------------------------------------------------------------------ state conversions
+    def f_from_p(self, q, p, t=0.0) -> np.ndarray:
+        """ᵘf from ᵘp̂ ([PA21] (50)) at time t."""
+        single, qb = _as_batch(q, self.R)
+        _, pb = _as_batch(p, self.S)
+        tt = np.broadcast_to(np.asarray(t, dtype=float), (len(qb),)).copy()
+        f, _ = self._f_from_p(tt, qb, pb)
+        out = f[:, self.ui]
+        return out[0] if single else out
+
+    def p_hat(self, q, uf, t=0.0) -> np.ndarray:
+        """ᵘp̂: the rows of p̂ = A f of the free speeds ([PA21] (21), (49))."""
+        single, qb = _as_batch(q, self.R)
+        _, ub = _as_batch(uf, self.S)
+        tt = np.broadcast_to(np.asarray(t, dtype=float), (len(qb),)).copy()
+        f = self._full(tt, qb, ub)
+        p = self.relaxed.p_hat(qb, f)[:, self.ui]
+        return p[0] if single else p
+
+    def T_star(self, q, uf, t=0.0) -> np.ndarray:
+        """T* = ½ fᵀ A f with the full f, prescribed speeds included ([PA21] (18))."""
+        single, qb = _as_batch(q, self.R)
+        _, ub = _as_batch(uf, self.S)
+        tt = np.broadcast_to(np.asarray(t, dtype=float), (len(qb),)).copy()
+        T = self.relaxed.T_star(qb, self._full(tt, qb, ub))
+        return T[0] if single else T
+
+    def load_powers(self, t, q, uf) -> np.ndarray:
+        """Power of every source: loads fᵀe_L, prescribed flows ᶜf_k ᶜe_k, adjoined ᵃᶜf_ℓ λ_ℓ."""
+        single, qb = _as_batch(q, self.R)
+        _, ub = _as_batch(uf, self.S)
+        tt = np.broadcast_to(np.asarray(t, dtype=float), (len(qb),)).copy()
+        f = self._full(tt, qb, ub)
+        P = [self.relaxed.load_powers(tt, qb, f).reshape(len(tt), -1)]
+        if len(self.ci) or self.L:
+            sol = self._solve(tt, qb, f, want_reactions=True)
+            if len(self.ci):
+                P.append(f[:, self.ci] * sol["reactions"])
+            if self.L:
+                acf = np.einsum("nls,ns->nl", sol["pieces"]["G"], f)
+                P.append(acf * sol["lam"])
+        out = np.hstack(P)
+        return out[0] if single else out
+
+    # ------------------------------------------------------------------ outputs
+    def multipliers(self, t, x) -> np.ndarray:
+        """λ ([PA-VP] (13)) at states x = [q, ᵘf]: (L,) or (N, L)."""
+        single, tt, xb = self._batch_state(t, x)
+        q = xb[:, : self.R]
+        sol = self._solve(tt, q, self._full(tt, q, xb[:, self.R :]))
+        return sol["lam"][0] if single else sol["lam"]
+
+    def reactions(self, t, x) -> np.ndarray:
+        """ᶜe, the reactions of the prescribed flows ([PA21] (48)): (S_c,) or (N, S_c)."""
+        single, tt, xb = self._batch_state(t, x)
+        q = xb[:, : self.R]
+        sol = self._solve(tt, q, self._full(tt, q, xb[:, self.R :]), want_reactions=True)
+        r = sol.get("reactions", np.zeros((len(tt), 0)))
+        return r[0] if single else r
+
+    def outputs(self, tt, q, uf) -> dict[str, np.ndarray]:
+        """Named columns along a trajectory: prescribed speeds, reactions, multipliers,
+        constraint velocities, residuals φ − ᴾφ and the force on each listed point."""
+        f = self._full(tt, q, uf)
+        sol = self._solve(tt, q, f, want_reactions=True)
+        pcs = sol["pieces"]
+        out: dict[str, np.ndarray] = {}
+        for k, n in enumerate(self.prescribed_names):
+            out[n] = f[:, self.ci[k]]
+            out[f"reaction[{n}]"] = sol["reactions"][:, k]
+        if self.L:
+            acf = np.einsum("nls,ns->nl", pcs["G"], f)
+            for k, n in enumerate(self.adjoined_names):
+                out[f"lambda[{n}]"] = sol["lam"][:, k]
+                out[f"acf[{n}]"] = acf[:, k]
+                out[f"residual[{n}]"] = pcs["phi"][:, k, 0] - pcs["val"][:, k, 0]
+            row = 0
+            for k, c in enumerate(self.adjoined):
+                for tg in c.targets:
+                    F = pcs["grad"][:, row, :] * sol["lam"][:, k : k + 1]
+                    for j, ax in enumerate("xyz"):
+                        out[f"force[{c.name},{tg.name}]_{ax}"] = F[:, j]
+                    row += 1
+        if self.relaxed.has_embedding:
+            out.update(self.relaxed._embedding.outputs(tt, q, f))
+        return out
+
+    # ------------------------------------------------------------------ initial conditions
+    def initial_state(self, initial: Any, t0: float = 0.0) -> np.ndarray:
+        """x0 = [q0, ᵘf0] from ``initial`` (as :func:`kanebond.simulate`), checked against the
+        constraints: a prescribed speed given in ``initial`` must equal g(t0), and every
+        adjoined constraint must hold, |φ − ᴾφ| ≤ 1e-8 (1 + |ᴾφ|); ConstraintError otherwise."""
+        from .simulate import _initial_state
+
+        given: dict[str, float] = {}
+        if isinstance(initial, Mapping):
+            initial = dict(initial)
+            extra = set(self.prescribed_names) | set(
+                self.relaxed._embedding.dep_names if self.relaxed.has_embedding else []
+            )
+            for key in list(initial):
+                name = key.func.__name__ if isinstance(key, AppliedUndef) else str(key)
+                if name in extra:
+                    given[name] = float(initial.pop(key))
+        x0 = _initial_state(self, initial)
+        tt = np.array([float(t0)])
+        q = x0[None, : self.R]
+        f = self._full(tt, q, x0[None, self.R :])
+        for k, n in enumerate(self.prescribed_names):
+            if n in given:
+                v, want = given.pop(n), f[0, self.ci[k]]
+                if abs(v - want) > INITIAL_TOL * (1 + abs(want)):
+                    raise ConstraintError(
+                        f"the initial value {n}={v:.10g} of the prescribed speed {n} differs "
+                        f"from its prescribed value g(t0)={want:.10g} by {v - want:.3e}; leave "
+                        f"{n} out of initial (it is not a state), or correct it."
+                    )
+        if self.relaxed.has_embedding:
+            check_initial_embedding(self.relaxed, self.relaxed._embedding,
+                                    np.concatenate([x0[: self.R], f[0]]), given)
+        if self.L:
+            pcs = self._pieces(tt, q, f)
+            res = pcs["phi"][0, :, 0] - pcs["val"][0, :, 0]
+            for k, c in enumerate(self.adjoined):
+                tol = INITIAL_TOL * (1 + abs(pcs["val"][0, k, 0]) + abs(pcs["phi"][0, k, 0]))
+                if abs(res[k]) > tol:
+                    raise ConstraintError(
+                        f"the initial state violates {c.label} by {res[k]:.3e} "
+                        f"(φ = {pcs['phi'][0, k, 0]:.10g}, ᴾφ(t0) = {pcs['val'][0, k, 0]:.10g});"
+                        f" choose initial speeds that satisfy it."
+                    )
+            self._solve(tt, q, f)  # a singular [A Gᵀ; G 0] at t0 raises ConstraintError
+        return x0
+
+    def __repr__(self) -> str:
+        return (
+            f"ConstrainedModel({self.system.name!r}: R={self.R}, free speeds {self.S}, "
+            f"prescribed {len(self.ci)}, adjoined {self.L}, backend={self.backend!r})"
+        )
