@@ -6,6 +6,7 @@ import random
 import re
 from pathlib import Path
 
+import numpy as np
 import sympy as sp
 import sympy.physics.mechanics as me
 
@@ -130,3 +131,22 @@ def test_readme_simulation_example_runs(tmp_path, monkeypatch):
     lin = namespace["lin"]
     # upright rolling at 5 rad/s with Ω² = 25 > g/(3r) = 10.9: no unstable eigenvalue
     assert max(lin.eigenvalues.real) < 1e-9
+
+
+def test_readme_constraints_example_runs(tmp_path, monkeypatch, capsys):
+    """The README's constraint example, checked against closed forms: r = cosh Ωt for the bead
+    started at rest on the rod; torque 2 m r ṙ Ω; energy cost of the speed constraint
+    = m g Δy (T* is constant, so the constraint supplies what gravity takes)."""
+    monkeypatch.setenv("KANEBOND_CACHE", str(tmp_path))
+    text = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", text, flags=re.S)
+    assert len(blocks) >= 3, "README has no constraints example"
+    ns: dict = {}
+    exec(compile(blocks[2], "README.md", "exec"), ns)  # noqa: S102
+    traj, run = ns["traj"], ns["run"]
+    r, rdot = traj["r"], traj["v"]
+    assert np.max(np.abs(r - np.cosh(1.5 * traj.t))) < 1e-7
+    assert np.max(np.abs(traj.reactions[:, 0] - 2 * 2.0 * r * rdot * 1.5)) < 1e-8
+    assert traj.energy_audit().rel_residual < 1e-8
+    assert abs(ns["cost"] - 2.0 * 9.81 * run["y"][-1]) < 1e-8 * abs(ns["cost"])
+    assert run.energy_audit().rel_residual < 1e-8

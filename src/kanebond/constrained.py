@@ -525,6 +525,17 @@ class ConstrainedModel:
         sol = self._solve(tt, q, self._full(tt, q, xb[:, self.R :]))
         return sol["lam"][0] if single else sol["lam"]
 
+    def adjoined_forces(self, t, x) -> np.ndarray:
+        """ᵃᶜe = (∂φ/∂fᵀ)ᵀ λ ([PA-VP] (27)) in all speeds f: (S,) or (N, S)."""
+        single, tt, xb = self._batch_state(t, x)
+        q = xb[:, : self.R]
+        sol = self._solve(tt, q, self._full(tt, q, xb[:, self.R :]))
+        if not self.L:
+            out = np.zeros((len(tt), self.S_all))
+        else:
+            out = np.einsum("nls,nl->ns", sol["pieces"]["G"], sol["lam"])
+        return out[0] if single else out
+
     def reactions(self, t, x) -> np.ndarray:
         """ᶜe, the reactions of the prescribed flows ([PA21] (48)): (S_c,) or (N, S_c)."""
         single, tt, xb = self._batch_state(t, x)
@@ -545,6 +556,9 @@ class ConstrainedModel:
             out[f"reaction[{n}]"] = sol["reactions"][:, k]
         if self.L:
             acf = np.einsum("nls,ns->nl", pcs["G"], f)
+            ace = np.einsum("nls,nl->ns", pcs["G"], sol["lam"])
+            for s, n in enumerate(self.all_speeds):
+                out[f"ace[{show(n)}]"] = ace[:, s]
             for k, n in enumerate(self.adjoined_names):
                 out[f"lambda[{n}]"] = sol["lam"][:, k]
                 out[f"acf[{n}]"] = acf[:, k]

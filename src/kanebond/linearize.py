@@ -45,7 +45,7 @@ import numpy as np
 import sympy as sp
 from sympy.core.function import AppliedUndef
 
-from .errors import ModelError, SingularMassMatrixError
+from .errors import FormError, ModelError, SingularMassMatrixError
 from .kinematics import show, t
 
 if TYPE_CHECKING:  # pragma: no cover - import for annotations only
@@ -325,6 +325,12 @@ class Linearizer:
     """
 
     def __init__(self, system: KaneSystem) -> None:
+        if getattr(system, "prescribed", None) or getattr(system, "adjoined", None):
+            raise FormError(
+                f"{system.name!r} has prescribed flows or adjoined constraints; linearization "
+                f"covers unconstrained systems and embedded constraints only. Linearize the "
+                f"system without them (or embed the constraint as a velocity constraint)."
+            )
         self.system = system
         self.coordinates = list(system.coordinates)
         self.speeds = list(system.speeds)

@@ -549,6 +549,12 @@ class Trajectory:
         return self._extra_block("acf")[1]
 
     @property
+    def adjoined_forces(self) -> np.ndarray:
+        """(N, S) generalized adjoined constraint forces ᵃᶜe = (∂φ/∂fᵀ)ᵀλ ([PA-VP] (27)), in
+        all speeds (prescribed ones included)."""
+        return self._extra_block("ace")[1]
+
+    @property
     def reaction_names(self) -> list[str]:
         """Names of the prescribed speeds, in the order of :attr:`reactions`."""
         return self._extra_block("reaction")[0]

@@ -63,6 +63,24 @@ class KaneSystem:
         ``me.Torque``. A force may act at any point whose velocity is known.
     name:
         A display name.
+    dependent_speeds, velocity_constraints:
+        Embedded velocity constraints B(q) u = 0 (expressions equal to zero, linear in the
+        speeds; q' allowed), one per dependent speed. They are solved for the dependent speeds,
+        u_d = G(q) f, which are substituted everywhere, so :attr:`speeds` (f) are the
+        independent speeds only ([PA-VP] (1)–(3)). Dependent speeds may also be listed in
+        ``speeds``; ``kinematics`` then relates q' to all speeds.
+    dependent_coordinates, configuration_constraints:
+        Configuration constraints g(q) = 0, one per dependent coordinate (kept in q). Their time
+        derivatives are velocity constraints: leave them out of ``velocity_constraints`` and
+        kanebond forms them. Numeric models solve consistent initial conditions and report the
+        residuals (:mod:`kanebond.constrained`).
+    prescribed:
+        {speed: g(t)}: rheonomic constraints by constraint relaxation ([PA21] (45)–(50)). The
+        system matrices stay those of the relaxed system (all speeds); :attr:`reactions` and
+        the numeric model (:class:`~kanebond.ConstrainedModel`) enforce ᶜf = g(t).
+    adjoined:
+        :class:`~kanebond.AdjoinedConstraint` objects φ({v}, q) = ᴾφ(t), which may be nonlinear
+        in the velocities and rheonomic, enforced with Lagrange multipliers ([PA-VP] (4)–(27)).
     strict:
         If True, velocities of bodies and load points must be written in the speeds f; a
         coordinate rate q' in a velocity raises :class:`~kanebond.ModelError`. By default q' is
@@ -499,6 +517,12 @@ class KaneSystem:
             return sp.S.Zero
         return (cf.T * self.reactions)[0]
 
+    @property
+    def reaction_powers(self) -> sp.Matrix:
+        """ᶜf_k ᶜe_k: the power each prescribed flow delivers, a column (S_c × 1)."""
+        cf = list(self.prescribed.values())
+        return sp.Matrix([c * r for c, r in zip(cf, self.reactions, strict=True)])
+
     def prescribe(self, prescribed: Mapping) -> KaneSystem:
         """A copy of this system with further speeds prescribed as functions of time."""
         args = dict(self._init_args)
@@ -668,10 +692,13 @@ class KaneSystem:
 
     def __repr__(self) -> str:
         R, S = len(self.coordinates), len(self.speeds)
-        kind = (
-            "holonomic" if self.is_holonomic
-            else f"nonholonomic ({R - S} constraint{'s' if R - S > 1 else ''})"
-        )
+        n_cfg = len(self.embedding.configuration_constraints)
+        if self.is_holonomic:
+            kind = "holonomic"
+        elif n_cfg == R - S:
+            kind = f"holonomic, {n_cfg} configuration constraint{'s' if n_cfg > 1 else ''}"
+        else:
+            kind = f"nonholonomic ({R - S} constraint{'s' if R - S > 1 else ''})"
         extra = ""
         if self.dependent_speeds:
             extra += f", {len(self.dependent_speeds)} embedded velocity constraint(s)"
