@@ -676,8 +676,12 @@ class Trajectory:
         """
         from matplotlib.figure import Figure
 
-        fig = Figure(figsize=figsize or (8.0, 9.0), layout="constrained")
-        axs = fig.subplots(4, 1, sharex=True)
+        force_names = self.multiplier_names + self.reaction_names
+        forces = np.hstack([self.multipliers, self.reactions])
+        res_names, res = self.constraint_residual_names, self.constraint_residuals
+        panels = 4 + bool(force_names) + bool(res_names)
+        fig = Figure(figsize=figsize or (8.0, 9.0 + 2.0 * (panels - 4)), layout="constrained")
+        axs = fig.subplots(panels, 1, sharex=True)
         t = self.t
         for i, n in enumerate(self.coordinate_names):
             axs[0].plot(t, self.q[:, i], label=n)
@@ -700,8 +704,21 @@ class Trajectory:
         else:
             axs[3].text(0.5, 0.5, "no loads", ha="center", va="center",
                         transform=axs[3].transAxes)
-        axs[3].set_ylabel("load power fᵀe_L")
-        axs[3].set_xlabel("t")
+        axs[3].set_ylabel("power of each source")
+        k = 4
+        if force_names:
+            for i, n in enumerate(self.multiplier_names):
+                axs[k].plot(t, forces[:, i], label=f"λ[{n}]")
+            for i, n in enumerate(self.reaction_names):
+                axs[k].plot(t, forces[:, len(self.multiplier_names) + i], "--",
+                            label=f"reaction[{n}]")
+            axs[k].set_ylabel("multipliers, reactions")
+            k += 1
+        if res_names:
+            for i, n in enumerate(res_names):
+                axs[k].semilogy(t, np.maximum(np.abs(res[:, i]), 1e-17), label=n)
+            axs[k].set_ylabel("|constraint residual|")
+        axs[-1].set_xlabel("t")
         for ax in axs:
             if ax.get_legend_handles_labels()[0]:
                 ax.legend(loc="upper right", fontsize="small", ncol=2)

@@ -1,15 +1,23 @@
 """Ready-made multibody models, each a function returning a :class:`kanebond.KaneSystem`.
 
-=========================  ======================================  =====  =====  ================
-function                   system                                  R      S      kinematics
-=========================  ======================================  =====  =====  ================
-``pendulum_on_cart(n)``    planar n-link pendulum on a cart        n + 1  n + 1  holonomic, Q = I
-``chain_3d(n)``            3D chain of n rigid bodies (revolute)   n      n      holonomic, Q = I
-``rolling_disk()``         disk rolling without slip               5      3      nonholonomic
-``chaplygin_sleigh()``     knife-edge sleigh                       3      2      nonholonomic
-``heavy_symmetric_top()``  Lagrange top on a fixed tip             3      3      holonomic, Q = I
-``gyrostat()``             free body with motor-driven rotor       4      4      quasi-velocities
-=========================  ======================================  =====  =====  ================
+============================  =====================================  =====  =====  ================
+function                      system                                 R      S      kinematics
+============================  =====================================  =====  =====  ================
+``pendulum_on_cart(n)``       planar n-link pendulum on a cart       n + 1  n + 1  holonomic, Q = I
+``chain_3d(n)``               3D chain of n rigid bodies (revolute)  n      n      holonomic, Q = I
+``rolling_disk()``            disk rolling without slip              5      3      nonholonomic
+``rolling_disk_dependent()``  the same, contact velocity embedded    5      3      2 dep. speeds
+``four_bar()``                planar four-bar linkage                3      1      2 dep. coords
+``chaplygin_sleigh()``        knife-edge sleigh                      3      2      nonholonomic
+``heavy_symmetric_top()``     Lagrange top on a fixed tip            3      3      holonomic, Q = I
+``gyrostat()``                free body with motor-driven rotor      4      4      quasi-velocities
+============================  =====================================  =====  =====  ================
+
+``rolling_disk_dependent()`` describes the rolling disk with the contact point's velocity
+``u4, u5`` as dependent speeds solved from velocity constraints; ``four_bar()`` has the coupler
+and rocker angles ``q2, q3`` as dependent coordinates fixed by two loop-closure configuration
+constraints (``FOUR_BAR_DEFAULTS`` and ``four_bar_configuration(q1)`` give numbers and a
+consistent configuration).
 
 ``MODELS`` maps each function's name to the function; every one can be called with no
 arguments.
@@ -21,26 +29,33 @@ from collections.abc import Callable
 from typing import Any
 
 from kanebond.models.chain import chain_3d
+from kanebond.models.fourbar import FOUR_BAR_DEFAULTS, four_bar, four_bar_configuration
 from kanebond.models.gyrostat import gyrostat
 from kanebond.models.pendulum import pendulum_on_cart
-from kanebond.models.rolling_disk import rolling_disk
+from kanebond.models.rolling_disk import rolling_disk, rolling_disk_dependent
 from kanebond.models.sleigh import chaplygin_sleigh
 from kanebond.models.top import heavy_symmetric_top
 
 __all__ = [
+    "FOUR_BAR_DEFAULTS",
     "MODELS",
     "chain_3d",
     "chaplygin_sleigh",
+    "four_bar",
+    "four_bar_configuration",
     "gyrostat",
     "heavy_symmetric_top",
     "pendulum_on_cart",
     "rolling_disk",
+    "rolling_disk_dependent",
 ]
 
 MODELS: dict[str, Callable[..., Any]] = {
     "pendulum_on_cart": pendulum_on_cart,
     "chain_3d": chain_3d,
     "rolling_disk": rolling_disk,
+    "rolling_disk_dependent": rolling_disk_dependent,
+    "four_bar": four_bar,
     "chaplygin_sleigh": chaplygin_sleigh,
     "heavy_symmetric_top": heavy_symmetric_top,
     "gyrostat": gyrostat,

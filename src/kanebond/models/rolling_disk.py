@@ -12,7 +12,7 @@ from kanebond.models._common import ModelParts, to_system
 if TYPE_CHECKING:  # pragma: no cover
     from kanebond.system import KaneSystem
 
-__all__ = ["rolling_disk"]
+__all__ = ["rolling_disk", "rolling_disk_dependent"]
 
 
 def _build_rolling_disk() -> ModelParts:
@@ -95,3 +95,97 @@ def rolling_disk() -> KaneSystem:
         speeds. ``Q`` is singular at ``cos q2 = 0`` (disk flat on the plane).
     """
     return to_system(_build_rolling_disk())
+
+
+def _build_rolling_disk_dependent() -> tuple[ModelParts, dict[str, list]]:
+    """The rolling disk with the contact point's velocity as two dependent speeds."""
+    t = me.dynamicsymbols._t
+
+    x, y, q1, q2, q3 = me.dynamicsymbols("x y q1 q2 q3")
+    u1, u2, u3, u4, u5 = me.dynamicsymbols("u1 u2 u3 u4 u5")
+    m, r, g = sm.symbols("m r g", positive=True)
+
+    N = me.ReferenceFrame("N")
+    Y = me.ReferenceFrame("Y")
+    L = me.ReferenceFrame("L")
+    R = me.ReferenceFrame("R")
+    Y.orient_axis(N, N.z, q1)
+    L.orient_axis(Y, Y.x, q2)
+    R.orient_axis(L, L.y, q3)
+    R.set_ang_vel(N, u1 * L.x + u2 * L.y + u3 * L.z)
+
+    O = me.Point("O")
+    O.set_vel(N, 0)
+    C = O.locatenew("C", x * N.x + y * N.y)  # contact point (geometric), moving on the plane
+    C.set_vel(N, u4 * N.x + u5 * N.y)
+    Dmc = C.locatenew("Dmc", r * L.z)  # fixed in the lean frame L
+    Dmc.v2pt_theory(C, N, L)
+    # The material point of the disk at the contact, a point of R.
+    P = Dmc.locatenew("P", -r * L.z)
+    P.v2pt_theory(Dmc, N, R)
+    velocity_constraints = [P.vel(N).dot(N.x), P.vel(N).dot(N.y)]
+
+    kd_eqs = [
+        x.diff(t) - u4,
+        y.diff(t) - u5,
+        q1.diff(t) - u3 / sm.cos(q2),
+        q2.diff(t) - u1,
+        q3.diff(t) - (u2 - u3 * sm.tan(q2)),
+    ]
+    I_D = me.inertia(L, m * r**2 / 4, m * r**2 / 2, m * r**2 / 4)
+    disk = me.RigidBody("disk", Dmc, R, m, (I_D, Dmc))
+    loads = [(Dmc, -m * g * N.z)]
+    parts = ModelParts(
+        frame=N,
+        coordinates=[x, y, q1, q2, q3],
+        speeds=[u1, u2, u3, u4, u5],
+        kd_eqs=kd_eqs,
+        bodies=[disk],
+        loads=loads,
+        name="rolling disk (dependent speeds)",
+        parameters=(m, r, g),
+        inputs=(),
+        points={"O": O, "C": C, "Dmc": Dmc, "P": P},
+        frames={"N": N, "Y": Y, "L": L, "R": R},
+    )
+    return parts, {"dependent_speeds": [u4, u5], "velocity_constraints": velocity_constraints}
+
+
+def rolling_disk_dependent() -> KaneSystem:
+    r"""The thin rolling disk of :func:`rolling_disk`, with the rolling constraints embedded.
+
+    Same frames, parameters, inertia and gravity as :func:`rolling_disk`, but the velocity of
+    the contact point ``C = x N.x + y N.y`` is described by two more speeds,
+    ``v_C = u4 N.x + u5 N.y``; the mass centre ``Dmc = C + r L.z`` (fixed in ``L``) moves with
+    ``v(Dmc) = v_C + w_L x r L.z``. Rolling without slip, "the disk's material point ``P`` at
+    the contact is at rest" (``v(P) = v(Dmc) + w_R x (-r L.z)``), gives the two velocity
+    constraints ``v(P) . N.x = 0`` and ``v(P) . N.y = 0``, which are solved for the dependent
+    speeds ``u4, u5`` and embedded ([PA-VP] (1)–(3)): ``system.speeds == [u1, u2, u3]``, and
+    ``u4 = r q3' cos q1``, ``u5 = r q3' sin q1`` with ``q3' = u2 - u3 tan q2``.
+
+    Coordinates
+        ``x, y`` -- contact point in ``N`` [length]; ``q1`` yaw, ``q2`` lean (0 = upright),
+        ``q3`` spin [rad].
+    Speeds
+        ``u1, u2, u3`` -- ``w_R = u1 L.x + u2 L.y + u3 L.z`` (independent) [rad/time];
+        ``u4, u5`` -- ``x', y'`` (dependent) [length/time].
+    Parameters
+        ``m`` mass, ``r`` radius, ``g`` gravitational acceleration (all positive).
+    Kinematics
+        ``x' = u4``, ``y' = u5``, ``q1' = u3 / cos q2``, ``q2' = u1``, ``q3' = u2 - u3 tan q2``.
+        Nonholonomic: ``R = 5`` coordinates, ``S = 3`` independent speeds; the equations of
+        motion are those of :func:`rolling_disk`.
+    """
+    from kanebond.system import KaneSystem
+
+    parts, constraints = _build_rolling_disk_dependent()
+    return KaneSystem(
+        frame=parts.frame,
+        coordinates=list(parts.coordinates),
+        speeds=list(parts.speeds),
+        kinematics=list(parts.kd_eqs),
+        bodies=list(parts.bodies),
+        loads=list(parts.loads),
+        name=parts.name,
+        **constraints,
+    )
