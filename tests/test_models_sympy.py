@@ -444,6 +444,8 @@ def test_models_build_kanesystems() -> None:
         "pendulum_on_cart",
         "chain_3d",
         "rolling_disk",
+        "rolling_disk_dependent",
+        "four_bar",
         "chaplygin_sleigh",
         "heavy_symmetric_top",
         "gyrostat",

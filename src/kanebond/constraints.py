@@ -190,6 +190,19 @@ def _velocity_constraint(
     return e, row
 
 
+def _check_redundant(B: sp.Matrix, labels: list[str], k: int) -> None:
+    """ConstraintError naming the first row of B that depends on the rows before it."""
+    if B.rows == 0 or _rank(B) == B.rows:
+        return
+    for i in range(B.rows):
+        if all(x == 0 for x in B[i, :]) or _rank(B[: i + 1, :]) < i + 1:
+            raise ConstraintError(
+                f"{labels[i]} is redundant: it is a combination of the constraints before it "
+                f"(or involves no speed), so the constraints do not determine the {k} dependent "
+                f"speeds. Remove it, and one dependent speed."
+            )
+
+
 def embed(
     *,
     coordinates: list,
@@ -236,6 +249,13 @@ def embed(
     labels = [f"velocity constraint {i} ({show(e)} = 0)" for i, (e, _) in enumerate(vel)]
     B = sp.Matrix.vstack(*[row for _, row in vel]) if vel else sp.zeros(0, len(u))
     exprs = [e for e, _ in vel]
+    _check_redundant(B, labels, len(ud))
+    if cfg and not ud:
+        raise ConstraintError(
+            f"there are {len(cfg)} configuration constraint(s) but no dependent speeds; list "
+            f"dependent_speeds (one per constraint, e.g. the speeds of the dependent coordinates "
+            f"{show(qd)}), whose values the constraints' time derivatives determine."
+        )
     if cfg:
         qdot = Q_full * sp.Matrix(u)
         rows = []
@@ -273,14 +293,7 @@ def embed(
         )
     k = len(ud)
     if k:
-        if _rank(B) < k:
-            for i in range(k):
-                if all(x == 0 for x in B[i, :]) or _rank(B[: i + 1, :]) < i + 1:
-                    raise ConstraintError(
-                        f"{labels[i]} is redundant: it is a combination of the constraints "
-                        f"before it (or involves no speed), so the constraints do not determine "
-                        f"the {k} dependent speeds. Remove it, and one dependent speed."
-                    )
+        _check_redundant(B, labels, k)
         Bd, Bf = B[:, len(f):], B[:, : len(f)]
         if _rank(Bd) < k:
             rng = random.Random(4099)
@@ -288,11 +301,13 @@ def embed(
 
             _, _, piv = scipy.linalg.qr(_numeric(B, rng), pivoting=True)
             better = [show(u[j]) for j in sorted(piv[:k])]
+            idle = [show(ud[j]) for j in range(k) if all(x == 0 for x in Bd[:, j])]
+            why = (f"{', '.join(idle)} appear(s) in no constraint" if idle else
+                   "their coefficients in these speeds form a singular matrix")
             raise ConstraintError(
-                f"the velocity constraints cannot be solved for the dependent speeds {show(ud)}: "
-                f"their coefficients in these speeds form a singular matrix (the constraints "
-                f"do not determine them). Choose dependent speeds the constraints determine, "
-                f"e.g. {', '.join(better)}."
+                f"the velocity constraints ({'; '.join(labels)}) cannot be solved for the "
+                f"dependent speeds {', '.join(map(show, ud))}: {why}. Choose dependent speeds "
+                f"the constraints determine, e.g. {', '.join(better)}."
             )
         G = Bd.LUsolve(-Bf).applyfunc(_tidy)
     else:
