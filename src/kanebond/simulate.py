@@ -367,14 +367,14 @@ class EnergyAudit:
             if len(self.t) else "energy audit of an empty trajectory",
         ]
         if len(self.t):
-            lines.append(f"  ΔT*            = {self.delta_T_star[-1]: .9e}")
             kinds = self.kinds or ["load"] * len(self.load_names)
             width = max([len(n) for n in self.load_names] + [5])
+            lines.append(f"  {'ΔT*':<{width + 9}} = {self.delta_T_star[-1]: .9e}")
             for name, w, kind in zip(self.load_names, self.work_by_load[-1], kinds, strict=True):
                 label = {"load": "impressed", "prescribed": "prescribed flow",
                          "adjoined": "adjoined constraint"}.get(kind, kind)
                 lines.append(f"  ∫P dt [{name:<{width}}] = {w: .9e}   ({label})")
-            lines.append(f"  ∫P dt (total)  = {self.work[-1]: .9e}")
+            lines.append(f"  {'∫P dt (total)':<{width + 9}} = {self.work[-1]: .9e}")
             lines.append(f"  max |ΔT* − ∫P dt| = {self.abs_residual:.3e} "
                          f"(relative {self.rel_residual:.3e} of {self.scale:.6g})")
         return "\n".join(lines)
@@ -1082,7 +1082,9 @@ def simulate(
     (True, 2, True)
     """
     wall0 = time.perf_counter()
-    if isinstance(system, NumericModel):
+    from .constrained import ConstrainedModel
+
+    if isinstance(system, (NumericModel, ConstrainedModel)):
         if constants is not None:
             raise ModelError(
                 "constants were given with a prebuilt NumericModel, whose constants are fixed "
