@@ -109,7 +109,7 @@ class EmbeddingNumeric:
         B = sp.Matrix(emb.velocity_constraints)
         # B(q) u with the dependent speeds in the independent ones: zero up to round-off
         vel = B.xreplace(emb.speed_map) if B.rows else sp.zeros(0, 1)
-        g = sp.Matrix(emb.configuration_constraints)
+        g = sp.Matrix(emb.configuration_constraints or sp.zeros(0, 1))
         J = g.jacobian(list(emb.dependent_coordinates)) if g.rows else sp.zeros(0, 0)
         del u_all
         self.names = {

@@ -369,12 +369,12 @@ class EnergyAudit:
         if len(self.t):
             kinds = self.kinds or ["load"] * len(self.load_names)
             width = max([len(n) for n in self.load_names] + [5])
-            lines.append(f"  {'ΔT*':<{width + 9}} = {self.delta_T_star[-1]: .9e}")
+            lines.append(f"  {'ΔT*':<{width + 8}} = {self.delta_T_star[-1]: .9e}")
             for name, w, kind in zip(self.load_names, self.work_by_load[-1], kinds, strict=True):
                 label = {"load": "impressed", "prescribed": "prescribed flow",
                          "adjoined": "adjoined constraint"}.get(kind, kind)
                 lines.append(f"  ∫P dt [{name:<{width}}] = {w: .9e}   ({label})")
-            lines.append(f"  {'∫P dt (total)':<{width + 9}} = {self.work[-1]: .9e}")
+            lines.append(f"  {'∫P dt (total)':<{width + 8}} = {self.work[-1]: .9e}")
             lines.append(f"  max |ΔT* − ∫P dt| = {self.abs_residual:.3e} "
                          f"(relative {self.rel_residual:.3e} of {self.scale:.6g})")
         return "\n".join(lines)
