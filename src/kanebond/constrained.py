@@ -86,7 +86,10 @@ class _Lambdified:
 def _as_batch(a, width: int) -> tuple[bool, np.ndarray]:
     a = np.asarray(a, dtype=float)
     single = a.ndim == 1
-    return single, (a[None, :] if single else a).reshape(-1, width)
+    b = a[None, :] if single else a
+    if b.ndim != 2 or b.shape[1] != width:
+        raise ModelError(f"expected {width} entries per point, got an array of shape {a.shape}.")
+    return single, b
 
 
 # ============================================================================================

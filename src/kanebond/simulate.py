@@ -14,10 +14,11 @@ Two first-order forms of Kane's equations can be integrated ([PA21] §3):
 
 Whatever form is integrated, the :class:`Trajectory` holds q, f and p (the other one of f, p is
 computed from the states), the kinetic co-energy T* = ½ fᵀA f ([PA21] (18)) and the power
-P_L = fᵀ e_L of every load L. The constraints of a :class:`~kanebond.KaneSystem` are
-scleronomic (no explicit time), so the power balance is ([PA21] (18)):
+of every source: P_L = fᵀ e_L of every load L, ᶜf_k ᶜe_k of every prescribed flow
+([PA21] (48)) and ᵃᶜf_ℓ λ_ℓ of every adjoined constraint ([PA-VP] (19)); embedded constraints do
+no work. The power balance is
 
-      dT*/dt = fᵀ e = Σ_L P_L          (ideal constraint forces do no work),
+      dT*/dt = fᵀ e + ᶜfᵀ ᶜe + ᵃᶜfᵀ λ = Σ_sources P,
 
 and T*(t) − T*(t0) − ∫ P dt vanishes along the exact motion. To audit it to the integrator's
 tolerance the work W_L = ∫ P_L dt of every load is integrated as an extra state appended to
@@ -390,8 +391,14 @@ class Trajectory:
     f : (N, S) generalized speeds (velocities).
     p : (N, S) generalized momenta p = A(q) f ([PA21] (21)).
     T_star : (N,) kinetic co-energy ½ fᵀ A f ([PA21] (18)).
-    load_power : (N, n_loads) power fᵀ e_L of every load, named by ``load_names``.
-    work : (N, n_loads) work ∫_{t0}^{t} fᵀ e_L dt of every load.
+    load_power : (N, n_sources) power of every source, named by ``load_names``: the loads fᵀe_L,
+        then ``prescribed[<speed>]`` (ᶜf ᶜe) and ``adjoined[<name>]`` (ᵃᶜf λ); ``source_kinds``
+        says which ("load", "prescribed", "adjoined").
+    work : (N, n_sources) work ∫_{t0}^{t} P dt of every source.
+    extras : dict of further columns from a constrained model: dependent speeds, prescribed
+        speeds, ``reaction[...]``, ``lambda[...]``, ``acf[...]``, ``ace[...]``,
+        ``residual[...]``, ``force[<constraint>,<point>]_x|y|z`` (see :attr:`multipliers`,
+        :attr:`reactions`, :attr:`constraint_residuals`, :meth:`constraint_force`).
     form, method : the form integrated ("momentum"/"velocity") and the solver.
     success, status, message : as ``solve_ivp``: status 0 end reached, 1 terminal event,
         −1 failure.
@@ -630,9 +637,9 @@ class Trajectory:
 
     # ------------------------------------------------------------------ energy
     def energy_audit(self) -> EnergyAudit:
-        """The power balance T*(t) − T*(t0) = ∫_{t0}^{t} fᵀ e dt ([PA21] (18)).
-
-        Holds for the scleronomic systems kanebond forms (ideal constraint forces do no work).
+        """The power balance T*(t) − T*(t0) = ∫_{t0}^{t} Σ P dt over every source: loads fᵀe_L
+        ([PA21] (18)), prescribed flows ᶜf_k ᶜe_k (48) and adjoined constraints ᵃᶜf_ℓ λ_ℓ
+        ([PA-VP] (19)); embedded (ideal, scleronomic) constraint forces do no work.
         With the work integrated as extra ODE states (``audit=True`` in :func:`simulate`) the
         residual is of the order of the integration error.
         """
