@@ -467,6 +467,21 @@ class KaneSystem:
             )
         return {tg: gr * c.multiplier for tg, gr in zip(c.targets, c.gradients, strict=True)}
 
+    def adjoined_equations(self) -> list[sp.Eq]:
+        """The equations with adjoined constraints ([PA-VP] (24)–(27), (4) differentiated):
+
+        A f' + D f = e + (∂φ/∂fᵀ)ᵀ λ   and   (∂φ/∂fᵀ) f' + (∂φ/∂qᵀ) Q f = ᴾφ'(t),
+
+        S + L equations in f' and λ (index 1).
+        """
+        fd = sp.Matrix([s.diff(t) for s in self.speeds])
+        eqs = [sp.Eq(self.A * fd + self.Df, self.e + self.adjoined_forces)]
+        if self.adjoined:
+            G = self.constraint_jacobian
+            gamma = sp.Matrix([c.gamma for c in self.adjoined])
+            eqs.append(sp.Eq(G * fd + gamma, sp.Matrix([c.value_dot for c in self.adjoined])))
+        return eqs
+
     def _adjoined_named(self, constraint: str | int) -> Adjoined:
         if isinstance(constraint, int) and 0 <= constraint < len(self.adjoined):
             return self.adjoined[constraint]
