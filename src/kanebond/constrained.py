@@ -73,12 +73,18 @@ class _Lambdified:
 
     def __call__(self, tt: np.ndarray, q: np.ndarray, f: np.ndarray, c: np.ndarray) -> dict:
         N = len(tt)
-        vals = self.fn(tt, *q.T, *f.T, *c.T) if self.fn is not None else []
-        flat = [np.broadcast_to(np.asarray(v, dtype=float), (N,)) for v in vals]
+        if self.fn is None:
+            arr = np.zeros((N, 0))
+        elif N == 1:  # one point: every value is a scalar
+            arr = np.array(self.fn(tt[0], *q[0], *f[0], *c[0]), dtype=float).reshape(1, -1)
+        else:
+            vals = self.fn(tt, *q.T, *f.T, *c.T)
+            arr = np.empty((N, self.n))
+            for j, v in enumerate(vals):
+                arr[:, j] = v
         out, k = {}, 0
         for name, (r, cc) in self.shapes.items():
-            block = np.stack(flat[k : k + r * cc], axis=1) if r * cc else np.zeros((N, 0))
-            out[name] = block.reshape(N, r, cc)
+            out[name] = arr[:, k : k + r * cc].reshape(N, r, cc)
             k += r * cc
         return out
 
@@ -387,13 +393,25 @@ class ConstrainedModel:
             X = solve(np.concatenate([b[..., None], np.swapaxes(Gu, 1, 2)], axis=2))
             M = np.einsum("nlj,njk->nlk", Gu, X[:, :, 1:])
             rhs_l = bc - np.einsum("nlj,nj->nl", Gu, X[:, :, 0])
-            scale = np.max(np.abs(M), axis=(1, 2)) + 1e-300
-            cond = np.linalg.cond(M) if self.S else np.full(N, np.inf)
-            bad = ~(np.isfinite(cond) & (cond < 1e12)) | (scale < 1e-14)
+            # M = ᵘG ᵘᵘA⁻¹ ᵘGᵀ is positive definite exactly when the rows of ᵘG are independent
+            try:
+                Lm = np.linalg.cholesky(M)
+                d = np.abs(np.diagonal(Lm, axis1=1, axis2=2))
+                bad = ~np.all(np.isfinite(d), axis=1) | (
+                    np.min(d, axis=1) <= 1e-7 * np.max(d, axis=1))
+            except np.linalg.LinAlgError:  # find the first point that fails
+                bad = np.zeros(N, dtype=bool)
+                for k in range(N):
+                    try:
+                        np.linalg.cholesky(M[k])
+                    except np.linalg.LinAlgError:
+                        bad[k] = True
+                        break
             if np.any(bad):
                 k = int(np.argmax(bad))
                 self._singular_constraints(tt[k], q[k], f[k], Gu[k])
-            lam = np.linalg.solve(M, rhs_l[..., None])[..., 0]
+            y = np.linalg.solve(Lm, rhs_l[..., None])
+            lam = np.linalg.solve(np.swapaxes(Lm, -1, -2), y)[..., 0]
             ufd = X[:, :, 0] + np.einsum("nij,nj->ni", X[:, :, 1:], lam)
         else:
             ufd = solve(b[..., None])[..., 0]
