@@ -40,6 +40,7 @@ from .kinematics import (
     dag_xreplace,
     frame_angular_velocity,
     point_velocity,
+    scalar_expression,
     show,
     t,
 )
@@ -54,22 +55,10 @@ ADJOIN_HINT = (
 
 def _expr(value, what: str) -> sp.Expr:
     """``value`` as a scalar SymPy expression (an Eq becomes lhs − rhs)."""
-    if isinstance(value, str):
-        raise ConstraintError(
-            f"{what} is the string {value!r}; write it with SymPy symbols and dynamicsymbols."
-        )
-    try:
-        e = sp.sympify(value, strict=True)
-    except (sp.SympifyError, TypeError, ValueError) as err:
-        raise ConstraintError(f"{what} ({value!r}) is not a SymPy expression.") from err
-    if isinstance(e, sp.Eq):
-        e = e.lhs - e.rhs
-    if not isinstance(e, sp.Expr):
-        raise ConstraintError(
-            f"{what} ({value!r}) is not a scalar expression; write it as an expression equal to "
-            f"zero (an Eq that SymPy evaluated to True/False is a common cause)."
-        )
-    return e
+    return scalar_expression(
+        value, what, ConstraintError, example="x.diff() * y.diff() (= 0)",
+        kind="constraints are scalar expressions in the coordinates, speeds, t and constants",
+    )
 
 
 def _dummies(symbols: Sequence) -> tuple[list, dict, dict]:

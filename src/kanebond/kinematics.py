@@ -340,6 +340,29 @@ def _tidy(expr: sp.Expr, max_ops: int = 120) -> sp.Expr:
 # --------------------------------------------------------------------------------------------
 
 
+def scalar_expression(value, where: str, error: type, *, example: str, kind: str) -> sp.Expr:
+    """``value`` as a scalar SymPy expression (an ``Eq`` becomes lhs − rhs), or ``error`` naming
+    ``where``; ``kind`` says what is expected and ``example`` shows one."""
+    if isinstance(value, str):
+        raise error(
+            f"{where} is the string {value!r}; write it with the symbols and dynamicsymbols "
+            f"themselves, e.g. {example}."
+        )
+    try:
+        e = sp.sympify(value, strict=True)
+    except (sp.SympifyError, TypeError, ValueError) as err:
+        raise error(f"{where} ({value!r}) is not a SymPy expression; {kind}.") from err
+    if isinstance(e, sp.Eq):
+        e = e.lhs - e.rhs
+    if not isinstance(e, sp.Expr):
+        raise error(
+            f"{where} ({value!r}) is not a scalar expression (an Eq that SymPy evaluated to "
+            f"True/False is a common cause); write it as an expression equal to zero, e.g. "
+            f"{example}."
+        )
+    return e
+
+
 def solve_kinematics(
     coordinates: Sequence, speeds: Sequence, kinematics, *, check_rank: bool = True
 ) -> tuple[sp.Matrix, dict, list]:
@@ -361,28 +384,11 @@ def solve_kinematics(
     rates = show(qd)
 
     def _expr(value, where: str) -> sp.Expr:
-        """``value`` as a SymPy expression, or a KinematicsError naming ``where``."""
-        if isinstance(value, str):
-            raise KinematicsError(
-                f"{where} is the string {value!r}; write it with the dynamicsymbols themselves, "
-                f"e.g. q1.diff() - u1."
-            )
-        try:
-            e = sp.sympify(value, strict=True)
-        except (sp.SympifyError, TypeError, ValueError) as err:
-            raise KinematicsError(
-                f"{where} ({value!r}) is not a SymPy expression; kinematic equations are scalar "
-                f"expressions in the coordinates, their rates {rates} and the speeds."
-            ) from err
-        if isinstance(e, sp.Eq):
-            e = e.lhs - e.rhs
-        if not isinstance(e, sp.Expr):
-            raise KinematicsError(
-                f"{where} ({value!r}) is not a scalar expression (an Eq that SymPy evaluated "
-                f"to True/False is a common cause); write it as an expression equal to zero, "
-                f"e.g. q1.diff() - u1."
-            )
-        return e
+        return scalar_expression(
+            value, where, KinematicsError, example="q1.diff() - u1",
+            kind=f"kinematic equations are scalar expressions in the coordinates, their rates "
+                 f"{rates} and the speeds",
+        )
 
     if isinstance(kinematics, Mapping):
         keys = list(kinematics)

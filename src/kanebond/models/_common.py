@@ -69,8 +69,9 @@ def check_count(n: Any, what: str, minimum: int = 1) -> int:
     return value
 
 
-def to_system(parts: ModelParts) -> KaneSystem:
-    """Wrap the SymPy objects of a model into a :class:`kanebond.KaneSystem`."""
+def to_system(parts: ModelParts, **constraints: Any) -> KaneSystem:
+    """Wrap the SymPy objects of a model into a :class:`kanebond.KaneSystem`; ``constraints``
+    are its constraint keywords (``dependent_speeds``, ``velocity_constraints``, ...)."""
     from kanebond.system import KaneSystem
 
     return KaneSystem(
@@ -81,4 +82,5 @@ def to_system(parts: ModelParts) -> KaneSystem:
         bodies=list(parts.bodies),
         loads=list(parts.loads),
         name=parts.name,
+        **constraints,
     )

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 import sympy as sm
 import sympy.physics.mechanics as me
 
-from kanebond.models._common import ModelParts
+from kanebond.models._common import ModelParts, to_system
 
 if TYPE_CHECKING:  # pragma: no cover
     from kanebond.system import KaneSystem
@@ -134,8 +134,6 @@ def four_bar(with_velocity_constraints: bool = False) -> KaneSystem:
     Kinematics
         ``q_i' - u_i = 0`` for ``i = 1, 2, 3``.
     """
-    from kanebond.system import KaneSystem
-
     parts, constraints = _build_four_bar()
     if with_velocity_constraints:
         N, B, rocker = parts.frame, parts.points["B"], parts.frames["rocker"]
@@ -144,16 +142,7 @@ def four_bar(with_velocity_constraints: bool = False) -> KaneSystem:
         # loop closure, also off the constraint manifold
         gap = B.vel(N) - rocker.ang_vel_in(N).cross(c * rocker.x)
         constraints["velocity_constraints"] = [gap.dot(N.x), gap.dot(N.y)]
-    return KaneSystem(
-        frame=parts.frame,
-        coordinates=list(parts.coordinates),
-        speeds=list(parts.speeds),
-        kinematics=list(parts.kd_eqs),
-        bodies=list(parts.bodies),
-        loads=list(parts.loads),
-        name=parts.name,
-        **constraints,
-    )
+    return to_system(parts, **constraints)
 
 
 def four_bar_configuration(

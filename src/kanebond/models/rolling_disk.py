@@ -15,13 +15,9 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["rolling_disk", "rolling_disk_dependent"]
 
 
-def _build_rolling_disk() -> ModelParts:
-    t = me.dynamicsymbols._t
-
-    x, y, q1, q2, q3 = me.dynamicsymbols("x y q1 q2 q3")
-    u1, u2, u3 = me.dynamicsymbols("u1 u2 u3")
-    m, r, g = sm.symbols("m r g", positive=True)
-
+def _disk_frames(q1, q2, q3, u1, u2, u3) -> tuple[me.ReferenceFrame, ...]:
+    """N; Y (yaw q1 about N.z); L (lean q2 about Y.x); the disk R (spin q3 about L.y), whose
+    angular velocity has the measure numbers u1, u2, u3 in L."""
     N = me.ReferenceFrame("N")
     Y = me.ReferenceFrame("Y")
     L = me.ReferenceFrame("L")
@@ -29,8 +25,18 @@ def _build_rolling_disk() -> ModelParts:
     Y.orient_axis(N, N.z, q1)
     L.orient_axis(Y, Y.x, q2)
     R.orient_axis(L, L.y, q3)
-    # Angular velocity of the disk in the speeds: measure numbers in the lean frame L.
     R.set_ang_vel(N, u1 * L.x + u2 * L.y + u3 * L.z)
+    return N, Y, L, R
+
+
+def _build_rolling_disk() -> ModelParts:
+    t = me.dynamicsymbols._t
+
+    x, y, q1, q2, q3 = me.dynamicsymbols("x y q1 q2 q3")
+    u1, u2, u3 = me.dynamicsymbols("u1 u2 u3")
+    m, r, g = sm.symbols("m r g", positive=True)
+
+    N, Y, L, R = _disk_frames(q1, q2, q3, u1, u2, u3)
 
     O = me.Point("O")
     O.set_vel(N, 0)
@@ -105,14 +111,7 @@ def _build_rolling_disk_dependent() -> tuple[ModelParts, dict[str, list]]:
     u1, u2, u3, u4, u5 = me.dynamicsymbols("u1 u2 u3 u4 u5")
     m, r, g = sm.symbols("m r g", positive=True)
 
-    N = me.ReferenceFrame("N")
-    Y = me.ReferenceFrame("Y")
-    L = me.ReferenceFrame("L")
-    R = me.ReferenceFrame("R")
-    Y.orient_axis(N, N.z, q1)
-    L.orient_axis(Y, Y.x, q2)
-    R.orient_axis(L, L.y, q3)
-    R.set_ang_vel(N, u1 * L.x + u2 * L.y + u3 * L.z)
+    N, Y, L, R = _disk_frames(q1, q2, q3, u1, u2, u3)
 
     O = me.Point("O")
     O.set_vel(N, 0)
@@ -176,16 +175,5 @@ def rolling_disk_dependent() -> KaneSystem:
         Nonholonomic: ``R = 5`` coordinates, ``S = 3`` independent speeds; the equations of
         motion are those of :func:`rolling_disk`.
     """
-    from kanebond.system import KaneSystem
-
     parts, constraints = _build_rolling_disk_dependent()
-    return KaneSystem(
-        frame=parts.frame,
-        coordinates=list(parts.coordinates),
-        speeds=list(parts.speeds),
-        kinematics=list(parts.kd_eqs),
-        bodies=list(parts.bodies),
-        loads=list(parts.loads),
-        name=parts.name,
-        **constraints,
-    )
+    return to_system(parts, **constraints)
