@@ -289,6 +289,7 @@ class ConstrainedModel:
             ["load"] * len(rel.load_names) + ["prescribed"] * len(self.ci)
             + ["adjoined"] * self.L
         )
+        self._check_varying_constants()
         q, f = self.coordinates, self.all_speeds
         cf = sp.Matrix(list(system.prescribed.values()))
         exprs: dict[str, sp.Matrix] = {
@@ -311,6 +312,27 @@ class ConstrainedModel:
             exprs["grad"] = sp.Matrix(grads) if grads else sp.zeros(0, 3)
         self.fns = _Lambdified(exprs, q, f, self.parameters)
         self._emb = None
+
+    def _check_varying_constants(self) -> None:
+        """A constant given as a callable of time inside g(t), ᴾφ(t) or φ would be treated as
+        constant when they are differentiated (ᶜf', ᴾφ', dφ/dt): refuse it."""
+        varying = {self.parameters[k] for k, _, _ in self.relaxed._params.calls}
+        if not varying:
+            return
+        uses = [(f"the prescribed value of {show(s)}", g)
+                for s, g in self.system.prescribed.items()]
+        for c in self.adjoined:
+            uses += [(f"the value of adjoined constraint {c.name!r}", c.value),
+                     (f"adjoined constraint {c.name!r}", c.phi)]
+        for what, expr in uses:
+            bad = sorted(varying & (expr.free_symbols | expr.atoms(AppliedUndef)), key=str)
+            if bad:
+                raise ConstraintError(
+                    f"{what} ({show(expr)}) contains {show(bad[0])}, which was given as a "
+                    f"callable; kanebond differentiates prescribed values and constraints "
+                    f"symbolically, so write the time dependence into the expression in t "
+                    f"(e.g. {{u: Omega0 + alpha*t}}) and give {show(bad[0])} a number."
+                )
 
     # ------------------------------------------------------------------ names
     @property

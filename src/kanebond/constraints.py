@@ -352,7 +352,8 @@ def resolve_prescribed(
     state = set(coordinates) | set(speeds) | set(dependent_speeds)
     for key, val in prescribed.items():
         if isinstance(key, str):
-            match = [s for s in speeds if s.func.__name__ == key]
+            match = [s for s in list(speeds) + list(dependent_speeds) + list(coordinates)
+                     if s.func.__name__ == key]
             if not match:
                 raise ConstraintError(
                     f"prescribed has the key {key!r}, which is not the name of a speed; "
