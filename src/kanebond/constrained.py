@@ -114,13 +114,11 @@ class EmbeddingNumeric:
         q, f = list(system.coordinates), list(system.speeds)
         self.q_index = [q.index(x) for x in emb.dependent_coordinates]
         ud = list(emb.dependent_speeds)
-        u_all = f + ud
         B = sp.Matrix(emb.velocity_constraints)
         # B(q) u with the dependent speeds in the independent ones: zero up to round-off
         vel = B.xreplace(emb.speed_map) if B.rows else sp.zeros(0, 1)
         g = sp.Matrix(emb.configuration_constraints or sp.zeros(0, 1))
         J = g.jacobian(list(emb.dependent_coordinates)) if g.rows else sp.zeros(0, 0)
-        del u_all
         self.names = {
             "config": [f"config[{i}]" for i in range(g.rows)],
             "velocity": [f"velocity[{i}]" for i in range(vel.rows)],
