@@ -193,6 +193,18 @@ class EmbeddingNumeric:
         return out
 
 
+def split_named(initial: Any, names: set[str]) -> tuple[Any, dict[str, float]]:
+    """(``initial`` without the entries named in ``names``, {name: value} of those entries):
+    values of speeds that are not states (dependent or prescribed), to be checked, not used."""
+    from .numeric import _name
+
+    if not isinstance(initial, Mapping) or not names:
+        return initial, {}
+    rest = {k: v for k, v in initial.items() if _name(k) not in names}
+    given = {_name(k): float(v) for k, v in initial.items() if _name(k) in names}
+    return rest, given
+
+
 def check_initial_embedding(model: Any, emb: EmbeddingNumeric, x0: np.ndarray,
                             given: Mapping[str, float]) -> None:
     """ConstraintError when x0 violates a configuration constraint or a given dependent speed
@@ -290,10 +302,10 @@ class ConstrainedModel:
         self._check_varying_constants()
         q, f = self.coordinates, self.all_speeds
         cf = sp.Matrix(list(system.prescribed.values()))
-        exprs: dict[str, sp.Matrix] = {
-            "cf": cf if cf.rows else sp.zeros(0, 1),
-            "cfd": cf.diff(t) if cf.rows else sp.zeros(0, 1),
-        }
+        # ᶜf = g(t) alone, for the full speed vector; the rest once per solve
+        self.cf_fn = _Lambdified({"cf": cf if cf.rows else sp.zeros(0, 1)}, q, f,
+                                 self.parameters)
+        exprs: dict[str, sp.Matrix] = {"cfd": cf.diff(t) if cf.rows else sp.zeros(0, 1)}
         self.targets: list[tuple[str, str]] = []
         if self.L:
             exprs["phi"] = sp.Matrix([c.phi for c in self.adjoined])
@@ -366,7 +378,7 @@ class ConstrainedModel:
         f = np.zeros((len(tt), self.S_all))
         f[:, self.ui] = uf
         if len(self.ci):
-            f[:, self.ci] = self._pieces(tt, q, f)["cf"][..., 0]
+            f[:, self.ci] = self.cf_fn(tt, q, f, self.relaxed._c(tt, q, f))["cf"][..., 0]
         return f
 
     def _solve(self, tt, q, f, *, momentum: bool = False, want_reactions: bool = False) -> dict:
@@ -622,16 +634,10 @@ class ConstrainedModel:
         adjoined constraint must hold, |φ − ᴾφ| ≤ 1e-8 (1 + |ᴾφ|); ConstraintError otherwise."""
         from .simulate import _initial_state
 
-        given: dict[str, float] = {}
-        if isinstance(initial, Mapping):
-            initial = dict(initial)
-            extra = set(self.prescribed_names) | set(
-                self.relaxed._embedding.dep_names if self.relaxed.has_embedding else []
-            )
-            for key in list(initial):
-                name = key.func.__name__ if isinstance(key, AppliedUndef) else str(key)
-                if name in extra:
-                    given[name] = float(initial.pop(key))
+        extra = set(self.prescribed_names) | set(
+            self.relaxed._embedding.dep_names if self.relaxed.has_embedding else []
+        )
+        initial, given = split_named(initial, extra)
         x0 = _initial_state(self, initial)
         tt = np.array([float(t0)])
         q = x0[None, : self.R]

@@ -609,19 +609,19 @@ def resolve_adjoined(
             targets=targets, gradients=gradients, multiplier=mult,
         )
         if gradients:
-            _check_gradients(res, frame, f, subs, label)
+            _check_gradients(res, comps, frame, f, label)
         out.append(res)
     return out
 
 
-def _check_gradients(c: Adjoined, frame, f: list, subs: Mapping, label: str) -> None:
-    """Σ_n (∂v_n/∂fᵀ)ᵀ · ∂φ/∂v_n must equal ∂φ/∂fᵀ ([PA-VP] (27)); else φ uses other speeds."""
+def _check_gradients(c: Adjoined, comps: list, frame, f: list, label: str) -> None:
+    """Σ_n (∂v_n/∂fᵀ)ᵀ · ∂φ/∂v_n must equal ∂φ/∂fᵀ ([PA-VP] (27)); else φ uses other speeds.
+
+    ``comps`` are the inertial components of the listed velocities, in q and f."""
     d, to_d, back = _dummies(f)
     rows = sp.zeros(1, len(f))
-    for tg, gr in zip(c.targets, c.gradients, strict=True):
-        v = point_velocity(tg, frame, label) if isinstance(tg, Point) else \
-            frame_angular_velocity(tg, frame, label)
-        m = sp.Matrix([dag_xreplace(x, subs) for x in v.to_matrix(frame)]).xreplace(to_d)
+    for cc, gr in zip(comps, c.gradients, strict=True):
+        m = sp.Matrix(cc).xreplace(to_d)
         g = gr.to_matrix(frame)
         for s, x in enumerate(d):
             rows[0, s] += (m.diff(x).xreplace(back).T * g)[0]

@@ -989,12 +989,11 @@ class NumericModel:
         branch of a linkage is chosen by them). Dependent speeds need not be given: they
         follow from the velocity constraints.
         """
+        from .constrained import split_named
         from .simulate import _initial_state
 
-        if isinstance(initial, Mapping):
-            dep = set(self._embedding.dep_names) if self.has_embedding else set()
-            initial = {k: v for k, v in initial.items() if _name(k) not in dep}
-        x0 = _initial_state(self, initial)
+        dep = set(self._embedding.dep_names) if self.has_embedding else set()
+        x0 = _initial_state(self, split_named(initial, dep)[0])
         if self.has_embedding:
             x0[: self.R] = self._embedding.solve_coordinates(x0[: self.R])
         return x0
@@ -1013,16 +1012,11 @@ class NumericModel:
     def initial_state(self, initial: Any, t0: float = 0.0) -> np.ndarray:
         """x0 = [q0, f0] from ``initial`` (as :func:`kanebond.simulate`), checked against the
         embedded constraints (ConstraintError stating the violation)."""
-        from .constrained import check_initial_embedding
+        from .constrained import check_initial_embedding, split_named
         from .simulate import _initial_state
 
-        given: dict[str, float] = {}
-        if isinstance(initial, Mapping) and self.has_embedding:
-            dep = set(self._embedding.dep_names)
-            initial = dict(initial)
-            for key in list(initial):
-                if _name(key) in dep:
-                    given[_name(key)] = float(initial.pop(key))
+        dep = set(self._embedding.dep_names) if self.has_embedding else set()
+        initial, given = split_named(initial, dep)
         x0 = _initial_state(self, initial)
         if self.has_embedding:
             check_initial_embedding(self, self._embedding, x0, given)

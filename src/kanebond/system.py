@@ -494,8 +494,8 @@ class KaneSystem:
         )
 
     @cached_property
-    def _rheonomic_parts(self) -> tuple:
-        """(index of ᵘf, index of ᶜf, ᵘf' (47), reactions (48)) with ᶜf → g(t), ᶜf' → g'(t)."""
+    def _reactions(self) -> sp.Matrix:
+        """ᶜe of [PA21] (48) with ᵘf' from (47), ᶜf → g(t), ᶜf' → g'(t) (see :attr:`reactions`)."""
         S = len(self.speeds)
         ci = [self.speeds.index(s) for s in self.prescribed]
         ui = [i for i in range(S) if i not in ci]
@@ -508,8 +508,7 @@ class KaneSystem:
         ufd = Auu.LUsolve(e.extract(ui, [0]) - Auc * cfd - Df.extract(ui, [0])) if ui else \
             sp.zeros(0, 1)
         react = Acu * ufd + Acc * cfd + Df.extract(ci, [0]) - e.extract(ci, [0])
-        on_path = {self.speeds[i]: cf[k] for k, i in enumerate(ci)}
-        return ui, ci, ufd.xreplace(on_path), react.xreplace(on_path)
+        return react.xreplace({self.speeds[i]: cf[k] for k, i in enumerate(ci)})
 
     @property
     def reactions(self) -> sp.Matrix:
@@ -522,7 +521,7 @@ class KaneSystem:
         and its power ᶜfᵀ ᶜe is a separate line of the energy balance. Expressions in t, q, ᵘf
         (and λ). Symbolic; small systems only.
         """
-        return self._rheonomic_parts[3]
+        return self._reactions
 
     @property
     def prescribed_power(self) -> sp.Expr:
