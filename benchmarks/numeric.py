@@ -150,7 +150,6 @@ def kanebond_setup(n: int, params: dict[str, float], compile_times: list[float] 
     """One timed set-up from fresh objects: model build, KaneSystem, numeric(backend="c")."""
     import kanebond as kb
     from kanebond.models.chain import _build_chain_3d
-    from kanebond.numeric import _Program
 
     fresh_sympy_cache()
     t0 = time.perf_counter()
@@ -170,7 +169,7 @@ def kanebond_setup(n: int, params: dict[str, float], compile_times: list[float] 
     t_form = time.perf_counter() - t0
     # Only the constants that reach the equations (a1, an offset along the fixed first joint
     # axis, drops out and numeric() rejects a key it does not know); not timed.
-    used = {str(p) for p in _Program._collect_parameters(system)}
+    used = {str(p) for p in system.constants + system.inputs}
     constants = {k: v for k, v in params.items() if k in used}
     t0 = time.perf_counter()
     num = system.numeric(constants, backend="c", path="bodies")

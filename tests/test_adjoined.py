@@ -527,12 +527,32 @@ def test_holonomic_phi_needs_velocity_level(pl):
 
 
 @pytest.mark.parametrize("callable_phi", [False, True])
-def test_explicit_time_in_phi(pl, callable_phi):
+def test_explicit_time_in_phi_is_a_rheonomic_constraint(pl, callable_phi):
+    """φ(v, t) = v_x − A ω cos ωt = 0 (time inside φ, not in ᴾφ): the derivative of the
+    rheonomic configuration constraint x = x0 + A sin ωt. Closed form: x = x0 + A sin ωt and,
+    from m x'' = λ ∂φ/∂v_x = λ, the multiplier λ = −m A ω² sin ωt; y falls freely."""
+    A_, w_ = 0.3, 2.0
     if callable_phi:
-        c = kb.AdjoinedConstraint(lambda v: t * v.dot(pl.N.x), [pl.P], name="clock")
+        c = kb.AdjoinedConstraint(lambda v: v.dot(pl.N.x) - A_ * w_ * sp.cos(w_ * t), [pl.P],
+                                  name="clock")
     else:
-        c = kb.AdjoinedConstraint(pl.vx + t, name="clock")
-    with pytest.raises(kb.ConstraintError, match=r"'clock'.*explicitly on time.*value="):
+        c = kb.AdjoinedConstraint(pl.vx - A_ * w_ * sp.cos(w_ * t), name="clock")
+    s = pl.base.adjoin(c)
+    tt = np.linspace(0.0, 1.5, 31)
+    run = kb.simulate(s, (0.0, 1.5), {pl.x: 0.1, pl.y: 0.0, pl.vx: A_ * w_, pl.vy: 0.0},
+                      {pl.m: 2.0, pl.g: GRAV}, t_eval=tt, backend="numpy")
+    assert run.success
+    np.testing.assert_allclose(run["x"], 0.1 + A_ * np.sin(w_ * tt), atol=1e-8)
+    np.testing.assert_allclose(run["y"], -GRAV * tt**2 / 2, atol=1e-8)
+    np.testing.assert_allclose(run.multipliers[:, 0], -2.0 * A_ * w_**2 * np.sin(w_ * tt),
+                               atol=1e-7)
+    assert run.energy_audit().rel_residual < 1e-8
+
+
+def test_other_functions_of_time_in_phi_are_refused(pl):
+    drive = me.dynamicsymbols("drive")
+    c = kb.AdjoinedConstraint(pl.vx - drive, name="clock")
+    with pytest.raises(kb.ConstraintError, match=r"'clock'.*function drive.*explicit t"):
         pl.base.adjoin(c)
 
 

@@ -22,7 +22,7 @@ from sympy.core.function import AppliedUndef
 import kanebond
 from kanebond.kinematics import t as T_SYM
 from kanebond.models import chaplygin_sleigh, heavy_symmetric_top
-from kanebond.numeric import _Program, compiler_available
+from kanebond.numeric import compiler_available
 
 TOL = 1e-12
 FACTORIES = dict(MODEL_CASES)
@@ -80,7 +80,7 @@ class Reference:
 def reference(case: str) -> Reference:
     system = FACTORIES[case]()
     q, f = list(system.coordinates), list(system.speeds)
-    params = _Program._collect_parameters(system)
+    params = list(system.constants) + list(system.inputs)
     R, S = len(q), len(f)
     qs = sp.symbols(f"qq0:{R}")
     fs = sp.symbols(f"ff0:{S}")

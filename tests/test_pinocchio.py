@@ -28,7 +28,7 @@ from kanebond.models import chain_3d  # noqa: E402
 from kanebond.models.chain import _build_chain_3d  # noqa: E402
 from kanebond.models.chain import chain_3d_parameters as chain_params  # noqa: E402
 from kanebond.models.chain import chain_3d_pinocchio as pinocchio_chain  # noqa: E402
-from kanebond.numeric import _Program, compiler_available  # noqa: E402
+from kanebond.numeric import compiler_available  # noqa: E402
 
 TOL = 1e-10
 SIZES = (2, 3, 5, 8)
@@ -61,7 +61,7 @@ def numeric(n: int, backend: str, path: str, seed: int = 0):
     params = chain_params(n, seed)
     # Only the constants that reach the equations: a1 (an offset along the fixed first joint
     # axis) drops out of the kinematics and numeric() rejects a key it does not know.
-    used = {str(p) for p in _Program._collect_parameters(sys_)}
+    used = {str(p) for p in sys_.constants + sys_.inputs}
     return sys_.numeric({k: v for k, v in params.items() if k in used}, backend=backend,
                         path=path)
 

@@ -346,6 +346,43 @@ class Graph:
             stack.extend((a, False) for a in _children(self.nodes[n]) if a not in memo)
         return out
 
+    def evaluate(self, outputs: Sequence[int], inputs: Mapping[int, float]) -> list[float]:
+        """Values of ``outputs`` with the input nodes set to ``inputs`` (float arithmetic, one
+        pass over the nodes they need; for quick numeric checks, not for speed)."""
+        val: dict[int, float] = {}
+        for i in self.needed(outputs):
+            node = self.nodes[i]
+            op = node[0]
+            if op == "num":
+                val[i] = node[1]
+            elif op == "in":
+                val[i] = float(inputs.get(i, 0.0))
+            elif op == "add":
+                val[i] = math.fsum(val[a] for a in node[1:])
+            elif op == "mul":
+                v = 1.0
+                for a in node[1:]:
+                    v *= val[a]
+                val[i] = v
+            elif op == "pow":
+                try:
+                    val[i] = float(val[node[1]] ** val[node[2]])
+                except (ZeroDivisionError, OverflowError, TypeError):
+                    val[i] = math.nan
+            else:
+                try:
+                    val[i] = float(_PYFUN[node[1]](*(val[a] for a in node[2:])))
+                except (ValueError, ZeroDivisionError, OverflowError, TypeError):
+                    val[i] = math.nan
+        return [val[o] for o in outputs]
+
+    def partial(self, i: int, wrt: int) -> int:
+        """∂(node i)/∂(input node ``wrt``) (a fresh derivative pass; resets the rate memo)."""
+        self.reset_calculus()
+        out = self.dt(i, {wrt: self.ONE})
+        self.reset_calculus()
+        return out
+
     def needed(self, outputs: Iterable[int]) -> list[int]:
         """All nodes the ``outputs`` depend on, in evaluation order."""
         seen: set[int] = set()

@@ -1,9 +1,7 @@
 """Numeric evaluation of constrained systems: embedded, prescribed and adjoined constraints.
 
-* :class:`EmbeddingNumeric` serves a :class:`~kanebond.numeric.NumericModel` of a system with
-  embedded constraints: dependent speeds u_d = G(q) f, residuals of the configuration
-  constraints g(q) and velocity constraints B(q) u, consistent initial conditions (Newton on
-  g(q) = 0 in the dependent coordinates) and projection back onto g(q) = 0.
+* :func:`check_initial_embedding` checks initial values against embedded constraints (whose
+  numeric side is :mod:`kanebond.manifold`).
 * :class:`ConstrainedModel` is the numeric model of a system with prescribed flows
   ([PA21] (45)–(50)) and/or adjoined constraints ([PA-VP] (4)–(27)). Its state is
   x = [q, ᵘf] (velocity form) or y = [q, ᵘp̂] (momentum form): the prescribed speeds
@@ -41,9 +39,9 @@ from .errors import ConstraintError, ModelError, SingularMassMatrixError
 from .kinematics import show, t
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .numeric import NumericModel
+    from .manifold import ConstraintManifold
 
-__all__ = ["ConstrainedModel", "EmbeddingNumeric", "INITIAL_TOL"]
+__all__ = ["ConstrainedModel", "INITIAL_TOL"]
 
 #: Largest residual |φ − ᴾφ|, |g(q)| or |ᶜf − g(t)| accepted in initial conditions, relative to
 #: 1 + the size of the terms.
@@ -99,98 +97,8 @@ def _as_batch(a, width: int) -> tuple[bool, np.ndarray]:
 
 
 # ============================================================================================
-# embedded constraints
+# embedded constraints (the numeric manifold is in kanebond.manifold)
 # ============================================================================================
-
-
-class EmbeddingNumeric:
-    """Dependent speeds, residuals, consistent initial conditions and projection."""
-
-    def __init__(self, model: NumericModel) -> None:
-        system = model.system
-        emb = system.embedding
-        self.model = model
-        self.R, self.S = model.R, model.S
-        q, f = list(system.coordinates), list(system.speeds)
-        self.q_index = [q.index(x) for x in emb.dependent_coordinates]
-        ud = list(emb.dependent_speeds)
-        B = sp.Matrix(emb.velocity_constraints)
-        # B(q) u with the dependent speeds in the independent ones: zero up to round-off
-        vel = B.xreplace(emb.speed_map) if B.rows else sp.zeros(0, 1)
-        g = sp.Matrix(emb.configuration_constraints or sp.zeros(0, 1))
-        J = g.jacobian(list(emb.dependent_coordinates)) if g.rows else sp.zeros(0, 0)
-        self.names = {
-            "config": [f"config[{i}]" for i in range(g.rows)],
-            "velocity": [f"velocity[{i}]" for i in range(vel.rows)],
-        }
-        self.dep_names = [show(x) for x in ud]
-        self.fns = _Lambdified(
-            {"g": g, "J": J, "vel": vel, "ud": emb.G * sp.Matrix(f) if ud else sp.zeros(0, 1)},
-            q, f, model.parameters,
-        )
-
-    def _eval(self, tt, q, f) -> dict:
-        c = self.model._c(tt, q, f)
-        return self.fns(tt, q, f, c)
-
-    def dependent_speeds(self, q, f, t: float = 0.0) -> np.ndarray:
-        single, qb = _as_batch(q, self.R)
-        _, fb = _as_batch(f, self.S)
-        tt = np.broadcast_to(np.asarray(t, dtype=float), (len(qb),)).copy()
-        out = self._eval(tt, qb, fb)["ud"][..., 0]
-        return out[0] if single else out
-
-    def configuration_residuals(self, q, t: float = 0.0) -> np.ndarray:
-        single, qb = _as_batch(q, self.R)
-        tt = np.broadcast_to(np.asarray(t, dtype=float), (len(qb),)).copy()
-        out = self._eval(tt, qb, np.zeros((len(qb), self.S)))["g"][..., 0]
-        return out[0] if single else out
-
-    def velocity_residuals(self, q, f, t: float = 0.0) -> np.ndarray:
-        single, qb = _as_batch(q, self.R)
-        _, fb = _as_batch(f, self.S)
-        tt = np.broadcast_to(np.asarray(t, dtype=float), (len(qb),)).copy()
-        out = self._eval(tt, qb, fb)["vel"][..., 0]
-        return out[0] if single else out
-
-    def solve_coordinates(self, q: np.ndarray, tol: float = 1e-13, iters: int = 50) -> np.ndarray:
-        """Newton on g(q) = 0 in the dependent coordinates, the others held fixed."""
-        q = np.array(q, dtype=float)
-        if not self.q_index:
-            return q
-        zeros = np.zeros((1, self.S))
-        tt = np.zeros(1)
-        for _ in range(iters):
-            res = self._eval(tt, q[None, :], zeros)
-            g, J = res["g"][0, :, 0], res["J"][0]
-            if np.max(np.abs(g)) < tol:
-                return q
-            try:
-                dq = np.linalg.solve(J, g)
-            except np.linalg.LinAlgError:
-                dq = np.linalg.lstsq(J, g, rcond=None)[0]
-            q[self.q_index] -= dq
-        g = self._eval(tt, q[None, :], zeros)["g"][0, :, 0]
-        if np.max(np.abs(g)) > 1e-9:
-            raise ConstraintError(
-                f"the configuration constraints could not be solved for the dependent "
-                f"coordinates {', '.join(self.model.state_names[i] for i in self.q_index)} "
-                f"from the guess given (residuals {np.array2string(g, precision=3)}): the "
-                f"independent coordinates may admit no closed configuration, or the guess is "
-                f"too far; give a better guess."
-            )
-        return q
-
-    def outputs(self, tt, q, f) -> dict[str, np.ndarray]:
-        res = self._eval(tt, q, f)
-        out: dict[str, np.ndarray] = {}
-        for i, n in enumerate(self.dep_names):
-            out[n] = res["ud"][:, i, 0]
-        for i, n in enumerate(self.names["config"]):
-            out[f"residual[{n}]"] = res["g"][:, i, 0]
-        for i, n in enumerate(self.names["velocity"]):
-            out[f"residual[{n}]"] = res["vel"][:, i, 0]
-        return out
 
 
 def split_named(initial: Any, names: set[str]) -> tuple[Any, dict[str, float]]:
@@ -205,7 +113,7 @@ def split_named(initial: Any, names: set[str]) -> tuple[Any, dict[str, float]]:
     return rest, given
 
 
-def check_initial_embedding(model: Any, emb: EmbeddingNumeric, x0: np.ndarray,
+def check_initial_embedding(model: Any, emb: ConstraintManifold, x0: np.ndarray,
                             given: Mapping[str, float]) -> None:
     """ConstraintError when x0 violates a configuration constraint or a given dependent speed
     disagrees with the one the velocity constraints give."""
@@ -320,7 +228,9 @@ class ConstrainedModel:
                     self.targets.append((c.name, tg.name))
                     grads.append(list(gr.to_matrix(N)))
             exprs["grad"] = sp.Matrix(grads) if grads else sp.zeros(0, 3)
-        self.fns = _Lambdified(exprs, q, f, self.parameters)
+        # the adjoined pieces are formed in all speeds u = [f; u_d] and projected with the
+        # numeric embedding T = ∂u/∂fᵀ at every evaluation ([PA-VP] (27))
+        self.fns = _Lambdified(exprs, q, list(system.all_speeds), self.parameters)
         self._emb = None
 
     def _check_varying_constants(self) -> None:
@@ -362,9 +272,23 @@ class ConstrainedModel:
         raise AttributeError(name)
 
     # ------------------------------------------------------------------ evaluation
-    def _pieces(self, tt, q, f) -> dict:
-        c = self.relaxed._c(tt, q, f)
-        return self.fns(tt, q, f, c)
+    def _pieces(self, tt, q, f, emb: dict | None = None) -> dict:
+        """φ, ∂φ/∂fᵀ, dφ/dt|_{f'=0}, ... at (t, q, f); with embedded constraints evaluated at
+        all speeds u and projected: ∂φ/∂fᵀ = (∂φ/∂uᵀ) T, γ_f = γ_u + (∂φ/∂u_dᵀ) c."""
+        rel = self.relaxed
+        c = rel._c(tt, q, f)
+        if not rel.embedded:
+            return self.fns(tt, q, f, c)
+        if emb is None:
+            emb = rel._eval(tt, q, f, {"Df"}, c=c)
+        pcs = self.fns(tt, q, emb["u"], c)
+        if self.L:
+            Gu = pcs["G"]
+            ind, dep = rel._ind, rel._dep
+            pcs["G"] = Gu[:, :, ind] + np.einsum("nlk,nks->nls", Gu[:, :, dep], emb["G_emb"])
+            pcs["gamma"] = pcs["gamma"] + np.einsum("nlk,nk->nl", Gu[:, :, dep],
+                                                    emb["c"])[..., None]
+        return pcs
 
     def full_speeds(self, t, q, uf) -> np.ndarray:
         """f = [ᵘf; ᶜf(t)] in the order of the system's speeds ([PA21] (2))."""
@@ -390,8 +314,10 @@ class ConstrainedModel:
             need |= {"e_hat"}
             if not self.L and not want_reactions:
                 need -= {"Df"}
-        parts = rel._be.parts(tt, q, f, c, need)
-        pcs = self.fns(tt, q, f, c)
+        if rel.embedded:
+            need |= {"Df"}
+        parts = rel._eval(tt, q, f, need, c=c)
+        pcs = self._pieces(tt, q, f, parts)
         A = parts["A"]
         ui, ci = self.ui, self.ci
         N = len(tt)
@@ -504,7 +430,7 @@ class ConstrainedModel:
     def _f_from_p(self, tt, q, up) -> tuple[np.ndarray, dict]:
         """Full f from ᵘp̂ by (50): ᵘf = ᵘᵘA⁻¹(ᵘp̂ − ᵘᶜA ᶜf)."""
         f = self._full(tt, q, np.zeros((len(tt), self.S)))
-        A = self.relaxed._be.parts(tt, q, f, self.relaxed._c(tt, q, f), {"A"})["A"]
+        A = self.relaxed._eval(tt, q, f, {"A"})["A"]
         ui, ci = self.ui, self.ci
         rhs = up - np.einsum("nij,nj->ni", A[:, ui][:, :, ci], f[:, ci])
         from .numeric import _solve_spd

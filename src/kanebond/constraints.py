@@ -1,18 +1,13 @@
-"""Constraints: embedding, prescribed (rheonomic) flows and adjoined constraints.
+"""Constraints: prescribed (rheonomic) flows and adjoined constraints.
 
 Three ways a constraint enters a :class:`~kanebond.KaneSystem` ([PA-VP] §2, §6):
 
-* **Embedded** (scleronomic, holonomic or linear nonholonomic). Velocity constraints
-  B(q) u = 0, linear in the speeds, are solved for the dependent speeds u_d = G(q) f and
-  substituted, so that every velocity is v = (∂v/∂fᵀ) f in the independent speeds f only and
-  q' = Q(q) f with the embedded Q ([PA-VP] (2)–(3)). Configuration constraints g(q) = 0 are kept
-  for consistent initial conditions, residuals and projection; their time derivatives are
-  velocity constraints.
+* **Embedded** (scleronomic, holonomic or linear nonholonomic): :mod:`kanebond.embedding`.
 * **Prescribed flows** (rheonomic constraints by constraint relaxation, [PA21] (45)–(50)). Some
   speeds ᶜf are known functions of time; the equations are partitioned into rows of the free
   speeds ᵘf and of ᶜf, and the ᶜf rows give the reactions ᶜe (48).
-* **Adjoined** constraints φ_ℓ({v_n}, q) = ᴾφ_ℓ(t) ([PA-VP] (4)), which may be nonlinear in the
-  velocities and rheonomic, enforced by Lagrange multipliers λ: the force on point n is
+* **Adjoined** constraints φ_ℓ({v_n}, q, t) = ᴾφ_ℓ(t) ([PA-VP] (4)), which may be nonlinear in
+  the velocities and rheonomic, enforced by Lagrange multipliers λ: the force on point n is
   (∂φ_ℓ/∂v_n) λ_ℓ (13), the generalized constraint forces are ᵃᶜe = (∂φ/∂fᵀ)ᵀ λ (27), the
   generalized constraint velocities ᵃᶜf = (∂φ/∂fᵀ) f (20) and the constraint power ᵃᶜfᵀλ (19).
 
@@ -24,7 +19,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import sympy as sp
@@ -32,301 +27,21 @@ import sympy.physics.mechanics as me
 from sympy.core.function import AppliedUndef
 from sympy.physics.vector import Point, ReferenceFrame, Vector
 
+from .embedding import _dummies, constraint_expression
 from .errors import ConstraintError
 from .kinematics import (
     _numeric,
-    _tidy,
     _time_dependence,
     dag_xreplace,
     frame_angular_velocity,
     point_velocity,
-    scalar_expression,
     show,
     t,
 )
 
-__all__ = ["AdjoinedConstraint", "Embedding", "embed", "resolve_prescribed", "resolve_adjoined"]
+__all__ = ["AdjoinedConstraint", "Adjoined", "resolve_prescribed", "resolve_adjoined"]
 
-ADJOIN_HINT = (
-    "Adjoin it instead with kb.AdjoinedConstraint(phi, value=...) in adjoined=[...] ([PA-VP] "
-    "(4)), or prescribe a speed with prescribed={speed: g(t)} ([PA21] (45)–(50))."
-)
-
-
-def _expr(value, what: str) -> sp.Expr:
-    """``value`` as a scalar SymPy expression (an Eq becomes lhs − rhs)."""
-    return scalar_expression(
-        value, what, ConstraintError, example="x.diff() * y.diff() (= 0)",
-        kind="constraints are scalar expressions in the coordinates, speeds, t and constants",
-    )
-
-
-def _dummies(symbols: Sequence) -> tuple[list, dict, dict]:
-    d = [sp.Dummy(x.func.__name__) for x in symbols]
-    return d, dict(zip(symbols, d, strict=True)), dict(zip(d, symbols, strict=True))
-
-
-def _rank(M: sp.Matrix, samples: int = 2) -> int:
-    if M.rows == 0 or M.cols == 0:
-        return 0
-    rng = random.Random(4099)
-    return max(int(np.linalg.matrix_rank(_numeric(M, rng), tol=1e-9)) for _ in range(samples))
-
-
-# ============================================================================================
-# embedded constraints
-# ============================================================================================
-
-
-@dataclass
-class Embedding:
-    """Embedded scleronomic constraints: u_d = G(q) f and the embedded Q ([PA-VP] (2)–(3)).
-
-    Attributes
-    ----------
-    dependent_speeds, dependent_coordinates:
-        The speeds solved from the velocity constraints and the coordinates kept in q whose
-        values follow from the configuration constraints.
-    velocity_constraints:
-        B(q) u = 0 as expressions in q and all speeds (given ones, then the derivatives of the
-        configuration constraints that kanebond formed).
-    configuration_constraints:
-        g(q) = 0 as expressions in q.
-    G:
-        S_d × S matrix with u_d = G f.
-    speed_map:
-        {u_d: (G f)_d}.
-    Q, kdd:
-        The embedded Q (R × S) and {q_r': (Q f)_r}.
-    """
-
-    dependent_speeds: list = field(default_factory=list)
-    dependent_coordinates: list = field(default_factory=list)
-    velocity_constraints: list = field(default_factory=list)
-    configuration_constraints: list = field(default_factory=list)
-    G: sp.Matrix = field(default_factory=lambda: sp.zeros(0, 0))
-    speed_map: dict = field(default_factory=dict)
-    Q: sp.Matrix | None = None
-    kdd: dict = field(default_factory=dict)
-
-    @property
-    def active(self) -> bool:
-        return bool(self.dependent_speeds or self.configuration_constraints)
-
-
-def _configuration_constraint(expr, i: int, coordinates: list, speeds: list) -> sp.Expr:
-    what = f"configuration constraint {i}"
-    e = _expr(expr, what)
-    label = f"{what} ({show(e)} = 0)"
-    if e.has(sp.Derivative):
-        raise ConstraintError(
-            f"{label} contains a time derivative; configuration constraints are g(q) = 0 in the "
-            f"coordinates only. Give velocity constraints in velocity_constraints."
-        )
-    sp_in = sorted({a for a in e.atoms(AppliedUndef) if a in set(speeds)}, key=show)
-    if sp_in:
-        raise ConstraintError(
-            f"{label} contains the speed {show(sp_in[0])}; configuration constraints are g(q) = 0 "
-            f"in the coordinates only. Give it in velocity_constraints instead."
-        )
-    what_t = _time_dependence(e, coordinates)
-    if what_t:
-        raise ConstraintError(
-            f"{label} depends explicitly on time through {what_t}: a rheonomic constraint cannot "
-            f"be embedded. {ADJOIN_HINT}"
-        )
-    return e
-
-
-def _velocity_constraint(
-    expr, i: int, coordinates: list, speeds: list, kdd: Mapping
-) -> tuple[sp.Expr, sp.Matrix]:
-    """(expression in q and u, row of coefficients B_i) of one linear velocity constraint."""
-    what = f"velocity constraint {i}"
-    e = _expr(expr, what)
-    label = f"{what} ({show(e)} = 0)"
-    e = dag_xreplace(e, kdd)
-    stray = sorted(e.atoms(sp.Derivative), key=show)
-    if stray:
-        raise ConstraintError(
-            f"{label} contains {show(stray[0])}, an acceleration or the rate of a quantity that "
-            f"is neither a coordinate nor a speed; velocity constraints relate the speeds and "
-            f"coordinate rates only."
-        )
-    what_t = _time_dependence(e, list(coordinates) + list(speeds))
-    if what_t:
-        raise ConstraintError(
-            f"{label} depends explicitly on time through {what_t}: a rheonomic constraint cannot "
-            f"be embedded. {ADJOIN_HINT}"
-        )
-    d, to_d, back = _dummies(speeds)
-    ex = e.xreplace(to_d)
-    row = sp.zeros(1, len(speeds))
-    for j, sym in enumerate(d):
-        c = ex.diff(sym)
-        if c.has(*d):
-            raise ConstraintError(
-                f"{label} is nonlinear in the speed {show(speeds[j])}; embedded velocity "
-                f"constraints must be linear in the speeds, B(q) u = 0. {ADJOIN_HINT}"
-            )
-        row[0, j] = c.xreplace(back)
-    rest = sp.expand(ex.xreplace({s: 0 for s in d}))
-    if rest != 0:
-        raise ConstraintError(
-            f"{label} has a term free of the speeds ({show(rest)}); embedded velocity "
-            f"constraints must be homogeneous, B(q) u = 0. {ADJOIN_HINT}"
-        )
-    return e, row
-
-
-def _check_redundant(B: sp.Matrix, labels: list[str], k: int) -> None:
-    """ConstraintError naming the first row of B that depends on the rows before it."""
-    if B.rows == 0 or _rank(B) == B.rows:
-        return
-    for i in range(B.rows):
-        if all(x == 0 for x in B[i, :]) or _rank(B[: i + 1, :]) < i + 1:
-            raise ConstraintError(
-                f"{labels[i]} is redundant: it is a combination of the constraints before it "
-                f"(or involves no speed), so the constraints do not determine the {k} dependent "
-                f"speeds. Remove it, and one dependent speed."
-            )
-
-
-def embed(
-    *,
-    coordinates: list,
-    dependent_coordinates: list,
-    speeds: list,
-    dependent_speeds: list,
-    Q_full: sp.Matrix,
-    kdd_full: Mapping,
-    velocity_constraints: Sequence,
-    configuration_constraints: Sequence,
-) -> Embedding:
-    """Solve B(q) u = 0 for the dependent speeds and embed them ([PA-VP] (1)–(3)).
-
-    ``speeds`` are the independent speeds f, ``dependent_speeds`` the speeds u_d; ``Q_full`` is
-    the R × (S + S_d) matrix of q' = Q_full [f; u_d]. Writing the velocity constraints as
-    B_f f + B_d u_d = 0 gives u_d = G f with G = −B_d⁻¹ B_f and the embedded Q = Q_f + Q_d G.
-    Missing velocity constraints are the derivatives ∂g/∂qᵀ Q_full u of the configuration
-    constraints. Redundant constraints, dependent speeds the constraints do not determine and
-    dependent coordinates the configuration constraints do not determine raise
-    :class:`~kanebond.ConstraintError`.
-    """
-    q, f, ud = list(coordinates), list(speeds), list(dependent_speeds)
-    u = f + ud
-    qd = list(dependent_coordinates)
-    cfg = [
-        _configuration_constraint(g, i, q, u) for i, g in enumerate(configuration_constraints)
-    ]
-    if isinstance(velocity_constraints, (sp.Basic, str)):
-        velocity_constraints = [velocity_constraints]
-    vel = [
-        _velocity_constraint(c, i, q, u, kdd_full) for i, c in enumerate(velocity_constraints)
-    ]
-    if len(qd) != len(cfg):
-        if not cfg:
-            raise ConstraintError(
-                f"dependent coordinates {show(qd)} were given without configuration constraints; "
-                f"give one configuration constraint g(q) = 0 per dependent coordinate."
-            )
-        raise ConstraintError(
-            f"there are {len(cfg)} configuration constraint(s) but {len(qd)} dependent "
-            f"coordinate(s) {show(qd)}; give one dependent coordinate per configuration "
-            f"constraint (the coordinates the constraints are solved for)."
-        )
-    labels = [f"velocity constraint {i} ({show(e)} = 0)" for i, (e, _) in enumerate(vel)]
-    B = sp.Matrix.vstack(*[row for _, row in vel]) if vel else sp.zeros(0, len(u))
-    exprs = [e for e, _ in vel]
-    _check_redundant(B, labels, len(ud))
-    if cfg and not ud:
-        raise ConstraintError(
-            f"there are {len(cfg)} configuration constraint(s) but no dependent speeds; list "
-            f"dependent_speeds (one per constraint, e.g. the speeds of the dependent coordinates "
-            f"{show(qd)}), whose values the constraints' time derivatives determine."
-        )
-    if cfg:
-        qdot = Q_full * sp.Matrix(u)
-        rows = []
-        for i, g in enumerate(cfg):
-            dg = sum((g.diff(x) * qdot[r] for r, x in enumerate(q)), sp.S.Zero)
-            rows.append((i, g, dg))
-        if len(vel) + len(cfg) == len(ud):
-            for i, g, dg in rows:
-                e, row = _velocity_constraint(dg, len(exprs), q, u, {})
-                exprs.append(e)
-                B = B.col_join(row)
-                labels.append(f"the time derivative of configuration constraint {i} "
-                              f"({show(g)} = 0)")
-        elif len(vel) == len(ud):
-            for i, g, dg in rows:
-                _, row = _velocity_constraint(dg, i, q, u, {})
-                if _rank(B.col_join(row)) > _rank(B):
-                    raise ConstraintError(
-                        f"the time derivative of configuration constraint {i} ({show(g)} = 0) is "
-                        f"not implied by the velocity constraints, so the two sets are "
-                        f"inconsistent; include its derivative among velocity_constraints, or "
-                        f"leave it out there and kanebond derives it."
-                    )
-        else:
-            raise ConstraintError(
-                f"there are {len(ud)} dependent speed(s) {show(ud)} but {len(vel)} velocity "
-                f"constraint(s) and {len(cfg)} configuration constraint(s); give one velocity "
-                f"constraint per dependent speed (the time derivatives of the configuration "
-                f"constraints may be left out: kanebond forms them)."
-            )
-    elif len(vel) != len(ud):
-        raise ConstraintError(
-            f"there are {len(ud)} dependent speed(s) {show(ud)} but {len(vel)} velocity "
-            f"constraint(s); give exactly one velocity constraint per dependent speed."
-        )
-    k = len(ud)
-    if k:
-        _check_redundant(B, labels, k)
-        Bd, Bf = B[:, len(f):], B[:, : len(f)]
-        if _rank(Bd) < k:
-            rng = random.Random(4099)
-            import scipy.linalg
-
-            _, _, piv = scipy.linalg.qr(_numeric(B, rng), pivoting=True)
-            better = [show(u[j]) for j in sorted(piv[:k])]
-            idle = [show(ud[j]) for j in range(k) if all(x == 0 for x in Bd[:, j])]
-            why = (f"{', '.join(idle)} appear(s) in no constraint" if idle else
-                   "their coefficients in these speeds form a singular matrix")
-            raise ConstraintError(
-                f"the velocity constraints ({'; '.join(labels)}) cannot be solved for the "
-                f"dependent speeds {', '.join(map(show, ud))}: {why}. Choose dependent speeds "
-                f"the constraints determine, e.g. {', '.join(better)}."
-            )
-        G = Bd.LUsolve(-Bf).applyfunc(_tidy)
-    else:
-        G = sp.zeros(0, len(f))
-    if cfg:
-        J = sp.Matrix([[g.diff(x) for x in qd] for g in cfg])
-        if _rank(J) < len(cfg):
-            raise ConstraintError(
-                f"the configuration constraints cannot be solved for the dependent coordinates "
-                f"{show(qd)}: their Jacobian in these coordinates is singular (a redundant "
-                f"constraint, or a constraint that does not involve them). Choose other "
-                f"dependent coordinates, or remove the redundant constraint."
-            )
-    speed_map = {ud[i]: sum((G[i, s] * f[s] for s in range(len(f))), sp.S.Zero)
-                 for i in range(k)}
-    Q = Q_full[:, : len(f)]
-    if k:
-        Q = (Q + Q_full[:, len(f):] * G).applyfunc(_tidy)
-    kdd = {x.diff(t): sum((Q[r, s] * f[s] for s in range(len(f))), sp.S.Zero)
-           for r, x in enumerate(q)}
-    if _rank(Q) < len(f):
-        raise ConstraintError(
-            f"after embedding the velocity constraints, q' = Q f has rank {_rank(Q)} < "
-            f"{len(f)} in the independent speeds {show(f)}: some independent speed moves no "
-            f"coordinate. Choose other independent speeds."
-        )
-    return Embedding(
-        dependent_speeds=ud, dependent_coordinates=qd, velocity_constraints=exprs,
-        configuration_constraints=cfg, G=G, speed_map=speed_map, Q=Q, kdd=kdd,
-    )
+_expr = constraint_expression
 
 
 # ============================================================================================
@@ -577,10 +292,11 @@ def resolve_adjoined(
                 f"(speeds, coordinate rates) and coordinates, not accelerations."
             )
         what_t = _time_dependence(phi, known)
-        if what_t:
+        if what_t and what_t != "t":
             raise ConstraintError(
-                f"{label} depends explicitly on time through {what_t}; write φ(v, q) and put the "
-                f"time dependence in value=ᴾφ(t) ([PA-VP] (4))."
+                f"{label} depends on the function {what_t} of time, whose rate kanebond cannot "
+                f"know; write φ(v, q, t) with explicit t, or put the time dependence in "
+                f"value=ᴾφ(t) ([PA-VP] (4))."
             )
         value = _expr(item.value, f"the value of {what}")
         bad = sorted(value.atoms(AppliedUndef), key=show)
@@ -598,10 +314,11 @@ def resolve_adjoined(
                 f"must be given at velocity level, as its time derivative ∂g/∂qᵀ q' = 0 "
                 f"([PA-VP] (4)), or embedded as a configuration constraint."
             )
+        # dφ/dt with f' = 0: through q' = Q f and through an explicit t (a rheonomic φ(q, t))
         gamma = sum(
             (phd.diff(x).xreplace(back) * sum((Q[r, s] * f[s] for s in range(len(f))), sp.S.Zero)
              for r, x in enumerate(q)),
-            sp.S.Zero,
+            _explicit_time_rate(phi, q + f),
         )
         mult = sp.Symbol(f"lambda_{name}")
         res = Adjoined(
@@ -612,6 +329,14 @@ def resolve_adjoined(
             _check_gradients(res, comps, frame, f, label)
         out.append(res)
     return out
+
+
+def _explicit_time_rate(expr: sp.Expr, state: list) -> sp.Expr:
+    """∂expr/∂t at fixed coordinates and speeds (zero unless expr contains t explicitly)."""
+    if t not in expr.free_symbols:
+        return sp.S.Zero
+    d, to_d, back = _dummies(state)
+    return expr.xreplace(to_d).diff(t).xreplace(back)
 
 
 def _check_gradients(c: Adjoined, comps: list, frame, f: list, label: str) -> None:

@@ -14,6 +14,7 @@ __all__ = [
     "FormError",
     "SingularMassMatrixError",
     "ConstraintError",
+    "SingularConfigurationError",
     "SimulationError",
 ]
 
@@ -44,6 +45,11 @@ class SingularMassMatrixError(KanebondError):
 
 class ConstraintError(ModelError):
     """A constraint is malformed, redundant or inconsistent."""
+
+
+class SingularConfigurationError(SingularMassMatrixError):
+    """The embedded velocity constraints cannot be solved for the dependent speeds at a
+    configuration: B_d, their coefficients in the dependent speeds, is singular there."""
 
 
 class SimulationError(KanebondError):

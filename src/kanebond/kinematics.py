@@ -33,6 +33,8 @@ __all__ = [
     "vector_map",
     "vector_is_zero",
     "vanishes",
+    "frame_tree",
+    "orientation_entries",
 ]
 
 t = me.dynamicsymbols._t
@@ -298,15 +300,41 @@ def random_values(symbols: Iterable, rng: random.Random, low=0.3, high=1.3) -> d
 
 
 def _numeric(matrix: sp.Matrix, rng: random.Random):
-    """Evaluate ``matrix`` at a random generic point of all its symbols and dynamicsymbols."""
+    """Evaluate ``matrix`` at a random generic point of all its symbols and dynamicsymbols.
+
+    The entries are converted to one hash-consed expression graph and evaluated in a single
+    pass over its nodes, so expressions that share subexpressions (deep kinematics, contact
+    points) cost their DAG size; anything the graph cannot hold falls back to SymPy.
+    """
     import numpy as np
 
-    syms = set(matrix.free_symbols) - {t}
-    funcs = {a for a in matrix.atoms(AppliedUndef)}
-    vals = random_values(funcs | syms, rng)
-    num = matrix.xreplace({k: v for k, v in vals.items() if k in funcs})
-    num = num.xreplace({k: v for k, v in vals.items() if k in syms})
-    return np.array(num.evalf(), dtype=float)
+    from .codegen import Graph
+
+    matrix = sp.Matrix(matrix)
+    seen: set = set()
+    atoms: set = set()
+    for x in matrix:
+        atoms |= dag_atoms(x, sp.Symbol, AppliedUndef, sp.Derivative, seen=seen)
+    atoms = {a for a in atoms if a != t}
+    # derivatives and undefined functions are leaves; symbols inside them are not inputs
+    leaves = sorted(atoms, key=lambda a: (str(type(a)), str(a)))
+    vals = random_values(leaves, rng)
+    g = Graph()
+    sym = {a: g.inp("x", k) for k, a in enumerate(leaves)}
+    sym[t] = g.inp("t", 0)
+    memo: dict = {}
+    try:
+        nodes = [g.from_sympy(x, sym, memo) for x in matrix]
+    except Exception:  # a function the graph does not know: let SymPy evaluate it
+        funcs = {a for a in matrix.atoms(AppliedUndef)}
+        syms = set(matrix.free_symbols) - {t}
+        num = matrix.xreplace({k: v for k, v in vals.items() if k in funcs})
+        num = num.xreplace({k: v for k, v in vals.items() if k in syms})
+        return np.array(num.evalf(), dtype=float)
+    inputs = {sym[a]: float(vals[a]) for a in leaves}
+    inputs[sym[t]] = rng.uniform(0.3, 1.3)
+    out = g.evaluate(nodes, inputs)
+    return np.array(out, dtype=float).reshape(matrix.shape)
 
 
 def vanishes(matrix: sp.Matrix, samples: int = 3, tol: float = 1e-12) -> bool:
@@ -745,6 +773,37 @@ class BodyKinematics:
         return self.translation.depends_on(s) or (
             self.rotation is not None and self.rotation.depends_on(s)
         )
+
+
+def frame_tree(root: ReferenceFrame) -> dict:
+    """Parent of every frame reachable from ``root`` through orientations (breadth first).
+
+    Frames that carry an angular velocity but no orientation (a wheel whose angle is
+    ignorable) are not in the tree: nothing needs their direction cosines.
+    """
+    parent = {root: None}
+    queue = [root]
+    while queue:
+        fr = queue.pop(0)
+        for other in fr._dcm_dict:
+            if other not in parent:
+                parent[other] = fr
+                queue.append(other)
+    return parent
+
+
+def orientation_entries(frames, tree: Mapping) -> list:
+    """Direction cosines of the orientations on the tree paths from the root to ``frames``
+    (the entries a numeric model composes), for finding the parameters they contain."""
+    out: list = []
+    done: set = set()
+    for fr in frames:
+        while fr in tree and tree[fr] is not None and fr not in done:
+            done.add(fr)
+            parent = tree[fr]
+            out.extend(parent._dcm_dict[fr])
+            fr = parent
+    return out
 
 
 def point_velocity(point: Point, frame: ReferenceFrame, label: str) -> Vector:

@@ -4,26 +4,20 @@ The velocity form ([PA21] (14), (1)) with state x = [q, f] and inputs r is
 
 .. math::
 
-    M(q)\,x' = F(x, r),\qquad
-    M = \begin{bmatrix} I_R & 0 \\ 0 & A(q) \end{bmatrix},\qquad
-    F = \begin{bmatrix} Q(q)\,f \\ e(q, f, r) - D(q, f)\,f \end{bmatrix}
+    q' = Q(q)\,f,\qquad f' = A(q)^{-1}\bigl(e(q, f, r) - D(q, f)\,f\bigr),
 
-(``system.mass_matrix_full`` and ``system.forcing_full``). Differentiating M x' = F at an
-operating point (x₀, r₀) gives the linear model δx' = 𝔸 δx + 𝔹 δr with
+and its linear model about an operating point (x₀, r₀) is δx' = 𝔸 δx + 𝔹 δr with
+𝔸 = ∂x'/∂x and 𝔹 = ∂x'/∂r there. Both are computed from the compiled numeric model by
+complex-step differentiation (:mod:`kanebond.linearizer`): exact to round-off, with no symbolic
+differentiation of the equations, so a bicycle linearizes in seconds and every further operating
+point (a :func:`sweep` value) costs one batched evaluation.
 
-.. math::
-
-    𝔸 = \frac{\partial x'}{\partial x} = M^{-1}\Bigl(\frac{\partial F}{\partial x}
-        - \Bigl[\frac{\partial M}{\partial x_1} x', \dots, \frac{\partial M}{\partial x_n} x'
-        \Bigr]\Bigr),\qquad
-    𝔹 = \frac{\partial x'}{\partial r} = M^{-1} \frac{\partial F}{\partial r},
-
-everything evaluated at (x₀, r₀). Only the A block of M depends on the state, and only on q, so
-the correction is −(∂A/∂q_k) f' in the speed rows of the column of q_k, with
-f' = A⁻¹(e − D f) at the operating point. The Jacobians ∂F/∂x, ∂F/∂r and ∂A/∂q are formed
-symbolically once per system (with the dynamicsymbols replaced by plain symbols) and compiled
-with :func:`sympy.lambdify`; every operating point, and every value of a :func:`sweep`, is then
-a numeric evaluation and a few linear solves with A.
+Embedded constraints are respected: the dependent speeds are never states (u_d = G f), and the
+dependent coordinates are eliminated through the linearized configuration constraints
+(:attr:`Linearization.eliminated`), so the linear model lives on the constraint manifold in the
+independent state [q_i, f]. :meth:`Linearization.select` keeps the states asked for (e.g. lean,
+steer and their rates) when the others do not feed back into them, and
+:meth:`Sweep.stability_boundaries` finds where an eigenvalue crosses the imaginary axis.
 
 Operating points need not be equilibria: steady motions with nonzero speeds are allowed and no
 check is made. :attr:`Linearization.residual` is f' at the operating point; it vanishes exactly
@@ -45,8 +39,9 @@ import numpy as np
 import sympy as sp
 from sympy.core.function import AppliedUndef
 
-from .errors import FormError, ModelError, SingularMassMatrixError
+from .errors import ModelError
 from .kinematics import show, t
+from .linearizer import Linearizer
 
 if TYPE_CHECKING:  # pragma: no cover - import for annotations only
     from matplotlib.axes import Axes
@@ -91,7 +86,11 @@ class Linearization:
         The coordinates kept in :attr:`state` and the speeds (``state == coordinates +
         speeds``).
     dropped:
-        Coordinates removed by :meth:`drop` / :meth:`reduce` (empty for a full model).
+        States removed by :meth:`drop`, :meth:`reduce` or :meth:`select` (empty for a full
+        model).
+    eliminated:
+        Dependent coordinates eliminated through the linearized configuration constraints
+        (their perturbations follow from those of the independent coordinates).
     """
 
     state: list
@@ -104,6 +103,7 @@ class Linearization:
     coordinates: list
     speeds: list
     dropped: tuple = field(default=())
+    eliminated: tuple = field(default=())
 
     @property
     def eigenvalues(self) -> np.ndarray:
@@ -196,6 +196,45 @@ class Linearization:
 
     drop_ignorable = reduce
 
+    def select(self, states: Iterable, *, tol: float = ZERO_TOL) -> Linearization:
+        """The linear model in the given states only (symbols or names, in that order).
+
+        Exact when the states left out do not feed back into those kept (zero entries of
+        :attr:`A` in the kept rows of every column left out, within ``tol`` of its largest
+        entry), which is checked: the kept block is then autonomous and its eigenvalues are
+        eigenvalues of the full model. For example a bicycle's lean, steer and their rates,
+        with yaw (ignorable) and the rear wheel's rate (decoupled at the upright steady
+        motion) left out. Otherwise :class:`~kanebond.ModelError` names the coupling.
+        """
+        if isinstance(states, (str, sp.Basic)):
+            states = [states]
+        keep = []
+        for sym in states:
+            i = self.index(sym)
+            if i not in keep:
+                keep.append(i)
+        scale = _scale(self.A)
+        out = [j for j in range(len(self.state)) if j not in keep]
+        for j in out:
+            hits = [i for i in keep if abs(self.A[i, j]) > tol * scale]
+            if hits:
+                i = hits[0]
+                raise ModelError(
+                    f"{_name(self.state[j])} cannot be left out: the rate of "
+                    f"{_name(self.state[i])} depends on it (A[{i}, {j}] = {self.A[i, j]:.6g}); "
+                    f"keep it, or linearize about an operating point where they decouple."
+                )
+        dropped = tuple(self.state[j] for j in out)
+        return replace(
+            self,
+            state=[self.state[i] for i in keep],
+            A=self.A[np.ix_(keep, keep)].copy(),
+            B=self.B[keep, :].copy(),
+            coordinates=[self.state[i] for i in keep if self.state[i] in self.coordinates],
+            speeds=[self.state[i] for i in keep if self.state[i] in self.speeds],
+            dropped=self.dropped + dropped,
+        )
+
     def __repr__(self) -> str:
         state = ", ".join(_name(s) for s in self.state)
         return (
@@ -225,6 +264,7 @@ class Sweep:
     values: np.ndarray
     eigenvalues: np.ndarray
     linearizations: list
+    refine: Any = field(default=None, repr=False, compare=False)
 
     @property
     def state(self) -> list:
@@ -235,6 +275,29 @@ class Sweep:
     def max_real(self) -> np.ndarray:
         """The largest real part of the eigenvalues at each value (the stability margin)."""
         return self.eigenvalues.real.max(axis=1)
+
+    def stability_boundaries(self, xtol: float = 1e-13) -> np.ndarray:
+        """Parameter values where the largest real part of the eigenvalues crosses zero.
+
+        Every sign change of :attr:`max_real` between neighbouring values of the sweep is
+        refined by Brent's method on a fresh linearization at each trial value (the weave and
+        capsize speeds of a bicycle, the critical spin of a top), to ``xtol`` in the
+        parameter. Coordinates whose eigenvalues are identically zero (ignorable ones) must
+        have been removed (``reduce=True`` or ``select=``), or there is no sign change.
+        """
+        from scipy.optimize import brentq
+
+        if self.refine is None:  # pragma: no cover - sweeps always set it
+            raise ModelError("this sweep cannot be refined (it was not made by sweep()).")
+        mr = self.max_real
+        out = []
+        for i in range(len(self.values) - 1):
+            a, b = mr[i], mr[i + 1]
+            if a == 0.0 or not np.isfinite(a) or not np.isfinite(b) or a * b >= 0.0:
+                continue
+            out.append(brentq(self.refine, self.values[i], self.values[i + 1], xtol=xtol,
+                              rtol=4 * np.finfo(float).eps, maxiter=200))
+        return np.array(out)
 
     def plot(self, ax: Axes | None = None, *, imaginary: bool = True) -> Figure:
         """Plot the eigenvalue loci against the parameter; returns the Matplotlib figure.
@@ -316,247 +379,30 @@ def _as_float(value: Any, what: str) -> float:
     return out
 
 
-# ---------------------------------------------------------------------------------- compiled
-class Linearizer:
-    """The Jacobians of one system's velocity form, differentiated once and compiled.
-
-    Build one per system (``linearize`` and ``sweep`` share a cached instance) and call
-    :meth:`linearize` for each operating point; no symbolic work is repeated.
-    """
-
-    def __init__(self, system: KaneSystem) -> None:
-        if getattr(system, "prescribed", None) or getattr(system, "adjoined", None):
-            raise FormError(
-                f"{system.name!r} has prescribed flows or adjoined constraints; linearization "
-                f"covers unconstrained systems and embedded constraints only. Linearize the "
-                f"system without them (or embed the constraint as a velocity constraint)."
-            )
-        self.system = system
-        self.coordinates = list(system.coordinates)
-        self.speeds = list(system.speeds)
-        self.inputs = list(system.inputs)
-        self.constants = list(system.constants)
-        self.R, self.S = len(self.coordinates), len(self.speeds)
-        states = self.coordinates + self.speeds
-        # plain symbols stand for the dynamicsymbols while differentiating
-        self._x = [sp.Dummy(_name(s)) for s in states]
-        self._r = [sp.Dummy(_name(s)) for s in self.inputs]
-        self._t = sp.Dummy("t")
-        plain = dict(zip(states + self.inputs, self._x + self._r, strict=True))
-        F = sp.Matrix(system.forcing_full).xreplace(plain).xreplace({t: self._t})
-        A = sp.Matrix(system.A).xreplace(plain).xreplace({t: self._t})
-        for what, expr in (("forcing e - Df", F), ("mass matrix A", A)):
-            stray = sorted(expr.atoms(AppliedUndef, sp.Derivative), key=str)
-            if stray:
-                raise ModelError(
-                    f"the {what} of {system.name} contains {show(stray[0])}, which is neither a "
-                    f"coordinate, a speed nor an input; it cannot be linearized."
-                )
-        free = F.free_symbols | A.free_symbols
-        self.depends_on_time = self._t in free
-        # the states that enter the equations and so need a value at the operating point
-        self.required = [s for s, x in zip(states, self._x, strict=True) if x in free]
-        dA = [(k, sp.Matrix(A.diff(self._x[k]))) for k in range(self.R)]
-        self._dA_cols = [k for k, d in dA if not d.is_zero_matrix]
-        J_x = F.jacobian(self._x)
-        J_r = F.jacobian(self._r) if self._r else sp.zeros(self.R + self.S, 0)
-        exprs = [A, F, J_x]
-        if self._r:
-            exprs.append(J_r)
-        exprs += [d for k, d in dA if k in self._dA_cols]
-        args = (self._x, self._r, list(self.constants), self._t)
-        self._fn = sp.lambdify(args, exprs, modules="numpy", cse=True)
-
-    # --------------------------------------------------------------- operating point
-    def resolve(
-        self, op_point: Mapping | None, constants: Mapping | None
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
-        """Check an operating point and constants; return the arrays (x₀, r₀, p, t₀)."""
-        op_point = {} if op_point is None else op_point
-        constants = {} if constants is None else constants
-        for arg, label in ((op_point, "op_point"), (constants, "constants")):
-            if not isinstance(arg, Mapping):
-                raise ModelError(
-                    f"{label} must be a mapping {{symbol: value}}, got {type(arg).__name__}."
-                )
-        states = self.coordinates + self.speeds
-        in_op = {s: i for i, s in enumerate(states)}
-        n_in = len(self.inputs)
-        inputs = {s: i for i, s in enumerate(self.inputs)}
-        consts = {s: i for i, s in enumerate(self.constants)}
-        by_name = {_name(s): s for s in [*states, *self.inputs, *self.constants, t]}
-
-        def key_of(k: Any, label: str) -> Any:
-            if isinstance(k, str):
-                if k not in by_name:
-                    raise ModelError(
-                        f"{label} has the key {k!r}, which names no coordinate, speed, input or "
-                        f"constant of {self.system.name}; known names: "
-                        f"{', '.join(sorted(by_name))}."
-                    )
-                return by_name[k]
-            return k
-
-        x0 = np.zeros(len(states))
-        r0 = np.zeros(n_in)
-        p0 = np.full(len(self.constants), np.nan)
-        t0: float | None = None
-        given: set = set()
-        r_given: dict = {}
-        for k, v in op_point.items():
-            s = key_of(k, "op_point")
-            if s in in_op:
-                x0[in_op[s]] = _as_float(v, f"{_name(s)} in op_point")
-                given.add(s)
-            elif s in inputs:
-                r0[inputs[s]] = r_given[s] = _as_float(v, f"input {_name(s)} in op_point")
-            elif s == t:
-                t0 = _as_float(v, "t in op_point")
-            elif s in consts:
-                raise ModelError(
-                    f"{_name(s)} is a constant of {self.system.name}, not a state: give its "
-                    f"value in constants={{{_name(s)}: ...}}, not in op_point."
-                )
-            else:
-                raise ModelError(
-                    f"op_point has the key {_label(s)}, which is not a coordinate, speed or "
-                    f"input of {self.system.name}; op_point takes the coordinates "
-                    f"[{', '.join(map(_name, self.coordinates))}], the speeds "
-                    f"[{', '.join(map(_name, self.speeds))}] and the inputs "
-                    f"[{', '.join(map(_name, self.inputs))}]."
-                )
-        for k, v in constants.items():
-            s = key_of(k, "constants")
-            if s in consts:
-                p0[consts[s]] = _as_float(v, f"constant {_name(s)}")
-            elif s in inputs:  # accepted, as in system.numeric(constants)
-                val = _as_float(v, f"input {_name(s)} in constants")
-                if s in r_given and r_given[s] != val:
-                    raise ModelError(
-                        f"input {_name(s)} has two values: {r_given[s]} in op_point and {val} "
-                        f"in constants; give it once, in op_point."
-                    )
-                r0[inputs[s]] = val
-            elif s in in_op:
-                raise ModelError(
-                    f"{_name(s)} is a {'coordinate' if in_op[s] < self.R else 'speed'} of "
-                    f"{self.system.name}, not a constant: give its value in op_point."
-                )
-            else:
-                raise ModelError(
-                    f"constants has the key {_label(s)}, which is not a parameter of "
-                    f"{self.system.name}; its parameters are "
-                    f"[{', '.join(map(_name, self.constants))}]."
-                )
-        missing = [s for s in self.required if s not in given]
-        if missing:
-            names = ", ".join(_name(s) for s in missing)
-            verb = "appears" if len(missing) == 1 else "appear"
-            raise ModelError(
-                f"op_point gives no value for {names}, which {verb} in the equations of "
-                f"{self.system.name}; give op_point={{{_name(missing[0])}: "
-                f"value, ...}} with a value for every coordinate and speed that appears "
-                f"(missing: {names})."
-            )
-        missing_p = [s for i, s in enumerate(self.constants) if np.isnan(p0[i])]
-        if missing_p:
-            names = ", ".join(_name(s) for s in missing_p)
-            raise ModelError(
-                f"constants gives no value for {names}; give constants={{{_name(missing_p[0])}: "
-                f"value, ...}} with every parameter of {self.system.name} "
-                f"([{', '.join(map(_name, self.constants))}])."
-            )
-        if self.depends_on_time and t0 is None:
-            raise ModelError(
-                f"the equations of {self.system.name} depend explicitly on time t; give the "
-                f"time of the operating point as op_point={{t: value, ...}}."
-            )
-        return x0, r0, p0, (0.0 if t0 is None else t0)
-
-    def op_dict(self, x0: np.ndarray, r0: np.ndarray) -> dict:
-        """The operating point as {symbol: float}."""
-        states = self.coordinates + self.speeds
-        out = {s: float(v) for s, v in zip(states, x0, strict=True)}
-        out.update({s: float(v) for s, v in zip(self.inputs, r0, strict=True)})
-        return out
-
-    # --------------------------------------------------------------- evaluation
-    def evaluate(
-        self, x0: np.ndarray, r0: np.ndarray, p0: np.ndarray, t0: float = 0.0
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(𝔸, 𝔹, f') at numeric arrays of state, inputs and constants (see the module text)."""
-        R, S = self.R, self.S
-        n = R + S
-        with np.errstate(all="ignore"):
-            out = self._fn(x0, r0, p0, t0)
-        A = np.asarray(out[0], dtype=float).reshape(S, S)
-        F = np.asarray(out[1], dtype=float).reshape(n)
-        J = np.array(np.broadcast_to(np.asarray(out[2], dtype=float), (n, n)))
-        pos = 3
-        if self._r:
-            Jr = np.array(np.broadcast_to(np.asarray(out[3], dtype=float), (n, len(self._r))))
-            pos = 4
-        else:
-            Jr = np.zeros((n, 0))
-        dA = [np.asarray(d, dtype=float).reshape(S, S) for d in out[pos:]]
-        for label, arr in (("mass matrix A", A), ("right-hand side", F), ("Jacobian", J)):
-            if not np.all(np.isfinite(arr)):
-                bad = self._bad_rows(arr) if arr.ndim == 1 or arr.shape[0] == n else ""
-                raise ModelError(
-                    f"the {label} of {self.system.name} is not finite at this operating point"
-                    f"{bad}: the model is singular there (e.g. Q(q) or A(q) blows up, as Euler "
-                    f"angles do at gimbal lock). Choose another operating point or other "
-                    f"coordinates."
-                )
-        cond = np.linalg.cond(A)
-        if not np.isfinite(cond) or cond > 1e13:
-            raise SingularMassMatrixError(
-                f"the mass matrix A of {self.system.name} is singular at this operating point "
-                f"(condition number {cond:.3g}), so f' = A⁻¹(e − Df) ([PA21] (14)) is undefined; "
-                f"this happens where the coordinates are singular (e.g. Euler angles at gimbal "
-                f"lock). Choose another operating point or other coordinates."
-            )
-        f_dot = np.linalg.solve(A, F[R:])
-        K = J.copy()
-        for k, d in zip(self._dA_cols, dA, strict=True):
-            K[R:, k] -= d @ f_dot
-        B = Jr.copy()
-        # one solve with A for the speed rows of [∂F/∂x − (∂M/∂x) x', ∂F/∂r]
-        sol = np.linalg.solve(A, np.hstack([K[R:, :], B[R:, :]]))
-        K[R:, :] = sol[:, :n]
-        B[R:, :] = sol[:, n:]
-        return K, B, f_dot
-
-    def _bad_rows(self, arr: np.ndarray) -> str:
-        states = self.coordinates + self.speeds
-        rows = np.where(~np.all(np.isfinite(arr.reshape(arr.shape[0], -1)), axis=1))[0]
-        if not len(rows):
-            return ""
-        return f" (in the rate of {', '.join(_name(states[i]) for i in rows[:3])})"
-
-    def linearize(
-        self, op_point: Mapping | None = None, constants: Mapping | None = None
-    ) -> Linearization:
-        """The :class:`Linearization` at an operating point (see :func:`linearize`)."""
-        x0, r0, p0, t0 = self.resolve(op_point, constants)
-        return self._make(x0, r0, p0, t0)
-
-    def _make(self, x0: np.ndarray, r0: np.ndarray, p0: np.ndarray, t0: float) -> Linearization:
-        A, B, f_dot = self.evaluate(x0, r0, p0, t0)
-        op = self.op_dict(x0, r0)
-        if self.depends_on_time:
-            op[t] = float(t0)
-        return Linearization(
-            state=self.coordinates + self.speeds,
-            A=A,
-            B=B,
-            inputs=list(self.inputs),
-            op_point=op,
-            constants={s: float(v) for s, v in zip(self.constants, p0, strict=True)},
-            residual=f_dot,
-            coordinates=list(self.coordinates),
-            speeds=list(self.speeds),
-        )
+# ---------------------------------------------------------------------------------- numeric
+def _make(lz: Linearizer, x0: np.ndarray, r0: np.ndarray, p0: np.ndarray,
+          t0: float) -> Linearization:
+    """The :class:`Linearization` of the velocity form at one operating point."""
+    A, B, f_dot = lz.evaluate(x0, r0, p0, t0)
+    A, B, state, eliminated = lz.reduce_to_manifold(A, B, x0, p0, r0)
+    states = lz.coordinates + lz.speeds
+    op = {s: float(v) for s, v in zip(states, x0, strict=True)}
+    op.update({s: float(v) for s, v in zip(lz.inputs, r0, strict=True)})
+    if lz.depends_on_time:
+        op[t] = float(t0)
+    kept_q = [s for s in state if s in lz.coordinates]
+    return Linearization(
+        state=state,
+        A=A,
+        B=B,
+        inputs=list(lz.inputs),
+        op_point=op,
+        constants={s: float(v) for s, v in zip(lz.constants, p0, strict=True)},
+        residual=f_dot,
+        coordinates=kept_q,
+        speeds=list(lz.speeds),
+        eliminated=tuple(eliminated),
+    )
 
 
 _CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -627,7 +473,9 @@ def linearize(
     >>> lin.B.ravel().round(3)  # the cart force F: [0, 0, 1/m0, -1/(m0 l1)]
     array([ 0.,  0.,  1., -1.])
     """
-    return linearizer(system).linearize(op_point, constants)
+    lz = linearizer(system)
+    x0, r0, p0, t0 = lz.resolve(op_point, constants)
+    return _make(lz, x0, r0, p0, t0)
 
 
 def sweep(
@@ -639,6 +487,7 @@ def sweep(
     *,
     drop: Iterable | None = None,
     reduce: bool = False,
+    select: Iterable | None = None,
     tol: float = ZERO_TOL,
 ) -> Sweep:
     """Eigenvalues of the linear model as ``parameter`` runs through ``values``.
@@ -652,7 +501,9 @@ def sweep(
     ``drop`` removes the given coordinates from every linear model (:meth:`Linearization.drop`,
     checked); ``reduce`` removes the coordinates that are ignorable at every value (the rule of
     :meth:`Linearization.ignorable` applied to the union of the nonzero patterns of all 𝔸), so
-    every row of :attr:`Sweep.eigenvalues` has the same length.
+    every row of :attr:`Sweep.eigenvalues` has the same length; ``select`` keeps only the
+    given states (:meth:`Linearization.select`, checked). :meth:`Sweep.stability_boundaries`
+    then refines where the largest real part of the eigenvalues changes sign.
     """
     lz = linearizer(system)
     vals = np.asarray(values, dtype=float).reshape(-1)
@@ -692,16 +543,35 @@ def sweep(
     lins = []
     for v in vals:
         target[pos] = v
-        lins.append(lz._make(x0.copy(), r0.copy(), p0.copy(), t0))
-    if drop is not None:
-        lins = [lin.drop(drop, tol=tol) for lin in lins]
+        lins.append(_make(lz, x0.copy(), r0.copy(), p0.copy(), t0))
+    names: list = []
     if reduce and lins:
         pattern = np.zeros_like(lins[0].A, dtype=bool)
         for lin in lins:
+            if drop is not None:
+                lin = lin.drop(drop, tol=tol)
             pattern |= np.abs(lin.A) > tol * _scale(lin.A)
-        idx = _ignorable_indices(pattern, len(lins[0].coordinates))
-        names = [lins[0].coordinates[i] for i in idx]
-        lins = [lin.drop(names, check=False) for lin in lins]
+        first_lin = lins[0].drop(drop, tol=tol) if drop is not None else lins[0]
+        idx = _ignorable_indices(pattern, len(first_lin.coordinates))
+        names = [first_lin.coordinates[i] for i in idx]
+
+    def post(lin: Linearization) -> Linearization:
+        if drop is not None:
+            lin = lin.drop(drop, tol=tol)
+        if names:
+            lin = lin.drop(names, check=False)
+        if select is not None:
+            lin = lin.select(select, tol=tol)
+        return lin
+
+    lins = [post(lin) for lin in lins]
+
+    def refine(v: float) -> float:
+        target[pos] = v
+        lin = post(_make(lz, x0.copy(), r0.copy(), p0.copy(), t0))
+        return float(np.max(lin.eigenvalues.real))
+
     n = len(lins[0].state) if lins else len(states)
     eig = np.array([lin.eigenvalues for lin in lins], dtype=complex).reshape(len(lins), n)
-    return Sweep(parameter=parameter, values=vals, eigenvalues=eig, linearizations=lins)
+    return Sweep(parameter=parameter, values=vals, eigenvalues=eig, linearizations=lins,
+                 refine=refine)

@@ -201,3 +201,246 @@ int kb_rhs_momentum(int n, const double *t, const double *y, const double *c, do
     }
     return 0;
 }
+
+/* Raw work arrays of one kernel at n points (which: 0 pos, 1 vel, 2 dot); out is n x NWORK. */
+int kb_work(int n, const double *t, const double *q, const double *u, const double *c,
+            int which, double *out) {
+    const int size = which == 0 ? NPOS : (which == 1 ? NVEL : NDOT);
+    for (int i = 0; i < n; i++) {
+        const double *ti = t + i, *qi = q + i * R_, *ui = u + i * S_, *ci = c + i * (K_ > 0 ? K_ : 1);
+        double *o = out + (long)i * size;
+        if (which == 0) k_pos(ti, qi, ui, ci, o);
+        else if (which == 1) k_vel(ti, qi, ui, ci, o);
+        else kb_k_dot(ti, qi, ui, ci, o);
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------------------------------
+   Numeric embedding of the velocity constraints B(q) u = 0 ([PA-VP] (1)-(3)); see npbackend.py.
+   The kernels take all speeds u (S_ = SF_ + KC_); a partition splits them into independent
+   speeds f = u[ind] and dependent ones u[dep]. Return codes of the entry points: 0, 1 + i when
+   the projected mass matrix is not positive definite at point i, -(1 + i) when B_d is singular
+   there (a pivot of its LU factorization with partial pivoting below 1e-12 of the largest). */
+#if KC_ > 0
+
+/* LU with partial pivoting of the k x k row-major M in place (LAPACK convention: whole rows
+   are swapped, piv[j] is the row swapped with j at step j); zero multipliers are skipped so
+   that banded matrices cost little. Returns 0, or 1 when a pivot is below 1e-12 of the largest
+   entry (or not finite). */
+static int kb_lu(int k, double *M, int *piv) {
+    double big = 0.0;
+    for (int i = 0; i < k * k; i++) {
+        double a = fabs(M[i]);
+        if (!isfinite(a)) return 1;
+        if (a > big) big = a;
+    }
+    if (!(big > 0.0)) return 1;
+    for (int j = 0; j < k; j++) {
+        int p = j;
+        double best = fabs(M[j * k + j]);
+        for (int i = j + 1; i < k; i++) {
+            double v = fabs(M[i * k + j]);
+            if (v > best) { best = v; p = i; }
+        }
+        piv[j] = p;
+        if (!(best > 1e-12 * big)) return 1;
+        if (p != j)
+            for (int c = 0; c < k; c++) {
+                double tmp = M[j * k + c]; M[j * k + c] = M[p * k + c]; M[p * k + c] = tmp;
+            }
+        const double d = M[j * k + j];
+        for (int i = j + 1; i < k; i++) {
+            double l = M[i * k + j];
+            if (l == 0.0) continue;
+            l /= d;
+            M[i * k + j] = l;
+            for (int c = j + 1; c < k; c++) {
+                const double x = M[j * k + c];
+                if (x != 0.0) M[i * k + c] -= l * x;
+            }
+        }
+    }
+    return 0;
+}
+
+static void kb_lu_solve(int k, const double *LU, const int *piv, double *b) {
+    for (int j = 0; j < k; j++) {
+        const int p = piv[j];
+        if (p != j) { double tmp = b[j]; b[j] = b[p]; b[p] = tmp; }
+    }
+    for (int i = 0; i < k; i++) {
+        double v = b[i];
+        for (int j = 0; j < i; j++) {
+            const double l = LU[i * k + j];
+            if (l != 0.0) v -= l * b[j];
+        }
+        b[i] = v;
+    }
+    for (int i = k - 1; i >= 0; i--) {
+        double v = b[i];
+        for (int j = i + 1; j < k; j++) {
+            const double x = LU[i * k + j];
+            if (x != 0.0) v -= x * b[j];
+        }
+        b[i] = v / LU[i * k + i];
+    }
+}
+
+/* B_d factorized, G = -B_d^-1 B_f (KC_ x SF_) and u = T f, from the position work array wp. */
+static int kb_embed_speeds(const double *wp, const int *ind, const int *dep, const double *f,
+                           double *LU, int *piv, double *G, double *u) {
+    const double *B = wp + B_OFF;
+    for (int r = 0; r < KC_; r++)
+        for (int j = 0; j < KC_; j++) LU[r * KC_ + j] = B[r * S_ + dep[j]];
+    if (kb_lu(KC_, LU, piv)) return 1;
+    double col[KC_];
+    for (int s = 0; s < SF_; s++) {
+        for (int r = 0; r < KC_; r++) col[r] = -B[r * S_ + ind[s]];
+        kb_lu_solve(KC_, LU, piv, col);
+        for (int r = 0; r < KC_; r++) G[r * SF_ + s] = col[r];
+    }
+    if (f) {
+        for (int s = 0; s < SF_; s++) u[ind[s]] = f[s];
+        for (int r = 0; r < KC_; r++) {
+            double v = 0.0;
+            for (int s = 0; s < SF_; s++) v += G[r * SF_ + s] * f[s];
+            if (!isfinite(v)) return 1;
+            u[dep[r]] = v;
+        }
+    }
+    return 0;
+}
+
+/* Af = T^T Au T (SF_ x SF_) for the full mass matrix Au (S_ x S_). */
+static void kb_project_A(const double *Au, const double *G, const int *ind, const int *dep,
+                         double *Af) {
+    static double AT[S_ * (SF_ > 0 ? SF_ : 1)];
+    for (int r = 0; r < S_; r++)
+        for (int s = 0; s < SF_; s++) {
+            double v = Au[r * S_ + ind[s]];
+            for (int k = 0; k < KC_; k++) v += Au[r * S_ + dep[k]] * G[k * SF_ + s];
+            AT[r * SF_ + s] = v;
+        }
+    for (int s = 0; s < SF_; s++)
+        for (int t = 0; t < SF_; t++) {
+            double v = AT[ind[s] * SF_ + t];
+            for (int k = 0; k < KC_; k++) v += G[k * SF_ + s] * AT[dep[k] * SF_ + t];
+            Af[s * SF_ + t] = v;
+        }
+}
+
+/* y = T^T x (SF_) for x of all speeds (S_). */
+static void kb_project_v(const double *x, const double *G, const int *ind, const int *dep,
+                         double *y) {
+    for (int s = 0; s < SF_; s++) {
+        double v = x[ind[s]];
+        for (int k = 0; k < KC_; k++) v += G[k * SF_ + s] * x[dep[k]];
+        y[s] = v;
+    }
+}
+
+/* Velocity form with the numeric embedding: x = [q, f] -> [Q_full u, f'] with
+   Tᵀ A_u T f' = Tᵀ (e_u − D_u u − A_u c̃), c = −B_d⁻¹ Ḃu. uout (n x S_) receives u. */
+int kb_rhs_emb(int n, const double *t, const double *x, const double *c, const int *ind,
+               const int *dep, double *out, double *uout) {
+    static double Au[S_ * S_];
+    double wp[NPOS], wv[NVEL], Df[S_], e[S_], u[S_], LU[KC_ * KC_], G[KC_ * (SF_ > 0 ? SF_ : 1)];
+    double cc[KC_], Af[SF_ * SF_ + 1], rhs[S_];
+    int piv[KC_];
+    for (int i = 0; i < n; i++) {
+        const double *ti = t + i, *qi = x + i * (R_ + SF_), *fi = qi + R_;
+        const double *ci = c + i * (K_ > 0 ? K_ : 1);
+        double *o = out + i * (R_ + SF_);
+        memset(u, 0, sizeof(u));
+        k_pos(ti, qi, u, ci, wp);
+        if (kb_embed_speeds(wp, ind, dep, fi, LU, piv, G, u)) return -(i + 1);
+        if (uout) memcpy(uout + i * S_, u, sizeof(double) * S_);
+        k_vel(ti, qi, u, ci, wv);
+        for (int r = 0; r < KC_; r++) cc[r] = -wv[BUD_OFF + r];
+        kb_lu_solve(KC_, LU, piv, cc);
+        kb_assemble(u, wp, wv, 0, Au, Df, e, 0, 0, 0, 0);
+        for (int r = 0; r < S_; r++) {
+            double w = 0.0;
+            for (int k = 0; k < KC_; k++) w += Au[r * S_ + dep[k]] * cc[k];
+            rhs[r] = e[r] - Df[r] - w;
+        }
+        for (int r = 0; r < R_; r++) {
+            double v = 0.0;
+            for (int s = 0; s < S_; s++) v += wp[r * S_ + s] * u[s];
+            o[r] = v;
+        }
+        kb_project_A(Au, G, ind, dep, Af);
+        kb_project_v(rhs, G, ind, dep, o + R_);
+        if (kb_chol(SF_, Af)) return i + 1;
+        kb_chol_solve(SF_, Af, o + R_);
+    }
+    return 0;
+}
+
+/* Momentum form with the numeric embedding: y = [q, p] -> [Q_full u, e_f + ê_f], with
+   f = A_f⁻¹ p, e_f = Tᵀ e_u, ê_f = Tᵀ ê_u + Ġᵀ p̂_u[dep], Ġ = −B_d⁻¹ Ḃ T. */
+int kb_rhs_momentum_emb(int n, const double *t, const double *y, const double *c,
+                        const int *ind, const int *dep, double *out, double *uout) {
+    static double Au[S_ * S_];
+    double wp[NPOS], wv[NVEL], wd[NDOT], e[S_], ph[S_], eh[S_], u[S_], LU[KC_ * KC_];
+    double G[KC_ * (SF_ > 0 ? SF_ : 1)], Af[SF_ * SF_ + 1], f[SF_ + 1], tmp[S_], col[KC_];
+    int piv[KC_];
+    for (int i = 0; i < n; i++) {
+        const double *ti = t + i, *qi = y + i * (R_ + SF_), *pi = qi + R_;
+        const double *ci = c + i * (K_ > 0 ? K_ : 1);
+        double *o = out + i * (R_ + SF_);
+        memset(u, 0, sizeof(u));
+        k_pos(ti, qi, u, ci, wp);
+        if (kb_embed_speeds(wp, ind, dep, 0, LU, piv, G, u)) return -(i + 1);
+        kb_assemble(u, wp, 0, 0, Au, 0, 0, 0, 0, 0, 0);
+        kb_project_A(Au, G, ind, dep, Af);
+        if (kb_chol(SF_, Af)) return i + 1;
+        for (int s = 0; s < SF_; s++) f[s] = pi[s];
+        kb_chol_solve(SF_, Af, f);
+        for (int s = 0; s < SF_; s++) u[ind[s]] = f[s];
+        for (int r = 0; r < KC_; r++) {
+            double v = 0.0;
+            for (int s = 0; s < SF_; s++) v += G[r * SF_ + s] * f[s];
+            u[dep[r]] = v;
+        }
+        if (uout) memcpy(uout + i * S_, u, sizeof(double) * S_);
+        k_vel(ti, qi, u, ci, wv);
+        kb_k_dot(ti, qi, u, ci, wd);
+        kb_assemble(u, wp, wv, wd, 0, 0, e, ph, eh, 0, 0);
+        for (int r = 0; r < S_; r++) tmp[r] = e[r] + eh[r];
+        kb_project_v(tmp, G, ind, dep, o + R_);
+        /* + Ġᵀ p̂_u[dep] with Ġ = −B_d⁻¹ (Ḃ T) */
+        const double *Bd = wd + BDOT_OFF;
+        for (int s = 0; s < SF_; s++) {
+            for (int r = 0; r < KC_; r++) {
+                double v = Bd[r * S_ + ind[s]];
+                for (int k = 0; k < KC_; k++) v += Bd[r * S_ + dep[k]] * G[k * SF_ + s];
+                col[r] = -v;
+            }
+            kb_lu_solve(KC_, LU, piv, col);
+            double v = 0.0;
+            for (int r = 0; r < KC_; r++) v += col[r] * ph[dep[r]];
+            o[R_ + s] += v;
+        }
+        for (int r = 0; r < R_; r++) {
+            double v = 0.0;
+            for (int s = 0; s < S_; s++) v += wp[r * S_ + s] * u[s];
+            o[r] = v;
+        }
+    }
+    return 0;
+}
+
+#else
+int kb_rhs_emb(int n, const double *t, const double *x, const double *c, const int *ind,
+               const int *dep, double *out, double *uout) {
+    (void)ind; (void)dep; (void)uout;
+    return kb_rhs(n, t, x, c, out);
+}
+int kb_rhs_momentum_emb(int n, const double *t, const double *y, const double *c,
+                        const int *ind, const int *dep, double *out, double *uout) {
+    (void)ind; (void)dep; (void)uout;
+    return kb_rhs_momentum(n, t, y, c, out, 0);
+}
+#endif

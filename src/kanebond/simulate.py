@@ -70,7 +70,8 @@ from sympy.core.function import AppliedUndef
 from .errors import KanebondError, ModelError, SimulationError, SingularMassMatrixError
 from .kinematics import show
 from .kinematics import t as _t
-from .numeric import NumericModel, _arity, _lookup
+from .numeric import NumericModel
+from .parameters import _arity, _lookup
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.figure import Figure

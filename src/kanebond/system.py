@@ -20,18 +20,20 @@ from . import matrices
 from .constraints import (
     Adjoined,
     AdjoinedConstraint,
-    Embedding,
-    embed,
     resolve_adjoined,
     resolve_prescribed,
 )
+from .embedding import Embedding, embed
 from .errors import ConstraintError, LoadError, ModelError
 from .forms import HamiltonianForm, LagrangianForm, MomentumForm, VelocityForm
 from .kinematics import (
     BodyKinematics,
     VelocityField,
     check_dynamicsymbols,
+    dag_atoms,
     frame_angular_velocity,
+    frame_tree,
+    orientation_entries,
     point_velocity,
     show,
     solve_kinematics,
@@ -40,6 +42,17 @@ from .kinematics import (
 )
 
 __all__ = ["KaneSystem"]
+
+
+def _check_bodies_listed_once(bodies: list) -> None:
+    seen: set = set()
+    for b in bodies:
+        if id(b) in seen:
+            raise ModelError(
+                f"body {getattr(b, 'name', b)!r} is listed twice in bodies; list each body once "
+                f"(twice would count its mass twice)."
+            )
+        seen.add(id(b))
 
 
 class KaneSystem:
@@ -159,21 +172,22 @@ class KaneSystem:
         if isinstance(configuration_constraints, (sp.Basic, str)):
             configuration_constraints = [configuration_constraints]
         embedding = bool(dep_u or dep_q or velocity_constraints or configuration_constraints)
-        self._Q, self._kdd, self.kd_eqs = solve_kinematics(
-            self.coordinates, self.speeds + dep_u, kinematics, check_rank=not embedding
+        self._dep_u = [x for x in dep_u]
+        Q_full, kdd_full, self.kd_eqs = solve_kinematics(
+            self.coordinates, self.speeds + dep_u, kinematics, check_rank=False
         )
+        self._Q_full, self._kdd_full = Q_full, kdd_full
         if embedding:
             self.embedding = embed(
                 coordinates=self.coordinates, dependent_coordinates=dep_q,
-                speeds=self.speeds, dependent_speeds=dep_u, Q_full=self._Q,
-                kdd_full=self._kdd, velocity_constraints=list(velocity_constraints),
+                speeds=self.speeds, dependent_speeds=dep_u, Q_full=Q_full,
+                kdd_full=kdd_full, velocity_constraints=list(velocity_constraints),
                 configuration_constraints=list(configuration_constraints),
             )
-            self._Q, self._kdd = self.embedding.Q, self.embedding.kdd
         else:
-            self.embedding = Embedding(Q=self._Q, kdd=self._kdd)
-        # one substitution for velocities and loads: q' -> Q f, dependent speeds -> G f
-        self._subs = {**self._kdd, **self.embedding.speed_map}
+            self.embedding = Embedding(
+                coordinates=list(self.coordinates), speeds=list(self.speeds), Q_full=Q_full
+            )
         if isinstance(bodies, (me.RigidBody, me.Particle)):
             raise ModelError(
                 f"bodies must be a list of RigidBody/Particle objects, got the single body "
@@ -186,18 +200,22 @@ class KaneSystem:
         self.bodies = list(bodies)
         if not self.bodies:
             raise ModelError("a system needs at least one body (RigidBody or Particle).")
-        common = dict(
-            frame=frame, coordinates=self.coordinates, speeds=self.speeds, kdd=self._subs,
+        _check_bodies_listed_once(self.bodies)
+        # kinematics in all speeds u = [f; u_d] with q' = Q_full u: what the numeric models use
+        # (the closed forms in f alone are built only on request, see _body_kinematics)
+        self._common_full = dict(
+            frame=frame, coordinates=self.coordinates, speeds=self.all_speeds, kdd=kdd_full,
             strict=strict,
         )
-        self._body_kinematics = [BodyKinematics(b, **common) for b in self.bodies]
-        for s, f_s in enumerate(self.speeds):
-            if not any(b.depends_on(s) for b in self._body_kinematics):
-                raise ModelError(
-                    f"speed {show(f_s)} appears in the velocity of no body, so the mass matrix "
-                    f"would be singular; remove it, or check the velocities that should contain "
-                    f"it (set_vel / set_ang_vel / v2pt_theory)."
-                )
+        self._bodies_full = [BodyKinematics(b, **self._common_full) for b in self.bodies]
+        if not embedding:
+            for s, f_s in enumerate(self.speeds):
+                if not any(b.depends_on(s) for b in self._bodies_full):
+                    raise ModelError(
+                        f"speed {show(f_s)} appears in the velocity of no body, so the mass "
+                        f"matrix would be singular; remove it, or check the velocities that "
+                        f"should contain it (set_vel / set_ang_vel / v2pt_theory)."
+                    )
         if loads is None:
             loads = ()
         if isinstance(loads, (me.Force, me.Torque)) or (
@@ -215,21 +233,26 @@ class KaneSystem:
                 f"torques, me.Force or me.Torque, got {loads!r}."
             )
         self.loads = list(loads)
-        self._load_fields = self._resolve_loads(self.loads, common)
+        self._loads_full = self._resolve_loads(
+            self.loads, self._common_full, self._bodies_full, kdd_full
+        )
         self.prescribed: dict = resolve_prescribed(
             prescribed, coordinates=self.coordinates, speeds=self.speeds,
             dependent_speeds=dep_u,
         )
+        # adjoined constraints in all speeds (the numeric models project them with T = [I; G])
         self.adjoined: list[Adjoined] = resolve_adjoined(
-            adjoined, frame=frame, coordinates=self.coordinates, speeds=self.speeds,
-            subs=self._subs, Q=self._Q,
+            adjoined, frame=frame, coordinates=self.coordinates, speeds=self.all_speeds,
+            subs=kdd_full, Q=Q_full,
         )
 
     # ------------------------------------------------------------------ loads
-    def _resolve_loads(self, loads: list, common: dict) -> list[tuple[VelocityField, Vector]]:
+    def _resolve_loads(
+        self, loads: list, common: dict, bodies: list, subs: Mapping
+    ) -> list[tuple[VelocityField, Vector]]:
         # loads on mass centres and body frames reuse the bodies' velocity fields
         fields: dict = {}
-        for b in self._body_kinematics:
+        for b in bodies:
             fields.setdefault(b.point, b.translation)
             if b.rotation is not None:
                 fields.setdefault(b.frame, b.rotation)
@@ -289,7 +312,7 @@ class KaneSystem:
                 except ModelError as err:
                     raise LoadError(f"{what}: {err}") from err
             # q' in a force (e.g. viscous damping) is replaced by Q f, as in the velocities.
-            vec = Vector([(m.xreplace(self._subs), fr) for m, fr in vec.args])
+            vec = Vector([(m.xreplace(subs), fr) for m, fr in vec.args])
             for m, _ in vec.args:
                 stray = sorted(m.atoms(sp.Derivative), key=show)
                 if stray:
@@ -318,13 +341,74 @@ class KaneSystem:
         return self.f
 
     @property
+    def all_speeds(self) -> list:
+        """u = [f; u_d]: the independent speeds, then the embedded dependent ones."""
+        return list(self.speeds) + list(self._dep_u)
+
+    @property
     def Q(self) -> sp.Matrix:
-        """Q(q) with q' = Q f ([PA21] (1)), R×S."""
+        """Q(q) with q' = Q f ([PA21] (1)), R×S (with embedded constraints Q_full [I; G], a
+        checked closed form, see :mod:`kanebond.embedding`)."""
         return self._Q
+
+    @property
+    def Q_full(self) -> sp.Matrix:
+        """Q_full(q) with q' = Q_full u in all speeds u = [f; u_d] (R × (S + S_d))."""
+        return self._Q_full
 
     def kindiffdict(self) -> dict:
         """{q_r': (Q f)_r}, as SymPy's ``KanesMethod.kindiffdict``."""
         return dict(self._kdd)
+
+    # the closed forms in the independent speeds (symbolic matrices of embedded systems)
+    @cached_property
+    def _closed(self):
+        return self.embedding.closed_form if self.embedding.active else None
+
+    @property
+    def _Q(self) -> sp.Matrix:
+        return self._closed.Q if self._closed is not None else self._Q_full
+
+    @property
+    def _kdd(self) -> dict:
+        return self._closed.kdd if self._closed is not None else self._kdd_full
+
+    @cached_property
+    def _subs(self) -> dict:
+        """q' → Q f and u_d → G f: the substitution that writes velocities in f alone."""
+        if self._closed is None:
+            return dict(self._kdd_full)
+        return {**self._closed.kdd, **self._closed.speed_map}
+
+    @cached_property
+    def _common(self) -> dict:
+        if self._closed is None:
+            return self._common_full
+        return dict(frame=self.frame, coordinates=self.coordinates, speeds=self.speeds,
+                    kdd=self._subs, strict=self.strict)
+
+    @cached_property
+    def _body_kinematics(self) -> list[BodyKinematics]:
+        """Per-body kinematics in the independent speeds f (closed forms when embedded)."""
+        if self._closed is None:
+            return self._bodies_full
+        return [BodyKinematics(b, **self._common) for b in self.bodies]
+
+    @cached_property
+    def _load_fields(self) -> list[tuple[VelocityField, Vector]]:
+        if self._closed is None:
+            return self._loads_full
+        return self._resolve_loads(self.loads, self._common, self._body_kinematics, self._subs)
+
+    @cached_property
+    def _adjoined_f(self) -> list[Adjoined]:
+        """The adjoined constraints in the independent speeds (symbolic views)."""
+        if self._closed is None:
+            return self.adjoined
+        return resolve_adjoined(
+            self._init_args["adjoined"], frame=self.frame, coordinates=self.coordinates,
+            speeds=self.speeds, subs=self._subs, Q=self._Q,
+        )
 
     @cached_property
     def p(self) -> sp.Matrix:
@@ -344,34 +428,63 @@ class KaneSystem:
         return vanishes(self.Q - sp.eye(len(self.coordinates)))
 
     @cached_property
+    def _parameter_atoms(self) -> tuple[list, list]:
+        """(parameter symbols, time-varying inputs) of everything the equations are made of:
+        masses, inertia coefficients, velocities in all speeds, loads, Q, the constraints and
+        the direction cosines along the frame-tree path of every frame a vector is written in
+        (a parameter may appear only in an orientation, e.g. a fixed tilt angle)."""
+        known = set(self.coordinates) | set(self.all_speeds)
+        seen: set = set()
+        syms: set = set()
+        funcs: set = set()
+        frames: set = set()
+
+        def scan(expr) -> None:
+            for a in dag_atoms(sp.sympify(expr), sp.Symbol, AppliedUndef, seen=seen):
+                if isinstance(a, AppliedUndef):
+                    if a not in known:
+                        funcs.add(a)
+                elif a != t:
+                    syms.add(a)
+
+        def scan_vector(vec) -> None:
+            for m, fr in vec.args:
+                frames.add(fr)
+                for x in m:
+                    scan(x)
+
+        for b in self._bodies_full:
+            scan(b.mass)
+            for fld in (b.translation, b.rotation):
+                if fld is not None:
+                    scan_vector(fld.v)
+            if b.inertia is not None:
+                for coef, u1, u2 in b.inertia.args:
+                    scan(coef)
+                    frames.update((u1.args[0][1], u2.args[0][1]) if u1.args and u2.args else ())
+        for fld, vec in self._loads_full:
+            scan_vector(fld.v)
+            scan_vector(vec)
+        for x in self._Q_full:
+            scan(x)
+        for x in self._constraint_expressions():
+            scan(x)
+        tree = frame_tree(self.frame)
+        for x in orientation_entries(frames, tree):
+            scan(x)
+        return sorted(syms, key=str), sorted(funcs, key=str)
+
+    @property
     def constants(self) -> list[sp.Symbol]:
         """Parameter symbols of the model (masses, lengths, ...), sorted by name."""
-        syms: set = set()
-        for b in self._body_kinematics:
-            syms |= b.mass.free_symbols
-            if b.inertia is not None:
-                for m in b.inertia.to_matrix(b.frame):
-                    syms |= m.free_symbols
-            for field in (b.translation, b.rotation):
-                if field is not None:
-                    for m, _ in field.v.args:
-                        syms |= m.free_symbols
-        for _field, vec in self._load_fields:
-            for m, _ in vec.args:
-                syms |= m.free_symbols
-        for x in self._Q:
-            syms |= x.free_symbols
-        for x in self._constraint_expressions():
-            syms |= x.free_symbols
-        syms.discard(t)
-        return sorted((s for s in syms if isinstance(s, sp.Symbol)), key=str)
+        return list(self._parameter_atoms[0])
 
     @cached_property
     def inputs(self) -> list:
-        """Time-varying inputs: dynamicsymbols in the loads that are neither q nor f."""
-        known = set(self.coordinates) | set(self.speeds)
+        """Time-varying inputs: dynamicsymbols in the loads that are neither q nor u."""
+        known = set(self.coordinates) | set(self.all_speeds)
         found: set = set()
-        for _, vec in self._load_fields:
+        for _, vec in self._loads_full:
             for m, _ in vec.args:
                 found |= {a for a in m.atoms(AppliedUndef) if a not in known}
         return sorted(found, key=str)
@@ -379,7 +492,7 @@ class KaneSystem:
     def _constraint_expressions(self) -> list:
         """Expressions of the constraints that may carry parameters (for ``constants``)."""
         out = list(self.embedding.configuration_constraints)
-        out += list(self.embedding.G)
+        out += list(self.embedding.B)
         out += list(self.prescribed.values())
         for c in self.adjoined:
             out += [c.phi, c.value]
@@ -409,7 +522,9 @@ class KaneSystem:
     @property
     def dependent_speed_map(self) -> dict:
         """{u_d: (G f)_d}: the dependent speeds in the independent ones, u_d = G(q) f."""
-        return dict(self.embedding.speed_map)
+        if self._closed is None:
+            return {}
+        return dict(self._closed.speed_map)
 
     @property
     def free_speeds(self) -> list:
@@ -424,19 +539,19 @@ class KaneSystem:
     @property
     def multipliers(self) -> sp.Matrix:
         """λ: one Lagrange multiplier symbol ``lambda_<name>`` per adjoined constraint."""
-        return sp.Matrix([c.multiplier for c in self.adjoined])
+        return sp.Matrix([c.multiplier for c in self._adjoined_f])
 
     @property
     def constraint_jacobian(self) -> sp.Matrix:
         """∂φ/∂fᵀ (L × S) of the adjoined constraints ([PA-VP] (7), (27))."""
-        if not self.adjoined:
+        if not self._adjoined_f:
             return sp.zeros(0, len(self.speeds))
-        return sp.Matrix.vstack(*[c.G for c in self.adjoined])
+        return sp.Matrix.vstack(*[c.G for c in self._adjoined_f])
 
     @property
     def adjoined_forces(self) -> sp.Matrix:
         """ᵃᶜe = (∂φ/∂fᵀ)ᵀ λ, the generalized adjoined constraint forces ([PA-VP] (27))."""
-        if not self.adjoined:
+        if not self._adjoined_f:
             return sp.zeros(len(self.speeds), 1)
         return self.constraint_jacobian.T * self.multipliers
 
@@ -448,7 +563,7 @@ class KaneSystem:
     @property
     def constraint_power(self) -> sp.Expr:
         """ᵃᶜP = ᵃᶜfᵀ λ, the power of all adjoined constraints ([PA-VP] (19))."""
-        if not self.adjoined:
+        if not self._adjoined_f:
             return sp.S.Zero
         return (self.constraint_velocities.T * self.multipliers)[0]
 
@@ -476,19 +591,19 @@ class KaneSystem:
         """
         fd = sp.Matrix([s.diff(t) for s in self.speeds])
         eqs = [sp.Eq(self.A * fd + self.Df, self.e + self.adjoined_forces)]
-        if self.adjoined:
+        if self._adjoined_f:
             G = self.constraint_jacobian
-            gamma = sp.Matrix([c.gamma for c in self.adjoined])
-            eqs.append(sp.Eq(G * fd + gamma, sp.Matrix([c.value_dot for c in self.adjoined])))
+            gamma = sp.Matrix([c.gamma for c in self._adjoined_f])
+            eqs.append(sp.Eq(G * fd + gamma, sp.Matrix([c.value_dot for c in self._adjoined_f])))
         return eqs
 
     def _adjoined_named(self, constraint: str | int) -> Adjoined:
-        if isinstance(constraint, int) and 0 <= constraint < len(self.adjoined):
-            return self.adjoined[constraint]
-        for c in self.adjoined:
+        if isinstance(constraint, int) and 0 <= constraint < len(self._adjoined_f):
+            return self._adjoined_f[constraint]
+        for c in self._adjoined_f:
             if c.name == constraint:
                 return c
-        names = ", ".join(repr(c.name) for c in self.adjoined) or "none"
+        names = ", ".join(repr(c.name) for c in self._adjoined_f) or "none"
         raise ConstraintError(
             f"{constraint!r} is not an adjoined constraint of {self.name!r} (they are {names})."
         )

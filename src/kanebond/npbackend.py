@@ -1,0 +1,264 @@
+r"""NumPy evaluation of a :class:`~kanebond.program.Program`: assembly and numeric embedding.
+
+Everything here works on a batch of N points and on real or complex arrays (complex inputs
+give complex-step derivatives, :mod:`kanebond.linearize`).
+
+**Assembly** ([PA21] (53)–(57)), in all speeds u (n_u of them), from the kernels' work arrays:
+
+    A = Σ m VᵀV + WᵀIW,   D u = Σ m Vᵀa + Wᵀ(Iα + ω × Iω),   e = Σ_loads V_Pᵀ F,
+    p̂ = Σ m Vᵀv + WᵀIω,   ê = Σ m V̇ᵀv + ẆᵀIω,   T* = ½ Σ m v·v + ω·Iω.
+
+**Numeric embedding** ([PA-VP] (1)–(3)). With the speeds split by a *partition* into
+independent f = u[ind] and dependent u_d = u[dep], the velocity constraints B(q) u = 0 give
+
+    B_d u_d = −B_f f,   G = −B_d⁻¹ B_f,   u = T f,   T = ∂u/∂fᵀ (T[ind] = I, T[dep] = G),
+
+solved at every point with partial pivoting (LAPACK), never symbolically. Differentiating
+B u = 0 gives u' = T f' + c̃ with c̃[dep] = c = −B_d⁻¹ (Ḃ u), c̃[ind] = 0, and, with
+Ġ = −B_d⁻¹ Ḃ T, the equations in f are the projections
+
+    A_f = Tᵀ A_u T,   (D f)_f = Tᵀ (D_u u + A_u c̃),   e_f = Tᵀ e_u,
+    p̂_f = Tᵀ p̂_u,   ê_f = Tᵀ ê_u + Ġᵀ p̂_u[dep],
+
+since the partial velocities in f are V_f = V_u T and their rates V̇_f = V̇_u T + V_u Ṫ.
+A point where B_d is singular (or so ill-conditioned that u_d has lost 12 digits) raises
+:class:`EmbeddingSingular`: the dependent speeds cannot be solved there for this partition.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .codegen import emit_python
+from .program import Layout, Program
+
+__all__ = ["NumpyBackend", "assemble", "embed_speeds", "project", "EmbeddingSingular",
+           "COND_LIMIT"]
+
+#: Condition number of B_d beyond which the dependent speeds are refused (12 digits lost).
+COND_LIMIT = 1e12
+
+
+class EmbeddingSingular(Exception):
+    """B_d is singular at point ``index`` of a batch (its 1-norm condition number ``cond``)."""
+
+    def __init__(self, index: int, cond: float) -> None:
+        super().__init__(index, cond)
+        self.index, self.cond = index, cond
+
+
+def _blocks(w: np.ndarray, off: int, k: int) -> np.ndarray:
+    """(n, 3, k) view of 3k consecutive rows of a (rows, n) work array."""
+    return np.moveaxis(w[off : off + 3 * k].reshape(3, k, -1), 2, 0)
+
+
+def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return np.stack(
+        [
+            a[:, 1] * b[:, 2] - a[:, 2] * b[:, 1],
+            a[:, 2] * b[:, 0] - a[:, 0] * b[:, 2],
+            a[:, 0] * b[:, 1] - a[:, 1] * b[:, 0],
+        ],
+        axis=1,
+    )
+
+
+class NumpyBackend:
+    """The generated kernels as vectorised Python (no compiler needed)."""
+
+    name = "numpy"
+
+    def __init__(self, prog: Program) -> None:
+        g = prog.g
+        L = prog.layout
+        groups = {"t": 1, "q": L.R, "f": L.S, "c": L.K}
+        ns: dict = {"np": np}
+        src = "\n".join([
+            emit_python(g, groups, prog.pos, "k_pos"),
+            emit_python(g, groups, prog.vel, "k_vel"),
+            emit_python(g, groups, prog.dot, "k_dot"),
+        ])
+        self.source = src
+        exec(compile(src, "<kanebond generated>", "exec"), ns)  # our own generated code
+        self.kernels = {"pos": ns["k_pos"], "vel": ns["k_vel"], "dot": ns["k_dot"]}
+        self.L = L
+
+    def work(self, kind: str, t, q, u, c) -> np.ndarray:
+        """The work array (rows, N) of kernel ``kind`` ('pos', 'vel' or 'dot')."""
+        size = {"pos": self.L.n_pos, "vel": self.L.n_vel, "dot": self.L.n_dot}[kind]
+        n = len(t)
+        dtype = np.result_type(t, q, u, c, float)
+        out = np.zeros((size, n), dtype=dtype)
+        with np.errstate(all="ignore"):
+            self.kernels[kind](t[None, :], q.T, u.T, c.T, out)
+        return out
+
+
+# ============================================================================================
+# assembly in all speeds
+# ============================================================================================
+
+
+def assemble(L: Layout, wp, wv, wd, u: np.ndarray, want: set) -> dict:
+    """A, Df, p_hat, e_hat, T_star, e, eload, Q (all speeds) from the work arrays."""
+    n, S = u.shape
+    dt = u.dtype
+    res: dict = {}
+    if "Q" in want:
+        res["Q"] = np.moveaxis(wp[: L.R * S].reshape(L.R, S, n), 2, 0)
+    A = np.zeros((n, S, S), dtype=dt)
+    Df = np.zeros((n, S), dtype=dt)
+    ph = np.zeros((n, S), dtype=dt)
+    eh = np.zeros((n, S), dtype=dt)
+    T = np.zeros(n, dtype=dt)
+    for b in L.bodies:
+        k, cols = b["k"], b["cols"]
+        if k == 0:
+            continue
+        m = wp[b["m"]][:, None]
+        V = _blocks(wp, b["V"], k)
+        fc = u[:, cols]
+        v = np.einsum("nik,nk->ni", V, fc)
+        blk = m[:, :, None] * np.einsum("nik,nil->nkl", V, V)
+        if wv is not None:
+            a = wv[b["a"] : b["a"] + 3].T
+            Df[:, cols] += m * np.einsum("nik,ni->nk", V, a)
+        ph[:, cols] += m * np.einsum("nik,ni->nk", V, v)
+        T += 0.5 * m[:, 0] * np.einsum("ni,ni->n", v, v)
+        if wd is not None:
+            Vd = _blocks(wd, b["Vd"], k)
+            eh[:, cols] += m * np.einsum("nik,ni->nk", Vd, v)
+        if b["rigid"]:
+            W = _blocks(wp, b["W"], k)
+            In = np.moveaxis(wp[b["I"] : b["I"] + 9].reshape(3, 3, n), 2, 0)
+            IW = np.einsum("nij,njk->nik", In, W)
+            blk += np.einsum("nik,nil->nkl", W, IW)
+            w = np.einsum("nik,nk->ni", W, fc)
+            h = np.einsum("nij,nj->ni", In, w)
+            if wv is not None:
+                al = wv[b["al"] : b["al"] + 3].T
+                tq = np.einsum("nij,nj->ni", In, al) + _cross(w, h)
+                Df[:, cols] += np.einsum("nik,ni->nk", W, tq)
+            ph[:, cols] += np.einsum("nik,ni->nk", W, h)
+            T += 0.5 * np.einsum("ni,ni->n", w, h)
+            if wd is not None:
+                Wd = _blocks(wd, b["Wd"], k)
+                eh[:, cols] += np.einsum("nik,ni->nk", Wd, h)
+        A[:, cols[:, None], cols[None, :]] += blk
+    res.update(A=A, p_hat=ph, T_star=T)
+    if wv is not None:
+        res["Df"] = Df
+        e = np.zeros((n, S), dtype=dt)
+        eload = np.zeros((n, S, len(L.loads)), dtype=dt)
+        for j, ld in enumerate(L.loads):
+            if ld["k"] == 0:
+                continue
+            V = _blocks(wp, ld["V"], ld["k"])
+            F = wv[ld["F"] : ld["F"] + 3].T
+            contrib = np.einsum("nik,ni->nk", V, F)
+            e[:, ld["cols"]] += contrib
+            eload[:, ld["cols"], j] = contrib
+        res.update(e=e, eload=eload)
+    if wd is not None:
+        res["e_hat"] = eh
+    return res
+
+
+# ============================================================================================
+# numeric embedding
+# ============================================================================================
+
+
+@dataclass
+class Embedded:
+    """The numeric embedding at a batch of points (see the module docstring)."""
+
+    u: np.ndarray  # (n, n_u)
+    G: np.ndarray  # (n, k, S)
+    B: np.ndarray  # (n, k, n_u)
+    cond: np.ndarray  # (n,) 1-norm condition number of B_d
+
+
+def constraint_matrix(L: Layout, wp: np.ndarray) -> np.ndarray:
+    """B(q) (n, k, n_u) from the position work array."""
+    n = wp.shape[1]
+    return np.moveaxis(wp[L.B : L.B + L.K_c * L.S].reshape(L.K_c, L.S, n), 2, 0)
+
+
+def embed_speeds(L: Layout, wp, f: np.ndarray, ind, dep, *, check: bool = True) -> Embedded:
+    """u = T f with the dependent speeds solved from B_d u_d = −B_f f at every point."""
+    n = f.shape[0]
+    B = constraint_matrix(L, wp)
+    Bd, Bf = B[:, :, dep], B[:, :, ind]
+    real = np.real(Bd)
+    with np.errstate(all="ignore"):
+        cond = np.array([_cond1(real[i]) for i in range(n)])
+    bad = ~(cond < COND_LIMIT)
+    if check and np.any(bad):
+        i = int(np.argmax(bad))
+        raise EmbeddingSingular(i, float(cond[i]))
+    with np.errstate(all="ignore"):
+        G = -np.linalg.solve(np.where(bad[:, None, None], np.eye(len(dep)), Bd), Bf)
+    u = np.zeros((n, L.S), dtype=np.result_type(f, G))
+    u[:, ind] = f
+    u[:, dep] = np.einsum("nks,ns->nk", G, f)
+    return Embedded(u=u, G=G, B=B, cond=cond)
+
+
+def _cond1(M: np.ndarray) -> float:
+    if M.size == 0:
+        return 1.0
+    if not np.all(np.isfinite(M)):
+        return np.inf
+    try:
+        return float(np.linalg.cond(M, 1))
+    except np.linalg.LinAlgError:
+        return np.inf
+
+
+def _tt(x: np.ndarray, G: np.ndarray, ind, dep) -> np.ndarray:
+    """Tᵀ x for x (n, n_u) → (n, S)."""
+    return x[:, ind] + np.einsum("nks,nk->ns", G, x[:, dep])
+
+
+def project(L: Layout, emb: Embedded, full: dict, wv, wd, ind, dep, want: set) -> dict:
+    """The quantities in f from those in all speeds (module docstring)."""
+    G, B, u = emb.G, emb.B, emb.u
+    n = u.shape[0]
+    out: dict = {}
+    Bd = B[:, :, dep]
+    need_c = "Df" in want
+    need_gd = "e_hat" in want
+    if need_c:
+        Bud = wv[L.Bud : L.Bud + L.K_c].T  # Ḃu (n, k)
+        c = -np.linalg.solve(Bd, Bud[..., None])[..., 0]
+        out["c"] = c
+    if "A" in want or need_c:
+        A = full["A"]
+        AT = A[:, :, ind] + np.einsum("nrk,nks->nrs", A[:, :, dep], G)  # A_u T (n, n_u, S)
+        if "A" in want:
+            out["A"] = AT[:, ind, :] + np.einsum("nks,nkr->nsr", G, AT[:, dep, :])
+        if need_c:
+            w = np.einsum("nrk,nk->nr", A[:, :, dep], c)
+            out["Df"] = _tt(full["Df"] + w, G, ind, dep)
+    for key in ("e", "p_hat"):
+        if key in want:
+            out[key] = _tt(full[key], G, ind, dep)
+    if "eload" in want:
+        el = full["eload"]
+        out["eload"] = el[:, ind, :] + np.einsum("nks,nkl->nsl", G, el[:, dep, :])
+    if need_gd:
+        n_u = L.S
+        Bdot = np.moveaxis(wd[L.Bdot : L.Bdot + L.K_c * n_u].reshape(L.K_c, n_u, n), 2, 0)
+        BdT = Bdot[:, :, ind] + np.einsum("nkj,njs->nks", Bdot[:, :, dep], G)
+        Gd = -np.linalg.solve(Bd, BdT)  # Ġ (n, k, S)
+        out["e_hat"] = _tt(full["e_hat"], G, ind, dep) + np.einsum(
+            "nks,nk->ns", Gd, full["p_hat"][:, dep])
+    if "T_star" in want:
+        out["T_star"] = full["T_star"]
+    if "Q" in want:
+        Qf = full["Q"]
+        out["Q"] = Qf[:, :, ind] + np.einsum("nrk,nks->nrs", Qf[:, :, dep], G)
+    return out

@@ -1,0 +1,118 @@
+"""Values of a numeric model's constants and inputs: numbers, or callables of t or (t, x)."""
+
+from __future__ import annotations
+
+import inspect
+import warnings
+from collections.abc import Callable, Mapping
+
+import numpy as np
+from sympy.core.function import AppliedUndef
+
+from .errors import KanebondWarning, ModelError
+from .kinematics import show
+
+__all__ = ["_Parameters", "_name", "_lookup", "_arity"]
+
+
+# ============================================================================================
+# constants and inputs
+# ============================================================================================
+
+
+def _name(sym) -> str:
+    """The name of a symbol, dynamicsymbol or string key."""
+    if isinstance(sym, AppliedUndef):
+        return sym.func.__name__
+    return str(sym)
+
+
+def _lookup(mapping: Mapping, sym) -> tuple[bool, object]:
+    """The value for ``sym``: by the symbol itself, else by its name (a string key, or a
+    symbol of the same name created with other assumptions)."""
+    if sym in mapping:
+        return True, mapping[sym]
+    name = _name(sym)
+    for key, val in mapping.items():
+        if _name(key) == name:
+            return True, val
+    return False, None
+
+
+class _Parameters:
+    """Values of the constants and inputs: numbers, or callables of t or (t, x)."""
+
+    def __init__(self, symbols: list, constants: Mapping | None, system_name: str) -> None:
+        constants = dict(constants or {})
+        self.symbols = symbols
+        self.fixed = np.zeros(len(symbols))
+        self.calls: list[tuple[int, Callable, int]] = []
+        missing = []
+        for k, sym in enumerate(symbols):
+            found, val = _lookup(constants, sym)
+            if not found:
+                if isinstance(sym, AppliedUndef):
+                    val = 0.0  # inputs default to zero
+                else:
+                    missing.append(show(sym))
+                    continue
+            if callable(val):
+                nargs = _arity(val, sym)
+                self.calls.append((k, val, nargs))
+            else:
+                try:
+                    self.fixed[k] = float(val)
+                except (TypeError, ValueError) as err:
+                    raise ModelError(
+                        f"the value given for {show(sym)} ({val!r}) is not a number; give a float "
+                        f"or a callable of t (or of t and the state x = [q, f])."
+                    ) from err
+                if not np.isfinite(self.fixed[k]):
+                    raise ModelError(f"the value given for {show(sym)} is {val!r}; give a finite "
+                                     f"number.")
+        if missing:
+            raise ModelError(
+                f"no value given for the constant(s) {', '.join(missing)} of {system_name}; pass "
+                f"constants={{symbol: value, ...}} with a number for each."
+            )
+        known = {_name(s) for s in symbols}
+        unknown = [k for k in constants if _name(k) not in known]
+        if unknown:
+            # A parameter that drops out of the equations (e.g. an offset along a joint axis)
+            # is harmless; a misspelt one is also reported as a missing constant above.
+            warnings.warn(
+                f"constants has {', '.join(_name(k) for k in unknown)}, which do(es) not appear "
+                f"in the equations of motion of {system_name}; ignored. Its constants and "
+                f"inputs are {', '.join(show(s) for s in symbols) or 'none'}.",
+                KanebondWarning,
+                stacklevel=4,
+            )
+
+    @property
+    def varying(self) -> bool:
+        return bool(self.calls)
+
+    def values(self, t, x) -> np.ndarray:
+        """Shape (n, K) for times ``t`` (n,) and states ``x`` (n, R+S)."""
+        n = len(t)
+        out = np.repeat(self.fixed[None, :], n, axis=0)
+        for k, fn, nargs in self.calls:
+            for i in range(n):
+                out[i, k] = fn(t[i]) if nargs == 1 else fn(t[i], x[i])
+        return out
+
+
+def _arity(fn: Callable, sym) -> int:
+    try:
+        params = [
+            p for p in inspect.signature(fn).parameters.values()
+            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty
+        ]
+    except (TypeError, ValueError):  # builtins without a signature: assume f(t)
+        return 1
+    if len(params) not in (1, 2):
+        raise ModelError(
+            f"the callable given for {show(sym)} takes {len(params)} arguments; it must take t, "
+            f"or t and the state x = [q, f]."
+        )
+    return len(params)
