@@ -100,6 +100,8 @@ def _c_header(prog: Program) -> str:
             f"#define SF_ {L.S_f}",
             f"#define KC_ {L.K_c}",
             f"#define B_OFF {L.B}",
+            f"#define QD_OFF {L.QD}",
+            f"#define NB_ENT {len(L.B_rows)}",
             f"#define BUD_OFF {L.Bud}",
             f"#define BDOT_OFF {L.Bdot}",
             arr("COLS", cols),
@@ -118,6 +120,8 @@ def _c_header(prog: Program) -> str:
             arr("L_K", (ld["k"] for ld in L.loads)),
             arr("L_V", (ld["V"] for ld in L.loads)),
             arr("L_F", (ld["F"] for ld in L.loads)),
+            arr("B_ROW", L.B_rows),
+            arr("B_COL", L.B_cols),
             "",
         ]
     )
@@ -199,8 +203,8 @@ class CBackend:
         lib.kb_rhs.argtypes = [ctypes.c_int, vp, vp, vp, vp]
         lib.kb_rhs_momentum.argtypes = [ctypes.c_int, vp, vp, vp, vp, vp]
         lib.kb_work.argtypes = [ctypes.c_int, vp, vp, vp, vp, ctypes.c_int, vp]
-        lib.kb_rhs_emb.argtypes = [ctypes.c_int] + [vp] * 7
-        lib.kb_rhs_momentum_emb.argtypes = [ctypes.c_int] + [vp] * 7
+        lib.kb_rhs_emb.argtypes = [ctypes.c_int] + [vp] * 6
+        lib.kb_rhs_momentum_emb.argtypes = [ctypes.c_int] + [vp] * 6
         for fn in (lib.kb_parts, lib.kb_rhs, lib.kb_rhs_momentum, lib.kb_work, lib.kb_rhs_emb,
                    lib.kb_rhs_momentum_emb):
             fn.restype = ctypes.c_int
@@ -279,9 +283,9 @@ class CBackend:
         )
         return out, fo, code
 
-    def rhs_embedded(self, t, x, c, ind, dep, momentum: bool = False):
-        """Velocity (or momentum) form with the numeric embedding for the partition
-        (``ind``, ``dep``): (out (N, R+S_f), all speeds u (N, n_u), code)."""
+    def rhs_embedded(self, t, x, c, part, momentum: bool = False):
+        """Velocity (or momentum) form with the numeric embedding for the partition ``part``
+        (see runtime.c): (out (N, R+S_f), all speeds u (N, n_u), code)."""
         if momentum:
             self._need_dot()
         n = len(t)
@@ -289,6 +293,6 @@ class CBackend:
         out = np.empty((n, L.R + L.S_f))
         uo = np.empty((n, L.S))
         fn = self.lib.kb_rhs_momentum_emb if momentum else self.lib.kb_rhs_emb
-        code = fn(n, t.ctypes.data, x.ctypes.data, c.ctypes.data, ind.ctypes.data,
-                  dep.ctypes.data, out.ctypes.data, uo.ctypes.data)
+        code = fn(n, t.ctypes.data, x.ctypes.data, c.ctypes.data, part.ctypes.data,
+                  out.ctypes.data, uo.ctypes.data)
         return out, uo, code

@@ -382,11 +382,21 @@ def _check_redundant(B: sp.Matrix, labels: list[str], k: int) -> None:
 
 def _derived_rows(cfg, q, u, Q_full, which) -> list[tuple[int, sp.Expr, sp.Expr, sp.Matrix]]:
     """(i, g_i, dg_i/dt, its row in u) for the configuration constraints ``which``."""
-    qdot = Q_full * sp.Matrix(u)
+    index = {x: r for r, x in enumerate(q)}
+    rows = Q_full.tolist()
+    qdot = {}
     out = []
     for i in which:
         g = cfg[i]
-        dg = sum((g.diff(x) * qdot[r] for r, x in enumerate(q)), sp.S.Zero)
+        present = sorted(index[a] for a in dag_atoms(g, AppliedUndef) if a in index)
+        for r in present:  # q'_r = (Q_full u)_r, formed once per coordinate
+            if r not in qdot:
+                qdot[r] = sp.Add(*[c * u[j] for j, c in enumerate(rows[r]) if c != 0])
+        # differentiate with respect to plain symbols (functions of t cost a dummy each call)
+        d = {r: sp.Dummy(q[r].func.__name__) for r in present}
+        gd = g.xreplace({q[r]: d[r] for r in present})
+        back = {d[r]: q[r] for r in present}
+        dg = sp.Add(*[gd.diff(d[r]).xreplace(back) * qdot[r] for r in present])
         e, row = _velocity_constraint(dg, i, q, u, {}, what=f"d/dt configuration constraint {i}")
         out.append((i, g, e, row))
     return out
@@ -412,10 +422,14 @@ def _numeric_pieces(B: sp.Matrix, cfg: list, q: list, qd: list, Q_full: sp.Matri
     gn = [graph.from_sympy(x, sym, memo) for x in cfg]
     Qn = [[graph.from_sympy(Q_full[r, j], sym, memo) for j in range(Q_full.cols)]
           for r in range(Q_full.rows)]
-    dg = [[graph.partial(n, sym[x]) if x in sym else graph.ZERO for x in q] for n in gn]
-    D = [graph.add(*(graph.mul(dg[i][r], Qn[r][j]) for r in range(len(q))))
+    index = {x: r for r, x in enumerate(q)}
+    dg = []
+    for i, n in enumerate(gn):  # derivatives only in the coordinates each constraint contains
+        present = {index[a] for a in dag_atoms(cfg[i], AppliedUndef) if a in index}
+        dg.append({r: graph.partial(n, sym[q[r]]) for r in present})
+    D = [graph.add(*(graph.mul(d, Qn[r][j]) for r, d in dg[i].items()))
          for i in range(len(cfg)) for j in range(Q_full.cols)]
-    Jd = [dg[i][q.index(x)] for i in range(len(cfg)) for x in qd]
+    Jd = [dg[i].get(index[x], graph.ZERO) for i in range(len(cfg)) for x in qd]
     rng = random.Random(4099)
     out = []
     for _ in range(samples):

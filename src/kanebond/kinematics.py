@@ -465,7 +465,10 @@ def solve_kinematics(
                 f"rates and the speeds {show(f)}."
             )
         lin = dq + df
+        present = ex.free_symbols
         for j, sym in enumerate(lin):
+            if sym not in present:  # most equations hold one rate and a few speeds
+                continue
             coeff = ex.diff(sym)
             if coeff.has(*lin):
                 raise KinematicsError(

@@ -181,10 +181,13 @@ class Embedded:
     cond: np.ndarray  # (n,) 1-norm condition number of B_d
 
 
-def constraint_matrix(L: Layout, wp: np.ndarray) -> np.ndarray:
-    """B(q) (n, k, n_u) from the position work array."""
+def constraint_matrix(L: Layout, wp: np.ndarray, off: int | None = None) -> np.ndarray:
+    """B(q) (n, k, n_u) from its structural nonzeros in a work array (Ḃ with ``off``)."""
     n = wp.shape[1]
-    return np.moveaxis(wp[L.B : L.B + L.K_c * L.S].reshape(L.K_c, L.S, n), 2, 0)
+    off = L.B if off is None else off
+    B = np.zeros((n, L.K_c, L.S), dtype=wp.dtype)
+    B[:, L.B_rows, L.B_cols] = wp[off : off + len(L.B_rows)].T
+    return B
 
 
 def embed_speeds(L: Layout, wp, f: np.ndarray, ind, dep, *, check: bool = True) -> Embedded:
@@ -225,8 +228,7 @@ def _tt(x: np.ndarray, G: np.ndarray, ind, dep) -> np.ndarray:
 
 def project(L: Layout, emb: Embedded, full: dict, wv, wd, ind, dep, want: set) -> dict:
     """The quantities in f from those in all speeds (module docstring)."""
-    G, B, u = emb.G, emb.B, emb.u
-    n = u.shape[0]
+    G, B = emb.G, emb.B
     out: dict = {}
     Bd = B[:, :, dep]
     need_c = "Df" in want
@@ -250,8 +252,7 @@ def project(L: Layout, emb: Embedded, full: dict, wv, wd, ind, dep, want: set) -
         el = full["eload"]
         out["eload"] = el[:, ind, :] + np.einsum("nks,nkl->nsl", G, el[:, dep, :])
     if need_gd:
-        n_u = L.S
-        Bdot = np.moveaxis(wd[L.Bdot : L.Bdot + L.K_c * n_u].reshape(L.K_c, n_u, n), 2, 0)
+        Bdot = constraint_matrix(L, wd, L.Bdot)
         BdT = Bdot[:, :, ind] + np.einsum("nkj,njs->nks", Bdot[:, :, dep], G)
         Gd = -np.linalg.solve(Bd, BdT)  # Ġ (n, k, S)
         out["e_hat"] = _tt(full["e_hat"], G, ind, dep) + np.einsum(

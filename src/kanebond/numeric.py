@@ -46,7 +46,14 @@ from .errors import (
     SingularMassMatrixError,
 )
 from .kinematics import show, t
-from .npbackend import EmbeddingSingular, NumpyBackend, assemble, embed_speeds, project
+from .npbackend import (
+    EmbeddingSingular,
+    NumpyBackend,
+    assemble,
+    constraint_matrix,
+    embed_speeds,
+    project,
+)
 from .parameters import _name, _Parameters
 from .program import Program, load_name
 
@@ -189,7 +196,18 @@ class NumericModel:
         self._buffers()
 
     def _buffers(self) -> None:
-        """Buffers and cached pointers of the single-point fast path (C, constant parameters)."""
+        """Buffers and cached pointers of the single-point fast path (C, constant parameters),
+        and the partition array of the C runtime: [kl, ku, ind, dep, role]."""
+        if self.embedded:
+            L = self.layout
+            col = {j: r for r, j in enumerate(self._dep)}
+            pairs = [(i, col[j]) for i, j in zip(L.B_rows, L.B_cols, strict=True) if j in col]
+            kl = max([i - j for i, j in pairs] + [0])
+            ku = max([j - i for i, j in pairs] + [0])
+            role = np.zeros(self.n_u, dtype=np.intc)
+            role[self._ind] = np.arange(self.S)
+            role[self._dep] = -(1 + np.arange(len(self._dep)))
+            self._part = np.concatenate([[kl, ku], self._ind, self._dep, role]).astype(np.intc)
         self._t1 = np.zeros(1)
         self._c1 = np.zeros(max(len(self.parameters), 1))
         self._c1[: len(self.parameters)] = self._params.fixed
@@ -201,8 +219,8 @@ class NumericModel:
             return
         base = (self._t1.ctypes.data, self._x1.ctypes.data, self._c1.ctypes.data)
         if self.embedded:
-            self._ptrs = (*base, self._ind.ctypes.data, self._dep.ctypes.data,
-                          self._o1.ctypes.data, self._u1.ctypes.data)
+            self._ptrs = (*base, self._part.ctypes.data, self._o1.ctypes.data,
+                          self._u1.ctypes.data)
             self._kb_rhs = self._be.lib.kb_rhs_emb
         else:
             self._ptrs = (*base, self._o1.ctypes.data)
@@ -270,7 +288,7 @@ class NumericModel:
         wp = self._work("pos", np.zeros(1), np.asarray(q, dtype=float)[None, :],
                         np.zeros((1, self.n_u)))
         n_u, k = self.n_u, self.layout.K_c
-        B = wp[self.layout.B : self.layout.B + k * n_u, 0].reshape(k, n_u)
+        B = constraint_matrix(self.layout, wp)[0]
         _, _, piv = scipy.linalg.qr(B, pivoting=True)
         dep = set(int(j) for j in piv[:k])
         return [self.all_speeds[i] for i in range(n_u) if i not in dep]
@@ -544,7 +562,7 @@ class NumericModel:
         if isinstance(self._be, CBackend) and not np.iscomplexobj(xb):
             xb = np.ascontiguousarray(xb)
             if self.embedded:
-                out, _, code = self._be.rhs_embedded(tt, xb, c, self._ind, self._dep)
+                out, _, code = self._be.rhs_embedded(tt, xb, c, self._part)
             else:
                 out, code = self._be.rhs(tt, xb, c)
             if code:
@@ -564,8 +582,7 @@ class NumericModel:
             c = self._c(tt, q, p)
             yb = np.ascontiguousarray(yb)
             if self.embedded:
-                out, _, code = self._be.rhs_embedded(tt, yb, c, self._ind, self._dep,
-                                                     momentum=True)
+                out, _, code = self._be.rhs_embedded(tt, yb, c, self._part, momentum=True)
             else:
                 out, _, code = self._be.rhs_momentum(tt, yb, c)
             if code:
@@ -596,7 +613,7 @@ class NumericModel:
         wp = self._work("pos", np.array([t]), np.asarray(q, dtype=float)[None, :],
                         np.zeros((1, self.n_u)))
         k = self.layout.K_c
-        B = wp[self.layout.B : self.layout.B + k * self.n_u, 0].reshape(k, self.n_u)
+        B = constraint_matrix(self.layout, wp)[0]
         Bd = B[:, self._dep]
         culprit = None
         scale = 1e-10 * (1.0 + np.max(np.abs(Bd), initial=0.0))

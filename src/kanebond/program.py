@@ -5,10 +5,13 @@ speeds u = [f; u_d] (independent speeds f, then the dependent speeds of embedded
 
 * ``pos`` (functions of t, q): Q_full (q' = Q_full u), every body's mass, partial velocities
   V, W (3 × k, the k speeds it depends on), central inertia in N, every load point's partial
-  velocities, and the velocity-constraint matrix B(q) (k_c × n_u) of embedded constraints;
-* ``vel`` (linear or quadratic in u): the velocity-dependent accelerations a = Σ V̇_s u_s,
-  α = Σ Ẇ_s u_s ([PA21] (56)), the loads, and Ḃ u = d(B u)/dt at u' = 0;
-* ``dot``: the rates V̇, Ẇ of the partial velocities (for ê, [PA21] (57)) and Ḃ.
+  velocities, and the velocity-constraint matrix B(q) (k_c × n_u) of embedded constraints,
+  stored by its structural nonzeros (``Layout.B_rows``, ``Layout.B_cols``) so that chains of
+  loops cost their number of entries, not k_c × n_u;
+* ``vel`` (linear or quadratic in u): q' = Q_full u, the velocity-dependent accelerations
+  a = Σ V̇_s u_s, α = Σ Ẇ_s u_s ([PA21] (56)), the loads, and Ḃ u = d(B u)/dt at u' = 0;
+* ``dot``: the rates V̇, Ẇ of the partial velocities (for ê, [PA21] (57)) and Ḃ (same
+  pattern as B).
 
 Vectors keep SymPy's per-frame measure numbers; the direction cosine matrix of each frame
 relative to N is composed down the frame tree (R_N←B = R_N←P · R_P←B), so a body's code grows
@@ -45,9 +48,12 @@ class Layout:
     S_f: int = 0
     K_c: int = 0
     Q: int = 0
+    QD: int = 0
     B: int = 0
     Bud: int = 0
     Bdot: int = 0
+    B_rows: list = field(default_factory=list)
+    B_cols: list = field(default_factory=list)
     bodies: list[dict] = field(default_factory=list)
     loads: list[dict] = field(default_factory=list)
     n_pos: int = 0
@@ -93,6 +99,8 @@ class Program:
         dot: list[int] = []
         L.Q = 0
         pos.extend(Q[r][s] for r in range(R) for s in range(S))
+        L.QD = 0
+        vel.extend(qdot)
         for b in system._bodies_full:
             self._body(b, pos, vel, dot)
         for i, (fieldv, vec) in enumerate(system._loads_full):
@@ -147,17 +155,21 @@ class Program:
         L.bodies.append(item)
 
     def _constraints(self, B: sp.Matrix, u: list, pos: list, vel: list, dot: list) -> None:
-        """B(q) (pos), Ḃu = d(Bu)/dt at u' = 0 (vel) and Ḃ (dot), row-major k_c × n_u."""
+        """B(q) (pos) and Ḃ (dot) at its structural nonzeros, and Ḃu = d(Bu)/dt at u' = 0."""
         g, L = self.g, self.layout
         nodes = [[self.node(B[i, j]) for j in range(B.cols)] for i in range(B.rows)]
+        pattern = [(i, j) for i in range(B.rows) for j in range(B.cols)
+                   if nodes[i][j] != g.ZERO]
+        L.B_rows = [i for i, _ in pattern]
+        L.B_cols = [j for _, j in pattern]
         L.B = len(pos)
-        pos.extend(x for row in nodes for x in row)
+        pos.extend(nodes[i][j] for i, j in pattern)
         L.Bud = len(vel)
         for row in nodes:
-            Bu = g.add(*(g.mul(x, self.sym[u[j]]) for j, x in enumerate(row)))
+            Bu = g.add(*(g.mul(x, self.sym[u[j]]) for j, x in enumerate(row) if x != g.ZERO))
             vel.append(g.dt(Bu, self.rates))
         L.Bdot = len(dot)
-        dot.extend(g.dt(x, self.rates) for row in nodes for x in row)
+        dot.extend(g.dt(nodes[i][j], self.rates) for i, j in pattern)
 
     # ------------------------------------------------------------------ helpers
     def node(self, expr) -> int:

@@ -163,11 +163,7 @@ int kb_rhs(int n, const double *t, const double *x, const double *c, double *out
         k_pos(ti, qi, fi, ci, wp);
         k_vel(ti, qi, fi, ci, wv);
         kb_assemble(fi, wp, wv, 0, A, Df, e, 0, 0, 0, 0);
-        for (int r = 0; r < R_; r++) {
-            double v = 0.0;
-            for (int s = 0; s < S_; s++) v += wp[r * S_ + s] * fi[s];
-            o[r] = v;
-        }
+        for (int r = 0; r < R_; r++) o[r] = wv[QD_OFF + r];
         for (int s = 0; s < S_; s++) o[R_ + s] = e[s] - Df[s];
         if (kb_chol(S_, A)) return i + 1;
         kb_chol_solve(S_, A, o + R_);
@@ -192,11 +188,7 @@ int kb_rhs_momentum(int n, const double *t, const double *y, const double *c, do
         k_vel(ti, qi, f, ci, wv);
         kb_k_dot(ti, qi, f, ci, wd);
         kb_assemble(f, wp, wv, wd, 0, 0, e, 0, eh, 0, 0);
-        for (int r = 0; r < R_; r++) {
-            double v = 0.0;
-            for (int s = 0; s < S_; s++) v += wp[r * S_ + s] * f[s];
-            o[r] = v;
-        }
+        for (int r = 0; r < R_; r++) o[r] = wv[QD_OFF + r];
         for (int s = 0; s < S_; s++) o[R_ + s] = e[s] + eh[s];
     }
     return 0;
@@ -219,228 +211,356 @@ int kb_work(int n, const double *t, const double *q, const double *u, const doub
 /* ------------------------------------------------------------------------------------------
    Numeric embedding of the velocity constraints B(q) u = 0 ([PA-VP] (1)-(3)); see npbackend.py.
    The kernels take all speeds u (S_ = SF_ + KC_); a partition splits them into independent
-   speeds f = u[ind] and dependent ones u[dep]. Return codes of the entry points: 0, 1 + i when
-   the projected mass matrix is not positive definite at point i, -(1 + i) when B_d is singular
-   there (a pivot of its LU factorization with partial pivoting below 1e-12 of the largest). */
+   speeds f = u[ind] and dependent ones u[dep]. It is passed as one int array
+       part = [kl, ku, ind[SF_], dep[KC_], role[S_]],
+   kl, ku the lower and upper bandwidths of B_d (structural, for this partition), role[j] = s
+   when u_j = f_s and -(1 + r) when u_j is the r-th dependent speed. B and Ḃ are stored by their
+   structural nonzeros (B_ROW, B_COL). Everything below costs the number of bodies, loads and
+   constraint entries times the (small) bandwidth and S_f, never n_u², so chains of loops are
+   linear in their length. Return codes of the entry points: 0, 1 + i when the projected mass
+   matrix is not positive definite at point i, -(1 + i) when B_d is singular there (a pivot of
+   its LU factorization with partial pivoting below 1e-12 of the largest entry). */
 #if KC_ > 0
 
-/* LU with partial pivoting of the k x k row-major M in place (LAPACK convention: whole rows
-   are swapped, piv[j] is the row swapped with j at step j); zero multipliers are skipped so
-   that banded matrices cost little. Returns 0, or 1 when a pivot is below 1e-12 of the largest
-   entry (or not finite). */
-static int kb_lu(int k, double *M, int *piv) {
+#define KB_KL (part[0])
+#define KB_KU (part[1])
+#define KB_IND (part + 2)
+#define KB_DEP (part + 2 + SF_)
+#define KB_ROLE (part + 2 + SF_ + KC_)
+
+/* Band LU with partial pivoting of the KC_ x KC_ row-major M (only entries within the band are
+   touched; the upper bandwidth grows to kl + ku). piv[j] is the row swapped with j. */
+static int kb_lu(double *M, int *piv, int kl, int ku) {
+    const int k = KC_, w = kl + ku;
     double big = 0.0;
-    for (int i = 0; i < k * k; i++) {
-        double a = fabs(M[i]);
-        if (!isfinite(a)) return 1;
-        if (a > big) big = a;
+    for (int i = 0; i < k; i++) {
+        const int c0 = i - kl > 0 ? i - kl : 0, c1 = i + w < k - 1 ? i + w : k - 1;
+        for (int c = c0; c <= c1; c++) {
+            double a = fabs(M[i * k + c]);
+            if (!isfinite(a)) return 1;
+            if (a > big) big = a;
+        }
     }
     if (!(big > 0.0)) return 1;
     for (int j = 0; j < k; j++) {
+        const int last = j + kl < k - 1 ? j + kl : k - 1, cend = j + w < k - 1 ? j + w : k - 1;
         int p = j;
         double best = fabs(M[j * k + j]);
-        for (int i = j + 1; i < k; i++) {
+        for (int i = j + 1; i <= last; i++) {
             double v = fabs(M[i * k + j]);
             if (v > best) { best = v; p = i; }
         }
         piv[j] = p;
         if (!(best > 1e-12 * big)) return 1;
-        if (p != j)
-            for (int c = 0; c < k; c++) {
+        if (p != j) {
+            const int c0 = j - kl > 0 ? j - kl : 0;
+            for (int c = c0; c <= cend; c++) {
                 double tmp = M[j * k + c]; M[j * k + c] = M[p * k + c]; M[p * k + c] = tmp;
             }
+        }
         const double d = M[j * k + j];
-        for (int i = j + 1; i < k; i++) {
+        for (int i = j + 1; i <= last; i++) {
             double l = M[i * k + j];
             if (l == 0.0) continue;
             l /= d;
             M[i * k + j] = l;
-            for (int c = j + 1; c < k; c++) {
-                const double x = M[j * k + c];
-                if (x != 0.0) M[i * k + c] -= l * x;
-            }
+            for (int c = j + 1; c <= cend; c++) M[i * k + c] -= l * M[j * k + c];
         }
     }
     return 0;
 }
 
-static void kb_lu_solve(int k, const double *LU, const int *piv, double *b) {
+/* Solve B_d x = b in place from the band LU. */
+static void kb_lu_solve(const double *LU, const int *piv, int kl, int ku, double *b) {
+    const int k = KC_, w = kl + ku;
     for (int j = 0; j < k; j++) {
         const int p = piv[j];
         if (p != j) { double tmp = b[j]; b[j] = b[p]; b[p] = tmp; }
-    }
-    for (int i = 0; i < k; i++) {
-        double v = b[i];
-        for (int j = 0; j < i; j++) {
-            const double l = LU[i * k + j];
-            if (l != 0.0) v -= l * b[j];
-        }
-        b[i] = v;
+        const int last = j + kl < k - 1 ? j + kl : k - 1;
+        for (int i = j + 1; i <= last; i++) b[i] -= LU[i * k + j] * b[j];
     }
     for (int i = k - 1; i >= 0; i--) {
         double v = b[i];
-        for (int j = i + 1; j < k; j++) {
-            const double x = LU[i * k + j];
-            if (x != 0.0) v -= x * b[j];
-        }
+        const int c1 = i + w < k - 1 ? i + w : k - 1;
+        for (int c = i + 1; c <= c1; c++) v -= LU[i * k + c] * b[c];
         b[i] = v / LU[i * k + i];
     }
 }
 
-/* B_d factorized, G = -B_d^-1 B_f (KC_ x SF_) and u = T f, from the position work array wp. */
-static int kb_embed_speeds(const double *wp, const int *ind, const int *dep, const double *f,
-                           double *LU, int *piv, double *G, double *u) {
+/* Solve B_dᵀ x = b in place (B_d = Pᵀ L U: Uᵀ z = b, Lᵀ y = z, x = Pᵀ y). */
+static void kb_lu_solve_t(const double *LU, const int *piv, int kl, int ku, double *b) {
+    const int k = KC_, w = kl + ku;
+    for (int i = 0; i < k; i++) {
+        double v = b[i];
+        const int c0 = i - w > 0 ? i - w : 0;
+        for (int c = c0; c < i; c++) v -= LU[c * k + i] * b[c];
+        b[i] = v / LU[i * k + i];
+    }
+    for (int j = k - 1; j >= 0; j--) {
+        const int last = j + kl < k - 1 ? j + kl : k - 1;
+        double v = b[j];
+        for (int i = j + 1; i <= last; i++) v -= LU[i * k + j] * b[i];
+        b[j] = v;
+        const int p = piv[j];
+        if (p != j) { double tmp = b[j]; b[j] = b[p]; b[p] = tmp; }
+    }
+}
+
+/* B_d factorized, G = -B_d⁻¹ B_f (KC_ x SF_, row-major), T (S_ x SF_) and, when f is given,
+   u = T f; from the position work array wp. */
+static int kb_embed_speeds(const double *wp, const int *part, const double *f, double *LU,
+                           int *piv, double *G, double *T, double *u) {
+    const int kl = KB_KL, ku = KB_KU, w = kl + ku, *role = KB_ROLE;
+    static double Bf[KC_ * (SF_ > 0 ? SF_ : 1)];
+    for (int i = 0; i < KC_; i++) {
+        const int c0 = i - kl > 0 ? i - kl : 0, c1 = i + w < KC_ - 1 ? i + w : KC_ - 1;
+        for (int c = c0; c <= c1; c++) LU[i * KC_ + c] = 0.0;
+    }
+    memset(Bf, 0, sizeof(Bf));
     const double *B = wp + B_OFF;
-    for (int r = 0; r < KC_; r++)
-        for (int j = 0; j < KC_; j++) LU[r * KC_ + j] = B[r * S_ + dep[j]];
-    if (kb_lu(KC_, LU, piv)) return 1;
+    for (int e = 0; e < NB_ENT; e++) {
+        const int r = B_ROW[e], rl = role[B_COL[e]];
+        if (rl >= 0) Bf[r * SF_ + rl] = B[e];
+        else LU[r * KC_ + (-rl - 1)] = B[e];
+    }
+    if (kb_lu(LU, piv, kl, ku)) return 1;
     double col[KC_];
     for (int s = 0; s < SF_; s++) {
-        for (int r = 0; r < KC_; r++) col[r] = -B[r * S_ + ind[s]];
-        kb_lu_solve(KC_, LU, piv, col);
+        for (int r = 0; r < KC_; r++) col[r] = -Bf[r * SF_ + s];
+        kb_lu_solve(LU, piv, kl, ku, col);
         for (int r = 0; r < KC_; r++) G[r * SF_ + s] = col[r];
     }
+    for (int j = 0; j < S_; j++) {
+        const int rl = role[j];
+        for (int s = 0; s < SF_; s++)
+            T[j * SF_ + s] = rl >= 0 ? (rl == s ? 1.0 : 0.0) : G[(-rl - 1) * SF_ + s];
+    }
     if (f) {
-        for (int s = 0; s < SF_; s++) u[ind[s]] = f[s];
-        for (int r = 0; r < KC_; r++) {
+        for (int j = 0; j < S_; j++) {
             double v = 0.0;
-            for (int s = 0; s < SF_; s++) v += G[r * SF_ + s] * f[s];
+            for (int s = 0; s < SF_; s++) v += T[j * SF_ + s] * f[s];
             if (!isfinite(v)) return 1;
-            u[dep[r]] = v;
+            u[j] = v;
         }
     }
     return 0;
 }
 
-/* Af = T^T Au T (SF_ x SF_) for the full mass matrix Au (S_ x S_). */
-static void kb_project_A(const double *Au, const double *G, const int *ind, const int *dep,
-                         double *Af) {
-    static double AT[S_ * (SF_ > 0 ? SF_ : 1)];
-    for (int r = 0; r < S_; r++)
-        for (int s = 0; s < SF_; s++) {
-            double v = Au[r * S_ + ind[s]];
-            for (int k = 0; k < KC_; k++) v += Au[r * S_ + dep[k]] * G[k * SF_ + s];
-            AT[r * SF_ + s] = v;
+/* Body by body, in the independent speeds ([PA21] (53)-(57) with V_f = V T): Af = T^T A_u T,
+   rhs = T^T (e_u − D_u u − A_u c̃) (when rhs), ph_u = p̂_u (all speeds, when ph),
+   eh = T^T ê_u (when eh). ct (S_) is c̃ = u' at f' = 0, or NULL. */
+static void kb_assemble_emb(const double *u, const double *T, const double *ct, const double *wp,
+                            const double *wv, const double *wd, double *Af, double *rhs,
+                            double *ph, double *eh) {
+    if (Af) memset(Af, 0, sizeof(double) * SF_ * SF_);
+    if (rhs) memset(rhs, 0, sizeof(double) * SF_);
+    if (ph) memset(ph, 0, sizeof(double) * S_);
+    if (eh) memset(eh, 0, sizeof(double) * SF_);
+    double Vt[3 * SF_ + 1], Wt[3 * SF_ + 1], IWt[3 * SF_ + 1], Vdt[3 * SF_ + 1], Wdt[3 * SF_ + 1];
+    for (int b = 0; b < NB_; b++) {
+        const int k = B_K[b];
+        if (k == 0) continue;
+        const int *cols = COLS + B_COLS[b];
+        const double m = wp[B_M[b]];
+        const double *V = wp + B_V[b];
+        double v[3] = {0, 0, 0}, vc[3] = {0, 0, 0}, w[3] = {0, 0, 0}, wc[3] = {0, 0, 0};
+        double h[3] = {0, 0, 0};
+        for (int i = 0; i < 3; i++)
+            for (int s = 0; s < SF_; s++) {
+                double x = 0.0;
+                for (int j = 0; j < k; j++) x += V[i * k + j] * T[cols[j] * SF_ + s];
+                Vt[i * SF_ + s] = x;
+            }
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < k; j++) {
+                v[i] += V[i * k + j] * u[cols[j]];
+                if (ct) vc[i] += V[i * k + j] * ct[cols[j]];
+            }
+        const double *W = 0, *I = 0;
+        if (B_RIGID[b]) {
+            W = wp + B_W[b];
+            I = wp + B_I[b];
+            for (int i = 0; i < 3; i++)
+                for (int s = 0; s < SF_; s++) {
+                    double x = 0.0;
+                    for (int j = 0; j < k; j++) x += W[i * k + j] * T[cols[j] * SF_ + s];
+                    Wt[i * SF_ + s] = x;
+                }
+            for (int i = 0; i < 3; i++)
+                for (int j = 0; j < k; j++) {
+                    w[i] += W[i * k + j] * u[cols[j]];
+                    if (ct) wc[i] += W[i * k + j] * ct[cols[j]];
+                }
+            for (int i = 0; i < 3; i++) h[i] = I[3 * i] * w[0] + I[3 * i + 1] * w[1] + I[3 * i + 2] * w[2];
+            for (int i = 0; i < 3; i++)
+                for (int s = 0; s < SF_; s++)
+                    IWt[i * SF_ + s] = I[3 * i] * Wt[s] + I[3 * i + 1] * Wt[SF_ + s] + I[3 * i + 2] * Wt[2 * SF_ + s];
         }
-    for (int s = 0; s < SF_; s++)
-        for (int t = 0; t < SF_; t++) {
-            double v = AT[ind[s] * SF_ + t];
-            for (int k = 0; k < KC_; k++) v += G[k * SF_ + s] * AT[dep[k] * SF_ + t];
-            Af[s * SF_ + t] = v;
+        if (Af)
+            for (int r = 0; r < SF_; r++)
+                for (int s = 0; s < SF_; s++) {
+                    double x = m * (Vt[r] * Vt[s] + Vt[SF_ + r] * Vt[SF_ + s] + Vt[2 * SF_ + r] * Vt[2 * SF_ + s]);
+                    if (W) x += Wt[r] * IWt[s] + Wt[SF_ + r] * IWt[SF_ + s] + Wt[2 * SF_ + r] * IWt[2 * SF_ + s];
+                    Af[r * SF_ + s] += x;
+                }
+        if (rhs) {
+            const double *a = wv + B_A[b];
+            double F[3], tq[3] = {0, 0, 0};
+            for (int i = 0; i < 3; i++) F[i] = -m * (a[i] + vc[i]);
+            if (W) {
+                const double *al = wv + B_AL[b];
+                double aa[3];
+                for (int i = 0; i < 3; i++) aa[i] = al[i] + wc[i];
+                for (int i = 0; i < 3; i++)
+                    tq[i] = -(I[3 * i] * aa[0] + I[3 * i + 1] * aa[1] + I[3 * i + 2] * aa[2]);
+                tq[0] -= w[1] * h[2] - w[2] * h[1];
+                tq[1] -= w[2] * h[0] - w[0] * h[2];
+                tq[2] -= w[0] * h[1] - w[1] * h[0];
+            }
+            for (int s = 0; s < SF_; s++) {
+                double x = Vt[s] * F[0] + Vt[SF_ + s] * F[1] + Vt[2 * SF_ + s] * F[2];
+                if (W) x += Wt[s] * tq[0] + Wt[SF_ + s] * tq[1] + Wt[2 * SF_ + s] * tq[2];
+                rhs[s] += x;
+            }
         }
-}
-
-/* y = T^T x (SF_) for x of all speeds (S_). */
-static void kb_project_v(const double *x, const double *G, const int *ind, const int *dep,
-                         double *y) {
-    for (int s = 0; s < SF_; s++) {
-        double v = x[ind[s]];
-        for (int k = 0; k < KC_; k++) v += G[k * SF_ + s] * x[dep[k]];
-        y[s] = v;
+        if (ph)
+            for (int j = 0; j < k; j++) {
+                double x = m * (V[j] * v[0] + V[k + j] * v[1] + V[2 * k + j] * v[2]);
+                if (W) x += W[j] * h[0] + W[k + j] * h[1] + W[2 * k + j] * h[2];
+                ph[cols[j]] += x;
+            }
+        if (eh) {
+            const double *Vd = wd + B_VD[b];
+            for (int i = 0; i < 3; i++)
+                for (int s = 0; s < SF_; s++) {
+                    double x = 0.0, y = 0.0;
+                    for (int j = 0; j < k; j++) {
+                        x += Vd[i * k + j] * T[cols[j] * SF_ + s];
+                        if (W) y += wd[B_WD[b] + i * k + j] * T[cols[j] * SF_ + s];
+                    }
+                    Vdt[i * SF_ + s] = x;
+                    Wdt[i * SF_ + s] = y;
+                }
+            for (int s = 0; s < SF_; s++) {
+                double x = m * (Vdt[s] * v[0] + Vdt[SF_ + s] * v[1] + Vdt[2 * SF_ + s] * v[2]);
+                if (W) x += Wdt[s] * h[0] + Wdt[SF_ + s] * h[1] + Wdt[2 * SF_ + s] * h[2];
+                eh[s] += x;
+            }
+        }
     }
+    if (rhs)
+        for (int l = 0; l < NL_; l++) {
+            const int k = L_K[l];
+            const int *cols = COLS + L_COLS[l];
+            const double *V = wp + L_V[l];
+            const double *F = wv + L_F[l];
+            for (int s = 0; s < SF_; s++) {
+                double x = 0.0;
+                for (int j = 0; j < k; j++)
+                    x += (V[j] * F[0] + V[k + j] * F[1] + V[2 * k + j] * F[2]) * T[cols[j] * SF_ + s];
+                rhs[s] += x;
+            }
+        }
 }
 
-/* Velocity form with the numeric embedding: x = [q, f] -> [Q_full u, f'] with
-   Tᵀ A_u T f' = Tᵀ (e_u − D_u u − A_u c̃), c = −B_d⁻¹ Ḃu. uout (n x S_) receives u. */
-int kb_rhs_emb(int n, const double *t, const double *x, const double *c, const int *ind,
-               const int *dep, double *out, double *uout) {
-    static double Au[S_ * S_];
-    double wp[NPOS], wv[NVEL], Df[S_], e[S_], u[S_], LU[KC_ * KC_], G[KC_ * (SF_ > 0 ? SF_ : 1)];
-    double cc[KC_], Af[SF_ * SF_ + 1], rhs[S_];
+/* Velocity form with the numeric embedding: x = [q, f] -> [q', f'] with
+   Tᵀ A_u T f' = Tᵀ (e_u − D_u u − A_u c̃), c̃[dep] = c = −B_d⁻¹ Ḃu. uout (n x S_) receives u. */
+int kb_rhs_emb(int n, const double *t, const double *x, const double *c, const int *part,
+               double *out, double *uout) {
+    static double LU[KC_ * KC_];
+    double wp[NPOS], wv[NVEL], u[S_], ct[S_], G[KC_ * (SF_ > 0 ? SF_ : 1)];
+    double T[S_ * (SF_ > 0 ? SF_ : 1)], cc[KC_], Af[SF_ * SF_ + 1];
     int piv[KC_];
+    const int *dep = KB_DEP;
     for (int i = 0; i < n; i++) {
         const double *ti = t + i, *qi = x + i * (R_ + SF_), *fi = qi + R_;
         const double *ci = c + i * (K_ > 0 ? K_ : 1);
         double *o = out + i * (R_ + SF_);
         memset(u, 0, sizeof(u));
         k_pos(ti, qi, u, ci, wp);
-        if (kb_embed_speeds(wp, ind, dep, fi, LU, piv, G, u)) return -(i + 1);
+        if (kb_embed_speeds(wp, part, fi, LU, piv, G, T, u)) return -(i + 1);
         if (uout) memcpy(uout + i * S_, u, sizeof(double) * S_);
         k_vel(ti, qi, u, ci, wv);
         for (int r = 0; r < KC_; r++) cc[r] = -wv[BUD_OFF + r];
-        kb_lu_solve(KC_, LU, piv, cc);
-        kb_assemble(u, wp, wv, 0, Au, Df, e, 0, 0, 0, 0);
-        for (int r = 0; r < S_; r++) {
-            double w = 0.0;
-            for (int k = 0; k < KC_; k++) w += Au[r * S_ + dep[k]] * cc[k];
-            rhs[r] = e[r] - Df[r] - w;
-        }
-        for (int r = 0; r < R_; r++) {
-            double v = 0.0;
-            for (int s = 0; s < S_; s++) v += wp[r * S_ + s] * u[s];
-            o[r] = v;
-        }
-        kb_project_A(Au, G, ind, dep, Af);
-        kb_project_v(rhs, G, ind, dep, o + R_);
+        kb_lu_solve(LU, piv, KB_KL, KB_KU, cc);
+        memset(ct, 0, sizeof(ct));
+        for (int r = 0; r < KC_; r++) ct[dep[r]] = cc[r];
+        for (int r = 0; r < R_; r++) o[r] = wv[QD_OFF + r];
+        kb_assemble_emb(u, T, ct, wp, wv, 0, Af, o + R_, 0, 0);
         if (kb_chol(SF_, Af)) return i + 1;
         kb_chol_solve(SF_, Af, o + R_);
     }
     return 0;
 }
 
-/* Momentum form with the numeric embedding: y = [q, p] -> [Q_full u, e_f + ê_f], with
-   f = A_f⁻¹ p, e_f = Tᵀ e_u, ê_f = Tᵀ ê_u + Ġᵀ p̂_u[dep], Ġ = −B_d⁻¹ Ḃ T. */
+/* Momentum form with the numeric embedding: y = [q, p] -> [q', e_f + ê_f], with
+   f = A_f⁻¹ p, e_f = Tᵀ e_u, ê_f = Tᵀ ê_u + Ġᵀ p̂_u[dep], Ġ = −B_d⁻¹ Ḃ T, so that
+   Ġᵀ p̂_d = −Tᵀ Ḃᵀ B_d⁻ᵀ p̂_d. */
 int kb_rhs_momentum_emb(int n, const double *t, const double *y, const double *c,
-                        const int *ind, const int *dep, double *out, double *uout) {
-    static double Au[S_ * S_];
-    double wp[NPOS], wv[NVEL], wd[NDOT], e[S_], ph[S_], eh[S_], u[S_], LU[KC_ * KC_];
-    double G[KC_ * (SF_ > 0 ? SF_ : 1)], Af[SF_ * SF_ + 1], f[SF_ + 1], tmp[S_], col[KC_];
+                        const int *part, double *out, double *uout) {
+    static double LU[KC_ * KC_];
+    double wp[NPOS], wv[NVEL], wd[NDOT], u[S_], ph[S_], z[S_], G[KC_ * (SF_ > 0 ? SF_ : 1)];
+    double T[S_ * (SF_ > 0 ? SF_ : 1)], Af[SF_ * SF_ + 1], f[SF_ + 1], yv[KC_], eh[SF_ + 1];
     int piv[KC_];
+    const int *dep = KB_DEP;
     for (int i = 0; i < n; i++) {
         const double *ti = t + i, *qi = y + i * (R_ + SF_), *pi = qi + R_;
         const double *ci = c + i * (K_ > 0 ? K_ : 1);
         double *o = out + i * (R_ + SF_);
         memset(u, 0, sizeof(u));
         k_pos(ti, qi, u, ci, wp);
-        if (kb_embed_speeds(wp, ind, dep, 0, LU, piv, G, u)) return -(i + 1);
-        kb_assemble(u, wp, 0, 0, Au, 0, 0, 0, 0, 0, 0);
-        kb_project_A(Au, G, ind, dep, Af);
+        if (kb_embed_speeds(wp, part, 0, LU, piv, G, T, u)) return -(i + 1);
+        kb_assemble_emb(u, T, 0, wp, 0, 0, Af, 0, 0, 0);
         if (kb_chol(SF_, Af)) return i + 1;
         for (int s = 0; s < SF_; s++) f[s] = pi[s];
         kb_chol_solve(SF_, Af, f);
-        for (int s = 0; s < SF_; s++) u[ind[s]] = f[s];
-        for (int r = 0; r < KC_; r++) {
+        for (int j = 0; j < S_; j++) {
             double v = 0.0;
-            for (int s = 0; s < SF_; s++) v += G[r * SF_ + s] * f[s];
-            u[dep[r]] = v;
+            for (int s = 0; s < SF_; s++) v += T[j * SF_ + s] * f[s];
+            u[j] = v;
         }
         if (uout) memcpy(uout + i * S_, u, sizeof(double) * S_);
         k_vel(ti, qi, u, ci, wv);
         kb_k_dot(ti, qi, u, ci, wd);
-        kb_assemble(u, wp, wv, wd, 0, 0, e, ph, eh, 0, 0);
-        for (int r = 0; r < S_; r++) tmp[r] = e[r] + eh[r];
-        kb_project_v(tmp, G, ind, dep, o + R_);
-        /* + Ġᵀ p̂_u[dep] with Ġ = −B_d⁻¹ (Ḃ T) */
-        const double *Bd = wd + BDOT_OFF;
-        for (int s = 0; s < SF_; s++) {
-            for (int r = 0; r < KC_; r++) {
-                double v = Bd[r * S_ + ind[s]];
-                for (int k = 0; k < KC_; k++) v += Bd[r * S_ + dep[k]] * G[k * SF_ + s];
-                col[r] = -v;
+        /* e_f: the rhs of the velocity form without inertia terms is built from loads only */
+        kb_assemble_emb(u, T, 0, wp, 0, wd, 0, 0, ph, eh);
+        for (int s = 0; s < SF_; s++) o[R_ + s] = eh[s];
+        for (int l = 0; l < NL_; l++) {
+            const int k = L_K[l];
+            const int *cols = COLS + L_COLS[l];
+            const double *V = wp + L_V[l], *F = wv + L_F[l];
+            for (int s = 0; s < SF_; s++) {
+                double x = 0.0;
+                for (int j = 0; j < k; j++)
+                    x += (V[j] * F[0] + V[k + j] * F[1] + V[2 * k + j] * F[2]) * T[cols[j] * SF_ + s];
+                o[R_ + s] += x;
             }
-            kb_lu_solve(KC_, LU, piv, col);
-            double v = 0.0;
-            for (int r = 0; r < KC_; r++) v += col[r] * ph[dep[r]];
-            o[R_ + s] += v;
         }
-        for (int r = 0; r < R_; r++) {
+        /* + Ġᵀ p̂_u[dep] = −Tᵀ Ḃᵀ B_d⁻ᵀ p̂_d */
+        for (int r = 0; r < KC_; r++) yv[r] = ph[dep[r]];
+        kb_lu_solve_t(LU, piv, KB_KL, KB_KU, yv);
+        memset(z, 0, sizeof(z));
+        const double *Bdot = wd + BDOT_OFF;
+        for (int e = 0; e < NB_ENT; e++) z[B_COL[e]] += Bdot[e] * yv[B_ROW[e]];
+        for (int s = 0; s < SF_; s++) {
             double v = 0.0;
-            for (int s = 0; s < S_; s++) v += wp[r * S_ + s] * u[s];
-            o[r] = v;
+            for (int j = 0; j < S_; j++) v += T[j * SF_ + s] * z[j];
+            o[R_ + s] -= v;
         }
+        for (int r = 0; r < R_; r++) o[r] = wv[QD_OFF + r];
     }
     return 0;
 }
 
 #else
-int kb_rhs_emb(int n, const double *t, const double *x, const double *c, const int *ind,
-               const int *dep, double *out, double *uout) {
-    (void)ind; (void)dep; (void)uout;
+int kb_rhs_emb(int n, const double *t, const double *x, const double *c, const int *part,
+               double *out, double *uout) {
+    (void)part; (void)uout;
     return kb_rhs(n, t, x, c, out);
 }
 int kb_rhs_momentum_emb(int n, const double *t, const double *y, const double *c,
-                        const int *ind, const int *dep, double *out, double *uout) {
-    (void)ind; (void)dep; (void)uout;
+                        const int *part, double *out, double *uout) {
+    (void)part; (void)uout;
     return kb_rhs_momentum(n, t, y, c, out, 0);
 }
 #endif

@@ -189,12 +189,16 @@ def _build_n_four_bar(n: int = N_FOUR_BAR_N) -> tuple[ModelParts, dict[str, list
     def link(name: str, pin: me.Point, angle, rate, tip_name: str) -> me.Point:
         """A slender rod from ``pin`` along its frame's x axis; returns its far end."""
         F = me.ReferenceFrame(f"F_{name}")
+        axes[name] = F
         F.orient_axis(N, N.z, angle)
         F.set_ang_vel(N, rate * N.z)
+        # velocities by the two-point formula written out (v2pt_theory searches the whole
+        # point tree for the position, which grows with n)
+        w = rate * N.z
         G = pin.locatenew(f"G_{name}", L / 2 * F.x)
-        G.v2pt_theory(pin, N, F)
+        G.set_vel(N, pin.vel(N) + w.cross(L / 2 * F.x))
         tip = pin.locatenew(tip_name, L * F.x)
-        tip.v2pt_theory(pin, N, F)
+        tip.set_vel(N, pin.vel(N) + w.cross(L * F.x))
         inertia = me.inertia(F, 0, m * L**2 / 12, m * L**2 / 12)
         bodies.append(me.RigidBody(name, G, F, m, (inertia, G)))
         loads.append((G, -m * g * N.y))
@@ -206,6 +210,7 @@ def _build_n_four_bar(n: int = N_FOUR_BAR_N) -> tuple[ModelParts, dict[str, list
     A: list[me.Point] = []
     B: list[me.Point] = []
     closures: list[sm.Expr] = []
+    axes: dict[str, me.ReferenceFrame] = {}
     for i in range(n + 1):
         Ai = O if i == 0 else O.locatenew(f"A{i}", i * L * N.x)
         Ai.set_vel(N, 0)
@@ -215,8 +220,12 @@ def _build_n_four_bar(n: int = N_FOUR_BAR_N) -> tuple[ModelParts, dict[str, list
         B.append(Bi)
         if i > 0:
             # coupler i hangs on B_{i-1}; its far end C_i must meet B_i (loop i closes there)
-            end = link(f"coupler{i}", B[i - 1], phi[i], dphi[i], f"C{i}")
-            gap = end.pos_from(O) - Bi.pos_from(O)
+            link(f"coupler{i}", B[i - 1], phi[i], dphi[i], f"C{i}")
+            # written from the link axes directly (Point.pos_from searches the whole point
+            # tree, which grows with n):
+            # A_{i-1} + L e(theta_{i-1}) + L e(phi_i) - A_i - L e(theta_i)
+            gap = (-L * N.x + L * axes[f"crank{i - 1}"].x + L * axes[f"coupler{i}"].x
+                   - L * axes[f"crank{i}"].x)
             closures.extend([gap.dot(N.x), gap.dot(N.y)])
 
     coordinates = [theta[0]]
