@@ -449,6 +449,9 @@ def test_models_build_kanesystems() -> None:
         "chaplygin_sleigh",
         "heavy_symmetric_top",
         "gyrostat",
+        "whipple_bicycle",
+        "bicycle_sympy",
+        "n_four_bar",
     }
     for name, build in MODELS.items():
         system = build()

@@ -497,6 +497,16 @@ class ConstrainedModel:
         return out[0] if single else out
 
     # ------------------------------------------------------------------ outputs
+    def constraint_jacobian(self, t, q, uf) -> np.ndarray:
+        """∂φ/∂ᵘfᵀ (L × S_free) of the adjoined constraints at one point ([PA-VP] (27))."""
+        tt = np.array([float(t)])
+        qb = np.asarray(q, dtype=float)[None, :]
+        f = self._full(tt, qb, np.asarray(uf, dtype=float)[None, :])
+        pcs = self._pieces(tt, qb, f)
+        if not self.L:
+            return np.zeros((0, self.S))
+        return pcs["G"][0][:, self.ui]
+
     def multipliers(self, t, x) -> np.ndarray:
         """λ ([PA-VP] (13)) at states x = [q, ᵘf]: (L,) or (N, L)."""
         single, tt, xb = self._batch_state(t, x)

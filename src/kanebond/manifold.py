@@ -141,6 +141,22 @@ class ConstraintManifold:
             )
         return q
 
+    def outputs_from_all_speeds(self, tt, q, u) -> dict[str, np.ndarray]:
+        """The output columns from all speeds u (N, n_u): dependent speeds (of the system's own
+        partition) and the residuals of the configuration and velocity constraints."""
+        g, _, B = self._eval(q)
+        out: dict[str, np.ndarray] = {}
+        dep = self.model._dep if self.model.embedded else np.arange(self.S, self.n_u)
+        for i, n in enumerate(self.dep_names):
+            out[n] = u[:, dep[i]]
+        if self.k_v:
+            r = np.einsum("nku,nu->nk", B, u)
+            for i, n in enumerate(self.names["velocity"]):
+                out[f"residual[{n}]"] = r[:, i]
+        for i, n in enumerate(self.names["config"]):
+            out[f"residual[{n}]"] = g[:, i]
+        return out
+
     def outputs(self, tt, q, f) -> dict[str, np.ndarray]:
         g, _, B = self._eval(q)
         out: dict[str, np.ndarray] = {}

@@ -278,6 +278,17 @@ class NumericModel:
                                self._dep, check=False).cond
         return out[0] if single else out
 
+    def constraint_matrix(self, q) -> np.ndarray:
+        """B(q) (k × n_u) of the embedded velocity constraints B u = 0 at one configuration,
+        columns in the order of ``system.all_speeds``."""
+        q = np.asarray(q, dtype=float)
+        if self.embedded:
+            wp = self._work("pos", np.zeros(1), q[None, :], np.zeros((1, self.n_u)))
+            return constraint_matrix(self.layout, wp)[0]
+        if self.has_embedding:
+            return self._manifold._eval(q[None, :])[2][0]
+        return np.zeros((0, self.n_u))
+
     def best_partition(self, q) -> list:
         """Independent speeds for which B_d is best conditioned at q (QR with column pivoting
         of B picks the dependent speeds)."""
@@ -455,6 +466,23 @@ class NumericModel:
             except EmbeddingSingular as err:
                 self._singular_configuration(0.0, q[err.index], f[err.index], err.cond)
         return u[0] if single else u
+
+    def energy_and_powers(self, t, q, u) -> tuple[np.ndarray, np.ndarray]:
+        """(T* (N,), load powers (N, n_loads)) from all speeds u (N, n_u): ½ uᵀA_u u and u·e_L
+        in all speeds, which need no partition (so they are exact also where the system's own
+        dependent speeds are ill-conditioned)."""
+        q = np.atleast_2d(np.asarray(q, dtype=float))
+        u = np.atleast_2d(np.asarray(u, dtype=float))
+        tt = np.broadcast_to(np.asarray(t, dtype=float), (len(q),)).copy()
+        if self.path == "symbolic" or not self.embedded:
+            f = u[:, self._ind] if self.embedded else u[:, : self.S]
+            res = self._eval(tt, q, f, {"T_star", "eload"})
+            return res["T_star"], np.einsum("ns,nsl->nl", f, res["eload"])
+        c = self._c(tt, q, u[:, self._ind])
+        wp = self._be.work("pos", tt, q, u, c)
+        wv = self._be.work("vel", tt, q, u, c)
+        full = assemble(self.layout, wp, wv, None, u, {"T_star", "eload"})
+        return full["T_star"], np.einsum("ns,nsl->nl", u, full["eload"])
 
     def dependent_speeds(self, q, f) -> np.ndarray:
         """u_d: the dependent speeds of the current partition, solved from B(q) u = 0."""

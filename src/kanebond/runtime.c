@@ -229,7 +229,9 @@ int kb_work(int n, const double *t, const double *q, const double *u, const doub
 #define KB_ROLE (part + 2 + SF_ + KC_)
 
 /* Band LU with partial pivoting of the KC_ x KC_ row-major M (only entries within the band are
-   touched; the upper bandwidth grows to kl + ku). piv[j] is the row swapped with j. */
+   touched; the upper bandwidth grows to kl + ku). piv[j] is the row swapped with j at step j;
+   as in LINPACK's dgbfa, a swap moves only the columns from j on, so the multiplier of column
+   j stays in the row it was computed for and the solves interleave swaps and eliminations. */
 static int kb_lu(double *M, int *piv, int kl, int ku) {
     const int k = KC_, w = kl + ku;
     double big = 0.0;
@@ -252,12 +254,10 @@ static int kb_lu(double *M, int *piv, int kl, int ku) {
         }
         piv[j] = p;
         if (!(best > 1e-12 * big)) return 1;
-        if (p != j) {
-            const int c0 = j - kl > 0 ? j - kl : 0;
-            for (int c = c0; c <= cend; c++) {
+        if (p != j) /* LINPACK convention: the multipliers of earlier columns stay in place */
+            for (int c = j; c <= cend; c++) {
                 double tmp = M[j * k + c]; M[j * k + c] = M[p * k + c]; M[p * k + c] = tmp;
             }
-        }
         const double d = M[j * k + j];
         for (int i = j + 1; i <= last; i++) {
             double l = M[i * k + j];

@@ -11,6 +11,9 @@ function                      system                                 R      S   
 ``chaplygin_sleigh()``        knife-edge sleigh                      3      2      nonholonomic
 ``heavy_symmetric_top()``     Lagrange top on a fixed tip            3      3      holonomic, Q = I
 ``gyrostat()``                free body with motor-driven rotor      4      4      quasi-velocities
+``whipple_bicycle()``         Whipple bicycle, Moore's formulation   8      3      5 dep. speeds
+``bicycle_sympy()``           SymPy's test bicycle (test_kane3)      4      3      3 dep. speeds
+``n_four_bar(n)``             IFToMM A02 chain of n parallelograms   2n+1   1      2n dep. coords
 ============================  =====================================  =====  =====  ================
 
 ``rolling_disk_dependent()`` describes the rolling disk with the contact point's velocity
@@ -18,6 +21,13 @@ function                      system                                 R      S   
 and rocker angles ``q2, q3`` as dependent coordinates fixed by two loop-closure configuration
 constraints (``FOUR_BAR_DEFAULTS`` and ``four_bar_configuration(q1)`` give numbers and a
 consistent configuration).
+
+``whipple_bicycle()`` is the benchmark bicycle of Meijaard et al. 2007 (``BENCHMARK_PARAMETERS``,
+``moore_parameters``, ``whipple_operating_point``; ``BENCHMARK_EIGENVALUES`` is the paper's
+Table 2, ``benchmark_matrices`` its closed-form linear model); ``bicycle_sympy()`` is the same
+bicycle exactly as SymPy's own test writes it. ``n_four_bar(n)`` is the IFToMM benchmark A02
+(``n_four_bar_initial``, ``n_four_bar_reference``: an independent one-degree-of-freedom
+solution).
 
 ``MODELS`` maps each function's name to the function; every one can be called with no
 arguments.
@@ -28,15 +38,49 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from kanebond.models.bicycle import (
+    BENCHMARK_EIGENVALUES,
+    BENCHMARK_PARAMETERS,
+    CAPSIZE_SPEED,
+    WEAVE_SPEED,
+    benchmark_matrices,
+    bicycle_sympy,
+    moore_parameters,
+    sympy_bicycle_operating_point,
+    sympy_bicycle_parameters,
+    whipple_bicycle,
+    whipple_operating_point,
+)
 from kanebond.models.chain import chain_3d
 from kanebond.models.fourbar import FOUR_BAR_DEFAULTS, four_bar, four_bar_configuration
 from kanebond.models.gyrostat import gyrostat
+from kanebond.models.nfourbar import (
+    N_FOUR_BAR_DEFAULTS,
+    n_four_bar,
+    n_four_bar_initial,
+    n_four_bar_reference,
+)
 from kanebond.models.pendulum import pendulum_on_cart
 from kanebond.models.rolling_disk import rolling_disk, rolling_disk_dependent
 from kanebond.models.sleigh import chaplygin_sleigh
 from kanebond.models.top import heavy_symmetric_top
 
 __all__ = [
+    "BENCHMARK_EIGENVALUES",
+    "BENCHMARK_PARAMETERS",
+    "CAPSIZE_SPEED",
+    "N_FOUR_BAR_DEFAULTS",
+    "WEAVE_SPEED",
+    "benchmark_matrices",
+    "bicycle_sympy",
+    "moore_parameters",
+    "n_four_bar",
+    "n_four_bar_initial",
+    "n_four_bar_reference",
+    "sympy_bicycle_operating_point",
+    "sympy_bicycle_parameters",
+    "whipple_bicycle",
+    "whipple_operating_point",
     "FOUR_BAR_DEFAULTS",
     "MODELS",
     "chain_3d",
@@ -59,5 +103,8 @@ MODELS: dict[str, Callable[..., Any]] = {
     "chaplygin_sleigh": chaplygin_sleigh,
     "heavy_symmetric_top": heavy_symmetric_top,
     "gyrostat": gyrostat,
+    "whipple_bicycle": whipple_bicycle,
+    "bicycle_sympy": bicycle_sympy,
+    "n_four_bar": n_four_bar,
 }
 """Every ready-made model by name; each function builds a fresh ``KaneSystem`` when called."""
