@@ -17,6 +17,7 @@ from sympy.core.function import AppliedUndef
 from sympy.physics.vector import Point, ReferenceFrame, Vector
 
 from . import matrices
+from .auxiliary import auxiliary_equations, check_auxiliary_speeds, zero_auxiliary
 from .constraints import (
     Adjoined,
     AdjoinedConstraint,
@@ -130,6 +131,7 @@ class KaneSystem:
         configuration_constraints: Sequence = (),
         prescribed: Mapping | None = None,
         adjoined: Sequence = (),
+        auxiliary_speeds: Sequence = (),
         name: str = "system",
         strict: bool = False,
     ) -> None:
@@ -139,7 +141,7 @@ class KaneSystem:
             velocity_constraints=velocity_constraints,
             dependent_coordinates=dependent_coordinates,
             configuration_constraints=configuration_constraints, prescribed=prescribed,
-            adjoined=adjoined, name=name, strict=strict,
+            adjoined=adjoined, auxiliary_speeds=auxiliary_speeds, name=name, strict=strict,
         )
         if not isinstance(frame, ReferenceFrame):
             raise ModelError(
@@ -173,9 +175,19 @@ class KaneSystem:
             configuration_constraints = [configuration_constraints]
         embedding = bool(dep_u or dep_q or velocity_constraints or configuration_constraints)
         self._dep_u = [x for x in dep_u]
+        # auxiliary speeds (SymPy's u_auxiliary) are zero in the equations of motion: they only
+        # give velocities to points where noncontributing forces act (auxiliary.py)
+        self.auxiliary_speeds = check_auxiliary_speeds(
+            auxiliary_speeds, self.coordinates, self.speeds + dep_u
+        )
+        aux_zero = {x: sp.S.Zero for x in self.auxiliary_speeds}
+        if aux_zero:
+            kinematics = zero_auxiliary(kinematics, aux_zero)
+            velocity_constraints = zero_auxiliary(velocity_constraints, aux_zero)
         Q_full, kdd_full, self.kd_eqs = solve_kinematics(
             self.coordinates, self.speeds + dep_u, kinematics, check_rank=False
         )
+        sub_full = {**kdd_full, **aux_zero}  # q' → Q_full u and auxiliary speeds → 0
         self._Q_full, self._kdd_full = Q_full, kdd_full
         if embedding:
             self.embedding = embed(
@@ -204,7 +216,7 @@ class KaneSystem:
         # kinematics in all speeds u = [f; u_d] with q' = Q_full u: what the numeric models use
         # (the closed forms in f alone are built only on request, see _body_kinematics)
         self._common_full = dict(
-            frame=frame, coordinates=self.coordinates, speeds=self.all_speeds, kdd=kdd_full,
+            frame=frame, coordinates=self.coordinates, speeds=self.all_speeds, kdd=sub_full,
             strict=strict,
         )
         self._bodies_full = [BodyKinematics(b, **self._common_full) for b in self.bodies]
@@ -234,7 +246,7 @@ class KaneSystem:
             )
         self.loads = list(loads)
         self._loads_full = self._resolve_loads(
-            self.loads, self._common_full, self._bodies_full, kdd_full
+            self.loads, self._common_full, self._bodies_full, sub_full
         )
         self.prescribed: dict = resolve_prescribed(
             prescribed, coordinates=self.coordinates, speeds=self.speeds,
@@ -243,7 +255,7 @@ class KaneSystem:
         # adjoined constraints in all speeds (the numeric models project them with T = [I; G])
         self.adjoined: list[Adjoined] = resolve_adjoined(
             adjoined, frame=frame, coordinates=self.coordinates, speeds=self.all_speeds,
-            subs=kdd_full, Q=Q_full,
+            subs=sub_full, Q=Q_full,
         )
 
     # ------------------------------------------------------------------ loads
@@ -375,10 +387,12 @@ class KaneSystem:
 
     @cached_property
     def _subs(self) -> dict:
-        """q' → Q f and u_d → G f: the substitution that writes velocities in f alone."""
+        """q' → Q f and u_d → G f (and auxiliary speeds → 0): the substitution that writes
+        velocities in f alone."""
+        aux_zero = {x: sp.S.Zero for x in self.auxiliary_speeds}
         if self._closed is None:
-            return dict(self._kdd_full)
-        return {**self._closed.kdd, **self._closed.speed_map}
+            return {**self._kdd_full, **aux_zero}
+        return {**self._closed.kdd, **self._closed.speed_map, **aux_zero}
 
     @cached_property
     def _common(self) -> dict:
@@ -525,6 +539,13 @@ class KaneSystem:
         if self._closed is None:
             return {}
         return dict(self._closed.speed_map)
+
+    @cached_property
+    def auxiliary_equations(self) -> list:
+        """Kane's equations for the auxiliary speeds (SymPy's ``auxiliary_eqs``), each an
+        expression equal to zero in q, u, u' and the loads: the route to noncontributing
+        (reaction) forces written as unknown loads (:mod:`kanebond.auxiliary`)."""
+        return auxiliary_equations(self)
 
     @property
     def free_speeds(self) -> list:

@@ -129,6 +129,31 @@ def kane_aux():
     return SuiteModel("kane_aux", f"{SRC}::test_aux (KM2)", u_ind=u, u_aux=extra, **parts)
 
 
+def _consistent_acceleration(model):
+    """The same model with Dmc's acceleration reset to d/dt of its velocity. SymPy's test sets
+    it with a2pt_theory(C, N, R), which treats the contact point C as fixed in R: not the time
+    derivative of the velocity it set (C moves around the disc), and so not the rolling disc's
+    acceleration. KanesMethod uses the stored acceleration; kanebond differentiates the
+    velocity ([PA21] (56)); with the acceleration made consistent the two must agree."""
+    body = model.bodies[0]
+    body.masscenter.set_acc(model.frame, body.masscenter.vel(model.frame).dt(model.frame))
+    return model
+
+
+def kane_aux_all_independent_consistent():
+    """test_kane.py::test_aux (KM), with the acceleration of Dmc made d/dt of its velocity."""
+    m = _consistent_acceleration(kane_aux_all_independent())
+    m.name = "kane_aux_all_independent_consistent"
+    return m
+
+
+def kane_aux_consistent():
+    """test_kane.py::test_aux (KM2), with the acceleration of Dmc made d/dt of its velocity."""
+    m = _consistent_acceleration(kane_aux())
+    m.name = "kane_aux_consistent"
+    return m
+
+
 def kane_parallel_axis():
     """test_kane.py::test_parallel_axis: inverted pendulum on a cart, pendulum inertia about the
     hinge C (not its mass centre); A oriented by -q2 about N.z; input force F."""
@@ -283,6 +308,7 @@ def kane_issue_24887():
 
 BUILDERS = [
     kane_one_dof, kane_two_dof, kane_pend, kane_rolling_disc, kane_aux_all_independent,
-    kane_aux, kane_parallel_axis, kane_input_format_no_loads, kane_input_format_constructor,
-    kane_input_format_two_dof, kane_implicit_kinematics, kane_issue_24887,
+    kane_aux, kane_aux_all_independent_consistent, kane_aux_consistent, kane_parallel_axis,
+    kane_input_format_no_loads, kane_input_format_constructor, kane_input_format_two_dof,
+    kane_implicit_kinematics, kane_issue_24887,
 ]
