@@ -90,6 +90,7 @@ def test_every_error_class_is_a_kanebond_error() -> None:
         kb.FormError,
         kb.SingularMassMatrixError,
         kb.ConstraintError,
+        kb.SingularConfigurationError,
         kb.SimulationError,
     ]
     for cls in classes:
@@ -98,6 +99,9 @@ def test_every_error_class_is_a_kanebond_error() -> None:
     assert issubclass(kb.ModelError, ValueError)
     for cls in (kb.KinematicsError, kb.LoadError, kb.ConstraintError):
         assert issubclass(cls, kb.ModelError), cls
+    # a configuration where the dependent speeds cannot be solved is a singular matrix, which
+    # a simulation steps back from like a singular mass matrix
+    assert issubclass(kb.SingularConfigurationError, kb.SingularMassMatrixError)
     exported = {getattr(kb, n) for n in kb.__all__ if isinstance(getattr(kb, n), type)}
     errors = {c for c in exported if issubclass(c, Exception) and not issubclass(c, Warning)}
     assert errors == set(classes) | {kb.KanebondError}

@@ -6,7 +6,7 @@ compatible velocity and momentum forms* (ECCOMAS Multibody 2021, cited as [PA21]
 
 from . import models  # kb.models.<model>() right after `import kanebond`
 from .constrained import ConstrainedModel
-from .constraints import AdjoinedConstraint
+from .constraints import AdjoinedConstraint, VelocityConstraint
 from .errors import (
     ConstraintError,
     FormError,
@@ -16,6 +16,7 @@ from .errors import (
     LoadError,
     ModelError,
     SimulationError,
+    SingularConfigurationError,
     SingularMassMatrixError,
 )
 from .forms import HamiltonianForm, LagrangianForm, MomentumForm, VelocityForm
@@ -29,6 +30,7 @@ __all__ = [
     "models",
     "KaneSystem",
     "AdjoinedConstraint",
+    "VelocityConstraint",
     "ConstrainedModel",
     "VelocityForm",
     "MomentumForm",
@@ -46,6 +48,7 @@ __all__ = [
     "FormError",
     "SingularMassMatrixError",
     "ConstraintError",
+    "SingularConfigurationError",
     "SimulationError",
     "__version__",
 ]

@@ -39,7 +39,8 @@ from .kinematics import (
     t,
 )
 
-__all__ = ["AdjoinedConstraint", "Adjoined", "resolve_prescribed", "resolve_adjoined"]
+__all__ = ["AdjoinedConstraint", "Adjoined", "VelocityConstraint", "callable_constraint",
+           "resolve_prescribed", "resolve_adjoined"]
 
 _expr = constraint_expression
 
@@ -243,38 +244,10 @@ def resolve_adjoined(
             raise ConstraintError(f"two adjoined constraints are named {name!r}; rename one.")
         names.add(name)
         what = f"adjoined constraint {name!r}"
-        targets, grads_ph, placeholders = [], [], []
+        comps: list = []
         if callable(item.phi) and not isinstance(item.phi, sp.Basic):
-            vels = []
-            for k, tg in enumerate(item.velocities):
-                obj, v = _velocity_of(tg, frame, what)
-                syms = sp.symbols(f"_v{k}x:z", cls=sp.Dummy)
-                placeholders.append(syms)
-                targets.append(obj)
-                vels.append(v)
-                grads_ph.append(None)
-            args = [s[0] * frame.x + s[1] * frame.y + s[2] * frame.z for s in placeholders]
-            try:
-                raw = item.phi(*args)
-            except Exception as err:
-                raise ConstraintError(
-                    f"{what}: calling phi with the {len(args)} velocity vector(s) of "
-                    f"{', '.join(getattr(x, 'name', str(x)) for x in targets) or 'nothing'} "
-                    f"raised {type(err).__name__}: {err}. phi must take one vector per entry of "
-                    f"velocities and return a scalar expression."
-                ) from err
-            phi_v = _expr(raw, what)
-            comps = []
-            for v in vels:
-                m = v.to_matrix(frame)
-                comps.append([dag_xreplace(x, subs) for x in m])
-            rep = {s: c for syms, cc in zip(placeholders, comps, strict=True)
-                   for s, c in zip(syms, cc, strict=True)}
-            gradients = []
-            for syms in placeholders:
-                gc = [dag_xreplace(phi_v.diff(s).xreplace(rep), subs) for s in syms]
-                gradients.append(gc[0] * frame.x + gc[1] * frame.y + gc[2] * frame.z)
-            phi = dag_xreplace(phi_v.xreplace(rep), subs)
+            phi, targets, gradients, comps = callable_constraint(
+                item.phi, item.velocities, frame=frame, subs=subs, what=what)
         else:
             if item.velocities:
                 raise ConstraintError(
@@ -283,7 +256,7 @@ def resolve_adjoined(
                     f"lambda v: v.dot(v); or leave velocities out."
                 )
             phi = dag_xreplace(_expr(item.phi, what), subs)
-            gradients = []
+            targets, gradients = [], []
         label = f"{what} ({show(phi)})"
         if phi.has(sp.Derivative):
             stray = sorted(phi.atoms(sp.Derivative), key=show)[0]
@@ -329,6 +302,64 @@ def resolve_adjoined(
             _check_gradients(res, comps, frame, f, label)
         out.append(res)
     return out
+
+
+def callable_constraint(phi_fn: Callable, velocities: Sequence, *, frame: ReferenceFrame,
+                        subs: Mapping, what: str) -> tuple[sp.Expr, list, list, list]:
+    """(φ, targets, ∂φ/∂v_n as Vectors, the velocities' inertial components) of a constraint
+    given as a callable of the velocity vectors of the listed points and the angular velocities
+    of the listed frames ([PA-VP] (13), §6.1). φ is called on placeholder vectors, so its
+    gradient with respect to each listed velocity is exact; then the velocities are put in."""
+    targets, vels, placeholders = [], [], []
+    for k, tg in enumerate(velocities):
+        obj, v = _velocity_of(tg, frame, what)
+        placeholders.append(sp.symbols(f"_v{k}x:z", cls=sp.Dummy))
+        targets.append(obj)
+        vels.append(v)
+    args = [s[0] * frame.x + s[1] * frame.y + s[2] * frame.z for s in placeholders]
+    try:
+        raw = phi_fn(*args)
+    except Exception as err:
+        raise ConstraintError(
+            f"{what}: calling phi with the {len(args)} velocity vector(s) of "
+            f"{', '.join(getattr(x, 'name', str(x)) for x in targets) or 'nothing'} "
+            f"raised {type(err).__name__}: {err}. phi must take one vector per entry of "
+            f"velocities and return a scalar expression."
+        ) from err
+    phi_v = _expr(raw, what)
+    comps = []
+    for v in vels:
+        m = v.to_matrix(frame)
+        comps.append([dag_xreplace(x, subs) for x in m])
+    rep = {s: c for syms, cc in zip(placeholders, comps, strict=True)
+           for s, c in zip(syms, cc, strict=True)}
+    gradients = []
+    for syms in placeholders:
+        gc = [dag_xreplace(phi_v.diff(s).xreplace(rep), subs) for s in syms]
+        gradients.append(gc[0] * frame.x + gc[1] * frame.y + gc[2] * frame.z)
+    return dag_xreplace(phi_v.xreplace(rep), subs), targets, gradients, comps
+
+
+class VelocityConstraint:
+    """An embedded velocity constraint written through the velocities it restrains.
+
+    ``phi(v_1, ..., v_k)`` is called with the inertial velocities of the Points (or
+    Particles) and the angular velocities of the ReferenceFrames listed in ``velocities`` and
+    returns an expression that must be linear and homogeneous in the speeds (e.g. a contact
+    point's velocity along a ground axis: ``lambda v: v.dot(Y.x)``). Used in
+    ``velocity_constraints=[...]`` it is embedded like any velocity constraint, and its
+    multiplier λ becomes the reaction on each listed point, (∂φ/∂v_n) λ, and torque on each
+    listed frame: the force the constraint exerts on the system ([PA-VP] (13); the same sign
+    as the impressed forces, A u' + D u = e + Bᵀλ). ``name`` labels the reaction columns.
+    """
+
+    def __init__(self, phi: Callable, velocities: Sequence, *, name: str | None = None) -> None:
+        self.phi = phi
+        self.velocities = list(velocities)
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"VelocityConstraint({self.name or '?'})"
 
 
 def _explicit_time_rate(expr: sp.Expr, state: list) -> sp.Expr:

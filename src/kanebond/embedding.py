@@ -103,6 +103,11 @@ class Embedding:
         configuration constraints that kanebond formed).
     labels:
         A readable name of each velocity constraint, for messages.
+    names, targets, gradients:
+        Per velocity constraint: the name of its multiplier column (``velocity[i]``, or the
+        name of a :class:`~kanebond.constraints.VelocityConstraint`), and for a
+        VelocityConstraint the listed points and frames and ∂φ/∂v_n (Vectors in q): the
+        reaction on point n is (∂φ/∂v_n) λ.
     configuration_constraints:
         g(q) = 0 as expressions in q.
     B:
@@ -120,6 +125,9 @@ class Embedding:
     configuration_constraints: list = field(default_factory=list)
     B: sp.Matrix = field(default_factory=lambda: sp.zeros(0, 0))
     Q_full: sp.Matrix = field(default_factory=lambda: sp.zeros(0, 0))
+    names: list = field(default_factory=list)
+    targets: list = field(default_factory=list)
+    gradients: list = field(default_factory=list)
 
     @property
     def active(self) -> bool:
@@ -456,6 +464,9 @@ def embed(
     kdd_full: Mapping,
     velocity_constraints: Sequence,
     configuration_constraints: Sequence,
+    names: Sequence | None = None,
+    targets: Sequence | None = None,
+    gradients: Sequence | None = None,
 ) -> Embedding:
     """Validate embedded constraints and form B(q) ([PA-VP] (1)–(3)); see the module docstring.
 
@@ -490,6 +501,9 @@ def embed(
             f"constraint (the coordinates the constraints are solved for)."
         )
     labels = [f"velocity constraint {i} ({show(e)} = 0)" for i, (e, _) in enumerate(vel)]
+    names = list(names) if names is not None else [f"velocity[{i}]" for i in range(len(vel))]
+    targets = list(targets) if targets is not None else [[] for _ in vel]
+    gradients = list(gradients) if gradients is not None else [[] for _ in vel]
     B = sp.Matrix.vstack(*[row for _, row in vel]) if vel else sp.zeros(0, len(u))
     exprs = [e for e, _ in vel]
     _check_redundant(B, labels, len(ud))
@@ -508,6 +522,9 @@ def embed(
             exprs.append(e)
             B = B.col_join(row)
             labels.append(f"the time derivative of configuration constraint {i} ({show(g)} = 0)")
+            names.append(f"config[{i}]'")
+            targets.append([])
+            gradients.append([])
     elif len(vel) == len(ud):
         rank_B = _num_rank([Bn for Bn, _, _ in pieces])
         for i in live:
@@ -544,7 +561,7 @@ def embed(
     return Embedding(
         coordinates=q, speeds=f, dependent_speeds=ud, dependent_coordinates=qd,
         velocity_constraints=exprs, labels=labels, configuration_constraints=cfg, B=B,
-        Q_full=Q_full,
+        Q_full=Q_full, names=names, targets=targets, gradients=gradients,
     )
 
 

@@ -415,5 +415,7 @@ def man_eval(man, q: np.ndarray, c: np.ndarray):
     with np.errstate(all="ignore"):
         man._kernel(np.zeros((1, 1)), q[:, None], c[:, None], out)
     kg, R = man.k_g, man.R
-    return out[:kg, 0], out[kg : kg + kg * R, 0].reshape(kg, R), out[kg + kg * R :, 0]
+    nb = man.k_v * man.n_u
+    return (out[:kg, 0], out[kg : kg + kg * R, 0].reshape(kg, R),
+            out[kg + kg * R : kg + kg * R + nb, 0])
 

@@ -52,6 +52,14 @@ class ConstraintManifold:
         # ∂g/∂qᵀ by differentiating the graph (linear in its size; no SymPy diff)
         outs += [graph.partial(n, sym[x]) for n in gn for x in q]
         outs += [graph.from_sympy(x, sym, memo) for x in emb.B]
+        # ∂φ/∂v_n (inertial components) of every VelocityConstraint, for its reactions
+        self._grad_keys: list[tuple[int, str, str]] = []
+        self._grad_at = len(outs)
+        for row, (name, tgs, grs) in enumerate(zip(emb.names, emb.targets, emb.gradients,
+                                                   strict=True)):
+            for tg, gr in zip(tgs, grs, strict=True):
+                self._grad_keys.append((row, name, tg.name))
+                outs += [graph.from_sympy(x, sym, memo) for x in gr.to_matrix(system.frame)]
         ns: dict = {"np": np}
         groups = {"t": 1, "q": len(q), "c": len(model.parameters)}
         exec(compile(emit_python(graph, groups, outs, "k_manifold"), "<kanebond manifold>",
@@ -75,8 +83,25 @@ class ConstraintManifold:
         kg, R = self.k_g, self.R
         g = out[:kg].T
         J = np.moveaxis(out[kg : kg + kg * R].reshape(kg, R, n), 2, 0)
-        B = np.moveaxis(out[kg + kg * R :].reshape(self.k_v, self.n_u, n), 2, 0)
+        nb = self.k_v * self.n_u
+        B = np.moveaxis(out[kg + kg * R : kg + kg * R + nb].reshape(self.k_v, self.n_u, n), 2, 0)
         return g, J, B
+
+    def gradients(self, q: np.ndarray) -> dict[tuple[int, str, str], np.ndarray]:
+        """{(row, constraint name, target name): ∂φ/∂v_n (N, 3)} at coordinates q (N, R)."""
+        if not self._grad_keys:
+            return {}
+        n = len(q)
+        tt = np.zeros(n)
+        c = self.model._c(tt, q, np.zeros((n, self.S)))
+        out = np.zeros((self._n_out, n))
+        with np.errstate(all="ignore"):
+            self._kernel(tt[None, :], q.T, c.T, out)
+        res = {}
+        for k, key in enumerate(self._grad_keys):
+            a = self._grad_at + 3 * k
+            res[key] = out[a : a + 3].T
+        return res
 
     def _batch(self, q) -> tuple[bool, np.ndarray]:
         q = np.asarray(q, dtype=float)

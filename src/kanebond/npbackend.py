@@ -35,7 +35,8 @@ import numpy as np
 from .codegen import emit_python
 from .program import Layout, Program
 
-__all__ = ["NumpyBackend", "assemble", "embed_speeds", "project", "EmbeddingSingular",
+__all__ = ["NumpyBackend", "assemble", "embed_speeds", "project", "multipliers",
+           "EmbeddingSingular",
            "PIVOT_LIMIT"]
 
 #: A pivot of the LU factorization of B_d (partial pivoting) below this fraction of B_d's
@@ -180,7 +181,7 @@ class Embedded:
     u: np.ndarray  # (n, n_u)
     G: np.ndarray  # (n, k, S)
     B: np.ndarray  # (n, k, n_u)
-    cond: np.ndarray  # (n,) 1-norm condition number of B_d
+    cond: np.ndarray  # (n,) relative condition σ_max(B)/σ_min(B_d)
 
 
 def constraint_matrix(L: Layout, wp: np.ndarray, off: int | None = None) -> np.ndarray:
@@ -198,9 +199,10 @@ def embed_speeds(L: Layout, wp, f: np.ndarray, ind, dep, *, check: bool = True) 
     B = constraint_matrix(L, wp)
     Bd, Bf = B[:, :, dep], B[:, :, ind]
     real = np.real(Bd)
+    big = np.max(np.abs(np.real(B)).reshape(n, -1), axis=1, initial=0.0)
     with np.errstate(all="ignore"):
-        cond = np.array([_cond1(real[i]) for i in range(n)])
-        bad = np.array([_small_pivot(real[i]) for i in range(n)], dtype=bool) | ~(cond < np.inf)
+        cond = np.array([relative_condition(np.real(B[i]), dep) for i in range(n)])
+        bad = np.array([_small_pivot(real[i], big[i]) for i in range(n)], dtype=bool)
     if check and np.any(bad):
         i = int(np.argmax(bad))
         raise EmbeddingSingular(i, float(cond[i]))
@@ -212,28 +214,57 @@ def embed_speeds(L: Layout, wp, f: np.ndarray, ind, dep, *, check: bool = True) 
     return Embedded(u=u, G=G, B=B, cond=cond)
 
 
-def _small_pivot(M: np.ndarray) -> bool:
-    """True when LU with partial pivoting meets a pivot below PIVOT_LIMIT of max |M|."""
+def _small_pivot(M: np.ndarray, big: float) -> bool:
+    """True when LU with partial pivoting of B_d meets a pivot below PIVOT_LIMIT of ``big``,
+    the largest entry of the whole B (a B_d that vanishes while B does not is singular)."""
     import scipy.linalg
 
     if M.size == 0:
         return False
-    big = np.max(np.abs(M))
-    if not np.isfinite(big) or big == 0.0:
+    if not np.all(np.isfinite(M)) or not np.isfinite(big) or big == 0.0:
         return True
     lu, _ = scipy.linalg.lu_factor(M, check_finite=False)
     return bool(np.min(np.abs(np.diag(lu))) <= PIVOT_LIMIT * big)
 
 
-def _cond1(M: np.ndarray) -> float:
-    if M.size == 0:
+def relative_condition(B: np.ndarray, dep) -> float:
+    """σ_max(B) / σ_min(B_d): how badly the partition's dependent speeds are determined
+    relative to the whole constraint matrix (cond(B_d) when B_f = 0; for one constraint
+    |B| / |B_d|, where cond(B_d) would always be 1). ∞ where B_d is singular."""
+    if B.size == 0:
         return 1.0
-    if not np.all(np.isfinite(M)):
+    if not np.all(np.isfinite(B)):
         return np.inf
+    Bd = B[:, dep]
     try:
-        return float(np.linalg.cond(M, 1))
+        smin = np.linalg.svd(Bd, compute_uv=False)[-1]
+        smax = np.linalg.svd(B, compute_uv=False)[0]
     except np.linalg.LinAlgError:
         return np.inf
+    return float(smax / smin) if smin > 0 else np.inf
+
+
+def multipliers(emb: Embedded, full: dict, fd: np.ndarray, c: np.ndarray, ind, dep
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """(λ (n, k), relative residual (n,)) of the embedded velocity constraints.
+
+    In all speeds the constraint forces are what the equations of motion leave over,
+    A_u u' + D_u u − e_u = Bᵀ λ ([PA-VP] (24)–(27) with embedded rows), with u' = T f' + c̃.
+    The rows of the dependent speeds give B_dᵀ λ = r_d; the rows of the independent ones,
+    r_f = B_fᵀ λ, hold by the equations of motion in f and are checked (the residual).
+    """
+    G, B, u = emb.G, emb.B, emb.u
+    n = u.shape[0]
+    ud = np.zeros_like(u)
+    ud[:, ind] = fd
+    ud[:, dep] = np.einsum("nks,ns->nk", G, fd) + c
+    r = np.einsum("nij,nj->ni", full["A"], ud) + full["Df"] - full["e"]
+    Bd, Bf = B[:, :, dep], B[:, :, ind]
+    lam = np.linalg.solve(np.swapaxes(Bd, 1, 2), r[:, dep][..., None])[..., 0]
+    rest = r[:, ind] - np.einsum("nks,nk->ns", Bf, lam)
+    scale = 1.0 + np.max(np.abs(r), axis=1) + np.max(
+        np.abs(np.einsum("nks,nk->nks", Bf, lam)).reshape(n, -1), axis=1, initial=0.0)
+    return lam, np.max(np.abs(rest), axis=1, initial=0.0) / scale
 
 
 def _tt(x: np.ndarray, G: np.ndarray, ind, dep) -> np.ndarray:

@@ -52,6 +52,7 @@ from .npbackend import (
     assemble,
     constraint_matrix,
     embed_speeds,
+    multipliers,
     project,
 )
 from .parameters import _name, _Parameters
@@ -267,8 +268,9 @@ class NumericModel:
         return view
 
     def embedding_condition(self, q) -> np.ndarray:
-        """The 1-norm condition number of B_d (coefficients of the dependent speeds in the
-        velocity constraints) for the current partition; 1 without embedded constraints."""
+        """σ_max(B)/σ_min(B_d): how well the current partition's dependent speeds are
+        determined by the velocity constraints B u = 0 (B_d their coefficients); ∞ where B_d is
+        singular, 1 without embedded constraints."""
         single, qb = _as_batch(q, self.R)
         if not self.embedded:
             out = np.ones(len(qb))
@@ -489,6 +491,91 @@ class NumericModel:
         u = np.atleast_2d(self.all_speed_values(q, f))
         out = u[:, self._dep]
         return out[0] if np.asarray(q).ndim == 1 else out
+
+    def constraint_multipliers(self, t, x) -> np.ndarray:
+        """λ of the embedded velocity constraints at states x = [q, f]: A_u u' + D_u u − e_u =
+        Bᵀ λ in all speeds, the generalized constraint forces with the sign of the impressed
+        forces. A constraint written as a velocity component, v_P · n = 0, has λ = the force
+        the constraint exerts on P along n. Checked: the rows of the independent speeds must
+        hold to 1e-8 (ConstraintError otherwise). (k,) or (N, k)."""
+        single, tt, xb = self._state_batch("x", t, x)
+        lam = self._multipliers(tt, xb[:, : self.R], xb[:, self.R :])
+        return lam[0] if single else lam
+
+    def _multipliers(self, tt, q, f) -> np.ndarray:
+        from .errors import ConstraintError
+
+        if not self.embedded:
+            if self.has_embedding:
+                raise ModelError("constraint multipliers need path='bodies'.")
+            return np.zeros((len(tt), 0))
+        L = self.layout
+        c_par = self._c(tt, q, f)
+        zeros = np.zeros((len(tt), self.n_u))
+        wp = self._be.work("pos", tt, q, zeros, c_par)
+        try:
+            emb = embed_speeds(L, wp, f, self._ind, self._dep)
+        except EmbeddingSingular as err:
+            i = err.index
+            self._singular_configuration(float(tt[i]), q[i], f[i], err.cond)
+        wv = self._be.work("vel", tt, q, emb.u, c_par)
+        full = assemble(L, wp, wv, None, emb.u, {"A", "Df", "e"})
+        proj = project(L, emb, full, wv, None, self._ind, self._dep, {"A", "Df", "e"})
+        fd = _solve_spd(proj["A"], proj["e"] - proj["Df"], q, tt)
+        lam, rest = multipliers(emb, full, fd, proj["c"], self._ind, self._dep)
+        if not np.all(rest <= 1e-8):
+            i = int(np.argmax(~(rest <= 1e-8)))
+            raise ConstraintError(
+                f"the constraint multipliers of {self.system.name!r} at t={tt[i]:.6g} do not "
+                f"balance the equations of the independent speeds (relative residual "
+                f"{rest[i]:.2e}): the constraints are close to losing rank there."
+            )
+        return lam
+
+    def constraint_forces(self, t, x) -> dict[tuple[str, str], np.ndarray]:
+        """{(constraint name, point or frame name): force or torque}: (∂φ/∂v_n) λ in inertial
+        components, (3,) or (N, 3), for every embedded :class:`~kanebond.VelocityConstraint`
+        and each point and frame it lists (the reaction it exerts on the system)."""
+        single, tt, xb = self._state_batch("x", t, x)
+        lam = self._multipliers(tt, xb[:, : self.R], xb[:, self.R :])
+        grads = self._manifold.gradients(xb[:, : self.R])
+        out = {}
+        for (row, name, target), g in grads.items():
+            F = g * lam[:, row : row + 1]
+            out[(name, target)] = F[0] if single else F
+        return out
+
+    def reaction_outputs(self, t, q, u) -> dict[str, np.ndarray]:
+        """Trajectory columns from stored rows of all speeds: ``lambda[<constraint>]`` and
+        ``force[<constraint>,<point>]_x|y|z``; rows where the system's own partition is
+        singular are evaluated with a better one (λ does not depend on the partition)."""
+        if not self.embedded or not len(t):
+            return {}
+        q = np.asarray(q, dtype=float)
+        u = np.asarray(u, dtype=float)
+        k = self.layout.K_c
+        lam = np.full((len(t), k), np.nan)
+        try:
+            lam[:] = self._multipliers(np.asarray(t, dtype=float), q, u[:, self._ind])
+        except Exception:  # noqa: BLE001 - row by row, with a regular partition where needed
+            for i in range(len(t)):
+                for view in (self, None):
+                    try:
+                        if view is None:
+                            view = self.repartition(self.best_partition(q[i]))
+                        lam[i] = view._multipliers(np.asarray(t[i : i + 1], dtype=float),
+                                                   q[i : i + 1], u[i : i + 1, view._ind])[0]
+                        break
+                    except Exception:  # noqa: BLE001
+                        continue
+        names = self.system.embedding.names
+        out = {f"lambda[{names[r]}]": lam[:, r] for r in range(k)}
+        grads = self._manifold.gradients(q)
+        for (row, name, target), g in grads.items():
+            F = g * lam[:, row : row + 1]
+            for j, ax in enumerate("xyz"):
+                out[f"force[{name},{target}]_{ax}"] = F[:, j]
+        return out
 
     def dependent_speed_rates(self, t, x) -> np.ndarray:
         """u_d' = G f' + c (c = −B_d⁻¹ Ḃu) at states x = [q, f]: the dependent accelerations."""

@@ -219,7 +219,7 @@ int kb_work(int n, const double *t, const double *q, const double *u, const doub
    constraint entries times the (small) bandwidth and S_f, never n_u², so chains of loops are
    linear in their length. Return codes of the entry points: 0, 1 + i when the projected mass
    matrix is not positive definite at point i, -(1 + i) when B_d is singular there (a pivot of
-   its LU factorization with partial pivoting below 1e-12 of the largest entry). */
+   its LU factorization with partial pivoting below 1e-12 of the largest entry of B). */
 #if KC_ > 0
 
 #define KB_KL (part[0])
@@ -229,21 +229,14 @@ int kb_work(int n, const double *t, const double *q, const double *u, const doub
 #define KB_ROLE (part + 2 + SF_ + KC_)
 
 /* Band LU with partial pivoting of the KC_ x KC_ row-major M (only entries within the band are
-   touched; the upper bandwidth grows to kl + ku). piv[j] is the row swapped with j at step j;
+   touched; the upper bandwidth grows to kl + ku). A pivot below 1e-12 of ``big`` (the largest
+   entry of the whole constraint matrix B, so that a B_d that vanishes while B does not counts
+   as singular) fails. piv[j] is the row swapped with j at step j;
    as in LINPACK's dgbfa, a swap moves only the columns from j on, so the multiplier of column
    j stays in the row it was computed for and the solves interleave swaps and eliminations. */
-static int kb_lu(double *M, int *piv, int kl, int ku) {
+static int kb_lu(double *M, int *piv, int kl, int ku, double big) {
     const int k = KC_, w = kl + ku;
-    double big = 0.0;
-    for (int i = 0; i < k; i++) {
-        const int c0 = i - kl > 0 ? i - kl : 0, c1 = i + w < k - 1 ? i + w : k - 1;
-        for (int c = c0; c <= c1; c++) {
-            double a = fabs(M[i * k + c]);
-            if (!isfinite(a)) return 1;
-            if (a > big) big = a;
-        }
-    }
-    if (!(big > 0.0)) return 1;
+    if (!(big > 0.0) || !isfinite(big)) return 1;
     for (int j = 0; j < k; j++) {
         const int last = j + kl < k - 1 ? j + kl : k - 1, cend = j + w < k - 1 ? j + w : k - 1;
         int p = j;
@@ -318,12 +311,16 @@ static int kb_embed_speeds(const double *wp, const int *part, const double *f, d
     }
     memset(Bf, 0, sizeof(Bf));
     const double *B = wp + B_OFF;
+    double big = 0.0;
     for (int e = 0; e < NB_ENT; e++) {
         const int r = B_ROW[e], rl = role[B_COL[e]];
+        const double a = fabs(B[e]);
+        if (!isfinite(a)) return 1;
+        if (a > big) big = a;
         if (rl >= 0) Bf[r * SF_ + rl] = B[e];
         else LU[r * KC_ + (-rl - 1)] = B[e];
     }
-    if (kb_lu(LU, piv, kl, ku)) return 1;
+    if (kb_lu(LU, piv, kl, ku, big)) return 1;
     double col[KC_];
     for (int s = 0; s < SF_; s++) {
         for (int r = 0; r < KC_; r++) col[r] = -Bf[r * SF_ + s];

@@ -256,6 +256,7 @@ def _derived_all_speeds(num: NumericModel, t: np.ndarray, q: np.ndarray, u: np.n
         Ts, P = num.energy_and_powers(t, q, u)
         P = np.asarray(P).reshape(N, nl)
         extras = num._manifold.outputs_from_all_speeds(t, q, u)
+        extras.update(num.reaction_outputs(t, q, u))
     else:
         Ts, P, extras = np.zeros(0), np.zeros((0, nl)), {}
     return f, p, np.asarray(Ts).reshape(N), P, extras

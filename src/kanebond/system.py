@@ -21,6 +21,8 @@ from .auxiliary import auxiliary_equations, check_auxiliary_speeds, zero_auxilia
 from .constraints import (
     Adjoined,
     AdjoinedConstraint,
+    VelocityConstraint,
+    callable_constraint,
     resolve_adjoined,
     resolve_prescribed,
 )
@@ -43,6 +45,38 @@ from .kinematics import (
 )
 
 __all__ = ["KaneSystem"]
+
+
+def _velocity_constraint_items(items, frame, subs) -> tuple[list, list, list, list]:
+    """(expressions, names, targets, gradients) of the embedded velocity constraints; a
+    :class:`~kanebond.constraints.VelocityConstraint` gives its listed points and frames and
+    ∂φ/∂v_n, for the reactions (Vectors in q)."""
+    if isinstance(items, (sp.Basic, str, VelocityConstraint)):
+        items = [items]
+    exprs, names, targets, grads = [], [], [], []
+    seen: set = set()
+    for i, c in enumerate(items):
+        if isinstance(c, VelocityConstraint):
+            name = c.name or f"velocity[{i}]"
+            if not isinstance(name, str) or name in seen:
+                raise ConstraintError(
+                    f"velocity constraint {i} has the name {name!r}, which is not a string or "
+                    f"is used twice; give each VelocityConstraint its own name."
+                )
+            phi, tg, gr, _ = callable_constraint(
+                c.phi, c.velocities, frame=frame, subs=subs,
+                what=f"velocity constraint {i} ({name!r})")
+            exprs.append(phi)
+            names.append(name)
+            targets.append(tg)
+            grads.append(gr)
+        else:
+            exprs.append(c)
+            names.append(f"velocity[{i}]")
+            targets.append([])
+            grads.append([])
+        seen.add(names[-1])
+    return exprs, names, targets, grads
 
 
 def _check_bodies_listed_once(bodies: list) -> None:
@@ -190,11 +224,14 @@ class KaneSystem:
         sub_full = {**kdd_full, **aux_zero}  # q' → Q_full u and auxiliary speeds → 0
         self._Q_full, self._kdd_full = Q_full, kdd_full
         if embedding:
+            exprs, names, targets, grads = _velocity_constraint_items(
+                velocity_constraints, frame, sub_full)
             self.embedding = embed(
                 coordinates=self.coordinates, dependent_coordinates=dep_q,
                 speeds=self.speeds, dependent_speeds=dep_u, Q_full=Q_full,
-                kdd_full=kdd_full, velocity_constraints=list(velocity_constraints),
+                kdd_full=kdd_full, velocity_constraints=exprs,
                 configuration_constraints=list(configuration_constraints),
+                names=names, targets=targets, gradients=grads,
             )
         else:
             self.embedding = Embedding(
