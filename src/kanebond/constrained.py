@@ -267,7 +267,8 @@ class ConstrainedModel:
     def __getattr__(self, name: str):
         # matrices of the relaxed system (A, Df, e, Q, ...) in all speeds f
         if name in ("A", "Df", "e", "Q", "e_loads", "e_hat", "dependent_speeds",
-                    "configuration_residuals", "velocity_residuals"):
+                    "configuration_residuals", "velocity_residuals", "rotation_matrix",
+                    "express"):
             return getattr(self.relaxed, name)
         raise AttributeError(name)
 

@@ -176,6 +176,7 @@ class NumericModel:
         self._ind = np.arange(self.S, dtype=np.intc)
         self._dep = np.arange(self.S, self.n_u, dtype=np.intc)
         self.embedded = False
+        self._rotations: dict = {}
         if self.path == "symbolic":
             self._be = SymbolicBackend(system, params)
             self.backend = "symbolic"
@@ -544,6 +545,59 @@ class NumericModel:
             F = g * lam[:, row : row + 1]
             out[(name, target)] = F[0] if single else F
         return out
+
+    def rotation_matrix(self, frame, q) -> np.ndarray:
+        """R_N←F(q), (3, 3) or (N, 3, 3): the columns are the unit vectors of ``frame`` in
+        inertial components, composed down the frame tree (``v_F = Rᵀ v_N``)."""
+        from .codegen import Graph, emit_python
+        from .kinematics import frame_tree
+
+        fn = self._rotations.get(frame)
+        if fn is None:
+            g = Graph()
+            sym: dict = {t: g.inp("t", 0)}
+            for i, x in enumerate(self.coordinates):
+                sym[x] = g.inp("q", i)
+            for k, x in enumerate(self.parameters):
+                sym[x] = g.inp("c", k)
+            tree = frame_tree(self.system.frame)
+            if frame not in tree:
+                raise ModelError(
+                    f"frame {getattr(frame, 'name', frame)!r} is not connected to the inertial "
+                    f"frame {self.system.frame.name} by orientations; orient it to express "
+                    f"vectors in it."
+                )
+            chain, fr = [], frame
+            while tree[fr] is not None:
+                chain.append(fr)
+                fr = tree[fr]
+            memo: dict = {}
+            Rm = [[g.ONE if i == j else g.ZERO for j in range(3)] for i in range(3)]
+            for fr in reversed(chain):
+                E = tree[fr]._dcm_dict[fr]
+                Rm = g.matmul(Rm, [[g.from_sympy(E[i, j], sym, memo) for j in range(3)]
+                                   for i in range(3)])
+            ns: dict = {"np": np}
+            groups = {"t": 1, "q": self.R, "c": len(self.parameters)}
+            exec(compile(emit_python(g, groups, [x for row in Rm for x in row], "k_rot"),
+                         "<kanebond rotation>", "exec"), ns)  # our own generated code
+            fn = self._rotations[frame] = ns["k_rot"]
+        qa = np.asarray(q, dtype=float)
+        single = qa.ndim == 1
+        qb = qa[None, :] if single else qa
+        n = len(qb)
+        tt = np.zeros(n)
+        c = self._c(tt, qb, np.zeros((n, self.S)))
+        out = np.zeros((9, n))
+        fn(tt[None, :], qb.T, c.T, out)
+        Rn = np.moveaxis(out.reshape(3, 3, n), 2, 0)
+        return Rn[0] if single else Rn
+
+    def express(self, vectors, frame, q) -> np.ndarray:
+        """Inertial components (3,) or (N, 3) expressed in ``frame`` at configurations q."""
+        Rn = self.rotation_matrix(frame, q)
+        v = np.asarray(vectors, dtype=float)
+        return np.einsum("...ji,...j->...i", Rn, v)
 
     def reaction_outputs(self, t, q, u) -> dict[str, np.ndarray]:
         """Trajectory columns from stored rows of all speeds: ``lambda[<constraint>]`` and

@@ -575,7 +575,7 @@ def simulate(
             ]
             meta["constraint_rank_margin_min"] = watch.margin_min
         meta.update(stats, runtime_s=time.perf_counter() - wall0)
-        return Trajectory(
+        traj = Trajectory(
             t=T, q=Z[:, :R], f=f, p=p, T_star=Ts, load_power=P, work=W,
             coordinate_names=names[:R], speed_names=names[R:], load_names=num.load_names,
             form=form, method=method_name, work_method="state" if audit else "trapezoid",
@@ -584,6 +584,8 @@ def simulate(
             event_names=[e.name for e in ev_fns], metadata=meta, **stats,
             extras=extras, source_kinds=getattr(num, "source_kinds", None),
         )
+        traj._model = num  # for components in a model's frame (not saved with the file)
+        return traj
 
     last = {"t": t0, "z": None}  # the last accepted integrated state (for messages)
 

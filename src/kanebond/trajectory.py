@@ -316,9 +316,15 @@ class Trajectory:
         """(N, S_c) work ∫ ᶜf_k ᶜe_k dt of each prescribed flow."""
         return self._source_power("prescribed")[2]
 
-    def constraint_force(self, constraint: str, target: Any) -> np.ndarray:
-        """(N, 3) inertial components of the force (∂φ/∂v_n) λ of an adjoined constraint on
-        a listed point, or its torque on a listed frame ([PA-VP] (13), §6.1)."""
+    def constraint_force(self, constraint: str, target: Any, frame: Any = None,
+                         model: Any = None) -> np.ndarray:
+        """(N, 3) the force (∂φ/∂v_n) λ of a constraint on a listed point, or its torque on a
+        listed frame ([PA-VP] (13), §6.1): of an adjoined constraint, or of an embedded
+        :class:`~kanebond.VelocityConstraint` (the reaction it exerts on the system).
+
+        Inertial components, or the components in ``frame`` (a ReferenceFrame of the model,
+        evaluated at the trajectory's coordinates by the numeric model it was simulated with,
+        or by ``model`` after :meth:`load`)."""
         name = getattr(target, "name", str(target))
         key = f"force[{constraint},{name}]"
         if f"{key}_x" not in self.extras:
@@ -328,7 +334,16 @@ class Trajectory:
                 f"{', '.join(have) or 'none'} (a constraint reports forces on the velocities "
                 f"listed when phi is a callable)."
             )
-        return np.column_stack([self.extras[f"{key}_{a}"] for a in "xyz"])
+        F = np.column_stack([self.extras[f"{key}_{a}"] for a in "xyz"])
+        if frame is None:
+            return F
+        model = model if model is not None else getattr(self, "_model", None)
+        if model is None or not hasattr(model, "express"):
+            raise KeyError(
+                f"components in frame {getattr(frame, 'name', frame)!r} need the numeric model "
+                f"(this trajectory was loaded from a file): pass model=system.numeric(...)."
+            )
+        return np.asarray(model.express(F, frame, self.q)).reshape(F.shape)
 
     def __getitem__(self, key: str | sp.Basic) -> np.ndarray:
         """A column by name or symbol: a coordinate, speed, ``p_<speed>``, ``t``, ``T_star``,
