@@ -524,3 +524,29 @@ def test_initial_prescribed_speed_disagrees(bead):
         kb.simulate(bead.spun, (0, 1), {bead.th: 0, bead.r: R0, bead.v: V0, bead.w: 2.0},
                     {bead.m: M_BEAD, bead.Om: OMEGA}, backend="numpy")
     assert "5.000e-01" in str(err.value)  # 2.0 − 1.5
+
+
+def test_prescribed_flow_may_move_no_mass():
+    """A spring's base point B driven at the prescribed speed V carries no mass (its speed is
+    in no body's velocity, which is refused for a free speed: the mass matrix would be
+    singular). Closed form, y = x − b: y'' = −(k/m) y, y(0) = 0, y'(0) = −V, so
+    x = V t − (V/ω) sin ωt. B is massless, so the drive's reaction balances the spring's pull
+    k (x − b) on B (an impressed force there): it supplies −k (x − b) ([PA21] (48))."""
+    b, x, vb, vx = me.dynamicsymbols("b x v_b v_x")
+    m, k, V = sp.symbols("m k V", positive=True)
+    N = me.ReferenceFrame("N")
+    O = me.Point("O")
+    O.set_vel(N, 0)
+    Bp = O.locatenew("B", b * N.x)
+    Bp.set_vel(N, vb * N.x)
+    P = O.locatenew("P", x * N.x)
+    P.set_vel(N, vx * N.x)
+    s = kb.KaneSystem(N, [b, x], [vb, vx], [b.diff() - vb, x.diff() - vx],
+                      [me.Particle("P", P, m)], [(P, -k * (x - b) * N.x), (Bp, k * (x - b) * N.x)],
+                      prescribed={vb: V})
+    tt = np.linspace(0.0, 2.0, 21)
+    tr = kb.simulate(s, (0.0, 2.0), {b: 0, x: 0, vx: 0}, {m: 1.0, k: 4.0, V: 0.5}, t_eval=tt)
+    w = 2.0
+    np.testing.assert_allclose(tr["x"], 0.5 * tt - 0.5 / w * np.sin(w * tt), atol=1e-8)
+    np.testing.assert_allclose(tr.reactions[:, 0], -4.0 * (tr["x"] - tr["b"]), atol=1e-7)
+    assert tr.energy_audit().rel_residual < 1e-8

@@ -257,8 +257,14 @@ class KaneSystem:
             strict=strict,
         )
         self._bodies_full = [BodyKinematics(b, **self._common_full) for b in self.bodies]
+        self.prescribed: dict = resolve_prescribed(
+            prescribed, coordinates=self.coordinates, speeds=self.speeds,
+            dependent_speeds=dep_u,
+        )
         if not embedding:
             for s, f_s in enumerate(self.speeds):
+                if f_s in self.prescribed:  # it need not move a mass: nothing solves for it
+                    continue
                 if not any(b.depends_on(s) for b in self._bodies_full):
                     raise ModelError(
                         f"speed {show(f_s)} appears in the velocity of no body, so the mass "
@@ -284,10 +290,6 @@ class KaneSystem:
         self.loads = list(loads)
         self._loads_full = self._resolve_loads(
             self.loads, self._common_full, self._bodies_full, sub_full
-        )
-        self.prescribed: dict = resolve_prescribed(
-            prescribed, coordinates=self.coordinates, speeds=self.speeds,
-            dependent_speeds=dep_u,
         )
         # adjoined constraints in all speeds (the numeric models project them with T = [I; G])
         self.adjoined: list[Adjoined] = resolve_adjoined(
