@@ -150,3 +150,21 @@ def test_readme_constraints_example_runs(tmp_path, monkeypatch, capsys):
     assert traj.energy_audit().rel_residual < 1e-8
     assert abs(ns["cost"] - 2.0 * 9.81 * run["y"][-1]) < 1e-8 * abs(ns["cost"])
     assert run.energy_audit().rel_residual < 1e-8
+
+
+def test_readme_bicycle_example_runs(tmp_path, monkeypatch):
+    """The README's bicycle: eigenvalues at 5 m/s against the published Table 2 (Meijaard et al.
+    2007) and the weave and capsize speeds against the published ones."""
+    from kanebond.models.bicycle import BENCHMARK_EIGENVALUES, CAPSIZE_SPEED, WEAVE_SPEED
+
+    monkeypatch.setenv("KANEBOND_CACHE", str(tmp_path))
+    text = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", text, flags=re.S)
+    assert len(blocks) >= 4, "README has no bicycle example"
+    ns: dict = {}
+    exec(compile(blocks[3], "README.md", "exec"), ns)  # noqa: S102
+    ev = ns["lin"].eigenvalues
+    for ref in BENCHMARK_EIGENVALUES[5]:
+        assert np.min(np.abs(ev - ref)) < 1e-10, (ev, ref)
+    assert abs(ns["v_weave"] - WEAVE_SPEED) < 1e-9
+    assert abs(ns["v_capsize"] - CAPSIZE_SPEED) < 1e-9
