@@ -687,3 +687,29 @@ def test_rolling_disk_dependent_speeds_numeric(disk, disk_reference):
         expected = disk_reference.dependent_speeds(q, f, [1.0, 0.3, 9.81])
         assert _rel(num.dependent_speeds(q, f), expected) < 1e-12
         assert np.max(np.abs(num.velocity_residuals(q, f))) < 1e-12
+
+
+def test_quaternion_norm_stays_on_its_manifold():
+    """A free rigid body with Euler parameters (test_kane.py::test_implicit_kinematics): the
+    unit norm is a configuration constraint whose derivative the kinematic equations already
+    satisfy, so it needs no dependent speed; integration error would let the norm drift, and the
+    simulation projects λ0 back (Newton) whenever the residual exceeds 1e-10."""
+    from sympy_suite.models import builder
+
+    m = builder("kane_implicit_kinematics")()
+    s = kb.KaneSystem(m.frame, m.q_ind + m.q_dep, m.u_ind, m.kd_eqs, m.bodies, m.loads,
+                      dependent_coordinates=m.q_dep,
+                      configuration_constraints=m.configuration_constraints)
+    assert s.dependent_speeds == [] and len(s.configuration_constraints) == 1
+    num = s.numeric({str(p): 1.0 + 0.1 * i for i, p in enumerate(s.constants)})
+    init = dict.fromkeys(num.state_names, 0.0)
+    init.update({"lambda_1": 0.5, "lambda_2": 0.1, "lambda_3": 0.2, "lambda_0": 0.5,
+                 "P": 0.5, "Q": 2.0, "R": -1.0})
+    x0 = num.consistent_initial(init)
+    q = x0[: num.R]
+    assert abs(np.sum(q[[0, 1, 2, 6]] ** 2) - 1.0) < 1e-13
+    tr = kb.simulate(num, (0.0, 20.0), x0, rtol=1e-7, atol=1e-9)
+    assert tr.metadata["projections"] > 0
+    norm = np.sum(tr.q[:, [0, 1, 2, 6]] ** 2, axis=1) - 1.0
+    assert np.max(np.abs(norm)) < 1e-8
+    assert np.max(np.abs(tr.constraint_residuals)) < 1e-8

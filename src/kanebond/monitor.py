@@ -1,7 +1,7 @@
 """Watching a simulation of a constrained system between steps.
 
-Two things can go wrong with constraints that no single evaluation of the right-hand side
-sees, because they happen *between* the points the integrator visits:
+Things can go wrong with constraints that no single evaluation of the right-hand side sees,
+because they happen *between* the points the integrator visits:
 
 * **The dependent speeds degrade.** With embedded constraints the state holds the independent
   speeds f of a partition u = [f; u_d] and u_d is solved from B_d u_d = −B_f f. Where B_d
@@ -14,8 +14,11 @@ sees, because they happen *between* the points the integrator visits:
   converted (f_new = u[ind_new], or p_new = T_newᵀ A_u u) and the integrator restarts. When it
   exceeds :data:`REDO_COND` inside the step (the step passed close to a singular B_d, where the
   dependent speeds lose digits), the step is discarded and taken again from its start with a
-  better partition. This is coordinate partitioning (Wehage & Haug) at the level of
-  speeds; the trajectory keeps reporting the system's own speeds, which stay well defined.
+  better partition. This is coordinate partitioning (Wehage & Haug) at the level of speeds;
+  the trajectory keeps reporting the system's own speeds, which stay well defined.
+* **The configuration drifts.** The dependent coordinates, integrated like the others, leave
+  g(q) = 0 by the integration error (a quaternion's norm); beyond :data:`PROJECT_TOL` they are
+  projected back by Newton, the independent coordinates and the speeds kept.
 * **The constraints lose rank** (a bifurcation: the N four-bar lying flat, a linkage passing a
   singular position). No partition helps, the motion through the point is not unique, and an
   integrator that steps across it may continue on another assembly branch without any
@@ -35,7 +38,7 @@ import numpy as np
 
 from .kinematics import show
 
-__all__ = ["ConstraintWatch", "SWITCH_COND", "REDO_COND", "SINGULAR_MARGIN"]
+__all__ = ["ConstraintWatch", "SWITCH_COND", "REDO_COND", "SINGULAR_MARGIN", "PROJECT_TOL"]
 
 #: Condition number of B_d at the end of a step above which a better partition is taken.
 SWITCH_COND = 1e2
@@ -44,6 +47,9 @@ SWITCH_COND = 1e2
 REDO_COND = 1e6
 #: Rank margin σ_min/σ_max of the constraint Jacobian below which a configuration is singular.
 SINGULAR_MARGIN = 1e-6
+#: Residual of the configuration constraints (relative to 1 + |q|) above which the dependent
+#: coordinates are projected back onto g(q) = 0 after a step.
+PROJECT_TOL = 1e-10
 
 
 def _margin(J: np.ndarray) -> float:
@@ -77,10 +83,15 @@ class ConstraintWatch:
         self.margin_min = 1.0
         self._last_margin: float | None = None
         self._pending: tuple[Any, float] | None = None
+        self.projections = 0
+        self.config = bool(getattr(model, "has_embedding", False)) and bool(
+            getattr(getattr(model, "system", None), "embedding", None)
+            and model.system.embedding.configuration_constraints)
 
     @staticmethod
     def applies(model: Any) -> bool:
-        return bool(getattr(model, "embedded", False)) or bool(getattr(model, "L", 0))
+        return bool(getattr(model, "embedded", False)) or bool(getattr(model, "L", 0)) or (
+            bool(getattr(model, "has_embedding", False)))
 
     # ------------------------------------------------------------------ conversions
     def speeds_of(self, model: Any, t: float, y: np.ndarray) -> np.ndarray:
@@ -143,6 +154,8 @@ class ConstraintWatch:
         R = model.R
         if self.embedded:
             return _margin(model.constraint_matrix(y[:R]))
+        if not self.adjoined:
+            return 1.0
         f = self.speeds_of(model, t, y[None, :])
         return _margin(model.constraint_jacobian(t, y[:R], f[0]))
 
@@ -159,6 +172,8 @@ class ConstraintWatch:
         falling) is refined with bounded Brent minimization, so a V-shaped dip to zero
         between samples is not missed.
         """
+        if not (self.embedded or self.adjoined):
+            return "ok", None
         ts = np.linspace(t_old, t_new, 9)
         Y = np.asarray(sol(ts[1:-1])).T[:, :n]
         ys = [None] + [Y[k] for k in range(7)] + [y_new]
@@ -237,6 +252,26 @@ class ConstraintWatch:
         if cond < SWITCH_COND:
             return None
         return self._best_at(q, cond)
+
+    def project(self, t: float, z: np.ndarray, n: int) -> np.ndarray | None:
+        """z with the dependent coordinates re-solved from g(q) = 0 (the others and the speeds
+        kept; in the momentum form p = A(q) f for the new q), or None when the configuration
+        constraints hold to :data:`PROJECT_TOL`. Integration error lets g(q) drift (a
+        quaternion's norm); this keeps the state on its manifold."""
+        if not self.config:
+            return None
+        model = self.active
+        R = model.R
+        q = np.asarray(z[:R], dtype=float)
+        g = np.atleast_1d(model.configuration_residuals(q))
+        if not len(g) or np.max(np.abs(g)) <= PROJECT_TOL * (1.0 + np.max(np.abs(q))):
+            return None
+        f = self.speeds_of(model, t, z[None, :n])
+        out = np.array(z, dtype=float)
+        out[:R] = model._manifold.solve_coordinates(q)
+        out[R:n] = np.atleast_2d(model.p_hat(out[None, :R], f))[0] if self.momentum else f[0]
+        self.projections += 1
+        return out
 
     def message(self, t: float, margin: float, x: np.ndarray, names: list[str]) -> str:
         """What the singular-configuration error says."""

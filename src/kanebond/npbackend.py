@@ -211,6 +211,14 @@ def embed_speeds(L: Layout, wp, f: np.ndarray, ind, dep, *, check: bool = True) 
     u = np.zeros((n, L.S), dtype=np.result_type(f, G))
     u[:, ind] = f
     u[:, dep] = np.einsum("nks,ns->nk", G, f)
+    if check:  # B u = 0 row by row against the size of its terms: a wrong u never passes
+        terms = np.real(B) * np.real(u)[:, None, :]
+        res = np.abs(terms.sum(axis=2))
+        floor = 1e-13 * big * np.max(np.abs(np.real(u)), axis=1, initial=0.0) + 1e-300
+        bad = ~np.all(res <= 1e-8 * np.abs(terms).sum(axis=2) + floor[:, None], axis=1)
+        if np.any(bad):
+            i = int(np.argmax(bad))
+            raise EmbeddingSingular(i, float(cond[i]))
     return Embedded(u=u, G=G, B=B, cond=cond)
 
 

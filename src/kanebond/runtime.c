@@ -339,6 +339,21 @@ static int kb_embed_speeds(const double *wp, const int *part, const double *f, d
             if (!isfinite(v)) return 1;
             u[j] = v;
         }
+        /* check B u = 0 row by row against the size of its terms (and, for terms that are
+           all tiny, round-off of the whole system): a wrong u never passes */
+        double res[KC_], scale[KC_];
+        memset(res, 0, sizeof(res));
+        memset(scale, 0, sizeof(scale));
+        for (int e = 0; e < NB_ENT; e++) {
+            const double x = B[e] * u[B_COL[e]];
+            res[B_ROW[e]] += x;
+            scale[B_ROW[e]] += fabs(x);
+        }
+        double umax = 0.0;
+        for (int j = 0; j < S_; j++) umax = fabs(u[j]) > umax ? fabs(u[j]) : umax;
+        const double floor_ = 1e-13 * big * umax + 1e-300;
+        for (int r = 0; r < KC_; r++)
+            if (!(fabs(res[r]) <= 1e-8 * scale[r] + floor_)) return 1;
     }
     return 0;
 }

@@ -574,6 +574,7 @@ def simulate(
                 {"t": tw, "independent_speeds": sw} for tw, sw in watch.switches
             ]
             meta["constraint_rank_margin_min"] = watch.margin_min
+            meta["projections"] = watch.projections
         meta.update(stats, runtime_s=time.perf_counter() - wall0)
         traj = Trajectory(
             t=T, q=Z[:, :R], f=f, p=p, T_star=Ts, load_power=P, work=W,
@@ -791,6 +792,19 @@ def simulate(
                          f"or a very stiff region; the trajectory so far is kept", t_new, None)
             if pending_switch is not None and status is None:
                 switch(t_new, np.asarray(z), pending_switch)
+            elif watch is not None and status is None:
+                zp = watch.project(t_new, np.asarray(z), n)
+                if zp is not None:  # back onto g(q) = 0; explicit RK solvers continue in place
+                    if isinstance(solver, integrate._ivp.rk.RungeKutta) and work is not None \
+                            or isinstance(solver, integrate._ivp.rk.RungeKutta) and not nl:
+                        solver.y = zp[: n + rhs.nl].copy()
+                        solver.f = solver.fun(t_new, solver.y)
+                        if work is not None:
+                            work.W = work.W_new = np.array(zp[n:], dtype=float)
+                    else:
+                        nfev_done += solver.nfev
+                        solver, work = start(t_new, zp)
+                    last["z"] = np.array(zp)
     finally:
         if bar is not None:
             bar.close()
