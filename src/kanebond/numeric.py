@@ -497,8 +497,9 @@ class NumericModel:
         """λ of the embedded velocity constraints at states x = [q, f]: A_u u' + D_u u − e_u =
         Bᵀ λ in all speeds, the generalized constraint forces with the sign of the impressed
         forces. A constraint written as a velocity component, v_P · n = 0, has λ = the force
-        the constraint exerts on P along n. Checked: the rows of the independent speeds must
-        hold to 1e-8 (ConstraintError otherwise). (k,) or (N, k)."""
+        the constraint exerts on P along n. (The Lagrangian convention of the IFToMM benchmark
+        formulations, M q'' + Φ_qᵀ λ = Q, has the opposite sign.) Checked: the rows of the
+        independent speeds must hold to 1e-8 (ConstraintError otherwise). (k,) or (N, k)."""
         single, tt, xb = self._state_batch("x", t, x)
         lam = self._multipliers(tt, xb[:, : self.R], xb[:, self.R :])
         return lam[0] if single else lam
