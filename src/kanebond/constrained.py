@@ -104,7 +104,7 @@ def _as_batch(a, width: int) -> tuple[bool, np.ndarray]:
 def split_named(initial: Any, names: set[str]) -> tuple[Any, dict[str, float]]:
     """(``initial`` without the entries named in ``names``, {name: value} of those entries):
     values of speeds that are not states (dependent or prescribed), to be checked, not used."""
-    from .numeric import _name
+    from .parameters import _name
 
     if not isinstance(initial, Mapping) or not names:
         return initial, {}
@@ -434,7 +434,7 @@ class ConstrainedModel:
         A = self.relaxed._eval(tt, q, f, {"A"})["A"]
         ui, ci = self.ui, self.ci
         rhs = up - np.einsum("nij,nj->ni", A[:, ui][:, :, ci], f[:, ci])
-        from .numeric import _solve_spd
+        from .npbackend import _solve_spd
 
         f[:, ui] = _solve_spd(A[:, ui][:, :, ui], rhs, q, tt)
         return f, {}
@@ -569,7 +569,7 @@ class ConstrainedModel:
         """x0 = [q0, ᵘf0] from ``initial`` (as :func:`kanebond.simulate`), checked against the
         constraints: a prescribed speed given in ``initial`` must equal g(t0), and every
         adjoined constraint must hold, |φ − ᴾφ| ≤ 1e-8 (1 + |ᴾφ|); ConstraintError otherwise."""
-        from .simulate import _initial_state
+        from .integration import _initial_state
 
         extra = set(self.prescribed_names) | set(
             self.relaxed._embedding.dep_names if self.relaxed.has_embedding else []

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .codegen import emit_python
+from .errors import ModelError, SingularMassMatrixError
 from .program import Layout, Program
 
 __all__ = ["NumpyBackend", "assemble", "embed_speeds", "project", "multipliers",
@@ -317,3 +318,29 @@ def project(L: Layout, emb: Embedded, full: dict, wv, wd, ind, dep, want: set) -
         Qf = full["Q"]
         out["Q"] = Qf[:, :, ind] + np.einsum("nrk,nks->nrs", Qf[:, :, dep], G)
     return out
+
+
+def _as_batch(a, width: int) -> tuple[bool, np.ndarray]:
+    a = np.asarray(a, dtype=float)
+    single = a.ndim == 1
+    b = a[None, :] if single else a
+    if b.ndim != 2 or b.shape[1] != width:
+        raise ModelError(f"expected {width} entries per point, got an array of shape {a.shape}.")
+    return single, b
+
+
+def _solve_spd(A: np.ndarray, b: np.ndarray, q, t=None) -> np.ndarray:
+    """Solve A x = b by Cholesky for one matrix or a stack; SingularMassMatrixError if not SPD.
+    Complex input (complex-step differentiation) is solved by LU, which is analytic."""
+    if np.iscomplexobj(A) or np.iscomplexobj(b):
+        return np.linalg.solve(A, b[..., None])[..., 0]
+    try:
+        L = np.linalg.cholesky(A)
+    except np.linalg.LinAlgError:
+        raise SingularMassMatrixError(
+            "the mass matrix A(q) is singular or not positive definite at q = "
+            f"{np.asarray(q).tolist()}: a singular configuration of the coordinates, or a zero "
+            "or negative mass or inertia. Choose other coordinates, or check the constants."
+        ) from None
+    y = np.linalg.solve(L, b[..., None])
+    return np.linalg.solve(np.swapaxes(L, -1, -2), y)[..., 0]

@@ -31,7 +31,6 @@ for complex-step derivatives). ``"auto"`` uses C when a compiler works.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping
 from functools import cached_property
 from typing import Any
@@ -42,21 +41,21 @@ import sympy as sp
 from .cbackend import CBackend, cache_dir, compiler_available
 from .errors import (
     ModelError,
-    SingularConfigurationError,
     SingularMassMatrixError,
 )
 from .kinematics import show, t
 from .npbackend import (
     EmbeddingSingular,
     NumpyBackend,
+    _solve_spd,
     assemble,
-    constraint_matrix,
     embed_speeds,
-    multipliers,
     project,
 )
-from .parameters import _name, _Parameters
+from .parameters import _Parameters
+from .partitions import PartitionMixin
 from .program import Program, load_name
+from .reactions import ReactionMixin
 
 __all__ = ["NumericModel", "cache_dir", "compiler_available"]
 
@@ -122,7 +121,7 @@ class SymbolicBackend:
 # ============================================================================================
 
 
-class NumericModel:
+class NumericModel(PartitionMixin, ReactionMixin):
     """Numeric evaluation of a :class:`~kanebond.KaneSystem` (see the module docstring).
 
     Every method takes NumPy arrays: one point (shapes (R,), (S,), ...) or a batch (shapes
@@ -227,85 +226,6 @@ class NumericModel:
         else:
             self._ptrs = (*base, self._o1.ctypes.data)
             self._kb_rhs = self._be.lib.kb_rhs
-
-    # ------------------------------------------------------------------ partitions
-    @property
-    def dependent_speed_symbols(self) -> list:
-        """The speeds solved from the velocity constraints in the current partition."""
-        return [self.all_speeds[i] for i in self._dep]
-
-    @property
-    def partition(self) -> tuple[list, list]:
-        """(independent speeds, dependent speeds) of the current partition."""
-        return list(self.speeds), self.dependent_speed_symbols
-
-    def repartition(self, independent) -> NumericModel:
-        """A view of this model whose independent speeds are ``independent`` (symbols or
-        names; the others become dependent). It shares the compiled code; its state is
-        [q, the new independent speeds]. Coordinate partitioning for a configuration where the
-        system's own dependent speeds cannot be solved (B_d singular)."""
-        if not self.embedded:
-            raise ModelError(
-                f"{self.system.name!r} has no embedded velocity constraints (on the bodies "
-                f"path) to repartition."
-            )
-        names = [_name(x) for x in self.all_speeds]
-        ind = []
-        for x in independent:
-            key = _name(x)
-            if key not in names:
-                raise ModelError(f"{key!r} is not a speed of {self.system.name!r} ({names}).")
-            ind.append(names.index(key))
-        if len(set(ind)) != self.S:
-            raise ModelError(
-                f"a partition needs {self.S} distinct independent speeds, got {len(set(ind))}."
-            )
-        view = copy.copy(self)
-        view._ind = np.array(ind, dtype=np.intc)
-        view._dep = np.array([i for i in range(self.n_u) if i not in ind], dtype=np.intc)
-        view.speeds = [self.all_speeds[i] for i in ind]
-        view.__dict__.pop("_manifold", None)
-        view._buffers()
-        return view
-
-    def embedding_condition(self, q) -> np.ndarray:
-        """σ_max(B)/σ_min(B_d): how well the current partition's dependent speeds are
-        determined by the velocity constraints B u = 0 (B_d their coefficients); ∞ where B_d is
-        singular, 1 without embedded constraints."""
-        single, qb = _as_batch(q, self.R)
-        if not self.embedded:
-            out = np.ones(len(qb))
-        else:
-            wp = self._work("pos", np.zeros(len(qb)), qb, np.zeros((len(qb), self.n_u)))
-            out = embed_speeds(self.layout, wp, np.zeros((len(qb), self.S)), self._ind,
-                               self._dep, check=False).cond
-        return out[0] if single else out
-
-    def constraint_matrix(self, q) -> np.ndarray:
-        """B(q) (k × n_u) of the embedded velocity constraints B u = 0 at one configuration,
-        columns in the order of ``system.all_speeds``."""
-        q = np.asarray(q, dtype=float)
-        if self.embedded:
-            wp = self._work("pos", np.zeros(1), q[None, :], np.zeros((1, self.n_u)))
-            return constraint_matrix(self.layout, wp)[0]
-        if self.has_embedding:
-            return self._manifold._eval(q[None, :])[2][0]
-        return np.zeros((0, self.n_u))
-
-    def best_partition(self, q) -> list:
-        """Independent speeds for which B_d is best conditioned at q (QR with column pivoting
-        of B picks the dependent speeds)."""
-        import scipy.linalg
-
-        if not self.embedded:
-            return list(self.speeds)
-        wp = self._work("pos", np.zeros(1), np.asarray(q, dtype=float)[None, :],
-                        np.zeros((1, self.n_u)))
-        n_u, k = self.n_u, self.layout.K_c
-        B = constraint_matrix(self.layout, wp)[0]
-        _, _, piv = scipy.linalg.qr(B, pivoting=True)
-        dep = set(int(j) for j in piv[:k])
-        return [self.all_speeds[i] for i in range(n_u) if i not in dep]
 
     # ------------------------------------------------------------------ plumbing
     @property
@@ -493,145 +413,6 @@ class NumericModel:
         out = u[:, self._dep]
         return out[0] if np.asarray(q).ndim == 1 else out
 
-    def constraint_multipliers(self, t, x) -> np.ndarray:
-        """λ of the embedded velocity constraints at states x = [q, f]: A_u u' + D_u u − e_u =
-        Bᵀ λ in all speeds, the generalized constraint forces with the sign of the impressed
-        forces. A constraint written as a velocity component, v_P · n = 0, has λ = the force
-        the constraint exerts on P along n. (The Lagrangian convention of the IFToMM benchmark
-        formulations, M q'' + Φ_qᵀ λ = Q, has the opposite sign.) Checked: the rows of the
-        independent speeds must hold to 1e-8 (ConstraintError otherwise). (k,) or (N, k)."""
-        single, tt, xb = self._state_batch("x", t, x)
-        lam = self._multipliers(tt, xb[:, : self.R], xb[:, self.R :])
-        return lam[0] if single else lam
-
-    def _multipliers(self, tt, q, f) -> np.ndarray:
-        from .errors import ConstraintError
-
-        if not self.embedded:
-            if self.has_embedding:
-                raise ModelError("constraint multipliers need path='bodies'.")
-            return np.zeros((len(tt), 0))
-        L = self.layout
-        c_par = self._c(tt, q, f)
-        zeros = np.zeros((len(tt), self.n_u))
-        wp = self._be.work("pos", tt, q, zeros, c_par)
-        try:
-            emb = embed_speeds(L, wp, f, self._ind, self._dep)
-        except EmbeddingSingular as err:
-            i = err.index
-            self._singular_configuration(float(tt[i]), q[i], f[i], err.cond)
-        wv = self._be.work("vel", tt, q, emb.u, c_par)
-        full = assemble(L, wp, wv, None, emb.u, {"A", "Df", "e"})
-        proj = project(L, emb, full, wv, None, self._ind, self._dep, {"A", "Df", "e"})
-        fd = _solve_spd(proj["A"], proj["e"] - proj["Df"], q, tt)
-        lam, rest = multipliers(emb, full, fd, proj["c"], self._ind, self._dep)
-        if not np.all(rest <= 1e-8):
-            i = int(np.argmax(~(rest <= 1e-8)))
-            raise ConstraintError(
-                f"the constraint multipliers of {self.system.name!r} at t={tt[i]:.6g} do not "
-                f"balance the equations of the independent speeds (relative residual "
-                f"{rest[i]:.2e}): the constraints are close to losing rank there."
-            )
-        return lam
-
-    def constraint_forces(self, t, x) -> dict[tuple[str, str], np.ndarray]:
-        """{(constraint name, point or frame name): force or torque}: (∂φ/∂v_n) λ in inertial
-        components, (3,) or (N, 3), for every embedded :class:`~kanebond.VelocityConstraint`
-        and each point and frame it lists (the reaction it exerts on the system)."""
-        single, tt, xb = self._state_batch("x", t, x)
-        lam = self._multipliers(tt, xb[:, : self.R], xb[:, self.R :])
-        grads = self._manifold.gradients(xb[:, : self.R])
-        out = {}
-        for (row, name, target), g in grads.items():
-            F = g * lam[:, row : row + 1]
-            out[(name, target)] = F[0] if single else F
-        return out
-
-    def rotation_matrix(self, frame, q) -> np.ndarray:
-        """R_N←F(q), (3, 3) or (N, 3, 3): the columns are the unit vectors of ``frame`` in
-        inertial components, composed down the frame tree (``v_F = Rᵀ v_N``)."""
-        from .codegen import Graph, emit_python
-        from .kinematics import frame_tree
-
-        fn = self._rotations.get(frame)
-        if fn is None:
-            g = Graph()
-            sym: dict = {t: g.inp("t", 0)}
-            for i, x in enumerate(self.coordinates):
-                sym[x] = g.inp("q", i)
-            for k, x in enumerate(self.parameters):
-                sym[x] = g.inp("c", k)
-            tree = frame_tree(self.system.frame)
-            if frame not in tree:
-                raise ModelError(
-                    f"frame {getattr(frame, 'name', frame)!r} is not connected to the inertial "
-                    f"frame {self.system.frame.name} by orientations; orient it to express "
-                    f"vectors in it."
-                )
-            chain, fr = [], frame
-            while tree[fr] is not None:
-                chain.append(fr)
-                fr = tree[fr]
-            memo: dict = {}
-            Rm = [[g.ONE if i == j else g.ZERO for j in range(3)] for i in range(3)]
-            for fr in reversed(chain):
-                E = tree[fr]._dcm_dict[fr]
-                Rm = g.matmul(Rm, [[g.from_sympy(E[i, j], sym, memo) for j in range(3)]
-                                   for i in range(3)])
-            ns: dict = {"np": np}
-            groups = {"t": 1, "q": self.R, "c": len(self.parameters)}
-            exec(compile(emit_python(g, groups, [x for row in Rm for x in row], "k_rot"),
-                         "<kanebond rotation>", "exec"), ns)  # our own generated code
-            fn = self._rotations[frame] = ns["k_rot"]
-        qa = np.asarray(q, dtype=float)
-        single = qa.ndim == 1
-        qb = qa[None, :] if single else qa
-        n = len(qb)
-        tt = np.zeros(n)
-        c = self._c(tt, qb, np.zeros((n, self.S)))
-        out = np.zeros((9, n))
-        fn(tt[None, :], qb.T, c.T, out)
-        Rn = np.moveaxis(out.reshape(3, 3, n), 2, 0)
-        return Rn[0] if single else Rn
-
-    def express(self, vectors, frame, q) -> np.ndarray:
-        """Inertial components (3,) or (N, 3) expressed in ``frame`` at configurations q."""
-        Rn = self.rotation_matrix(frame, q)
-        v = np.asarray(vectors, dtype=float)
-        return np.einsum("...ji,...j->...i", Rn, v)
-
-    def reaction_outputs(self, t, q, u) -> dict[str, np.ndarray]:
-        """Trajectory columns from stored rows of all speeds: ``lambda[<constraint>]`` and
-        ``force[<constraint>,<point>]_x|y|z``; rows where the system's own partition is
-        singular are evaluated with a better one (λ does not depend on the partition)."""
-        if not self.embedded or not len(t):
-            return {}
-        q = np.asarray(q, dtype=float)
-        u = np.asarray(u, dtype=float)
-        k = self.layout.K_c
-        lam = np.full((len(t), k), np.nan)
-        try:
-            lam[:] = self._multipliers(np.asarray(t, dtype=float), q, u[:, self._ind])
-        except Exception:  # noqa: BLE001 - row by row, with a regular partition where needed
-            for i in range(len(t)):
-                for view in (self, None):
-                    try:
-                        if view is None:
-                            view = self.repartition(self.best_partition(q[i]))
-                        lam[i] = view._multipliers(np.asarray(t[i : i + 1], dtype=float),
-                                                   q[i : i + 1], u[i : i + 1, view._ind])[0]
-                        break
-                    except Exception:  # noqa: BLE001
-                        continue
-        names = self.system.embedding.names
-        out = {f"lambda[{names[r]}]": lam[:, r] for r in range(k)}
-        grads = self._manifold.gradients(q)
-        for (row, name, target), g in grads.items():
-            F = g * lam[:, row : row + 1]
-            for j, ax in enumerate("xyz"):
-                out[f"force[{name},{target}]_{ax}"] = F[:, j]
-        return out
-
     def dependent_speed_rates(self, t, x) -> np.ndarray:
         """u_d' = G f' + c (c = −B_d⁻¹ Ḃu) at states x = [q, f]: the dependent accelerations."""
         single, tt, xb = self._state_batch("x", t, x)
@@ -677,7 +458,7 @@ class NumericModel:
         follow from the velocity constraints.
         """
         from .constrained import split_named
-        from .simulate import _initial_state
+        from .integration import _initial_state
 
         dep = set(self._manifold.dep_names) if self.has_embedding else set()
         x0 = _initial_state(self, split_named(initial, dep)[0])
@@ -700,7 +481,7 @@ class NumericModel:
         """x0 = [q0, f0] from ``initial`` (as :func:`kanebond.simulate`), checked against the
         embedded constraints (ConstraintError stating the violation)."""
         from .constrained import check_initial_embedding, split_named
-        from .simulate import _initial_state
+        from .integration import _initial_state
 
         dep = set(self._manifold.dep_names) if self.has_embedding else set()
         initial, given = split_named(initial, dep)
@@ -774,61 +555,11 @@ class NumericModel:
             _singular(self, float(tt[i]), q)
         self._singular_configuration(float(tt[i]), q, None, None)
 
-    def _singular_configuration(self, t: float, q: np.ndarray, f, cond) -> None:
-        """SingularConfigurationError naming the constraints, the configuration and t."""
-        import scipy.linalg
-
-        vals = ", ".join(f"{n}={v:.6g}" for n, v in zip(self.state_names, q, strict=False))
-        labels = self.system.embedding.labels
-        wp = self._work("pos", np.array([t]), np.asarray(q, dtype=float)[None, :],
-                        np.zeros((1, self.n_u)))
-        k = self.layout.K_c
-        B = constraint_matrix(self.layout, wp)[0]
-        Bd = B[:, self._dep]
-        culprit = None
-        scale = 1e-10 * (1.0 + np.max(np.abs(Bd), initial=0.0))
-        for r in range(k):
-            if np.linalg.matrix_rank(Bd[: r + 1], tol=scale) < r + 1:
-                culprit = labels[r] if r < len(labels) else f"velocity constraint {r}"
-                break
-        rank_B = np.linalg.matrix_rank(B, tol=scale) if np.all(np.isfinite(B)) else 0
-        dep = ", ".join(show(x) for x in self.dependent_speed_symbols)
-        why = f"{culprit} depends on the constraints before it in the dependent speeds" \
-            if culprit else "B_d is singular"
-        cond_txt = f" (condition number {cond:.3g})" if cond is not None and np.isfinite(cond) \
-            else ""
-        if rank_B < k:
-            raise SingularConfigurationError(
-                f"the velocity constraints of {self.system.name!r} lose rank at t={t:.6g}, "
-                f"{vals}: {why}{cond_txt}, and no choice of dependent speeds helps (B has rank "
-                f"{rank_B} < {k}). This is a singular configuration of the mechanism (a "
-                f"bifurcation, where the number of degrees of freedom jumps); the motion "
-                f"through it is not unique, so kanebond stops rather than choose an assembly "
-                f"branch silently."
-            )
-        _, _, piv = scipy.linalg.qr(B, pivoting=True)
-        better = [show(self.all_speeds[j]) for j in sorted(piv[:k])]
-        raise SingularConfigurationError(
-            f"the dependent speeds {dep} of {self.system.name!r} cannot be solved from the "
-            f"velocity constraints at t={t:.6g}, {vals}: {why}{cond_txt}. Choose other "
-            f"dependent speeds here (num.repartition(...); e.g. dependent {', '.join(better)}); "
-            f"kb.simulate does this on its own."
-        )
-
     def __repr__(self) -> str:
         return (
             f"NumericModel({self.system.name!r}: R={self.R}, S={self.S}, path={self.path!r}, "
             f"backend={self.backend!r})"
         )
-
-
-def _as_batch(a, width: int) -> tuple[bool, np.ndarray]:
-    a = np.asarray(a, dtype=float)
-    single = a.ndim == 1
-    b = a[None, :] if single else a
-    if b.ndim != 2 or b.shape[1] != width:
-        raise ModelError(f"expected {width} entries per point, got an array of shape {a.shape}.")
-    return single, b
 
 
 def _singular(model: NumericModel, t: float, q: np.ndarray):
@@ -845,20 +576,3 @@ def _singular(model: NumericModel, t: float, q: np.ndarray):
         f"Euler angles) or a mass or inertia is zero or negative. Choose other coordinates, or "
         f"check the constants."
     )
-
-
-def _solve_spd(A: np.ndarray, b: np.ndarray, q, t=None) -> np.ndarray:
-    """Solve A x = b by Cholesky for one matrix or a stack; SingularMassMatrixError if not SPD.
-    Complex input (complex-step differentiation) is solved by LU, which is analytic."""
-    if np.iscomplexobj(A) or np.iscomplexobj(b):
-        return np.linalg.solve(A, b[..., None])[..., 0]
-    try:
-        L = np.linalg.cholesky(A)
-    except np.linalg.LinAlgError:
-        raise SingularMassMatrixError(
-            "the mass matrix A(q) is singular or not positive definite at q = "
-            f"{np.asarray(q).tolist()}: a singular configuration of the coordinates, or a zero "
-            "or negative mass or inertia. Choose other coordinates, or check the constants."
-        ) from None
-    y = np.linalg.solve(L, b[..., None])
-    return np.linalg.solve(np.swapaxes(L, -1, -2), y)[..., 0]
