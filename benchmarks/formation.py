@@ -46,6 +46,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+import _env
 import sympy as sm
 import sympy.physics.mechanics as me
 from sympy.core.cache import clear_cache
@@ -264,15 +265,7 @@ def run_case(model: str, n: int, args, history: dict) -> Result:
 
 
 def machine() -> str:
-    cpu = platform.processor() or platform.machine()
-    try:
-        with open("/proc/cpuinfo") as fh:
-            for line in fh:
-                if line.startswith("model name"):
-                    cpu = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
+    cpu = _env.cpu_name()
     return (
         f"{os.cpu_count()} CPUs ({cpu}), Python {platform.python_version()}, "
         f"SymPy {sm.__version__}, kanebond {getattr(kb, '__version__', '?')}"

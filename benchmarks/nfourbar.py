@@ -53,25 +53,24 @@ from __future__ import annotations
 
 import argparse
 import gc
-import hashlib
 import json
 import math
 import os
-import platform
 import shlex
 import shutil
 import signal
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 import timeit
 from pathlib import Path
 
+import _env
 import numpy as np
 import sympy as sm
 import sympy.physics.mechanics as me
+from _env import git_state, load
 from sympy.core.cache import clear_cache
 
 import kanebond as kb
@@ -367,56 +366,13 @@ def sympy_case(n: int, args) -> dict:
 
 
 def machine() -> list[str]:
-    cpu = platform.processor() or platform.machine()
-    try:
-        with open("/proc/cpuinfo") as fh:
-            for line in fh:
-                if line.startswith("model name"):
-                    cpu = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    cc = shutil.which(os.environ.get("CC") or "cc") or "?"
-    try:
-        ccv = subprocess.run([cc, "--version"], capture_output=True, text=True).stdout
-        ccv = ccv.splitlines()[0]
-    except (OSError, IndexError):
-        ccv = "?"
-    return [
-        f"machine: {platform.platform()}, {os.cpu_count()} CPUs ({cpu})",
-        f"versions: Python {platform.python_version()}, SymPy {sm.__version__}, "
-        f"NumPy {np.__version__}, kanebond {getattr(kb, '__version__', '?')}, "
-        f"C compiler: {ccv}",
-        f"load average at start: {load()}",
-    ]
-
-
-def load() -> str:
-    try:
-        return ", ".join(f"{x:.2f}" for x in os.getloadavg()) + f" ({os.cpu_count()} CPUs)"
-    except OSError:
-        return "?"
-
-
-def git_state() -> str:
-    here = os.path.dirname(os.path.abspath(__file__))
-    try:
-        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=here,
-                              capture_output=True, text=True, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
-                               cwd=here, capture_output=True, text=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "commit unknown"
-    return f"commit {head}" + (" + uncommitted changes" if dirty else "")
+    return _env.machine(f"SymPy {sm.__version__}, NumPy {np.__version__}, "
+                        f"kanebond {getattr(kb, '__version__', '?')}")
 
 
 def fingerprint() -> str:
     """Short hash of kanebond's source (.py and .c), to detect a change during the run."""
-    h = hashlib.sha256()
-    root = Path(kb.__file__).parent
-    for f in sorted([*root.rglob("*.py"), *root.rglob("*.c")]):
-        h.update(str(f.relative_to(root)).encode() + b"\0" + f.read_bytes())
-    return h.hexdigest()[:12]
+    return _env.fingerprint(Path(kb.__file__).parent)
 
 
 def cell(s: dict | None, scale: float = 1.0, spec: str = ".3f") -> str:

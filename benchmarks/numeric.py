@@ -56,7 +56,6 @@ import argparse
 import gc
 import json
 import os
-import platform
 import resource
 import shlex
 import shutil
@@ -67,8 +66,11 @@ import sys
 import tempfile
 import time
 import timeit
+from pathlib import Path
 
+import _env
 import numpy as np
+from _env import git_state
 
 from kanebond.models.chain import chain_3d_parameters as chain_params
 from kanebond.models.chain import chain_3d_pinocchio as pinocchio_chain
@@ -115,16 +117,9 @@ def time_call(fn, args: tuple, repeat: int, min_time: float = 0.2) -> float:
 
 def kanebond_fingerprint() -> str:
     """Short hash of kanebond's installed source (.py and .c), to detect a change mid-run."""
-    import hashlib
-    from pathlib import Path
-
     import kanebond
 
-    h = hashlib.sha256()
-    root = Path(kanebond.__file__).parent
-    for f in sorted([*root.rglob("*.py"), *root.rglob("*.c")]):
-        h.update(str(f.relative_to(root)).encode() + b"\0" + f.read_bytes())
-    return h.hexdigest()[:12]
+    return _env.fingerprint(Path(kanebond.__file__).parent)
 
 
 def fresh_sympy_cache() -> None:
@@ -373,40 +368,9 @@ def machine() -> list[str]:
 
     import kanebond as kb
 
-    cpu = platform.processor() or platform.machine()
-    try:
-        with open("/proc/cpuinfo") as fh:
-            for line in fh:
-                if line.startswith("model name"):
-                    cpu = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    cc = shutil.which(os.environ.get("CC") or "cc") or "?"
-    try:
-        ccv = subprocess.run([cc, "--version"], capture_output=True, text=True).stdout
-        ccv = ccv.splitlines()[0]
-    except (OSError, IndexError):
-        ccv = "?"
-    return [
-        f"machine: {platform.platform()}, {os.cpu_count()} CPUs ({cpu})",
-        f"versions: Python {platform.python_version()}, SymPy {sm.__version__}, "
-        f"NumPy {np.__version__}, Pinocchio {pin.__version__}, "
-        f"kanebond {getattr(kb, '__version__', '?')}, C compiler: {ccv}",
-    ]
-
-
-def git_state() -> str:
-    """Commit of the checkout this script sits in, and whether the tree has local changes."""
-    here = os.path.dirname(os.path.abspath(__file__))
-    try:
-        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=here,
-                              capture_output=True, text=True, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
-                               cwd=here, capture_output=True, text=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "commit unknown"
-    return f"commit {head}" + (" + uncommitted changes" if dirty else "")
+    return _env.machine(f"SymPy {sm.__version__}, NumPy {np.__version__}, "
+                        f"Pinocchio {pin.__version__}, "
+                        f"kanebond {getattr(kb, '__version__', '?')}")
 
 
 def f3(x, spec: str = ".3f") -> str:

@@ -40,7 +40,7 @@ from .kinematics import (
 )
 
 __all__ = ["AdjoinedConstraint", "Adjoined", "VelocityConstraint", "callable_constraint",
-           "resolve_prescribed", "resolve_adjoined"]
+           "resolve_prescribed", "resolve_adjoined", "velocity_constraint_items"]
 
 _expr = constraint_expression
 
@@ -396,3 +396,35 @@ def _rank_zero(M: sp.Matrix) -> bool:
         if not np.all(np.isfinite(val)) or np.max(np.abs(val)) > 1e-9 * (1 + np.max(np.abs(val))):
             return False
     return True
+
+
+def velocity_constraint_items(items, frame, subs) -> tuple[list, list, list, list]:
+    """(expressions, names, targets, gradients) of the embedded velocity constraints; a
+    :class:`~kanebond.constraints.VelocityConstraint` gives its listed points and frames and
+    ∂φ/∂v_n, for the reactions (Vectors in q)."""
+    if isinstance(items, (sp.Basic, str, VelocityConstraint)):
+        items = [items]
+    exprs, names, targets, grads = [], [], [], []
+    seen: set = set()
+    for i, c in enumerate(items):
+        if isinstance(c, VelocityConstraint):
+            name = c.name or f"velocity[{i}]"
+            if not isinstance(name, str) or name in seen:
+                raise ConstraintError(
+                    f"velocity constraint {i} has the name {name!r}, which is not a string or "
+                    f"is used twice; give each VelocityConstraint its own name."
+                )
+            phi, tg, gr, _ = callable_constraint(
+                c.phi, c.velocities, frame=frame, subs=subs,
+                what=f"velocity constraint {i} ({name!r})")
+            exprs.append(phi)
+            names.append(name)
+            targets.append(tg)
+            grads.append(gr)
+        else:
+            exprs.append(c)
+            names.append(f"velocity[{i}]")
+            targets.append([])
+            grads.append([])
+        seen.add(names[-1])
+    return exprs, names, targets, grads

@@ -32,11 +32,14 @@ because they happen *between* the points the integrator visits:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
+from .errors import KanebondError, SingularConfigurationError
 from .kinematics import show
+from .parameters import _name
 
 __all__ = ["ConstraintWatch", "SWITCH_COND", "REDO_COND", "SINGULAR_MARGIN", "PROJECT_TOL"]
 
@@ -120,9 +123,12 @@ class ConstraintWatch:
         out[:, R + self.user.n_u :] = Z[:, n:]
         for i in range(len(Z)):
             y = Z[i : i + 1, :n]
-            f = self.speeds_of(self.active, float(tt[i]), y)
-            out[i, R : R + self.user.n_u] = np.atleast_2d(
-                self.active.all_speed_values(y[:, :R], f))[0]
+            try:
+                f = self.speeds_of(self.active, float(tt[i]), y)
+                out[i, R : R + self.user.n_u] = np.atleast_2d(
+                    self.active.all_speed_values(y[:, :R], f))[0]
+            except KanebondError:  # a singular point kept for a failure message: NaN speeds
+                out[i, R : R + self.user.n_u] = np.nan
         return out
 
     def user_x(self, t: float, y: np.ndarray) -> np.ndarray:
@@ -203,8 +209,8 @@ class ConstraintWatch:
         from scipy.optimize import minimize_scalar
 
         windows: list[tuple[Any, float, float]] = []
-        for k in range(1, 8):
-            if ms[k] <= ms[k - 1] and ms[k] <= ms[k + 1]:
+        for k in range(1, 8):  # strict dips only: a flat margin (one constraint row) has none
+            if ms[k] < ms[k - 1] and ms[k] < ms[k + 1]:
                 windows.append((sol, ts[k - 1], ts[k + 1]))
         if self._pending is not None and ms[1] > ms[0]:
             psol, pt = self._pending
@@ -291,3 +297,31 @@ class ConstraintWatch:
             f"silently; model the mechanism without the redundancy (e.g. fewer loops) or "
             f"avoid the configuration"
         )
+
+
+def regular_start(num: Any, initial: Mapping, t0: float):
+    """(partition view, its initial state) for a start where the system's own dependent
+    speeds cannot be solved: the best partition at q0, whose speeds ``initial`` must give."""
+    given = {_name(k) for k in initial}
+    q_names = [show(x) for x in num.coordinates]
+    missing_q = [n for n in q_names if n not in given]
+    if missing_q:
+        raise SingularConfigurationError(
+            f"the dependent speeds of {num.system.name!r} cannot be solved at the initial "
+            f"configuration, and initial does not give every coordinate ({missing_q[0]} is "
+            f"missing) to choose other dependent speeds with."
+        )
+    vals = {_name(k): v for k, v in initial.items()}
+    q0 = np.array([float(vals[n]) for n in q_names])
+    view = num.repartition(num.best_partition(q0))
+    lacking = [show(x) for x in view.speeds if show(x) not in given]
+    if lacking:
+        raise SingularConfigurationError(
+            f"the dependent speeds {', '.join(show(x) for x in num.dependent_speed_symbols)} "
+            f"of {num.system.name!r} cannot be solved from its speeds at the initial "
+            f"configuration (their coefficients in the velocity constraints are singular "
+            f"there), so the motion is not determined by them; give the speeds "
+            f"{', '.join(show(x) for x in view.speeds)} in initial (missing: "
+            f"{', '.join(lacking)}), and kanebond starts with those as independent."
+        )
+    return view, view.initial_state(initial, t0)

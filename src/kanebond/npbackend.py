@@ -28,6 +28,7 @@ A point where B_d is singular (a pivot of its LU factorization with partial pivo
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -232,7 +233,9 @@ def _small_pivot(M: np.ndarray, big: float) -> bool:
         return False
     if not np.all(np.isfinite(M)) or not np.isfinite(big) or big == 0.0:
         return True
-    lu, _ = scipy.linalg.lu_factor(M, check_finite=False)
+    with warnings.catch_warnings():  # an exactly singular B_d is the answer, not a warning
+        warnings.simplefilter("ignore", scipy.linalg.LinAlgWarning)
+        lu, _ = scipy.linalg.lu_factor(M, check_finite=False)
     return bool(np.min(np.abs(np.diag(lu))) <= PIVOT_LIMIT * big)
 
 

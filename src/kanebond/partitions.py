@@ -148,5 +148,6 @@ class PartitionMixin:
             f"the dependent speeds {dep} of {self.system.name!r} cannot be solved from the "
             f"velocity constraints at t={t:.6g}, {vals}: {why}{cond_txt}. Choose other "
             f"dependent speeds here (num.repartition(...); e.g. dependent {', '.join(better)}); "
-            f"kb.simulate does this on its own."
+            f"kb.simulate does this on its own along a run, and at its start when initial gives "
+            f"the speeds of a regular partition (dependent speeds included)."
         )

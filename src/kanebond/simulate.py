@@ -61,7 +61,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from sympy.core.function import AppliedUndef
 
-from .errors import KanebondError, ModelError, SimulationError, SingularMassMatrixError
+from .errors import (
+    KanebondError,
+    ModelError,
+    SimulationError,
+    SingularConfigurationError,
+    SingularMassMatrixError,
+)
 from .kinematics import show
 from .numeric import NumericModel
 
@@ -79,7 +85,7 @@ from .integration import (
     _StageWork,
     _state_text,
 )
-from .monitor import ConstraintWatch
+from .monitor import ConstraintWatch, regular_start
 from .trajectory import EnergyAudit, Trajectory, _cumtrapz, _version
 
 __all__ = ["simulate", "Trajectory", "Event", "EnergyAudit"]
@@ -87,6 +93,9 @@ __all__ = ["simulate", "Trajectory", "Event", "EnergyAudit"]
 _METHODS = ("RK23", "RK45", "DOP853", "Radau", "BDF", "LSODA")  # scipy.integrate's OdeSolvers
 _IMPLICIT = ("Radau", "BDF")  # given vectorized=True: a batched finite-difference Jacobian
 _FORMS = ("momentum", "velocity")
+#: A run stops as stalled when, at the pace of its last ``stall_steps`` steps, the rest of the
+#: span would take more steps than this.
+STALL_STEPS_TO_GO = 1e8
 
 
 def simulate(
@@ -165,7 +174,8 @@ def simulate(
         the run stops with a SimulationError that keeps the trajectory so far.
     stall_steps:
         The run stops with a SimulationError when this many consecutive accepted steps
-        advance t by less than 1e-9 of the time span in all: a solver crawling into a
+        advance t by less than 1e-9 of the time span in all, or so little that at their pace
+        the rest of the span would take more than 1e8 steps: a solver crawling into a
         singularity never finishes otherwise.
 
     With embedded constraints the integrated speeds are those of a *partition* of all speeds
@@ -257,8 +267,20 @@ def simulate(
             t_eval = t_eval[::-1]
         t_eval_i = 0 if direction > 0 else len(t_eval)
 
-    x0 = num.initial_state(initial, t0) if hasattr(num, "initial_state") else \
-        _initial_state(num, initial)
+    start_model = num  # the partition the integrator starts with
+    try:
+        x0 = num.initial_state(initial, t0) if hasattr(num, "initial_state") else \
+            _initial_state(num, initial)
+        if getattr(num, "embedded", False):
+            num.all_speed_values(x0[: num.R], x0[num.R :])  # solvable at t0?
+    except SingularConfigurationError:
+        # the system's own dependent speeds cannot be solved at t0: start with a regular
+        # partition whose speeds initial gives (kanebond.monitor)
+        if not getattr(num, "embedded", False) or not isinstance(initial, Mapping):
+            raise
+        start_model, x_start = regular_start(num, initial, t0)
+        u0 = np.atleast_2d(start_model.all_speed_values(x_start[: num.R], x_start[num.R :]))[0]
+        x0 = np.concatenate([x_start[: num.R], u0[num._ind]])  # in the system's own speeds
     R, S = num.R, num.S
     n = R + S
     names = num.state_names
@@ -271,7 +293,9 @@ def simulate(
     # constrained systems are watched between steps: partitions of the speeds that degrade,
     # constraints that lose rank (kanebond.monitor)
     watch = ConstraintWatch(num, momentum) if ConstraintWatch.applies(num) else None
-    active = num  # the model (partition view) the integrator uses
+    active = start_model  # the model (partition view) the integrator uses
+    if watch is not None:
+        watch.active = active
     rhs = _Rhs(active, form, audit=nl > 0 and not stage_work)
     system_name = getattr(getattr(num, "system", None), "name", "system")
 
@@ -379,15 +403,16 @@ def simulate(
             raise err from cause
         raise err
 
-    y0 = x0.copy()
+    y0 = x0.copy() if start_model is num else x_start.copy()
     if momentum:
-        y0[R:] = num.p_hat(x0[:R], x0[R:], t=t0)  # p(t0) = A(q0) f0 ([PA21] (21))
+        y0[R:] = active.p_hat(y0[:R], y0[R:], t=t0)  # p(t0) = A(q0) f0 ([PA21] (21))
     z0 = np.concatenate([y0, np.zeros(nl)])
     # A first, unmasked evaluation: a singular A or a non-finite input at t0 is reported as is.
     try:
         dz0 = rhs.exact(t0, z0[: n + rhs.nl])
         if nl:
-            dz0 = np.concatenate([dz0[:n], num.load_powers(t0, x0[:R], x0[R:])])
+            x_act = x0 if start_model is num else x_start
+            dz0 = np.concatenate([dz0[:n], active.load_powers(t0, x_act[:R], x_act[R:])])
     except SingularMassMatrixError as err:
         fail(str(err), t0, z0, err, x=x0)
     if not np.all(np.isfinite(dz0)):
@@ -556,11 +581,16 @@ def simulate(
             recent.append(t_new)
             if len(recent) > stall_steps:
                 recent.pop(0)
-                if abs(recent[-1] - recent[0]) < tiny and status is None:
+                advance = abs(recent[-1] - recent[0])
+                # at the pace of the last steps, how many more would the span take?
+                to_go = abs(tf - t_new) / max(advance / stall_steps, 1e-300)
+                if (advance < tiny or to_go > STALL_STEPS_TO_GO) and status is None:
                     fail(f"the integration stalled: the last {stall_steps} accepted steps "
-                         f"advanced t by {abs(recent[-1] - recent[0]):.3g} in all (step size "
-                         f"{abs(t_new - t_old):.3g}), the solver creeping towards a singularity "
-                         f"or a very stiff region; the trajectory so far is kept", t_new, None)
+                         f"advanced t by {advance:.3g} in all (step size "
+                         f"{abs(t_new - t_old):.3g}; at that pace the rest of the span would "
+                         f"take {to_go:.2g} more steps), the solver creeping towards a "
+                         f"singularity or a very stiff region; the trajectory so far is kept",
+                         t_new, None)
             if pending_switch is not None and status is None:
                 switch(t_new, np.asarray(z), pending_switch)
             elif watch is not None and status is None:

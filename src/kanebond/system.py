@@ -17,66 +17,32 @@ from sympy.core.function import AppliedUndef
 from sympy.physics.vector import Point, ReferenceFrame, Vector
 
 from . import matrices
-from .auxiliary import auxiliary_equations, check_auxiliary_speeds, zero_auxiliary
+from .auxiliary import check_auxiliary_speeds, zero_auxiliary
+from .constraint_views import ConstraintViews
 from .constraints import (
     Adjoined,
-    AdjoinedConstraint,
-    VelocityConstraint,
-    callable_constraint,
     resolve_adjoined,
     resolve_prescribed,
+    velocity_constraint_items,
 )
 from .embedding import Embedding, embed
-from .errors import ConstraintError, LoadError, ModelError
+from .errors import LoadError, ModelError
 from .forms import HamiltonianForm, LagrangianForm, MomentumForm, VelocityForm
 from .kinematics import (
     BodyKinematics,
     VelocityField,
     check_dynamicsymbols,
     dag_atoms,
-    frame_angular_velocity,
     frame_tree,
     orientation_entries,
-    point_velocity,
     show,
     solve_kinematics,
     t,
     vanishes,
 )
+from .loads import resolve_loads
 
 __all__ = ["KaneSystem"]
-
-
-def _velocity_constraint_items(items, frame, subs) -> tuple[list, list, list, list]:
-    """(expressions, names, targets, gradients) of the embedded velocity constraints; a
-    :class:`~kanebond.constraints.VelocityConstraint` gives its listed points and frames and
-    ∂φ/∂v_n, for the reactions (Vectors in q)."""
-    if isinstance(items, (sp.Basic, str, VelocityConstraint)):
-        items = [items]
-    exprs, names, targets, grads = [], [], [], []
-    seen: set = set()
-    for i, c in enumerate(items):
-        if isinstance(c, VelocityConstraint):
-            name = c.name or f"velocity[{i}]"
-            if not isinstance(name, str) or name in seen:
-                raise ConstraintError(
-                    f"velocity constraint {i} has the name {name!r}, which is not a string or "
-                    f"is used twice; give each VelocityConstraint its own name."
-                )
-            phi, tg, gr, _ = callable_constraint(
-                c.phi, c.velocities, frame=frame, subs=subs,
-                what=f"velocity constraint {i} ({name!r})")
-            exprs.append(phi)
-            names.append(name)
-            targets.append(tg)
-            grads.append(gr)
-        else:
-            exprs.append(c)
-            names.append(f"velocity[{i}]")
-            targets.append([])
-            grads.append([])
-        seen.add(names[-1])
-    return exprs, names, targets, grads
 
 
 def _check_bodies_listed_once(bodies: list) -> None:
@@ -90,7 +56,7 @@ def _check_bodies_listed_once(bodies: list) -> None:
         seen.add(id(b))
 
 
-class KaneSystem:
+class KaneSystem(ConstraintViews):
     """A constrained multibody system in Kane's bond-graph-compatible forms ([PA21]).
 
     Parameters
@@ -224,7 +190,7 @@ class KaneSystem:
         sub_full = {**kdd_full, **aux_zero}  # q' → Q_full u and auxiliary speeds → 0
         self._Q_full, self._kdd_full = Q_full, kdd_full
         if embedding:
-            exprs, names, targets, grads = _velocity_constraint_items(
+            exprs, names, targets, grads = velocity_constraint_items(
                 velocity_constraints, frame, sub_full)
             self.embedding = embed(
                 coordinates=self.coordinates, dependent_coordinates=dep_q,
@@ -301,79 +267,7 @@ class KaneSystem:
     def _resolve_loads(
         self, loads: list, common: dict, bodies: list, subs: Mapping
     ) -> list[tuple[VelocityField, Vector]]:
-        # loads on mass centres and body frames reuse the bodies' velocity fields
-        fields: dict = {}
-        for b in bodies:
-            fields.setdefault(b.point, b.translation)
-            if b.rotation is not None:
-                fields.setdefault(b.frame, b.rotation)
-        out = []
-        kinds = "(Point, Vector) forces, (ReferenceFrame, Vector) torques, me.Force or me.Torque"
-        for i, load in enumerate(loads):
-            if isinstance(load, (me.Force, me.Torque)):
-                where, vec = load.location, load.vector
-            elif isinstance(load, tuple) and len(load) == 2:
-                where, vec = load
-            else:
-                raise LoadError(
-                    f"load {i} ({load!r}) is malformed: loads must be {kinds}. Write a force as "
-                    f"a tuple (point, vector), e.g. (P, -m*g*N.y)."
-                )
-            if isinstance(where, me.RigidBody):
-                where = where.frame if isinstance(load, me.Torque) else where.masscenter
-            elif isinstance(where, me.Particle):
-                where = where.point
-            if isinstance(vec, (Point, ReferenceFrame)) and not isinstance(
-                where, (Point, ReferenceFrame)
-            ):
-                raise LoadError(
-                    f"load {i} ({load!r}) has its parts swapped: write it as ({vec.name}, "
-                    f"vector), the point or frame first."
-                )
-            if isinstance(where, Point):
-                what = f"load {i} (force on point {where.name})"
-            elif isinstance(where, ReferenceFrame):
-                what = f"load {i} (torque on frame {where.name})"
-            else:
-                raise LoadError(
-                    f"load {i} ({load!r}) acts on {where!r}, which is neither a Point nor a "
-                    f"ReferenceFrame; loads must be {kinds}."
-                )
-            if isinstance(vec, (int, float, sp.Expr)) and vec == 0:
-                vec = Vector(0)
-            if not isinstance(vec, Vector):
-                raise LoadError(
-                    f"{what} is {vec!r} ({type(vec).__name__}), which is not a "
-                    f"sympy.physics.vector Vector; write forces and torques as vectors, e.g. "
-                    f"-m*g*N.z."
-                )
-            if where not in fields:
-                kind = "velocity" if isinstance(where, Point) else "angular velocity"
-                label = f"{kind} of {'point' if isinstance(where, Point) else 'frame'} {where.name}"
-                try:
-                    raw = (
-                        point_velocity(where, self.frame, label)
-                        if isinstance(where, Point)
-                        else frame_angular_velocity(where, self.frame, label)
-                    )
-                except ModelError as err:
-                    raise LoadError(f"{what} is unrelated to the system: {err}") from err
-                try:
-                    fields[where] = VelocityField(raw, label=label, **common)
-                except ModelError as err:
-                    raise LoadError(f"{what}: {err}") from err
-            # q' in a force (e.g. viscous damping) is replaced by Q f, as in the velocities.
-            vec = Vector([(m.xreplace(subs), fr) for m, fr in vec.args])
-            for m, _ in vec.args:
-                stray = sorted(m.atoms(sp.Derivative), key=show)
-                if stray:
-                    raise LoadError(
-                        f"{what} contains {show(stray[0])}; impressed forces may depend on t, q, "
-                        f"q', f and inputs, not on accelerations or rates of speeds. Write the "
-                        f"load without {show(stray[0])}."
-                    )
-            out.append((fields[where], vec))
-        return out
+        return resolve_loads(loads, frame=self.frame, common=common, bodies=bodies, subs=subs)
 
     # ------------------------------------------------------------------ basic data
     @property
@@ -550,182 +444,6 @@ class KaneSystem:
         for c in self.adjoined:
             out += [c.phi, c.value]
         return out
-
-    # ------------------------------------------------------------------ constraints
-    @property
-    def dependent_speeds(self) -> list:
-        """Speeds solved from the velocity constraints and embedded ([PA-VP] (1)–(3))."""
-        return list(self.embedding.dependent_speeds)
-
-    @property
-    def dependent_coordinates(self) -> list:
-        """Coordinates (kept in q) determined by the configuration constraints."""
-        return list(self.embedding.dependent_coordinates)
-
-    @property
-    def velocity_constraints(self) -> sp.Matrix:
-        """Embedded velocity constraints B(q) u = 0 (given ones, then derived ones), a column."""
-        return sp.Matrix(self.embedding.velocity_constraints)
-
-    @property
-    def configuration_constraints(self) -> sp.Matrix:
-        """Configuration constraints g(q) = 0, a column."""
-        return sp.Matrix(self.embedding.configuration_constraints)
-
-    @property
-    def dependent_speed_map(self) -> dict:
-        """{u_d: (G f)_d}: the dependent speeds in the independent ones, u_d = G(q) f."""
-        if self._closed is None:
-            return {}
-        return dict(self._closed.speed_map)
-
-    @cached_property
-    def auxiliary_equations(self) -> list:
-        """Kane's equations for the auxiliary speeds (SymPy's ``auxiliary_eqs``), each an
-        expression equal to zero in q, u, u' and the loads: the route to noncontributing
-        (reaction) forces written as unknown loads (:mod:`kanebond.auxiliary`)."""
-        return auxiliary_equations(self)
-
-    @property
-    def free_speeds(self) -> list:
-        """ᵘf: the speeds that are not prescribed ([PA21] (2))."""
-        return [s for s in self.speeds if s not in self.prescribed]
-
-    @property
-    def prescribed_speeds(self) -> list:
-        """ᶜf: the prescribed speeds, in the order of :attr:`speeds` ([PA21] (2))."""
-        return list(self.prescribed)
-
-    @property
-    def multipliers(self) -> sp.Matrix:
-        """λ: one Lagrange multiplier symbol ``lambda_<name>`` per adjoined constraint."""
-        return sp.Matrix([c.multiplier for c in self._adjoined_f])
-
-    @property
-    def constraint_jacobian(self) -> sp.Matrix:
-        """∂φ/∂fᵀ (L × S) of the adjoined constraints ([PA-VP] (7), (27))."""
-        if not self._adjoined_f:
-            return sp.zeros(0, len(self.speeds))
-        return sp.Matrix.vstack(*[c.G for c in self._adjoined_f])
-
-    @property
-    def adjoined_forces(self) -> sp.Matrix:
-        """ᵃᶜe = (∂φ/∂fᵀ)ᵀ λ, the generalized adjoined constraint forces ([PA-VP] (27))."""
-        if not self._adjoined_f:
-            return sp.zeros(len(self.speeds), 1)
-        return self.constraint_jacobian.T * self.multipliers
-
-    @property
-    def constraint_velocities(self) -> sp.Matrix:
-        """ᵃᶜf = (∂φ/∂{v}ᵀ)·{v} = (∂φ/∂fᵀ) f, generalized constraint velocities ([PA-VP] (20))."""
-        return self.constraint_jacobian * self.f
-
-    @property
-    def constraint_power(self) -> sp.Expr:
-        """ᵃᶜP = ᵃᶜfᵀ λ, the power of all adjoined constraints ([PA-VP] (19))."""
-        if not self._adjoined_f:
-            return sp.S.Zero
-        return (self.constraint_velocities.T * self.multipliers)[0]
-
-    def constraint_forces(self, constraint: str | int) -> dict:
-        """{Point or ReferenceFrame: (∂φ/∂v_n) λ}: the force on each listed point and torque on
-        each listed frame of one adjoined constraint ([PA-VP] (13), §6.1).
-
-        Needs the constraint's ``phi`` given as a callable of the listed ``velocities``.
-        """
-        c = self._adjoined_named(constraint)
-        if not c.targets:
-            raise ConstraintError(
-                f"{c.label} was given as an expression, so its force on each point is unknown "
-                f"(only its generalized force (∂φ/∂fᵀ)ᵀλ is); give phi as a callable of the "
-                f"velocity vectors with velocities=[points...] ([PA-VP] (13))."
-            )
-        return {tg: gr * c.multiplier for tg, gr in zip(c.targets, c.gradients, strict=True)}
-
-    def adjoined_equations(self) -> list[sp.Eq]:
-        """The equations with adjoined constraints ([PA-VP] (24)–(27), (4) differentiated):
-
-        A f' + D f = e + (∂φ/∂fᵀ)ᵀ λ   and   (∂φ/∂fᵀ) f' + (∂φ/∂qᵀ) Q f = ᴾφ'(t),
-
-        S + L equations in f' and λ (index 1).
-        """
-        fd = sp.Matrix([s.diff(t) for s in self.speeds])
-        eqs = [sp.Eq(self.A * fd + self.Df, self.e + self.adjoined_forces)]
-        if self._adjoined_f:
-            G = self.constraint_jacobian
-            gamma = sp.Matrix([c.gamma for c in self._adjoined_f])
-            eqs.append(sp.Eq(G * fd + gamma, sp.Matrix([c.value_dot for c in self._adjoined_f])))
-        return eqs
-
-    def _adjoined_named(self, constraint: str | int) -> Adjoined:
-        if isinstance(constraint, int) and 0 <= constraint < len(self._adjoined_f):
-            return self._adjoined_f[constraint]
-        for c in self._adjoined_f:
-            if c.name == constraint:
-                return c
-        names = ", ".join(repr(c.name) for c in self._adjoined_f) or "none"
-        raise ConstraintError(
-            f"{constraint!r} is not an adjoined constraint of {self.name!r} (they are {names})."
-        )
-
-    @cached_property
-    def _reactions(self) -> sp.Matrix:
-        """ᶜe of [PA21] (48) with ᵘf' from (47), ᶜf → g(t), ᶜf' → g'(t) (see :attr:`reactions`)."""
-        S = len(self.speeds)
-        ci = [self.speeds.index(s) for s in self.prescribed]
-        ui = [i for i in range(S) if i not in ci]
-        A, Df = self.A, self.Df
-        e = self.e + self.adjoined_forces
-        cf = sp.Matrix([self.prescribed[self.speeds[i]] for i in ci])
-        cfd = cf.diff(t)
-        Auu, Auc = A.extract(ui, ui), A.extract(ui, ci)
-        Acu, Acc = A.extract(ci, ui), A.extract(ci, ci)
-        ufd = Auu.LUsolve(e.extract(ui, [0]) - Auc * cfd - Df.extract(ui, [0])) if ui else \
-            sp.zeros(0, 1)
-        react = Acu * ufd + Acc * cfd + Df.extract(ci, [0]) - e.extract(ci, [0])
-        return react.xreplace({self.speeds[i]: cf[k] for k, i in enumerate(ci)})
-
-    @property
-    def reactions(self) -> sp.Matrix:
-        """ᶜe: the reactions of the prescribed flows ([PA21] (47)–(48)), a column (S_c × 1).
-
-        With the prescribed speeds ᶜf = g(t) and ᵘf' from (47),
-        ᶜe = ᶜᵘA ᵘf' + ᶜᶜA ᶜf' + ᶜ[D f] − ᶜe_impressed: (48) gives the whole effort along ᶜf,
-        and the impressed forces acting along it (and adjoined constraint forces, in the
-        multipliers λ) are taken out, so that the reaction is what the driving actuator supplies
-        and its power ᶜfᵀ ᶜe is a separate line of the energy balance. Expressions in t, q, ᵘf
-        (and λ). Symbolic; small systems only.
-        """
-        return self._reactions
-
-    @property
-    def prescribed_power(self) -> sp.Expr:
-        """ᶜfᵀ ᶜe: the power the prescribed flows deliver ([PA21] (48))."""
-        cf = sp.Matrix(list(self.prescribed.values()))
-        if not self.prescribed:
-            return sp.S.Zero
-        return (cf.T * self.reactions)[0]
-
-    @property
-    def reaction_powers(self) -> sp.Matrix:
-        """ᶜf_k ᶜe_k: the power each prescribed flow delivers, a column (S_c × 1)."""
-        cf = list(self.prescribed.values())
-        return sp.Matrix([c * r for c, r in zip(cf, self.reactions, strict=True)])
-
-    def prescribe(self, prescribed: Mapping) -> KaneSystem:
-        """A copy of this system with further speeds prescribed as functions of time."""
-        args = dict(self._init_args)
-        args["prescribed"] = {**dict(args.get("prescribed") or {}), **dict(prescribed)}
-        return KaneSystem(**args)
-
-    def adjoin(self, *constraints) -> KaneSystem:
-        """A copy of this system with further adjoined constraints ([PA-VP] (4))."""
-        args = dict(self._init_args)
-        old = args.get("adjoined") or ()
-        if isinstance(old, (AdjoinedConstraint, sp.Basic)) or callable(old):
-            old = [old]
-        args["adjoined"] = list(old) + list(constraints)
-        return KaneSystem(**args)
 
     # ------------------------------------------------------------------ system matrices
     @cached_property

@@ -1,0 +1,78 @@
+"""What every benchmark prints about where it ran: machine, versions, load, commit, and a
+fingerprint of kanebond's source to detect an edit during a run.
+
+Imported by the scripts of this folder (``python benchmarks/<name>.py`` puts the folder on
+``sys.path``); not part of kanebond.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import platform
+import shutil
+import subprocess
+from pathlib import Path
+
+
+def cpu_name() -> str:
+    """The CPU's model name from ``/proc/cpuinfo`` (the platform's word for it elsewhere)."""
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as fh:
+            for line in fh:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return cpu
+
+
+def compiler_version() -> str:
+    """First line of ``$CC --version`` (``cc`` by default), ``?`` when there is none."""
+    cc = shutil.which(os.environ.get("CC") or "cc") or "?"
+    try:
+        out = subprocess.run([cc, "--version"], capture_output=True, text=True).stdout
+        return out.splitlines()[0]
+    except (OSError, IndexError):
+        return "?"
+
+
+def load() -> str:
+    """The 1, 5 and 15 minute load averages and the CPU count."""
+    try:
+        return ", ".join(f"{x:.2f}" for x in os.getloadavg()) + f" ({os.cpu_count()} CPUs)"
+    except OSError:
+        return "?"
+
+
+def machine(versions: str) -> list[str]:
+    """Three report lines: platform and CPU, ``versions`` with the C compiler, load now."""
+    return [
+        f"machine: {platform.platform()}, {os.cpu_count()} CPUs ({cpu_name()})",
+        f"versions: Python {platform.python_version()}, {versions}, "
+        f"C compiler: {compiler_version()}",
+        f"load average at start: {load()}",
+    ]
+
+
+def git_state() -> str:
+    """``commit <hash>``, with ``+ uncommitted changes`` when tracked files were edited."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    try:
+        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=here,
+                              capture_output=True, text=True, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
+                               cwd=here, capture_output=True, text=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "commit unknown"
+    return f"commit {head}" + (" + uncommitted changes" if dirty else "")
+
+
+def fingerprint(package_dir: str | Path) -> str:
+    """Short hash of the ``.py`` and ``.c`` files under ``package_dir``."""
+    h = hashlib.sha256()
+    root = Path(package_dir)
+    for f in sorted([*root.rglob("*.py"), *root.rglob("*.c")]):
+        h.update(str(f.relative_to(root)).encode() + b"\0" + f.read_bytes())
+    return h.hexdigest()[:12]

@@ -1,0 +1,97 @@
+"""Loads: forces at points and torques on frames, with the velocity fields they act through."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import sympy as sp
+import sympy.physics.mechanics as me
+from sympy.physics.vector import Point, ReferenceFrame, Vector
+
+from .errors import LoadError, ModelError
+from .kinematics import VelocityField, frame_angular_velocity, point_velocity, show
+
+__all__ = ["resolve_loads"]
+
+
+def resolve_loads(
+    loads: list, *, frame: ReferenceFrame, common: dict, bodies: list, subs: Mapping
+) -> list[tuple[VelocityField, Vector]]:
+    """Each load as (velocity field of its point or frame, force or torque vector).
+
+    Forces act at points and torques on frames ([PA21] (53)); loads on mass centres and body
+    frames reuse the bodies' velocity fields, others get their own. q' in a load (viscous
+    damping) is replaced through ``subs``; anything malformed raises a LoadError naming it."""
+    # loads on mass centres and body frames reuse the bodies' velocity fields
+    fields: dict = {}
+    for b in bodies:
+        fields.setdefault(b.point, b.translation)
+        if b.rotation is not None:
+            fields.setdefault(b.frame, b.rotation)
+    out = []
+    kinds = "(Point, Vector) forces, (ReferenceFrame, Vector) torques, me.Force or me.Torque"
+    for i, load in enumerate(loads):
+        if isinstance(load, (me.Force, me.Torque)):
+            where, vec = load.location, load.vector
+        elif isinstance(load, tuple) and len(load) == 2:
+            where, vec = load
+        else:
+            raise LoadError(
+                f"load {i} ({load!r}) is malformed: loads must be {kinds}. Write a force as "
+                f"a tuple (point, vector), e.g. (P, -m*g*N.y)."
+            )
+        if isinstance(where, me.RigidBody):
+            where = where.frame if isinstance(load, me.Torque) else where.masscenter
+        elif isinstance(where, me.Particle):
+            where = where.point
+        if isinstance(vec, (Point, ReferenceFrame)) and not isinstance(
+            where, (Point, ReferenceFrame)
+        ):
+            raise LoadError(
+                f"load {i} ({load!r}) has its parts swapped: write it as ({vec.name}, "
+                f"vector), the point or frame first."
+            )
+        if isinstance(where, Point):
+            what = f"load {i} (force on point {where.name})"
+        elif isinstance(where, ReferenceFrame):
+            what = f"load {i} (torque on frame {where.name})"
+        else:
+            raise LoadError(
+                f"load {i} ({load!r}) acts on {where!r}, which is neither a Point nor a "
+                f"ReferenceFrame; loads must be {kinds}."
+            )
+        if isinstance(vec, (int, float, sp.Expr)) and vec == 0:
+            vec = Vector(0)
+        if not isinstance(vec, Vector):
+            raise LoadError(
+                f"{what} is {vec!r} ({type(vec).__name__}), which is not a "
+                f"sympy.physics.vector Vector; write forces and torques as vectors, e.g. "
+                f"-m*g*N.z."
+            )
+        if where not in fields:
+            kind = "velocity" if isinstance(where, Point) else "angular velocity"
+            label = f"{kind} of {'point' if isinstance(where, Point) else 'frame'} {where.name}"
+            try:
+                raw = (
+                    point_velocity(where, frame, label)
+                    if isinstance(where, Point)
+                    else frame_angular_velocity(where, frame, label)
+                )
+            except ModelError as err:
+                raise LoadError(f"{what} is unrelated to the system: {err}") from err
+            try:
+                fields[where] = VelocityField(raw, label=label, **common)
+            except ModelError as err:
+                raise LoadError(f"{what}: {err}") from err
+        # q' in a force (e.g. viscous damping) is replaced by Q f, as in the velocities.
+        vec = Vector([(m.xreplace(subs), fr) for m, fr in vec.args])
+        for m, _ in vec.args:
+            stray = sorted(m.atoms(sp.Derivative), key=show)
+            if stray:
+                raise LoadError(
+                    f"{what} contains {show(stray[0])}; impressed forces may depend on t, q, "
+                    f"q', f and inputs, not on accelerations or rates of speeds. Write the "
+                    f"load without {show(stray[0])}."
+                )
+        out.append((fields[where], vec))
+    return out

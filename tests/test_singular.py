@@ -1,0 +1,764 @@
+"""Singular configurations of constrained systems: partitions of the speeds that degrade,
+constraints that lose rank, runs that stall.
+
+kanebond embeds velocity constraints B u = 0 numerically, solving the dependent speeds u_d from
+B_d u_d = -B_f f at every evaluation. Where B_d is singular while B keeps full rank, other
+dependent speeds work and ``kb.simulate`` must switch to them; where B itself loses rank (a
+bifurcation) no partition helps and the run must stop with a SimulationError. The checks
+here:
+
+1. a Cartesian pendulum (x, y on a rod, x² + y² = l²) through x = 0 and y = 0, where its
+   single dependent speed cannot be solved, against the simple pendulum θ'' = -(g/l) sin θ
+   integrated here with SciPy;
+2. the IFToMM N four-bar (N = 2, 5, 40), which loses rank at its horizontal configurations,
+   against the one-DOF parallelogram motion I θ'' = -c cos θ integrated here;
+3. a falling Whipple bicycle whose own dependent speeds become singular several times, against
+   SymPy's KanesMethod of the same objects (all speeds, velocity constraint rows in
+   ``mass_matrix_full``) integrated with SciPy;
+4. a parallelogram four-bar closed by adjoined velocity-level constraints, which loses rank
+   when flat;
+5. a one-DOF system with a vanishing mass, which stalls, and ``max_nfev``.
+
+References are closed forms, SymPy or SciPy integrations written here; no number is copied
+from kanebond.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import time
+from functools import cache
+
+import numpy as np
+import pytest
+import sympy as sp
+import sympy.physics.mechanics as me
+from scipy.integrate import solve_ivp
+
+import kanebond as kb
+from kanebond.models import n_four_bar, whipple_bicycle
+from kanebond.models.bicycle import _build_whipple_bicycle, moore_parameters
+from kanebond.models.nfourbar import (
+    N_FOUR_BAR_DEFAULTS,
+    n_four_bar_initial,
+    n_four_bar_reference,
+    n_four_bar_singular_times,
+)
+from kanebond.numeric import compiler_available
+
+HAS_CC = compiler_available()
+NEEDS_CC = pytest.mark.skipif(not HAS_CC, reason="no C compiler")
+BACKENDS = ["numpy", pytest.param("c", marks=NEEDS_CC)]
+FORMS = ["velocity", "momentum"]
+GRAV = 9.81
+
+
+def _name(x) -> str:
+    return str(x.func) if hasattr(x, "func") and x.args else str(x)
+
+
+def _rank_loss_time(message: str) -> float:
+    """The time kanebond's rank-loss message states (``... lose rank at t≈T ...``)."""
+    match = re.search(r"lose rank at t≈([-+0-9.eE]+)", message)
+    assert match, f"no 'lose rank at t≈...' in the message:\n{message}"
+    return float(match.group(1))
+
+
+# =============================================================================================
+# 1. The Cartesian pendulum: one dependent speed whose coefficient passes through zero
+# =============================================================================================
+
+PEND = {"m": 1.0, "g": GRAV, "l": 1.0}
+LEN = PEND["l"]
+
+# The SciPy reference of every run: the simple pendulum θ'' = -(g/l) sin θ, θ from the downward
+# vertical, bob at (l sin θ, -l cos θ). (dependent coordinate, θ0, θ'0)
+PENDULUM_RUNS = {
+    # amplitude acos(cos 0.4 - 9/(2g)) = 62°: through x = 0 (B_d = 2x) twice, never y = 0
+    "x-dependent-swing": ("x", 0.4, 3.0),
+    # x dependent, full revolutions: through x = 0 and y = 0 alternately
+    "x-dependent-revolving": ("x", 0.3, 7.0),
+    # y dependent (B_d = 2y), from the bottom, amplitude acos(1 - 5.5²/(2g)) = 123°: through
+    # y = 0 four times
+    "y-dependent-swing": ("y", 0.0, 5.5),
+}
+PEND_T = 2.5
+PEND_TIMES = np.linspace(0.0, PEND_T, 126)
+
+
+@cache
+def cartesian_pendulum(dependent: str):
+    """A particle at (x, y), speeds ux = x', uy = y', on a massless rod of length l about the
+    origin (x² + y² - l² = 0), gravity along -y; ``dependent`` ("x" or "y") names the dependent
+    coordinate, whose rate is the dependent speed."""
+    x, y, ux, uy = me.dynamicsymbols("x y ux uy")
+    m, g, l = sp.symbols("m g l", positive=True)
+    N = me.ReferenceFrame("N")
+    O = me.Point("O")
+    O.set_vel(N, 0)
+    P = O.locatenew("P", x * N.x + y * N.y)
+    P.set_vel(N, ux * N.x + uy * N.y)
+    dep_q, dep_u = (x, ux) if dependent == "x" else (y, uy)
+    return kb.KaneSystem(
+        N, [x, y], [ux, uy], [x.diff() - ux, y.diff() - uy], [me.Particle("bob", P, m)],
+        [(P, -m * g * N.y)], name=f"Cartesian pendulum ({dependent} dependent)",
+        dependent_coordinates=[dep_q], configuration_constraints=[x**2 + y**2 - l**2],
+        dependent_speeds=[dep_u],
+    )
+
+
+@cache
+def pendulum_numeric(dependent: str, backend: str):
+    return cartesian_pendulum(dependent).numeric(PEND, backend=backend)
+
+
+def pendulum_state(dependent: str, theta: float, rate: float) -> dict[str, float]:
+    """Coordinates and the independent speed at angle θ and rate θ' (by name)."""
+    x, y = LEN * math.sin(theta), -LEN * math.cos(theta)
+    ux, uy = LEN * rate * math.cos(theta), LEN * rate * math.sin(theta)
+    return {"x": x, "y": y, **({"uy": uy} if dependent == "x" else {"ux": ux})}
+
+
+@cache
+def simple_pendulum(theta0: float, rate0: float):
+    """θ'' = -(g/l) sin θ with SciPy (DOP853, rtol 1e-13), dense."""
+    return solve_ivp(lambda _t, z: [z[1], -GRAV / LEN * math.sin(z[0])], (0.0, PEND_T),
+                     [theta0, rate0], method="DOP853", rtol=1e-13, atol=1e-14,
+                     dense_output=True)
+
+
+def _crossings(sol, fun) -> np.ndarray:
+    """Times where fun(θ) changes sign along the reference (bisection on the dense output)."""
+    tt = np.linspace(0.0, PEND_T, 4001)
+    vals = fun(sol.sol(tt)[0])
+    out = []
+    for k in np.nonzero(np.sign(vals[1:]) != np.sign(vals[:-1]))[0]:
+        a, b = tt[k], tt[k + 1]
+        for _ in range(60):
+            c = 0.5 * (a + b)
+            if np.sign(fun(sol.sol(c)[0])) == np.sign(fun(sol.sol(a)[0])):
+                a = c
+            else:
+                b = c
+        out.append(0.5 * (a + b))
+    return np.array(out)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_pendulum_rhs_is_the_closed_form(backend):
+    """Away from x = 0: x' = l θ' cos θ, y' = l θ' sin θ and, from y = -l cos θ,
+    uy' = l θ'' sin θ + l θ'² cos θ with θ'' = -(g/l) sin θ; the view with ux independent
+    gives ux' = l θ'' cos θ - l θ'² sin θ (also at x = 0)."""
+    num = pendulum_numeric("x", backend)
+    view = num.repartition(["ux"])
+    assert [_name(s) for s in view.speeds] == ["ux"]
+    assert view.state_names == ["x", "y", "ux"]
+    rng = np.random.default_rng(1)
+    for theta, rate in zip(rng.uniform(-3, 3, 8), rng.uniform(-5, 5, 8), strict=True):
+        s, c = math.sin(theta), math.cos(theta)
+        acc = -GRAV / LEN * s
+        want = [LEN * rate * c, LEN * rate * s, LEN * acc * s + LEN * rate**2 * c]
+        got = num.rhs(0.0, np.array([LEN * s, -LEN * c, LEN * rate * s]))
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+        want_v = [LEN * rate * c, LEN * rate * s, LEN * acc * c - LEN * rate**2 * s]
+        got_v = view.rhs(0.0, np.array([LEN * s, -LEN * c, LEN * rate * c]))
+        np.testing.assert_allclose(got_v, want_v, rtol=1e-12, atol=1e-12)
+    # at the bottom, x = 0, moving at v: ux' = 0, and the view is fine there
+    np.testing.assert_allclose(view.rhs(0.0, np.array([0.0, -LEN, 2.0])), [2.0, 0.0, 0.0],
+                               atol=1e-12)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dependent", ["x", "y"])
+def test_pendulum_rhs_at_singular_partition_raises(dependent, backend):
+    """Where the coefficient 2x (2y) of the dependent speed vanishes, rhs raises
+    SingularConfigurationError naming the dependent speed, t, the configuration, and the
+    other speed as the dependent one to choose."""
+    num = pendulum_numeric(dependent, backend)
+    dep, other = ("ux", "uy") if dependent == "x" else ("uy", "ux")
+    # x = 0 (bottom) or y = 0 (horizontal)
+    q = np.array([0.0, -LEN]) if dependent == "x" else np.array([LEN, 0.0])
+    x = np.concatenate([q, [0.7]])
+    # also 1e-15 off it: a pivot 2e-15 against entries of size 2 is singular in floating point
+    near = x.copy()
+    near[0 if dependent == "x" else 1] = 1e-15
+    for call in (lambda: num.rhs(1.25, x),
+                 lambda: num.rhs_momentum(1.25, x),
+                 lambda: num.rhs(1.25, np.stack([near, x])),
+                 lambda: num.rhs(1.25, near)):
+        with pytest.raises(kb.SingularConfigurationError) as info:
+            call()
+        msg = str(info.value)
+        assert f"dependent speeds {dep}" in msg, msg
+        assert "configuration constraint 0" in msg, msg
+        assert "t=1.25" in msg, msg
+        assert re.search(rf"\b{dependent}=(0|1e-15)\b", msg), msg
+        assert "repartition" in msg and f"dependent {other}" in msg, msg
+    # B = [2x, 2y] (columns in the order of all_speeds), and the better partition
+    names = [_name(s) for s in num.all_speeds]
+    want = {"ux": 2 * q[0], "uy": 2 * q[1]}
+    np.testing.assert_allclose(num.constraint_matrix(q), [[want[n] for n in names]], atol=1e-14)
+    assert [_name(s) for s in num.best_partition(q)] == [dep]
+    view = num.repartition([dep])
+    assert np.isfinite(view.embedding_condition(q))
+    assert np.all(np.isfinite(view.rhs(1.25, x)))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_pendulum_embedding_condition_sees_the_vanishing_pivot(backend):
+    """At x = 1e-8 the dependent speed ux = -y uy / x amplifies uy by 1e8: B_d = [2e-8]
+    against B = [2e-8, -2] is ill-conditioned as a partition, although a 1 x 1 B_d on its own
+    has condition number 1 (a measure of B_d alone would never see it degrade)."""
+    num = pendulum_numeric("x", backend)
+    ratio = []
+    for x in (0.9, 1e-2, 1e-8):
+        q = np.array([x, -math.sqrt(LEN**2 - x**2)])
+        ratio.append(float(num.embedding_condition(q)))
+        assert [_name(s) for s in num.best_partition(q)] == (["uy"] if x == 0.9 else ["ux"])
+    assert ratio[0] < 10.0 and ratio[1] > 10.0 and ratio[2] > 1e6, ratio
+
+
+# These small runs cost 1.5-12 s each, most of it in the run watch's refinement of the rank
+# margin (constant for a one-row B); the fast suite keeps both forms and backends of the swing
+# through x = 0 and the cheaper C runs of the others, the rest is marked slow.
+PENDULUM_CASES = [
+    pytest.param(case, form, backend, id=f"{case}-{form}-{backend}",
+                 marks=([NEEDS_CC] if backend == "c" else [])
+                 + ([pytest.mark.slow] if case != "x-dependent-swing"
+                    and (backend == "numpy" or (case, form) == ("x-dependent-revolving",
+                                                                "momentum")) else []))
+    for case in PENDULUM_RUNS for form in FORMS for backend in ("c", "numpy")
+]
+
+
+@pytest.mark.parametrize(("case", "form", "backend"), PENDULUM_CASES)
+def test_pendulum_passes_through_singular_partitions(case, form, backend):
+    dependent, theta0, rate0 = PENDULUM_RUNS[case]
+    num = pendulum_numeric(dependent, backend)
+    traj = kb.simulate(num, (0.0, PEND_T), pendulum_state(dependent, theta0, rate0),
+                       form=form, t_eval=PEND_TIMES, rtol=1e-10, atol=1e-12)
+    assert traj.success, traj.message
+    ref = simple_pendulum(theta0, rate0)
+    theta_ref, rate_ref = ref.sol(PEND_TIMES)
+    # the trajectory reports the system's own speeds, the dependent one as a column
+    own = "uy" if dependent == "x" else "ux"
+    assert traj.speed_names == [own]
+    np.testing.assert_array_equal(traj.f[:, 0], traj[own])
+    theta = np.unwrap(np.arctan2(traj["x"], -traj["y"]))
+    err = np.abs(theta - theta_ref).max()
+    assert err < 1e-7, f"angle differs from θ'' = -(g/l) sin θ by {err:.3e}"
+    np.testing.assert_allclose(traj["ux"], LEN * rate_ref * np.cos(theta_ref), atol=1e-6)
+    np.testing.assert_allclose(traj["uy"], LEN * rate_ref * np.sin(theta_ref), atol=1e-6)
+    res = np.abs(traj.constraint_residuals).max()
+    assert res < 1e-8, f"constraint residuals {res:.3e}"
+    audit = traj.energy_audit()
+    assert audit.rel_residual < 1e-8, str(audit)
+    # energy against the reference's ½ m l² θ'² - m g l cos θ
+    E = 0.5 * (traj["ux"] ** 2 + traj["uy"] ** 2) + GRAV * traj["y"]
+    assert np.ptp(E) < 1e-7 * np.max(np.abs(E))
+    # partition switches: at every crossing of x = 0 the active independent speed must be ux,
+    # at every crossing of y = 0 it must be uy (the crossings from the reference)
+    switches = traj.metadata["partition_switches"]
+    assert switches, "no partition switch recorded"
+    for sw in switches:
+        assert sw["independent_speeds"] in (["ux"], ["uy"]), sw
+
+    def active(t):
+        before = [sw for sw in switches if sw["t"] <= t]
+        return before[-1]["independent_speeds"] if before else [own]
+
+    x_cross = _crossings(ref, np.sin)
+    y_cross = _crossings(ref, np.cos)
+    assert len(x_cross) + len(y_cross) >= 2
+    for tc in x_cross:
+        assert active(tc) == ["ux"], f"x = 0 at t = {tc:.6f} crossed with {active(tc)}"
+    for tc in y_cross:
+        assert active(tc) == ["uy"], f"y = 0 at t = {tc:.6f} crossed with {active(tc)}"
+
+
+def test_pendulum_start_at_singular_partition_needs_the_free_speed():
+    """Started at x = 0 the system's own speed uy = 0 cannot describe the motion (ux is free):
+    without ux the run is refused with an error that names it; with ux given, the run starts
+    with ux as the independent speed and follows the pendulum's closed-form motion."""
+    num = pendulum_numeric("x", "numpy")
+    with pytest.raises((kb.SimulationError, kb.SingularConfigurationError)) as info:
+        kb.simulate(num, (0.0, 1.0), {"x": 0.0, "y": -LEN, "uy": 0.0})
+    msg = str(info.value)
+    assert "ux" in msg and "initial" in msg, msg
+    w0 = 1.3
+    tt = np.linspace(0.0, 2.0, 21)
+    tr = kb.simulate(num, (0.0, 2.0), {"x": 0.0, "y": -LEN, "uy": 0.0, "ux": LEN * w0},
+                     t_eval=tt, rtol=1e-10, atol=1e-12)
+    ref = solve_ivp(lambda _t, z: [z[1], -GRAV / LEN * np.sin(z[0])], (0.0, 2.0), [0.0, w0],
+                    t_eval=tt, rtol=1e-12, atol=1e-13, method="DOP853")
+    np.testing.assert_allclose(np.arctan2(tr["x"], -tr["y"]), ref.y[0], atol=1e-7)
+
+
+# =============================================================================================
+# 2. The N four-bar: the constraints lose rank at the horizontal configurations
+# =============================================================================================
+
+NFB_T = 2.0
+
+
+def parallelogram(n: int):
+    """The parallelogram motion of the N four-bar, written here from the physics: cranks turn
+    about fixed pivots (T = ½ (m L²/3) θ'², centre at (L/2) sin θ), couplers translate
+    (T = ½ m L² θ'², centre at L sin θ), so I θ'' = -c cos θ with I = m L² (4n + 1)/3,
+    c = m g L (3n + 1)/2, from θ = π/2, θ' = -1 (B0 at 1 m/s along x). Returns the dense
+    solution and the times of sin θ = 0 (the singular, horizontal configurations)."""
+    L, m, g = (N_FOUR_BAR_DEFAULTS[k] for k in ("L", "m", "g"))
+    inertia, c = m * L**2 * (4 * n + 1) / 3, m * g * L * (3 * n + 1) / 2
+
+    def flat(_t, z):
+        return math.sin(z[0])
+
+    sol = solve_ivp(lambda _t, z: [z[1], -c / inertia * math.cos(z[0])], (0.0, NFB_T),
+                    [math.pi / 2, -1.0 / L], method="DOP853", rtol=1e-13, atol=1e-14,
+                    dense_output=True, events=flat)
+    return sol, np.asarray(sol.t_events[0]), inertia, c
+
+
+@pytest.mark.parametrize("n", [1, 2, 5, 40])
+def test_parallelogram_reference_agrees_with_the_models_reference(n):
+    """Two independent integrations of the same closed form (sanity of both)."""
+    sol, sing, _, _ = parallelogram(n)
+    tt = np.linspace(0.0, NFB_T, 41)
+    ref = n_four_bar_reference(n, tt)
+    np.testing.assert_allclose(sol.sol(tt)[0], ref.theta, atol=1e-10)
+    np.testing.assert_allclose(sing, n_four_bar_singular_times(n, NFB_T), atol=1e-9)
+    assert len(sing) == 2 and 0.7 < sing[0] < 0.73
+
+
+@cache
+def nfourbar_system(n: int):
+    t0 = time.process_time()
+    system = n_four_bar(n)
+    return system, time.process_time() - t0
+
+
+@cache
+def nfourbar_numeric(n: int, backend: str):
+    return nfourbar_system(n)[0].numeric(N_FOUR_BAR_DEFAULTS, backend=backend)
+
+
+NFB_CASES = [pytest.param(n, b, id=f"{n}-{b}", marks=[NEEDS_CC] if b == "c" else [])
+             for n in (2, 5) for b in ("numpy", "c")]
+NFB_CASES += [pytest.param(40, "c", id="40-c", marks=[NEEDS_CC]),
+              pytest.param(40, "numpy", id="40-numpy", marks=[pytest.mark.slow])]
+
+
+@pytest.mark.parametrize("form", FORMS)
+@pytest.mark.parametrize(("n", "backend"), NFB_CASES)
+def test_n_four_bar_stops_at_the_first_horizontal_crossing(n, backend, form):
+    num = nfourbar_numeric(n, backend)
+    sol, sing, inertia, c = parallelogram(n)
+    with pytest.raises(kb.SimulationError) as info:
+        kb.simulate(num, (0.0, NFB_T), n_four_bar_initial(n), form=form, rtol=1e-10,
+                    atol=1e-12)
+    msg = str(info.value)
+    assert "lose rank" in msg and "singular configuration" in msg, msg
+    assert "configuration constraint 0" in msg, msg  # the constraints are named
+    t_stop = _rank_loss_time(msg)
+    assert abs(t_stop - sing[0]) < 1e-6, f"stopped at {t_stop!r}, flat at {sing[0]!r}"
+    traj = info.value.trajectory
+    assert not traj.success
+    assert traj.t[0] == 0.0 and sing[0] - 0.2 < traj.t[-1] < sing[0]
+    # up to there: the parallelogram motion (B0 = L (cos θ, sin θ)), every crank parallel to
+    # the first and every coupler horizontal
+    L = N_FOUR_BAR_DEFAULTS["L"]
+    theta_ref, rate_ref = sol.sol(traj.t)
+    th = traj["theta0"]
+    np.testing.assert_allclose(th, theta_ref, rtol=0, atol=1e-8)
+    np.testing.assert_allclose(L * np.cos(th), L * np.cos(theta_ref), rtol=0, atol=1e-8)
+    np.testing.assert_allclose(L * np.sin(th), L * np.sin(theta_ref), rtol=0, atol=1e-8)
+    np.testing.assert_allclose(traj["dtheta0"], rate_ref, rtol=0, atol=1e-7)
+    for i in (1, n):
+        np.testing.assert_allclose(traj[f"theta{i}"], th, rtol=0, atol=1e-8)
+        np.testing.assert_allclose(traj[f"phi{i}"], 0.0, rtol=0, atol=1e-8)
+    assert np.abs(traj.constraint_residuals).max() < 1e-9
+    audit = traj.energy_audit()
+    assert audit.rel_residual < 1e-8, str(audit)
+    # kinetic co-energy of the one-DOF reduction, ½ I θ'²
+    np.testing.assert_allclose(traj.T_star, 0.5 * inertia * traj["dtheta0"] ** 2,
+                               rtol=1e-8)
+    E = 0.5 * inertia * traj["dtheta0"] ** 2 + c * np.sin(th)
+    assert np.ptp(E) < 1e-8 * np.max(np.abs(E))
+
+
+def test_forming_n_four_bar_40_is_fast():
+    """A loose guard (CPU seconds of the first forming in this process)."""
+    system, cpu = nfourbar_system(40)
+    assert len(system.coordinates) == 81
+    assert cpu < 10.0, f"forming n_four_bar(40) took {cpu:.1f} CPU s"
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_n_four_bar_40_rhs_on_the_manifold(backend):
+    """At random configurations on the parallelogram branch away from the flat ones, reached
+    by kanebond's Newton from perturbed guesses: finite, the closed form
+    θ0'' = -(c/I) cos θ0 (whatever θ0'), every θ_i' = θ0', φ_i' = 0, and C = NumPy."""
+    n = 40
+    num = nfourbar_numeric(n, backend)
+    _, _, inertia, c = parallelogram(n)
+    names = num.state_names
+    rng = np.random.default_rng(40)
+    xs = []
+    for _ in range(6):
+        theta = float(rng.uniform(0.25, math.pi - 0.25)) * rng.choice([-1.0, 1.0])
+        guess = {"theta0": theta, "dtheta0": float(rng.uniform(-5, 5))}
+        for i in range(1, n + 1):
+            guess[f"theta{i}"] = theta + float(rng.normal(0, 0.03))
+            guess[f"phi{i}"] = float(rng.normal(0, 0.03))
+        x = num.consistent_initial(guess)
+        q = x[: num.R]
+        assert np.abs(num.configuration_residuals(q)).max() < 1e-12
+        by = dict(zip(names, x, strict=True))
+        # the Newton kept the parallelogram branch: a configuration with one DOF
+        assert max(abs(by[f"phi{i}"]) for i in range(1, n + 1)) < 1e-10
+        assert max(abs(by[f"theta{i}"] - theta) for i in range(1, n + 1)) < 1e-10
+        xs.append(x)
+        d = num.rhs(0.0, x)
+        assert np.all(np.isfinite(d)), d
+        rates = dict(zip(names, d, strict=True))
+        assert abs(rates["dtheta0"] + c / inertia * math.cos(theta)) < 1e-10
+        for i in range(1, n + 1):
+            assert abs(rates[f"theta{i}"] - by["dtheta0"]) < 1e-10
+            assert abs(rates[f"phi{i}"]) < 1e-10
+    xs = np.array(xs)
+    other = nfourbar_numeric(n, "numpy" if backend == "c" else "c") if HAS_CC else None
+    if other is not None:
+        a, b = num.rhs(0.0, xs), other.rhs(0.0, xs)
+        assert np.all(np.isfinite(a))
+        assert np.abs(a - b).max() <= 1e-12 * max(1.0, np.abs(b).max())
+        ys = np.hstack([xs[:, : num.R], num.p_hat(xs[:, : num.R], xs[:, num.R :])])
+        a, b = num.rhs_momentum(0.0, ys), other.rhs_momentum(0.0, ys)
+        assert np.abs(a - b).max() <= 1e-12 * max(1.0, np.abs(b).max())
+
+
+# =============================================================================================
+# 3. The falling Whipple bicycle: its own dependent speeds become singular several times
+# =============================================================================================
+
+BIKE_T = 1.5
+BIKE_TIMES = np.linspace(0.0, BIKE_T, 151)
+RR = 0.3  # rear wheel radius of the benchmark
+# slow (1 m/s), leaning and steering: it falls, lean and steer grow large
+BIKE_START = {"q1": 0.0, "q2": 0.0, "q3": 0.0, "q4": 0.3, "q6": 0.0, "q7": 0.2, "q8": 0.0,
+              "u4": 0.0, "u6": -1.0 / RR, "u7": 0.5}
+BIKE_PITCH_GUESS = math.pi / 10
+
+
+@cache
+def bike_numeric(backend: str):
+    return whipple_bicycle().numeric(moore_parameters(), backend=backend)
+
+
+@cache
+def bike_run(backend: str, form: str):
+    num = bike_numeric(backend)
+    x0 = num.consistent_initial(BIKE_START | {"q5": BIKE_PITCH_GUESS})
+    return kb.simulate(num, (0.0, BIKE_T), x0, form=form, t_eval=BIKE_TIMES, rtol=1e-10,
+                       atol=1e-12)
+
+
+class SympyBicycle:
+    """SymPy's KanesMethod of the builder's objects: all eight speeds, the state [q, u] with
+    the velocity constraint rows in ``mass_matrix_full`` (as SymPy's own rhs), lambdified with
+    cse=True; its own Newton on the pitch and linear solve of the dependent speeds."""
+
+    def __init__(self):
+        parts, cons = _build_whipple_bicycle()
+        qd, ud = cons["dependent_coordinates"], cons["dependent_speeds"]
+        qi = [q for q in parts.coordinates if q not in qd]
+        ui = [u for u in parts.speeds if u not in ud]
+        km = me.KanesMethod(
+            parts.frame, q_ind=qi, u_ind=ui, kd_eqs=parts.kd_eqs, q_dependent=qd,
+            configuration_constraints=cons["configuration_constraints"], u_dependent=ud,
+            velocity_constraints=cons["velocity_constraints"], constraint_solver="CRAMER")
+        km.kanes_equations(parts.bodies, parts.loads)
+        self.q, self.u = list(km.q), list(km.u)
+        self.names = [_name(x) for x in self.q + self.u]
+        self.nq, self.nui = len(self.q), len(ui)
+        args = (self.q, self.u, list(parts.parameters))
+        assert km.mass_matrix_full.shape == (2 * self.nq, 2 * self.nq)
+        self.f_MF = sp.lambdify(args, [km.mass_matrix_full, km.forcing_full], "numpy",
+                                cse=True)
+        g = sp.Matrix(cons["configuration_constraints"])
+        self.f_g = sp.lambdify(args, [g, g.jacobian(qd)], "numpy", cse=True)
+        vc = sp.Matrix(cons["velocity_constraints"]).xreplace(km.kindiffdict())
+        B, rhs = sp.linear_eq_to_matrix(vc, self.u)
+        self.f_B = sp.lambdify(args, [B, rhs], "numpy", cse=True)
+        values = moore_parameters()
+        self.p = np.array([values[str(s)] for s in parts.parameters], dtype=float)
+
+    def initial(self, named: dict, pitch_guess: float) -> np.ndarray:
+        nq = self.nq
+        qv = np.array([named.get(n, 0.0) for n in self.names[:nq]], dtype=float)
+        qv[len(qv) - 1] = pitch_guess  # the one dependent coordinate is last
+        zero = np.zeros(nq)
+        for _ in range(50):
+            r, J = self.f_g(qv, zero, self.p)
+            step = np.linalg.solve(np.asarray(J, float), np.asarray(r, float).ravel())
+            qv[-1] -= step[0]
+            if abs(step[0]) < 1e-15:
+                break
+        uv = np.array([named[n] for n in self.names[nq: nq + self.nui]]
+                      + [0.0] * (nq - self.nui))
+        B, rhs = self.f_B(qv, uv, self.p)
+        B, rhs = np.asarray(B, float), np.asarray(rhs, float).ravel()
+        uv[self.nui:] = np.linalg.solve(B[:, self.nui:], rhs - B[:, : self.nui] @ uv[: self.nui])
+        return np.concatenate([qv, uv])
+
+    def rhs(self, _t, z):
+        MM, F = self.f_MF(z[: self.nq], z[self.nq:], self.p)
+        return np.linalg.solve(np.asarray(MM, float), np.asarray(F, float).ravel())
+
+    def own_Bd_det(self, z) -> float:
+        """det of B_d for the system's own dependent speeds (u1, u2, u3, u5, u8: SymPy puts
+        them after the independent ones), rows normalized."""
+        B, _ = self.f_B(z[: self.nq], z[self.nq:], self.p)
+        B = np.asarray(B, float)
+        return float(np.linalg.det(B[:, self.nui:]) / np.prod(np.linalg.norm(B, axis=1)))
+
+
+@pytest.fixture(scope="module")
+def sympy_bicycle_run():
+    """SymPy's equations integrated with DOP853 (rtol 1e-11): dense solution and names."""
+    ref = SympyBicycle()
+    z0 = ref.initial(BIKE_START, BIKE_PITCH_GUESS)
+    sol = solve_ivp(ref.rhs, (0.0, BIKE_T), z0, method="DOP853", rtol=1e-11, atol=1e-12,
+                    dense_output=True)
+    assert sol.status == 0, sol.message
+    return ref, sol
+
+
+@NEEDS_CC
+@pytest.mark.parametrize("form", FORMS)
+def test_bicycle_switches_partitions_and_keeps_constraints(form):
+    traj = bike_run("c", form)
+    assert traj.success, traj.message
+    switches = traj.metadata["partition_switches"]
+    assert len(switches) >= 3, switches
+    all_speeds = {f"u{i}" for i in range(1, 9)}
+    for sw in switches:
+        ind = sw["independent_speeds"]
+        assert len(set(ind)) == 3 and set(ind) <= all_speeds, sw
+    assert np.all(np.diff([sw["t"] for sw in switches]) >= 0)
+    # the system's own speeds, all the way, and the dependent ones as columns
+    assert traj.speed_names == ["u4", "u6", "u7"]
+    assert np.all(np.isfinite(traj.f))
+    for name in ("u1", "u2", "u3", "u5", "u8"):
+        assert np.all(np.isfinite(traj[name])), name
+    res = np.abs(traj.constraint_residuals).max()
+    assert res < 1e-9, f"constraint residuals {res:.3e}"
+    audit = traj.energy_audit()
+    assert audit.rel_residual < 1e-8, str(audit)
+    # it really falls and steers far from upright
+    assert np.abs(traj["q4"]).max() > 1.0 and np.abs(traj["q7"]).max() > 1.0
+
+
+@NEEDS_CC
+def test_bicycle_velocity_and_momentum_runs_agree():
+    vel, mom = bike_run("c", "velocity"), bike_run("c", "momentum")
+    for name in ("q4", "q7", "q5", "u4", "u7"):
+        np.testing.assert_allclose(mom[name], vel[name], rtol=0, atol=1e-6, err_msg=name)
+
+
+BIKE_REF_CASES = [pytest.param("c", f, id=f"c-{f}", marks=[NEEDS_CC]) for f in FORMS]
+# NumPy: ~50 s (velocity) and ~100 s (momentum) for these 1.5 s
+BIKE_REF_CASES += [pytest.param("numpy", "velocity", id="numpy-velocity",
+                                marks=[pytest.mark.slow])]
+
+
+@pytest.mark.parametrize(("backend", "form"), BIKE_REF_CASES)
+def test_bicycle_matches_sympy_through_the_singular_partitions(backend, form,
+                                                               sympy_bicycle_run):
+    ref, sol = sympy_bicycle_run
+    # independently: the system's own B_d (u1, u2, u3, u5, u8) is singular several times
+    # along SymPy's motion (its determinant changes sign)
+    tt = np.linspace(0.0, BIKE_T, 1501)
+    Z = sol.sol(tt)
+    dets = np.array([ref.own_Bd_det(Z[:, i]) for i in range(len(tt))])
+    crossings = tt[1:][np.sign(dets[1:]) != np.sign(dets[:-1])]
+    assert len(crossings) >= 3, crossings
+    traj = bike_run(backend, form)
+    assert traj.success, traj.message
+    switches = traj.metadata["partition_switches"]
+    assert switches and switches[0]["t"] < crossings[0], (switches, crossings)
+    want = dict(zip(ref.names, sol.sol(traj.t), strict=True))
+    for name in ("q4", "q7"):  # lean and steer
+        err = np.abs(traj[name] - want[name]).max()
+        assert err < 1e-6, f"{name} differs from SymPy's by {err:.3e}"
+    for name in ref.names:  # every coordinate and speed, the dependent ones included
+        err = np.abs(traj[name] - want[name]).max()
+        assert err < 1e-5, f"{name} differs from SymPy's by {err:.3e}"
+
+
+# =============================================================================================
+# 4. An adjoined loop closure: a parallelogram four-bar losing rank when flat
+# =============================================================================================
+
+
+@cache
+def adjoined_parallelogram():
+    """Crank (q1) about O, coupler (q2) from its tip, rocker (q3) about D = (L, 0), all links
+    uniform rods of length L and mass m, gravity -g N.y, speeds u_i = q_i'; the loop is
+    closed at velocity level by two adjoined constraints, v_B - v_C = 0 along N.x and N.y
+    (B the coupler's far end, C the rocker's tip). Their Jacobian
+    [[-L s1, -L s2, L s3], [L c1, L c2, -L c3]] has rank 1 where all links are parallel: the
+    parallelogram lying flat."""
+    q1, q2, q3, u1, u2, u3 = me.dynamicsymbols("q1 q2 q3 u1 u2 u3")
+    L, m, g = sp.symbols("L m g", positive=True)
+    N = me.ReferenceFrame("N")
+    O = me.Point("O")
+    O.set_vel(N, 0)
+    D = O.locatenew("D", L * N.x)
+    D.set_vel(N, 0)
+    bodies, loads = [], []
+
+    def link(name, pin, q, u):
+        F = N.orientnew(f"F_{name}", "Axis", (q, N.z))
+        F.set_ang_vel(N, u * N.z)
+        G = pin.locatenew(f"G_{name}", L / 2 * F.x)
+        G.v2pt_theory(pin, N, F)
+        tip = pin.locatenew(f"T_{name}", L * F.x)
+        tip.v2pt_theory(pin, N, F)
+        bodies.append(me.RigidBody(name, G, F, m, (me.inertia(F, 0, m * L**2 / 12,
+                                                              m * L**2 / 12), G)))
+        loads.append((G, -m * g * N.y))
+        return tip
+
+    A = link("crank", O, q1, u1)
+    B = link("coupler", A, q2, u2)
+    C = link("rocker", D, q3, u3)
+    base = kb.KaneSystem(N, [q1, q2, q3], [u1, u2, u3],
+                         [q1.diff() - u1, q2.diff() - u2, q3.diff() - u3], bodies, loads,
+                         name="adjoined parallelogram")
+    return base.adjoin(
+        kb.AdjoinedConstraint(lambda vb, vc: (vb - vc).dot(N.x), [B, C], name="loop_x"),
+        kb.AdjoinedConstraint(lambda vb, vc: (vb - vc).dot(N.y), [B, C], name="loop_y"),
+    )
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("form", FORMS)
+def test_adjoined_loop_stops_where_the_constraints_lose_rank(form, backend):
+    system = adjoined_parallelogram()
+    consts = {"L": 1.0, "m": 1.0, "g": GRAV}
+    # the IFToMM start with one loop: links vertical, cranks at -1 rad/s
+    init = {"q1": math.pi / 2, "q2": 0.0, "q3": math.pi / 2, "u1": -1.0, "u2": 0.0,
+            "u3": -1.0}
+    sol, sing, inertia, c = parallelogram(1)
+    with pytest.raises(kb.SimulationError) as info:
+        kb.simulate(system, (0.0, NFB_T), init, consts, form=form, backend=backend,
+                    rtol=1e-10, atol=1e-12)
+    msg = str(info.value)
+    assert "lose rank" in msg and "singular configuration" in msg, msg
+    assert "adjoined constraints" in msg and "'loop_x'" in msg and "'loop_y'" in msg, msg
+    t_stop = _rank_loss_time(msg)
+    assert abs(t_stop - sing[0]) < 1e-6, f"stopped at {t_stop!r}, flat at {sing[0]!r}"
+    traj = info.value.trajectory
+    assert not traj.success
+    # it did not go on past the flat position on some branch
+    assert sing[0] - 0.2 < traj.t[-1] < sing[0]
+    theta_ref = sol.sol(traj.t)[0]
+    early = traj.t < sing[0] - 0.01
+    np.testing.assert_allclose(traj["q1"][early], theta_ref[early], rtol=0, atol=1e-8)
+    np.testing.assert_allclose(traj["q1"], theta_ref, rtol=0, atol=1e-6)
+    # on the parallelogram branch: rocker parallel to the crank, coupler horizontal
+    np.testing.assert_allclose(traj["q3"], traj["q1"], rtol=0, atol=1e-6)
+    np.testing.assert_allclose(traj["q2"], 0.0, rtol=0, atol=1e-6)
+    assert np.abs(traj.constraint_residuals).max() < 1e-8
+    audit = traj.energy_audit()
+    assert audit.rel_residual < 1e-8, str(audit)
+    E = 0.5 * inertia * traj["u1"][early] ** 2 + c * np.sin(traj["q1"][early])
+    assert np.ptp(E) < 1e-8 * np.max(np.abs(E))
+
+
+# =============================================================================================
+# 5. Runs that creep or cost too much
+# =============================================================================================
+
+
+@cache
+def vanishing_mass():
+    """A bead at x = q²/2 on N.x (velocity q u, so A = m q², vanishing at q = 0), with a
+    torque -beta u - F0 on a massless frame turned by q: u' ≈ -(beta/(m q²)) u near q = 0, a
+    stiffness that explodes there, and a pull towards q = 0."""
+    q, u = me.dynamicsymbols("q u")
+    m, beta, F0 = sp.symbols("m beta F0", positive=True)
+    N = me.ReferenceFrame("N")
+    O = me.Point("O")
+    O.set_vel(N, 0)
+    B = N.orientnew("B", "Axis", (q, N.z))
+    B.set_ang_vel(N, u * N.z)
+    P = O.locatenew("P", q**2 / 2 * N.x)
+    P.set_vel(N, q * u * N.x)
+    return kb.KaneSystem(N, [q], [u], [q.diff() - u], [me.Particle("bead", P, m)],
+                         [(B, (-beta * u - F0) * N.z)], name="vanishing mass")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("form", FORMS)
+def test_creeping_run_stalls(form, backend):
+    """From q = 1e-6 the stiffness beta/(m q²) = 1e12 /s bounds an explicit solver's step to
+    a few 1e-12 s: 200 steps advance t by less than 1e-9 of the 2 s span."""
+    system = vanishing_mass()
+    assert sp.simplify(system.A[0, 0] - sp.Symbol("m", positive=True)
+                       * system.coordinates[0] ** 2) == 0
+    q0, stiffness = 1e-6, 1.0 / 1e-12
+    t0 = time.perf_counter()
+    with pytest.raises(kb.SimulationError) as info:
+        kb.simulate(system, (0.0, 2.0), {"q": q0, "u": 0.0}, {"m": 1.0, "beta": 1.0, "F0": 1.0},
+                    form=form, backend=backend, stall_steps=200)
+    elapsed = time.perf_counter() - t0
+    msg = str(info.value)
+    assert "stalled" in msg and "200" in msg, msg
+    traj = info.value.trajectory
+    assert not traj.success
+    assert len(traj.t) >= 201
+    window = traj.t[-201:]
+    assert window[-1] - window[0] < 1e-9 * 2.0
+    assert traj.t[-1] < 1e-6
+    # steps at the explicit stability limit of the stiff mode, |h λ| of order one
+    assert np.diff(window).max() < 20.0 / stiffness
+    assert 0.0 < traj["q"][-1] <= q0  # creeping towards q = 0
+    assert elapsed < 20.0, f"took {elapsed:.1f} s to notice the stall"
+
+
+@cache
+def plain_pendulum():
+    q, u = me.dynamicsymbols("q u")
+    m, g, l = sp.symbols("m g l", positive=True)
+    N = me.ReferenceFrame("N")
+    O = me.Point("O")
+    O.set_vel(N, 0)
+    B = N.orientnew("B", "Axis", (q, N.z))
+    B.set_ang_vel(N, u * N.z)
+    P = O.locatenew("P", -l * B.y)
+    P.v2pt_theory(O, N, B)
+    return kb.KaneSystem(N, [q], [u], [q.diff() - u], [me.Particle("bob", P, m)],
+                         [(P, -m * g * N.y)], name="plain pendulum")
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_max_nfev_ends_a_normal_run(form):
+    system = plain_pendulum()
+    consts = {"m": 1.0, "g": GRAV, "l": 1.0}
+    init = {"q": 1.0, "u": 0.0}
+    # without the limit the run is unremarkable
+    full = kb.simulate(system, (0.0, 10.0), init, consts, form=form, backend="numpy")
+    assert full.success and full.nfev > 400
+    with pytest.raises(kb.SimulationError) as info:
+        kb.simulate(system, (0.0, 10.0), init, consts, form=form, backend="numpy",
+                    max_nfev=200)
+    msg = str(info.value)
+    assert "max_nfev=200" in msg, msg
+    traj = info.value.trajectory
+    assert not traj.success
+    assert 1 < len(traj.t) and 0.0 < traj.t[-1] < 10.0
+    # what it kept is the same motion as the full run
+    k = len(traj.t)
+    np.testing.assert_allclose(traj.q, full.q[:k], rtol=0, atol=1e-12)
