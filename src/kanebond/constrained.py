@@ -37,6 +37,7 @@ from sympy.core.function import AppliedUndef
 
 from .errors import ConstraintError, ModelError, SingularMassMatrixError
 from .kinematics import show, t
+from .parameters import _initial_state, _name
 
 if TYPE_CHECKING:  # pragma: no cover
     from .manifold import ConstraintManifold
@@ -104,7 +105,6 @@ def _as_batch(a, width: int) -> tuple[bool, np.ndarray]:
 def split_named(initial: Any, names: set[str]) -> tuple[Any, dict[str, float]]:
     """(``initial`` without the entries named in ``names``, {name: value} of those entries):
     values of speeds that are not states (dependent or prescribed), to be checked, not used."""
-    from .parameters import _name
 
     if not isinstance(initial, Mapping) or not names:
         return initial, {}
@@ -569,7 +569,6 @@ class ConstrainedModel:
         """x0 = [q0, ᵘf0] from ``initial`` (as :func:`kanebond.simulate`), checked against the
         constraints: a prescribed speed given in ``initial`` must equal g(t0), and every
         adjoined constraint must hold, |φ − ᴾφ| ≤ 1e-8 (1 + |ᴾφ|); ConstraintError otherwise."""
-        from .integration import _initial_state
 
         extra = set(self.prescribed_names) | set(
             self.relaxed._embedding.dep_names if self.relaxed.has_embedding else []

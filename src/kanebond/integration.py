@@ -5,16 +5,15 @@ work of the loads integrated with a Runge–Kutta step's own stages."""
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
-from .errors import KanebondError, ModelError, SingularMassMatrixError
-from .kinematics import show
+from .errors import KanebondError, SingularMassMatrixError
 from .numeric import NumericModel
 
-__all__ = ["_Rhs", "_StageWork", "_initial_state", "_derived", "_derived_all_speeds",
+__all__ = ["_Rhs", "_StageWork", "_derived", "_derived_all_speeds",
            "_extras", "_progress_bar", "_state_text"]
 
 
@@ -88,60 +87,6 @@ class _Rhs:
 
 def _state_text(names: Sequence[str], values: np.ndarray) -> str:
     return ", ".join(f"{n}={v:.10g}" for n, v in zip(names, values, strict=False))
-
-
-def _initial_state(num: NumericModel, initial: Any) -> np.ndarray:
-    """x0 = [q0, f0] from a mapping {symbol or name: value}, a sequence, or None (zeros)."""
-    names = num.state_names
-    n = len(names)
-    if initial is None:
-        return np.zeros(n)
-    if not isinstance(initial, Mapping):
-        try:
-            x0 = np.asarray(initial, dtype=float)
-        except (TypeError, ValueError) as err:
-            raise ModelError(
-                f"initial must be a mapping {{symbol: value}}, a sequence of {n} values "
-                f"x0 = [q0, f0] ({', '.join(names)}) or None, got {initial!r}."
-            ) from err
-        if x0.shape != (n,):
-            raise ModelError(
-                f"initial has shape {x0.shape}; x0 = [q0, f0] needs {n} values "
-                f"({', '.join(names)})."
-            )
-    else:
-        index: dict = {}
-        for i, s in enumerate(list(num.coordinates) + list(num.speeds)):
-            index[s] = i
-            index[names[i]] = i
-        x0 = np.zeros(n)
-        given: set[int] = set()
-        for key, val in initial.items():
-            i = index.get(key)
-            if i is None and isinstance(key, str):
-                i = index.get(key.strip())
-            if i is None:
-                raise ModelError(
-                    f"initial has {show(key)}, which is not a coordinate or speed of the "
-                    f"system (those are {', '.join(names)})."
-                )
-            given.add(i)
-            try:
-                x0[i] = float(val)
-            except (TypeError, ValueError) as err:
-                raise ModelError(
-                    f"the initial value of {names[i]} ({val!r}) is not a number."
-                ) from err
-        missing = [names[i] for i in range(n) if i not in given]
-        if missing:
-            raise ModelError(
-                f"no initial value for {', '.join(missing)}; give every coordinate and speed "
-                f"in initial={{symbol: value, ...}} (or initial=None to start all at zero)."
-            )
-    bad = [names[i] for i in range(n) if not np.isfinite(x0[i])]
-    if bad:
-        raise ModelError(f"the initial value of {', '.join(bad)} is not finite.")
-    return x0
 
 
 def _derived(

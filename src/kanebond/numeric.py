@@ -52,7 +52,7 @@ from .npbackend import (
     embed_speeds,
     project,
 )
-from .parameters import _Parameters
+from .parameters import _initial_state, _Parameters
 from .partitions import PartitionMixin
 from .program import Program, load_name
 from .reactions import ReactionMixin
@@ -458,7 +458,6 @@ class NumericModel(PartitionMixin, ReactionMixin):
         follow from the velocity constraints.
         """
         from .constrained import split_named
-        from .integration import _initial_state
 
         dep = set(self._manifold.dep_names) if self.has_embedding else set()
         x0 = _initial_state(self, split_named(initial, dep)[0])
@@ -481,7 +480,6 @@ class NumericModel(PartitionMixin, ReactionMixin):
         """x0 = [q0, f0] from ``initial`` (as :func:`kanebond.simulate`), checked against the
         embedded constraints (ConstraintError stating the violation)."""
         from .constrained import check_initial_embedding, split_named
-        from .integration import _initial_state
 
         dep = set(self._manifold.dep_names) if self.has_embedding else set()
         initial, given = split_named(initial, dep)

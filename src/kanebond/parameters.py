@@ -5,6 +5,7 @@ from __future__ import annotations
 import inspect
 import warnings
 from collections.abc import Callable, Mapping
+from typing import Any
 
 import numpy as np
 from sympy.core.function import AppliedUndef
@@ -116,3 +117,57 @@ def _arity(fn: Callable, sym) -> int:
             f"or t and the state x = [q, f]."
         )
     return len(params)
+
+
+def _initial_state(num: Any, initial: Any) -> np.ndarray:
+    """x0 = [q0, f0] from a mapping {symbol or name: value}, a sequence, or None (zeros)."""
+    names = num.state_names
+    n = len(names)
+    if initial is None:
+        return np.zeros(n)
+    if not isinstance(initial, Mapping):
+        try:
+            x0 = np.asarray(initial, dtype=float)
+        except (TypeError, ValueError) as err:
+            raise ModelError(
+                f"initial must be a mapping {{symbol: value}}, a sequence of {n} values "
+                f"x0 = [q0, f0] ({', '.join(names)}) or None, got {initial!r}."
+            ) from err
+        if x0.shape != (n,):
+            raise ModelError(
+                f"initial has shape {x0.shape}; x0 = [q0, f0] needs {n} values "
+                f"({', '.join(names)})."
+            )
+    else:
+        index: dict = {}
+        for i, s in enumerate(list(num.coordinates) + list(num.speeds)):
+            index[s] = i
+            index[names[i]] = i
+        x0 = np.zeros(n)
+        given: set[int] = set()
+        for key, val in initial.items():
+            i = index.get(key)
+            if i is None and isinstance(key, str):
+                i = index.get(key.strip())
+            if i is None:
+                raise ModelError(
+                    f"initial has {show(key)}, which is not a coordinate or speed of the "
+                    f"system (those are {', '.join(names)})."
+                )
+            given.add(i)
+            try:
+                x0[i] = float(val)
+            except (TypeError, ValueError) as err:
+                raise ModelError(
+                    f"the initial value of {names[i]} ({val!r}) is not a number."
+                ) from err
+        missing = [names[i] for i in range(n) if i not in given]
+        if missing:
+            raise ModelError(
+                f"no initial value for {', '.join(missing)}; give every coordinate and speed "
+                f"in initial={{symbol: value, ...}} (or initial=None to start all at zero)."
+            )
+    bad = [names[i] for i in range(n) if not np.isfinite(x0[i])]
+    if bad:
+        raise ModelError(f"the initial value of {', '.join(bad)} is not finite.")
+    return x0

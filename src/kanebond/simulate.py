@@ -79,13 +79,13 @@ from .integration import (
     _derived,
     _derived_all_speeds,
     _extras,
-    _initial_state,
     _progress_bar,
     _Rhs,
     _StageWork,
     _state_text,
 )
 from .monitor import ConstraintWatch, regular_start
+from .parameters import _initial_state
 from .trajectory import EnergyAudit, Trajectory, _cumtrapz, _version
 
 __all__ = ["simulate", "Trajectory", "Event", "EnergyAudit"]
