@@ -37,6 +37,7 @@ from sympy.core.function import AppliedUndef
 
 from .errors import ConstraintError, ModelError, SingularMassMatrixError
 from .kinematics import show, t
+from .npbackend import _as_batch
 from .parameters import _initial_state, _name
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -86,15 +87,6 @@ class _Lambdified:
             out[name] = arr[:, k : k + r * cc].reshape(N, r, cc)
             k += r * cc
         return out
-
-
-def _as_batch(a, width: int) -> tuple[bool, np.ndarray]:
-    a = np.asarray(a, dtype=float)
-    single = a.ndim == 1
-    b = a[None, :] if single else a
-    if b.ndim != 2 or b.shape[1] != width:
-        raise ModelError(f"expected {width} entries per point, got an array of shape {a.shape}.")
-    return single, b
 
 
 # ============================================================================================

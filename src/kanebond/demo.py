@@ -92,7 +92,10 @@ def bicycle(out: str = "bicycle_eigenvalues.png") -> bool:
                 mfc="none", label="|imaginary part|")
         for v, ref in bk.BENCHMARK_EIGENVALUES.items():
             ax.plot([v] * len(ref), ref.real, "k+", ms=8)
-        ax.plot([], [], "k+", label="Table 2 (Meijaard et al. 2007)")
+            im = np.abs(ref.imag[ref.imag != 0])
+            ax.plot([v] * len(im), im, "kx", ms=6)
+        ax.plot([], [], "k+", label="Table 2 (Meijaard et al. 2007), real")
+        ax.plot([], [], "kx", label="Table 2, |imaginary|")
         ax.axhline(0.0, color="0.5", lw=0.8)
         ax.set_ylim(-10, 10)
         ax.set_xlabel("forward speed v [m/s]")

@@ -367,18 +367,6 @@ def _ignorable_indices(nonzero: np.ndarray, R: int) -> list[int]:
     return sorted(inside)
 
 
-def _as_float(value: Any, what: str) -> float:
-    try:
-        out = float(value)
-    except (TypeError, ValueError):
-        raise ModelError(
-            f"the value of {what} is {value!r}, which is not a number; give a real number."
-        ) from None
-    if not np.isfinite(out):
-        raise ModelError(f"the value of {what} is {out}; give a finite number.")
-    return out
-
-
 # ---------------------------------------------------------------------------------- numeric
 def _make(lz: Linearizer, x0: np.ndarray, r0: np.ndarray, p0: np.ndarray,
           t0: float) -> Linearization:

@@ -72,14 +72,20 @@ class ConstraintManifold:
             "velocity": [f"velocity[{i}]" for i in range(self.k_v)],
         }
 
-    def _eval(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(g (n, k_g), ∂g/∂qᵀ (n, k_g, R), B (n, k_v, n_u)) at coordinates q (n, R)."""
+    def _run(self, q: np.ndarray) -> np.ndarray:
+        """The constraint kernel's outputs (n_out, n) at coordinates q (n, R), t = 0."""
         n = len(q)
         tt = np.zeros(n)
         c = self.model._c(tt, q, np.zeros((n, self.S)))
         out = np.zeros((self._n_out, n))
         with np.errstate(all="ignore"):
             self._kernel(tt[None, :], q.T, c.T, out)
+        return out
+
+    def _eval(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(g (n, k_g), ∂g/∂qᵀ (n, k_g, R), B (n, k_v, n_u)) at coordinates q (n, R)."""
+        out = self._run(q)
+        n = len(q)
         kg, R = self.k_g, self.R
         g = out[:kg].T
         J = np.moveaxis(out[kg : kg + kg * R].reshape(kg, R, n), 2, 0)
@@ -91,12 +97,7 @@ class ConstraintManifold:
         """{(row, constraint name, target name): ∂φ/∂v_n (N, 3)} at coordinates q (N, R)."""
         if not self._grad_keys:
             return {}
-        n = len(q)
-        tt = np.zeros(n)
-        c = self.model._c(tt, q, np.zeros((n, self.S)))
-        out = np.zeros((self._n_out, n))
-        with np.errstate(all="ignore"):
-            self._kernel(tt[None, :], q.T, c.T, out)
+        out = self._run(q)
         res = {}
         for k, key in enumerate(self._grad_keys):
             a = self._grad_at + 3 * k
