@@ -5,6 +5,7 @@ compatible velocity and momentum forms* (ECCOMAS Multibody 2021, cited as [PA21]
 """
 
 from . import models  # kb.models.<model>() right after `import kanebond`
+from ._version import __version__
 from .constrained import ConstrainedModel
 from .constraints import AdjoinedConstraint, VelocityConstraint
 from .errors import (
@@ -23,8 +24,6 @@ from .forms import HamiltonianForm, LagrangianForm, MomentumForm, VelocityForm
 from .linearize import Linearization
 from .simulate import Event, Trajectory, simulate
 from .system import KaneSystem
-
-__version__ = "0.1.0"
 
 __all__ = [
     "models",

@@ -24,11 +24,12 @@ from typing import TYPE_CHECKING
 import sympy as sp
 
 from . import matrices
+from .embedding import _eliminate, _ManifoldSampler, _pivot_order, _velocity_constraint
 from .errors import ModelError
 from .kinematics import BodyKinematics, check_dynamicsymbols, show, solve_kinematics, t
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .system import KaneSystem
+    from .model import KaneModel
 
 __all__ = ["check_auxiliary_speeds", "zero_auxiliary", "auxiliary_equations"]
 
@@ -65,7 +66,7 @@ def zero_auxiliary(items, aux_zero: Mapping):
         return items
 
 
-def auxiliary_equations(system: KaneSystem) -> list[sp.Expr]:
+def auxiliary_equations(system: KaneModel) -> list[sp.Expr]:
     """The auxiliary equations of ``system`` (module docstring), one per auxiliary speed,
     expressions equal to zero in q, all speeds u, their rates u' and the load symbols."""
     aux = list(system.auxiliary_speeds)
@@ -102,7 +103,7 @@ def auxiliary_equations(system: KaneSystem) -> list[sp.Expr]:
     return eqs
 
 
-def _augmented_kinematics(system: KaneSystem, aux: list) -> dict:
+def _augmented_kinematics(system: KaneModel, aux: list) -> dict:
     """{q': expression in u and the auxiliary speeds}: the kinematic equations solved with the
     auxiliary speeds kept (a rolling condition may contain one), as SymPy's q' map does; a
     virtual motion along u_a then moves what those coordinates move."""
@@ -112,10 +113,9 @@ def _augmented_kinematics(system: KaneSystem, aux: list) -> dict:
     return kdd
 
 
-def _dependent_response(system: KaneSystem, aux: list, kdd: dict) -> sp.Matrix:
+def _dependent_response(system: KaneModel, aux: list, kdd: dict) -> sp.Matrix:
     """−B_d⁻¹ B_a: how the dependent speeds follow the auxiliary ones through the velocity
     constraints (zero when no constraint contains an auxiliary speed)."""
-    from .embedding import _eliminate, _ManifoldSampler, _pivot_order, _velocity_constraint
 
     emb = system.embedding
     given = system._init_args.get("velocity_constraints") or ()

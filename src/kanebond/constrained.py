@@ -1,7 +1,5 @@
 """Numeric evaluation of constrained systems: embedded, prescribed and adjoined constraints.
 
-* :func:`check_initial_embedding` checks initial values against embedded constraints (whose
-  numeric side is :mod:`kanebond.manifold`).
 * :class:`ConstrainedModel` is the numeric model of a system with prescribed flows
   ([PA21] (45)–(50)) and/or adjoined constraints ([PA-VP] (4)–(27)). Its state is
   x = [q, ᵘf] (velocity form) or y = [q, ᵘp̂] (momentum form): the prescribed speeds
@@ -29,7 +27,7 @@ constraint add up to dT*/dt, so :func:`kanebond.simulate` integrates all of them
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import sympy as sp
@@ -37,17 +35,13 @@ from sympy.core.function import AppliedUndef
 
 from .errors import ConstraintError, ModelError, SingularMassMatrixError
 from .kinematics import show, t
+from .manifold import check_initial_embedding
 from .npbackend import _as_batch
-from .parameters import _initial_state, _name
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .manifold import ConstraintManifold
+from .numeric import NumericModel
+from .parameters import INITIAL_TOL, _initial_state, split_named
 
 __all__ = ["ConstrainedModel", "INITIAL_TOL"]
 
-#: Largest residual |φ − ᴾφ|, |g(q)| or |ᶜf − g(t)| accepted in initial conditions, relative to
-#: 1 + the size of the terms.
-INITIAL_TOL = 1e-8
 
 
 class _Lambdified:
@@ -90,48 +84,6 @@ class _Lambdified:
 
 
 # ============================================================================================
-# embedded constraints (the numeric manifold is in kanebond.manifold)
-# ============================================================================================
-
-
-def split_named(initial: Any, names: set[str]) -> tuple[Any, dict[str, float]]:
-    """(``initial`` without the entries named in ``names``, {name: value} of those entries):
-    values of speeds that are not states (dependent or prescribed), to be checked, not used."""
-
-    if not isinstance(initial, Mapping) or not names:
-        return initial, {}
-    rest = {k: v for k, v in initial.items() if _name(k) not in names}
-    given = {_name(k): float(v) for k, v in initial.items() if _name(k) in names}
-    return rest, given
-
-
-def check_initial_embedding(model: Any, emb: ConstraintManifold, x0: np.ndarray,
-                            given: Mapping[str, float]) -> None:
-    """ConstraintError when x0 violates a configuration constraint or a given dependent speed
-    disagrees with the one the velocity constraints give."""
-    R = model.R
-    g = emb.configuration_residuals(x0[:R])
-    for i, r in enumerate(np.atleast_1d(g)):
-        if abs(r) > INITIAL_TOL:
-            expr = model.system.embedding.configuration_constraints[i]
-            raise ConstraintError(
-                f"the initial coordinates violate configuration constraint {i} ({show(expr)} = "
-                f"0) by {r:.3e}; solve the dependent coordinates with "
-                f"num.consistent_initial(initial) (Newton from your values as the guess)."
-            )
-    if given:
-        ud = np.atleast_1d(emb.dependent_speeds(x0[:R], x0[R:]))
-        for n, v in given.items():
-            k = emb.dep_names.index(n)
-            if abs(v - ud[k]) > INITIAL_TOL * (1 + abs(ud[k])):
-                raise ConstraintError(
-                    f"the initial value {n}={v:.10g} of the dependent speed {n} violates the "
-                    f"velocity constraints by {v - ud[k]:.3e}: they give {n}={ud[k]:.10g} from "
-                    f"the independent speeds. Leave {n} out of initial, or correct it."
-                )
-
-
-# ============================================================================================
 # prescribed flows and adjoined constraints
 # ============================================================================================
 
@@ -166,8 +118,6 @@ class ConstrainedModel:
         path: str = "auto",
         baumgarte: float | None = None,
     ) -> None:
-        from .numeric import NumericModel
-
         self.system = system
         self.relaxed = NumericModel(system, constants, backend=backend, path=path,
                                     _relaxed=True)

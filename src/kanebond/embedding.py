@@ -33,6 +33,7 @@ import numpy as np
 import sympy as sp
 from sympy.core.function import AppliedUndef
 
+from .codegen import Graph
 from .errors import ConstraintError
 from .kinematics import (
     _NotLinear,
@@ -414,7 +415,6 @@ def _numeric_pieces(B: sp.Matrix, cfg: list, q: list, qd: list, Q_full: sp.Matri
                     samples: int = 2) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """(B, ∂g/∂qᵀ Q_full, ∂g/∂q_dᵀ) evaluated at random points, from one expression graph
     (derivatives of the configuration constraints by the graph, not by SymPy)."""
-    from .codegen import Graph
 
     graph = Graph()
     exprs = list(B) + list(cfg) + list(Q_full)

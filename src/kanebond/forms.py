@@ -17,7 +17,7 @@ from .errors import FormError
 from .kinematics import vanishes
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .system import KaneSystem
+    from .model import KaneModel
 
 __all__ = ["Form", "VelocityForm", "MomentumForm", "LagrangianForm", "HamiltonianForm"]
 
@@ -27,7 +27,7 @@ class Form:
 
     name: str = "form"
 
-    def __init__(self, system: KaneSystem) -> None:
+    def __init__(self, system: KaneModel) -> None:
         self.system = system
         self.q = system.q
         self.f = system.f
@@ -65,7 +65,7 @@ class VelocityForm(Form):
 
     name = "velocity form"
 
-    def __init__(self, system: KaneSystem) -> None:
+    def __init__(self, system: KaneModel) -> None:
         super().__init__(system)
         self.A = system.A
         self.Df = system.Df
@@ -111,7 +111,7 @@ class MomentumForm(Form):
 
     name = "momentum form"
 
-    def __init__(self, system: KaneSystem) -> None:
+    def __init__(self, system: KaneModel) -> None:
         super().__init__(system)
         self.p = system.p
         self.A = system.A
@@ -154,7 +154,7 @@ class LagrangianForm(Form):
 
     name = "partially Lagrangian form"
 
-    def __init__(self, system: KaneSystem) -> None:
+    def __init__(self, system: KaneModel) -> None:
         super().__init__(system)
         self.A = system.A
         self.e = system.e
@@ -212,7 +212,7 @@ class HamiltonianForm(Form):
 
     name = "Hamiltonian form"
 
-    def __init__(self, system: KaneSystem) -> None:
+    def __init__(self, system: KaneModel) -> None:
         if not system.in_holonomic_form:
             raise FormError(
                 f"the Hamiltonian form ([PA21] (36)) needs f = q' (Q = I), but {system.name} has "

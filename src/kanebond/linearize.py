@@ -47,7 +47,7 @@ if TYPE_CHECKING:  # pragma: no cover - import for annotations only
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-    from .system import KaneSystem
+    from .model import KaneModel
 
 __all__ = ["Linearization", "Linearizer", "Sweep", "linearize", "sweep"]
 
@@ -396,7 +396,7 @@ def _make(lz: Linearizer, x0: np.ndarray, r0: np.ndarray, p0: np.ndarray,
 _CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def linearizer(system: KaneSystem) -> Linearizer:
+def linearizer(system: KaneModel) -> Linearizer:
     """The compiled :class:`Linearizer` of ``system`` (built on first use, then cached)."""
     try:
         return _CACHE[system]
@@ -410,7 +410,7 @@ def linearizer(system: KaneSystem) -> Linearizer:
 
 # ---------------------------------------------------------------------------------- public
 def linearize(
-    system: KaneSystem,
+    system: KaneModel,
     op_point: Mapping | None = None,
     constants: Mapping | None = None,
 ) -> Linearization:
@@ -467,7 +467,7 @@ def linearize(
 
 
 def sweep(
-    system: KaneSystem,
+    system: KaneModel,
     parameter: Any,
     values: Sequence[float] | np.ndarray,
     op_point: Mapping | None = None,

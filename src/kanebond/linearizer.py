@@ -31,10 +31,11 @@ import numpy as np
 
 from .errors import FormError, ModelError, SingularMassMatrixError
 from .kinematics import show, t
+from .numeric import NumericModel
 from .parameters import _name
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .system import KaneSystem
+    from .model import KaneModel
 
 __all__ = ["Linearizer"]
 
@@ -67,9 +68,7 @@ class Linearizer:
     :meth:`evaluate` for each operating point; nothing symbolic is repeated.
     """
 
-    def __init__(self, system: KaneSystem) -> None:
-        from .numeric import NumericModel
-
+    def __init__(self, system: KaneModel) -> None:
         if getattr(system, "prescribed", None) or getattr(system, "adjoined", None):
             raise FormError(
                 f"{system.name!r} has prescribed flows or adjoined constraints; linearization "

@@ -10,18 +10,20 @@ grows with the size of the closed forms).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .codegen import Graph, emit_python
 from .errors import ConstraintError, ModelError
 from .kinematics import show, t
+from .parameters import INITIAL_TOL
 
 if TYPE_CHECKING:  # pragma: no cover
     from .numeric import NumericModel
 
-__all__ = ["ConstraintManifold"]
+__all__ = ["ConstraintManifold", "check_initial_embedding"]
 
 
 class ConstraintManifold:
@@ -200,3 +202,29 @@ class ConstraintManifold:
         for i, n in enumerate(self.names["config"]):
             out[f"residual[{n}]"] = g[:, i]
         return out
+
+
+def check_initial_embedding(model: Any, emb: ConstraintManifold, x0: np.ndarray,
+                            given: Mapping[str, float]) -> None:
+    """ConstraintError when x0 violates a configuration constraint or a given dependent speed
+    disagrees with the one the velocity constraints give."""
+    R = model.R
+    g = emb.configuration_residuals(x0[:R])
+    for i, r in enumerate(np.atleast_1d(g)):
+        if abs(r) > INITIAL_TOL:
+            expr = model.system.embedding.configuration_constraints[i]
+            raise ConstraintError(
+                f"the initial coordinates violate configuration constraint {i} ({show(expr)} = "
+                f"0) by {r:.3e}; solve the dependent coordinates with "
+                f"num.consistent_initial(initial) (Newton from your values as the guess)."
+            )
+    if given:
+        ud = np.atleast_1d(emb.dependent_speeds(x0[:R], x0[R:]))
+        for n, v in given.items():
+            k = emb.dep_names.index(n)
+            if abs(v - ud[k]) > INITIAL_TOL * (1 + abs(ud[k])):
+                raise ConstraintError(
+                    f"the initial value {n}={v:.10g} of the dependent speed {n} violates the "
+                    f"velocity constraints by {v - ud[k]:.3e}: they give {n}={ud[k]:.10g} from "
+                    f"the independent speeds. Leave {n} out of initial, or correct it."
+                )

@@ -44,6 +44,7 @@ from .errors import (
     SingularMassMatrixError,
 )
 from .kinematics import show, t
+from .manifold import ConstraintManifold, check_initial_embedding
 from .npbackend import (
     EmbeddingSingular,
     NumpyBackend,
@@ -52,7 +53,7 @@ from .npbackend import (
     embed_speeds,
     project,
 )
-from .parameters import _initial_state, _Parameters
+from .parameters import _initial_state, _Parameters, split_named
 from .partitions import PartitionMixin
 from .program import Program, load_name
 from .reactions import ReactionMixin
@@ -368,8 +369,6 @@ class NumericModel(PartitionMixin, ReactionMixin):
 
     @cached_property
     def _manifold(self):
-        from .manifold import ConstraintManifold
-
         return ConstraintManifold(self)
 
     @property
@@ -457,8 +456,6 @@ class NumericModel(PartitionMixin, ReactionMixin):
         branch of a linkage is chosen by them). Dependent speeds need not be given: they
         follow from the velocity constraints.
         """
-        from .constrained import split_named
-
         dep = set(self._manifold.dep_names) if self.has_embedding else set()
         x0 = _initial_state(self, split_named(initial, dep)[0])
         if self.has_embedding:
@@ -479,8 +476,6 @@ class NumericModel(PartitionMixin, ReactionMixin):
     def initial_state(self, initial: Any, t0: float = 0.0) -> np.ndarray:
         """x0 = [q0, f0] from ``initial`` (as :func:`kanebond.simulate`), checked against the
         embedded constraints (ConstraintError stating the violation)."""
-        from .constrained import check_initial_embedding, split_named
-
         dep = set(self._manifold.dep_names) if self.has_embedding else set()
         initial, given = split_named(initial, dep)
         x0 = _initial_state(self, initial)

@@ -13,7 +13,11 @@ from sympy.core.function import AppliedUndef
 from .errors import KanebondWarning, ModelError
 from .kinematics import show
 
-__all__ = ["_Parameters", "_name", "_lookup", "_arity"]
+__all__ = ["INITIAL_TOL", "_Parameters", "_name", "_lookup", "_arity", "split_named"]
+
+#: Largest residual |φ − ᴾφ|, |g(q)| or |ᶜf − g(t)| accepted in initial conditions, relative to
+#: 1 + the size of the terms.
+INITIAL_TOL = 1e-8
 
 
 # ============================================================================================
@@ -171,3 +175,14 @@ def _initial_state(num: Any, initial: Any) -> np.ndarray:
     if bad:
         raise ModelError(f"the initial value of {', '.join(bad)} is not finite.")
     return x0
+
+
+def split_named(initial: Any, names: set[str]) -> tuple[Any, dict[str, float]]:
+    """(``initial`` without the entries named in ``names``, {name: value} of those entries):
+    values of speeds that are not states (dependent or prescribed), to be checked, not used."""
+
+    if not isinstance(initial, Mapping) or not names:
+        return initial, {}
+    rest = {k: v for k, v in initial.items() if _name(k) not in names}
+    given = {_name(k): float(v) for k, v in initial.items() if _name(k) in names}
+    return rest, given

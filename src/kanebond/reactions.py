@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .codegen import Graph, emit_python
 from .errors import ModelError
 from .kinematics import t
 from .npbackend import (
@@ -85,7 +86,6 @@ class ReactionMixin:
     def rotation_matrix(self, frame, q) -> np.ndarray:
         """R_N←F(q), (3, 3) or (N, 3, 3): the columns are the unit vectors of ``frame`` in
         inertial components, composed down the frame tree (``v_F = Rᵀ v_N``)."""
-        from .codegen import Graph, emit_python
         from .kinematics import frame_tree
 
         fn = self._rotations.get(frame)

@@ -61,6 +61,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from sympy.core.function import AppliedUndef
 
+from .constrained import ConstrainedModel
 from .errors import (
     KanebondError,
     ModelError,
@@ -68,12 +69,6 @@ from .errors import (
     SingularConfigurationError,
     SingularMassMatrixError,
 )
-from .kinematics import show
-from .numeric import NumericModel
-
-if TYPE_CHECKING:  # pragma: no cover
-
-    from .system import KaneSystem
 from .events import Event, _active_events, _prepare_events, _root
 from .integration import (
     _derived,
@@ -84,9 +79,14 @@ from .integration import (
     _StageWork,
     _state_text,
 )
+from .kinematics import show
 from .monitor import ConstraintWatch, regular_start
+from .numeric import NumericModel
 from .parameters import _initial_state
 from .trajectory import EnergyAudit, Trajectory, _cumtrapz, _version
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .system import KaneSystem
 
 __all__ = ["simulate", "Trajectory", "Event", "EnergyAudit"]
 
@@ -211,8 +211,6 @@ def simulate(
     (True, 2, True)
     """
     wall0 = time.perf_counter()
-    from .constrained import ConstrainedModel
-
     if isinstance(system, (NumericModel, ConstrainedModel)):
         if constants is not None:
             raise ModelError(

@@ -18,6 +18,7 @@ from sympy.core.function import AppliedUndef
 from sympy.physics.vector import Vector
 from sympy.physics.vector.printing import vsprint
 
+from .codegen import Graph
 from .errors import ModelError
 
 __all__ = [
@@ -296,7 +297,6 @@ def _numeric(matrix: sp.Matrix, rng: random.Random):
     """
     import numpy as np
 
-    from .codegen import Graph
 
     matrix = sp.Matrix(matrix)
     seen: set = set()

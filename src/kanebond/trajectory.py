@@ -14,6 +14,7 @@ import numpy as np
 import sympy as sp
 from sympy.core.function import AppliedUndef
 
+from ._version import __version__
 from .errors import ModelError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -594,12 +595,7 @@ def _jsonable(obj: Any) -> Any:
 
 
 def _version() -> str:
-    try:
-        from . import __version__
-
-        return __version__
-    except ImportError:  # pragma: no cover
-        return "?"
+    return __version__
 
 
 def _cumtrapz(t: np.ndarray, P: np.ndarray) -> np.ndarray:

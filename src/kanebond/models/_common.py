@@ -9,13 +9,13 @@ the core class lets the tests check every model against SymPy's own ``KanesMetho
 from __future__ import annotations
 
 import operator
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
 import sympy as sm
 import sympy.physics.mechanics as me
 
-if TYPE_CHECKING:  # pragma: no cover - import for annotations only
-    from kanebond.system import KaneSystem
+from kanebond.errors import ModelError
+from kanebond.system import KaneSystem
 
 __all__ = ["ModelParts", "model_error", "check_count", "to_system"]
 
@@ -47,12 +47,8 @@ class ModelParts(NamedTuple):
     """Named reference frames of the model."""
 
 
-def model_error(message: str) -> ValueError:
-    """Return ``kanebond.errors.ModelError(message)``, or a ``ValueError`` if unavailable."""
-    try:
-        from kanebond.errors import ModelError
-    except ImportError:  # pragma: no cover - the core is not there yet
-        return ValueError(message)
+def model_error(message: str) -> ModelError:
+    """``kanebond.errors.ModelError(message)``, to be raised by a model builder."""
     return ModelError(message)
 
 
@@ -72,8 +68,6 @@ def check_count(n: Any, what: str, minimum: int = 1) -> int:
 def to_system(parts: ModelParts, **constraints: Any) -> KaneSystem:
     """Wrap the SymPy objects of a model into a :class:`kanebond.KaneSystem`; ``constraints``
     are its constraint keywords (``dependent_speeds``, ``velocity_constraints``, ...)."""
-    from kanebond.system import KaneSystem
-
     return KaneSystem(
         frame=parts.frame,
         coordinates=list(parts.coordinates),
