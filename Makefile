@@ -2,7 +2,9 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
+# `make demo` installs the runtime dependencies only; `make test` adds the dev extra.
 STAMP := $(VENV)/.installed
+STAMP_DEV := $(VENV)/.installed-dev
 
 .PHONY: demo test lint bench clean
 
@@ -11,19 +13,23 @@ $(BIN)/python:
 
 $(STAMP): $(BIN)/python pyproject.toml
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -e .
 	touch $(STAMP)
+
+$(STAMP_DEV): $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP_DEV)
 
 demo: $(STAMP)
 	$(BIN)/python -m kanebond.demo
 
-test: $(STAMP)
+test: $(STAMP_DEV)
 	$(BIN)/python -m pytest -q
 
-lint: $(STAMP)
+lint: $(STAMP_DEV)
 	$(BIN)/ruff check src tests benchmarks
 
-bench: $(STAMP)
+bench: $(STAMP_DEV)
 	$(BIN)/python benchmarks/formation.py
 
 clean:

@@ -22,8 +22,9 @@ FLOORS: list[set[str]] = [
      "constraint_views", "matrices", "model"},
     {"forms"},
     {"program", "npbackend", "cbackend", "parameters", "manifold", "partitions", "reactions",
-     "numeric", "constrained", "monitor"},
-    {"events", "integration", "trajectory", "simulate", "linearizer", "linearize"},
+     "numeric", "constrained", "monitor", "admissible"},
+    {"events", "integration", "trajectory", "trajectory_io", "simulate", "linearizer",
+     "linearize"},
     {"system", "identities", "models", "demo", ""},  # "" is the package itself
 ]
 LINE_LIMIT = 620

@@ -19,6 +19,7 @@ from .errors import (
     SimulationError,
     SingularConfigurationError,
     SingularMassMatrixError,
+    TrajectoryFileError,
 )
 from .forms import HamiltonianForm, LagrangianForm, MomentumForm, VelocityForm
 from .linearize import Linearization
@@ -49,5 +50,6 @@ __all__ = [
     "ConstraintError",
     "SingularConfigurationError",
     "SimulationError",
+    "TrajectoryFileError",
     "__version__",
 ]

@@ -6,6 +6,11 @@ solves, the numeric embedding of :mod:`kanebond.npbackend` and the right-hand si
 velocity and momentum forms) and loaded with :mod:`ctypes`. Libraries are cached on disk keyed
 by a hash of the generated source, so a second run only loads them; constants are run-time
 arguments, so changing them never recompiles.
+
+Loading a library runs its code, so the cache is guarded: the directory and its files must
+belong to this user and be writable by nobody else, and a library is loaded only if its SHA-256
+equals the one recorded when it was built (``kb_<key>.so.sha256``); a missing, truncated,
+tampered or unloadable library is rebuilt, with a :class:`~kanebond.KanebondWarning`.
 """
 
 from __future__ import annotations
@@ -14,25 +19,85 @@ import ctypes
 import hashlib
 import os
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
+import warnings
 from pathlib import Path
 
 import numpy as np
 
 from .codegen import emit_c
-from .errors import ModelError
+from .errors import KanebondWarning, ModelError
 from .program import Program
 
 __all__ = ["CBackend", "cache_dir", "compiler_available"]
 
 
 def cache_dir() -> Path:
-    """Where compiled models are kept: ``$KANEBOND_CACHE`` or ``~/.cache/kanebond``."""
+    """Where compiled models are kept: ``$KANEBOND_CACHE`` or ``~/.cache/kanebond``
+    (``$XDG_CACHE_HOME/kanebond``), created private to this user (mode 0700)."""
     env = os.environ.get("KANEBOND_CACHE")
     base = Path(env) if env else Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
     return base if env else base / "kanebond"
+
+
+def _private_dir() -> Path:
+    """:func:`cache_dir`, created if needed, after checking that only this user can write to it
+    (a library planted there by someone else would run inside this process when loaded)."""
+    d = cache_dir()
+    d.mkdir(parents=True, exist_ok=True, mode=0o700)
+    _check_private(d, "the cache directory")
+    return d
+
+
+def _check_private(p: Path, what: str) -> None:
+    if not hasattr(os, "getuid"):  # pragma: no cover - Windows has no C backend here
+        return
+    st = p.stat()
+    problem = None
+    if st.st_uid != os.getuid():
+        problem = f"it belongs to user id {st.st_uid}, not to you ({os.getuid()})"
+    elif st.st_mode & 0o022:
+        problem = f"others can write to it (mode {stat.S_IMODE(st.st_mode):o})"
+    if problem:
+        raise ModelError(
+            f"{what} {p} is not private: {problem}. kanebond loads compiled code from it only "
+            f"when only you can write to it: run `chmod go-w {p}`, or set $KANEBOND_CACHE to a "
+            f"directory of your own."
+        )
+
+
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _load_library(path: Path, build) -> tuple[ctypes.CDLL, bool]:
+    """(the library at ``path``, True if it was already built): loaded only when it and its
+    recorded SHA-256 (``<path>.sha256``, written when it was built) are ours, private and
+    agree; otherwise (missing, truncated, tampered, unloadable) rebuilt with ``build(path)``."""
+    _private_dir()
+    stamp = path.with_name(path.name + ".sha256")
+    cached = False
+    if path.exists() and stamp.exists():
+        for p in (path, stamp):
+            _check_private(p, "the cached library file")
+        cached = stamp.read_text().strip() == _digest(path)
+        if not cached:
+            warnings.warn(f"the cached library {path} does not match its recorded SHA-256; "
+                          f"rebuilding it.", KanebondWarning, stacklevel=3)
+    if cached:
+        try:
+            return ctypes.CDLL(str(path)), True
+        except OSError as err:
+            warnings.warn(f"the cached library {path} could not be loaded ({err}); rebuilding "
+                          f"it.", KanebondWarning, stacklevel=3)
+    build(path)
+    tmp = stamp.with_name(stamp.name + f".{os.getpid()}")
+    tmp.write_text(_digest(path) + "\n")
+    os.replace(tmp, stamp)
+    return ctypes.CDLL(str(path)), False
 
 
 def _compiler() -> str | None:
@@ -156,8 +221,7 @@ def _kernel_flags(ops: int) -> list[str]:
 def _build_library(parts: list[tuple[str, list[str]]], target: Path) -> None:
     """Compile C sources (each with its own flags) in parallel and link them into ``target``."""
     cc = _compiler()
-    d = cache_dir()
-    d.mkdir(parents=True, exist_ok=True)
+    d = _private_dir()
     with tempfile.TemporaryDirectory(dir=d) as tmp:
         procs, objs = [], []
         for k, (src, flags) in enumerate(parts):
@@ -194,10 +258,8 @@ class CBackend:
         flags = _kernel_flags(n_main)
         key = hashlib.sha256((self.source + " ".join(flags)).encode()).hexdigest()[:24]
         self.path = cache_dir() / f"kb_{key}.so"
-        self.cached = self.path.exists()
-        if not self.cached:
-            _build_library([(main, flags), (runtime, ["-O2"])], self.path)
-        lib = ctypes.CDLL(str(self.path))
+        lib, self.cached = _load_library(
+            self.path, lambda p: _build_library([(main, flags), (runtime, ["-O2"])], p))
         vp = ctypes.c_void_p
         lib.kb_parts.argtypes = [ctypes.c_int] + [vp] * 12
         lib.kb_rhs.argtypes = [ctypes.c_int, vp, vp, vp, vp]
@@ -218,9 +280,8 @@ class CBackend:
         flags = _kernel_flags(self._n_dot)
         key = hashlib.sha256((self._dot_source + " ".join(flags)).encode()).hexdigest()[:24]
         path = cache_dir() / f"kb_{key}.so"
-        if not path.exists():
-            _build_library([(self._dot_source, flags)], path)
-        self._dot_lib = ctypes.CDLL(str(path))
+        self._dot_lib = _load_library(
+            path, lambda p: _build_library([(self._dot_source, flags)], p))[0]
         addr = ctypes.cast(self._dot_lib.k_dot, ctypes.c_void_p).value
         ctypes.c_void_p.in_dll(self.lib, "kb_k_dot").value = addr
 

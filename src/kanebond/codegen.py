@@ -171,7 +171,7 @@ class Graph:
             memo[id(e)] = (e, out)
             return out
 
-        return rec(sp.sympify(expr))
+        return rec(sp.sympify(expr, strict=True))
 
     def _convert(self, e, rec) -> int:
         if e.is_Number or e in (sp.pi, sp.E):

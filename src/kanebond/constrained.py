@@ -60,7 +60,7 @@ class _Lambdified:
         for name, M in exprs.items():
             M = sp.Matrix(M)
             self.shapes[name] = M.shape
-            flat.extend(sp.sympify(x).xreplace(rep) for x in M)
+            flat.extend(sp.sympify(x, strict=True).xreplace(rep) for x in M)
         self.n = len(flat)
         self.fn = sp.lambdify([ts, *qs, *fs, *cs], flat, modules="numpy", cse=True) \
             if flat else None

@@ -56,5 +56,9 @@ class SimulationError(KanebondError):
     """Numerical integration failed (singular A, non-finite state, failed step)."""
 
 
+class TrajectoryFileError(ModelError):
+    """A trajectory file that is missing, damaged, tampered with or not kanebond's."""
+
+
 class KanebondWarning(UserWarning):
     """Something a user probably did not mean, but that does not stop the computation."""

@@ -9,21 +9,17 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import sympy as sp
 from sympy.core.function import AppliedUndef
 
-from .errors import ModelError
+from .errors import KanebondError, ModelError, SimulationError
 from .kinematics import show
 from .kinematics import t as _t
 from .numeric import NumericModel
 from .parameters import _arity, _lookup
-
-if TYPE_CHECKING:  # pragma: no cover
-
-    pass
 
 __all__ = ["Event"]
 
@@ -65,9 +61,15 @@ class Event:
         direction: float = 0,
         name: str | None = None,
     ) -> None:
+        if isinstance(condition, str):
+            raise ModelError(
+                f"an Event condition is text ({condition[:60]!r}); kanebond never parses text "
+                f"(it could run code). Build the expression from the system's symbols, e.g. "
+                f"kb.Event(q1 - 1), or pass a callable g(t, x)."
+            )
         if not callable(condition) or isinstance(condition, sp.Basic):
             try:
-                condition = sp.sympify(condition)
+                condition = sp.sympify(condition, strict=True)
             except (sp.SympifyError, TypeError) as err:
                 raise ModelError(
                     f"an Event condition must be a SymPy expression or a callable g(t, x), got "
@@ -128,7 +130,7 @@ class _EventFn:
         """Lambdify a SymPy condition in t, q, f and the model's constants and inputs."""
         system = getattr(num, "system", None)
         if system is not None and hasattr(system, "kindiffdict"):
-            expr = sp.sympify(expr).xreplace(system.kindiffdict())  # q' → Q f
+            expr = sp.sympify(expr, strict=True).xreplace(system.kindiffdict())  # q' → Q f
             # dependent speeds → G f, prescribed speeds → g(t): not states
             expr = expr.xreplace(getattr(system, "dependent_speed_map", {}))
             expr = expr.xreplace(getattr(system, "prescribed", {}))
@@ -136,7 +138,7 @@ class _EventFn:
         dummies = [sp.Dummy(f"x{i}") for i in range(len(states))]
         td = sp.Dummy("t")
         rep: dict = dict(zip(states, dummies, strict=True))
-        expr = sp.sympify(expr).xreplace(rep)
+        expr = sp.sympify(expr, strict=True).xreplace(rep)
         stray = list(expr.atoms(sp.Derivative))
         if stray:
             raise ModelError(
@@ -179,7 +181,26 @@ class _EventFn:
         return g
 
     def __call__(self, t: float, x: np.ndarray) -> float:
-        return float(self._fn(t, x))
+        """g(t, x); an exception of a user's function, a value that is not a number, or NaN
+        raises :class:`~kanebond.SimulationError` naming the event and t."""
+        try:
+            value = self._fn(t, x)
+            out = float(value)
+        except KanebondError:
+            raise
+        except Exception as err:
+            what = (f"returned {value!r}, which is not a number" if "value" in locals()
+                    else f"raised {type(err).__name__}: {err}")
+            raise SimulationError(
+                f"event {self.name!r} {what} at t={t:.10g}; an event function must return a "
+                f"real number for every state."
+            ) from err
+        if math.isnan(out):
+            raise SimulationError(
+                f"event {self.name!r} returned NaN at t={t:.10g}, so its zeros cannot be "
+                f"located; return a real number for every state (NaN never changes sign)."
+            )
+        return out
 
 
 def _prepare_events(events: Any, num: NumericModel) -> list[_EventFn]:

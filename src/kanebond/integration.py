@@ -10,8 +10,55 @@ from typing import Any
 
 import numpy as np
 
-from .errors import KanebondError, SingularMassMatrixError
+from .errors import KanebondError, ModelError, SingularMassMatrixError
 from .numeric import NumericModel
+
+_METHODS = ("RK23", "RK45", "DOP853", "Radau", "BDF", "LSODA")  # scipy.integrate's OdeSolvers
+_IMPLICIT = ("Radau", "BDF")  # given vectorized=True: a batched finite-difference Jacobian
+_FORMS = ("momentum", "velocity")
+
+
+def _run_arguments(form: str, t_span: Any, t_eval: Any, method: Any):
+    """(t0, tf, direction, t_eval in the direction of integration or None, solver class,
+    method name) from simulate's arguments, each checked (ModelError naming it)."""
+    from scipy import integrate  # imported here: it is slow to import
+
+    if form not in _FORMS:
+        raise ModelError(f"form must be 'momentum' or 'velocity', got {form!r}.")
+    try:
+        t0, tf = (float(v) for v in t_span)
+    except (TypeError, ValueError) as err:
+        raise ModelError(f"t_span must be (t0, t_final), got {t_span!r}.") from err
+    if not (np.isfinite(t0) and np.isfinite(tf)) or t0 == tf:
+        raise ModelError(f"t_span must be two different finite times, got {t_span!r}.")
+    direction = 1.0 if tf > t0 else -1.0
+    if isinstance(method, str):
+        if method not in _METHODS:
+            raise ModelError(
+                f"method must be one of {', '.join(_METHODS)} or an OdeSolver subclass, got "
+                f"{method!r}."
+            )
+        solver_cls, method_name = getattr(integrate, method), method
+    elif isinstance(method, type) and issubclass(method, integrate.OdeSolver):
+        solver_cls, method_name = method, method.__name__
+    else:
+        raise ModelError(f"method must be a name or an OdeSolver subclass, got {method!r}.")
+    if t_eval is not None:
+        try:
+            t_eval = np.asarray(t_eval, dtype=float).reshape(-1)
+        except (TypeError, ValueError) as err:
+            raise ModelError(f"t_eval must be an array of times, got {t_eval!r}.") from err
+        if not np.all(np.isfinite(t_eval)):
+            raise ModelError("t_eval has a NaN or infinite time; give finite times.")
+        lo, hi = min(t0, tf), max(t0, tf)
+        if np.any(t_eval < lo) or np.any(t_eval > hi):
+            raise ModelError(f"t_eval has values outside t_span = ({t0}, {tf}).")
+        if np.any(np.diff(t_eval) * direction <= 0):
+            raise ModelError("t_eval must be strictly increasing (decreasing when integrating "
+                             "backwards).")
+        if direction < 0:
+            t_eval = t_eval[::-1]
+    return t0, tf, direction, t_eval, solver_cls, method_name
 
 __all__ = ["_Rhs", "_StageWork", "_derived", "_derived_all_speeds",
            "_extras", "_progress_bar", "_state_text"]
@@ -58,6 +105,8 @@ class _Rhs:
         return dy.T if batch else dy
 
     def __call__(self, t: float, z: np.ndarray) -> np.ndarray:
+        if not np.all(np.isfinite(z)):  # a trial stage built on an earlier stage's NaNs
+            return np.full(z.shape, np.nan)
         try:
             out = self.exact(t, z)
         except SingularMassMatrixError as err:

@@ -409,7 +409,7 @@ class BodyKinematics:
             )
         self.body = body
         self.name: str = body.name
-        self.mass = sp.sympify(body.mass)
+        self.mass = sp.sympify(body.mass, strict=True)
         dyn = {a for a in self.mass.atoms(AppliedUndef)} | (
             {t} if t in self.mass.free_symbols else set()
         )
@@ -418,6 +418,11 @@ class BodyKinematics:
                 f"body {self.name} has a mass that varies in time ({show(self.mass)}); kanebond "
                 f"treats constant masses only: give it a constant mass (a number or a Symbol "
                 f"such as sympy.symbols('m')), and model mass exchange with separate bodies."
+            )
+        if self.mass.is_negative or (self.mass.is_number and not self.mass.is_finite):
+            raise ModelError(
+                f"body {self.name} has mass {show(self.mass)}; a mass must be a finite number "
+                f"zero or positive (or a symbol whose value is given to numeric())."
             )
         common = dict(frame=frame, coordinates=coordinates, speeds=speeds, kdd=kdd, strict=strict)
         self.point: Point = point

@@ -493,10 +493,14 @@ def sweep(
     given states (:meth:`Linearization.select`, checked). :meth:`Sweep.stability_boundaries`
     then refines where the largest real part of the eigenvalues changes sign.
     """
+    try:
+        vals = np.asarray(values, dtype=float).reshape(-1)
+    except (TypeError, ValueError) as err:
+        raise ModelError(f"sweep: values must be numbers, got {values!r:.80}.") from err
+    if not len(vals) or not np.all(np.isfinite(vals)):
+        raise ModelError("sweep: values must be one or more finite numbers (the parameter's "
+                         f"values to linearize at), got {values!r:.80}.")
     lz = linearizer(system)
-    vals = np.asarray(values, dtype=float).reshape(-1)
-    if not np.all(np.isfinite(vals)):
-        raise ModelError("sweep: every value of the parameter must be a finite number.")
     states = lz.coordinates + lz.speeds
     if isinstance(parameter, str):
         names = {_name(s): s for s in [*states, *lz.inputs, *lz.constants]}

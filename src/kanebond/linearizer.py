@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .admissible import check_mass_and_inertia
 from .errors import FormError, ModelError, SingularMassMatrixError
 from .kinematics import show, t
 from .numeric import NumericModel
@@ -82,7 +83,8 @@ class Linearizer:
         self.constants = list(system.constants)
         self.R, self.S = len(self.coordinates), len(self.speeds)
         placeholder = {p: 1.0 for p in self.constants}
-        self.num = NumericModel(system, placeholder, backend="numpy", path="bodies")
+        self.num = NumericModel(system, placeholder, backend="numpy", path="bodies",
+                                _admissible=False)
         params = self.num.parameters
         self._c_const = [params.index(p) for p in self.constants]
         self._c_input = [params.index(r) for r in self.inputs]
@@ -300,6 +302,7 @@ class Linearizer:
         """(𝔸, 𝔹, f') in the full state [q, f] at numeric state, inputs and constants."""
         n, nr = self.R + self.S, len(self.inputs)
         c0 = self.c_vector(p0, r0)
+        check_mass_and_inertia(self.num, np.real(c0)[None, :], t0, x0)
         base = self.num._eval(np.full(1, t0), x0[None, : self.R], x0[None, self.R :],
                               {"A", "Df", "e"}, c=c0[None, :])
         A = np.real(base["A"][0])

@@ -336,7 +336,7 @@ class KaneModel(ConstraintViews):
         frames: set = set()
 
         def scan(expr) -> None:
-            for a in dag_atoms(sp.sympify(expr), sp.Symbol, AppliedUndef, seen=seen):
+            for a in dag_atoms(sp.sympify(expr, strict=True), sp.Symbol, AppliedUndef, seen=seen):
                 if isinstance(a, AppliedUndef):
                     if a not in known:
                         funcs.add(a)

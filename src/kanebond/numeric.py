@@ -31,6 +31,7 @@ for complex-step derivatives). ``"auto"`` uses C when a compiler works.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from functools import cached_property
 from typing import Any
@@ -38,6 +39,7 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
+from .admissible import check_mass_and_inertia
 from .cbackend import CBackend, cache_dir, compiler_available
 from .errors import (
     ModelError,
@@ -90,7 +92,7 @@ class SymbolicBackend:
         ) if system._load_fields else sp.zeros(S, 0)
 
         def fn(expr):
-            e = sp.sympify(expr).xreplace(rep).xreplace({t: ts})
+            e = sp.sympify(expr, strict=True).xreplace(rep).xreplace({t: ts})
             return sp.lambdify([ts, qs, fs, cs], e, modules="numpy", cse=True)
 
         self.fns = {
@@ -147,6 +149,7 @@ class NumericModel(PartitionMixin, ReactionMixin):
         backend: str = "auto",
         path: str = "auto",
         _relaxed: bool = False,
+        _admissible: bool = True,
     ) -> None:
         if (system.prescribed or system.adjoined) and not _relaxed:
             raise ModelError(
@@ -196,6 +199,8 @@ class NumericModel(PartitionMixin, ReactionMixin):
         self.layout = prog.layout
         self.embedded = self.layout.K_c > 0
         self._buffers()
+        if _admissible:  # (the linearizer checks at each operating point's constants)
+            check_mass_and_inertia(self)
 
     def _buffers(self) -> None:
         """Buffers and cached pointers of the single-point fast path (C, constant parameters),
@@ -237,12 +242,30 @@ class NumericModel(PartitionMixin, ReactionMixin):
     def _check(self, name: str, a: np.ndarray, size: int) -> None:
         if a.shape[-1] != size:
             raise ModelError(f"{name} must have {size} entries per point, got shape {a.shape}.")
+        if not np.all(np.isfinite(a)):
+            self._not_finite(name, a)
+
+    def _not_finite(self, name: str, a: np.ndarray):
+        """ModelError naming the first NaN or infinite entry of a state or batch ``a``."""
+        a = np.atleast_2d(a)
+        k, j = (int(i[0]) for i in np.nonzero(~np.isfinite(a)))
+        names = {"q": self.state_names[: self.R], "f": self.state_names[self.R :]}.get(
+            name, self.state_names)
+        label = names[j] if j < len(names) else f"entry {j}"
+        where = f" of point {k}" if a.shape[0] > 1 else ""
+        raise ModelError(
+            f"{name}{where} has {label} = {a[k, j]}; states must be finite numbers (a NaN or "
+            f"infinite value gives no meaningful derivative)."
+        )
 
     def _state_batch(self, name: str, t, x) -> tuple[bool, np.ndarray, np.ndarray]:
         """(single point?, times (n,), states (n, R+S)) of a state or batch of states."""
         x = np.asarray(x)
         if not np.iscomplexobj(x):
-            x = x.astype(float)
+            try:
+                x = x.astype(float)
+            except (TypeError, ValueError) as err:
+                raise ModelError(f"{name} must hold numbers, got {x!r:.80}.") from err
         single = x.ndim == 1
         xb = x[None, :] if single else x
         if xb.ndim != 2:
@@ -499,7 +522,10 @@ class NumericModel(PartitionMixin, ReactionMixin):
             code = self._kb_rhs(1, *self._ptrs)
             if code:
                 self._fail(code, self._t1, self._x1[None, :])
-            return self._o1.copy()
+            o = self._o1
+            if not math.isfinite(o.dot(o)) and not np.all(np.isfinite(self._x1)):
+                self._not_finite("x", self._x1)
+            return o.copy()
         single, tt, xb = self._state_batch("x", t, x)
         q, f = xb[:, : self.R], xb[:, self.R :]
         c = self._c(tt, q, f)

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 from sympy.core.function import AppliedUndef
 
-from .errors import KanebondWarning, ModelError
+from .errors import KanebondError, KanebondWarning, ModelError
 from .kinematics import show
 
 __all__ = ["INITIAL_TOL", "_Parameters", "_name", "_lookup", "_arity", "split_named"]
@@ -48,6 +48,11 @@ class _Parameters:
     """Values of the constants and inputs: numbers, or callables of t or (t, x)."""
 
     def __init__(self, symbols: list, constants: Mapping | None, system_name: str) -> None:
+        if constants is not None and not isinstance(constants, Mapping):
+            raise ModelError(
+                f"constants must be a mapping {{symbol: value}} for {system_name}, got a "
+                f"{type(constants).__name__} ({str(constants)[:60]})."
+            )
         constants = dict(constants or {})
         self.symbols = symbols
         self.fixed = np.zeros(len(symbols))
@@ -61,6 +66,11 @@ class _Parameters:
                 else:
                     missing.append(show(sym))
                     continue
+            if isinstance(val, (str, bytes)):
+                raise ModelError(
+                    f"the value given for {show(sym)} is text ({val!r:.60}); kanebond never "
+                    f"parses text. Give a number (float), or a callable of t or (t, x)."
+                )
             if callable(val):
                 nargs = _arity(val, sym)
                 self.calls.append((k, val, nargs))
@@ -103,8 +113,23 @@ class _Parameters:
         out = np.repeat(self.fixed[None, :], n, axis=0)
         for k, fn, nargs in self.calls:
             for i in range(n):
-                out[i, k] = fn(t[i]) if nargs == 1 else fn(t[i], x[i])
+                out[i, k] = self._call(k, fn, nargs, t[i], x[i])
         return out
+
+    def _call(self, k: int, fn: Callable, nargs: int, t: float, x: np.ndarray) -> float:
+        """The value of a callable constant, or ModelError naming it and t."""
+        try:
+            v = fn(t) if nargs == 1 else fn(t, x)
+            if isinstance(v, (str, bytes)):
+                raise TypeError(f"it returned text {v!r:.40}")
+            return float(v)
+        except KanebondError:
+            raise
+        except Exception as err:
+            raise ModelError(
+                f"the callable given for {show(self.symbols[k])} failed at t={float(t):.10g} "
+                f"({type(err).__name__}: {err}); it must return a real number."
+            ) from err
 
 
 def _arity(fn: Callable, sym) -> int:
@@ -152,7 +177,8 @@ def _initial_state(num: Any, initial: Any) -> np.ndarray:
         for key, val in initial.items():
             i = index.get(key)
             if i is None and isinstance(key, str):
-                i = index.get(key.strip())
+                k2 = key.strip()
+                i = index.get(k2[:-3] if k2.endswith("(t)") else k2)
             if i is None:
                 raise ModelError(
                     f"initial has {show(key)}, which is not a coordinate or speed of the "
@@ -160,6 +186,8 @@ def _initial_state(num: Any, initial: Any) -> np.ndarray:
                 )
             given.add(i)
             try:
+                if isinstance(val, (str, bytes)):
+                    raise TypeError("text")
                 x0[i] = float(val)
             except (TypeError, ValueError) as err:
                 raise ModelError(

@@ -55,6 +55,7 @@ robust and its failures useful:
 from __future__ import annotations
 
 import time
+import warnings
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -64,6 +65,7 @@ from sympy.core.function import AppliedUndef
 from .constrained import ConstrainedModel
 from .errors import (
     KanebondError,
+    KanebondWarning,
     ModelError,
     SimulationError,
     SingularConfigurationError,
@@ -71,11 +73,13 @@ from .errors import (
 )
 from .events import Event, _active_events, _prepare_events, _root
 from .integration import (
+    _IMPLICIT,
     _derived,
     _derived_all_speeds,
     _extras,
     _progress_bar,
     _Rhs,
+    _run_arguments,
     _StageWork,
     _state_text,
 )
@@ -90,9 +94,6 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["simulate", "Trajectory", "Event", "EnergyAudit"]
 
-_METHODS = ("RK23", "RK45", "DOP853", "Radau", "BDF", "LSODA")  # scipy.integrate's OdeSolvers
-_IMPLICIT = ("Radau", "BDF")  # given vectorized=True: a batched finite-difference Jacobian
-_FORMS = ("momentum", "velocity")
 #: A run stops as stalled when, at the pace of its last ``stall_steps`` steps, the rest of the
 #: span would take more steps than this.
 STALL_STEPS_TO_GO = 1e8
@@ -227,43 +228,12 @@ def simulate(
         raise ModelError(
             f"simulate needs a KaneSystem or a NumericModel, got {type(system).__name__}."
         )
-    if form not in _FORMS:
-        raise ModelError(f"form must be 'momentum' or 'velocity', got {form!r}.")
     momentum = form == "momentum"
-    try:
-        t0, tf = (float(v) for v in t_span)
-    except (TypeError, ValueError) as err:
-        raise ModelError(f"t_span must be (t0, t_final), got {t_span!r}.") from err
-    if not (np.isfinite(t0) and np.isfinite(tf)) or t0 == tf:
-        raise ModelError(f"t_span must be two different finite times, got {t_span!r}.")
-    direction = 1.0 if tf > t0 else -1.0
-    from scipy import integrate  # imported here: it is slow to import
-
-    if isinstance(method, str):
-        if method not in _METHODS:
-            raise ModelError(
-                f"method must be one of {', '.join(_METHODS)} or an OdeSolver subclass, got "
-                f"{method!r}."
-            )
-        solver_cls = getattr(integrate, method)
-        method_name = method
-    elif isinstance(method, type) and issubclass(method, integrate.OdeSolver):
-        solver_cls, method_name = method, method.__name__
-    else:
-        raise ModelError(f"method must be a name or an OdeSolver subclass, got {method!r}.")
-
+    t0, tf, direction, t_eval, solver_cls, method_name = _run_arguments(
+        form, t_span, t_eval, method)
     if t_eval is not None:
-        t_eval = np.asarray(t_eval, dtype=float).reshape(-1)
-        lo, hi = min(t0, tf), max(t0, tf)
-        if np.any(t_eval < lo) or np.any(t_eval > hi):
-            raise ModelError(f"t_eval has values outside t_span = ({t0}, {tf}).")
-        d = np.diff(t_eval)
-        if np.any(d * direction <= 0):
-            raise ModelError("t_eval must be strictly increasing (decreasing when integrating "
-                             "backwards).")
-        if direction < 0:
-            t_eval = t_eval[::-1]
         t_eval_i = 0 if direction > 0 else len(t_eval)
+    from scipy import integrate  # imported here: it is slow to import
 
     start_model = num  # the partition the integrator starts with
     try:
@@ -455,7 +425,10 @@ def simulate(
         rhs = _Rhs(active, form, audit=nl > 0 and not stage_work)
         solver, work = start(t_at, z_new)
 
-    g = [ev(t0, x0) for ev in ev_fns]
+    try:
+        g = [ev(t0, x0) for ev in ev_fns]
+    except SimulationError as err:
+        fail(str(err).rstrip("."), t0, z0, err, x=x0)
     bar = _progress_bar(progress, abs(tf - t0), system_name)
     shown = t0
     status: int | None = None
@@ -528,14 +501,21 @@ def simulate(
                 if verdict == "switch":
                     pending_switch = what
             if ev_fns:
-                g_new = [ev(t_new, to_x(z, t_new)) for ev in ev_fns]
+                try:
+                    g_new = [ev(t_new, to_x(z, t_new)) for ev in ev_fns]
+                except SimulationError as err:
+                    fail(str(err).rstrip("."), t_new, np.asarray(z), err)
                 active_ev = _active_events(g, g_new, [e.direction for e in ev_fns])
                 if active_ev.size:
                     sol = sol if sol is not None else solver.dense_output()
                     counts[active_ev] += 1
-                    roots = np.array([
-                        _root(ev_fns[i], sol, t_old, t_new, to_x, n) for i in active_ev
-                    ])
+                    try:
+                        roots = np.array([
+                            _root(ev_fns[i], sol, t_old, t_new, to_x, n) for i in active_ev
+                        ])
+                    except SimulationError as err:
+                        fail(f"{str(err).rstrip('.')} (locating its zero between "
+                             f"t={t_old:.10g} and t={t_new:.10g})", t_old, None, err)
                     order = np.argsort(roots * direction)
                     active_ev, roots = active_ev[order], roots[order]
                     hit = [k for k, i in enumerate(active_ev)
@@ -604,6 +584,13 @@ def simulate(
                         nfev_done += solver.nfev
                         solver, work = start(t_new, zp)
                     last["z"] = np.array(zp)
+    except KeyboardInterrupt:
+        message = (f"interrupted (Ctrl-C) at t={last['t']:.10g}; the steps computed so far are "
+                   f"returned.")
+        warnings.warn(f"simulation of {system_name!r} {message}", KanebondWarning, stacklevel=2)
+        if not ts:
+            store(np.array([t0]), z0[None, :])
+        return build(False, -2, message)
     finally:
         if bar is not None:
             bar.close()

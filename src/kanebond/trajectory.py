@@ -4,7 +4,6 @@ dT*/dt = Σ_sources P, [PA21] (18), [PA-VP] (19))."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,8 +13,8 @@ import numpy as np
 import sympy as sp
 from sympy.core.function import AppliedUndef
 
+from . import trajectory_io
 from ._version import __version__
-from .errors import ModelError
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.figure import Figure
@@ -122,7 +121,7 @@ class Trajectory:
         :attr:`reactions`, :attr:`constraint_residuals`, :meth:`constraint_force`).
     form, method : the form integrated ("momentum"/"velocity") and the solver.
     success, status, message : as ``solve_ivp``: status 0 end reached, 1 terminal event,
-        −1 failure.
+        −1 failure, −2 interrupted (Ctrl-C: the steps so far are returned, with a warning).
     nfev, njev, nlu : evaluations of the right-hand side and its Jacobian, LU decompositions.
     t_events, x_events : per event, the times (k,) and states x = [q, f] (k, R+S) of its zeros.
     event_names : names of the events.
@@ -373,24 +372,26 @@ class Trajectory:
 
     # ------------------------------------------------------------------ energy
     def energy_audit(self) -> EnergyAudit:
-        """The power balance T*(t) − T*(t0) = ∫_{t0}^{t} Σ P dt over every source: loads fᵀe_L
+        """The power balance T*(t) − T*(t₁) = ∫_{t₁}^{t} Σ P dt over every source: loads fᵀe_L
         ([PA21] (18)), prescribed flows ᶜf_k ᶜe_k (48) and adjoined constraints ᵃᶜf_ℓ λ_ℓ
         ([PA-VP] (19)); embedded (ideal, scleronomic) constraint forces do no work.
-        With the work integrated as extra ODE states (``audit=True`` in :func:`simulate`) the
-        residual is of the order of the integration error.
+        t₁ is the first stored time (t0, or the first of ``t_eval``): both sides are measured
+        from it. With the work integrated as extra ODE states (``audit=True`` in
+        :func:`simulate`) the residual is of the order of the integration error.
         """
         n = len(self.t)
         dT = self.T_star - self.T_star[0] if n else np.zeros(0)
-        W = self.work.sum(axis=1) if self.work.size else np.zeros(n)
+        work = self.work - self.work[0] if n and self.work.size else self.work
+        W = work.sum(axis=1) if work.size else np.zeros(n)
         res = dT - W
         abs_res = float(np.max(np.abs(res))) if n else 0.0
         scale = 0.0
         if n:
             scale = float(max(np.max(np.abs(self.T_star)),
-                              np.max(np.sum(np.abs(self.work), axis=1)) if self.work.size else 0))
+                              np.max(np.sum(np.abs(work), axis=1)) if work.size else 0))
         rel = abs_res / scale if scale > 0 else abs_res
         return EnergyAudit(
-            t=self.t, delta_T_star=dT, work=W, work_by_load=self.work,
+            t=self.t, delta_T_star=dT, work=W, work_by_load=work,
             load_names=list(self.load_names), residual=res, abs_residual=abs_res, scale=scale,
             rel_residual=rel, method=self.work_method, kinds=list(self.source_kinds),
         )
@@ -495,103 +496,13 @@ class Trajectory:
         Parquet (suffix ``.parquet``, needs pyarrow). Names, form, method, solver statistics,
         events and metadata are stored with the arrays; :meth:`load` reads either back.
         """
-        path = Path(path)
-        meta = self._meta()
-        if path.suffix.lower() == ".parquet":
-            try:
-                import pyarrow as pa
-                import pyarrow.parquet as pq
-            except ImportError as err:
-                raise ImportError(
-                    "saving a Trajectory as Parquet needs pyarrow, which is not installed; "
-                    "install it with `pip install pyarrow`, or save with the suffix .npz."
-                ) from err
-            meta["t_events"] = [a.tolist() for a in self.t_events]
-            meta["x_events"] = [a.tolist() for a in self.x_events]
-            cols = self._columns()
-            cols.pop("power")
-            table = pa.table({k: pa.array(np.ascontiguousarray(v)) for k, v in cols.items()})
-            table = table.replace_schema_metadata(
-                {b"kanebond": json.dumps(meta, default=_jsonable).encode()}
-            )
-            pq.write_table(table, path)
-            return path
-        arrays: dict[str, np.ndarray] = dict(
-            t=self.t, q=self.q, f=self.f, p=self.p, T_star=self.T_star,
-            load_power=self.load_power, work=self.work,
-            meta=np.array(json.dumps(meta, default=_jsonable)),
-        )
-        if self.extras:
-            arrays["extras"] = np.column_stack(list(self.extras.values()))
-        for i, (te, xe) in enumerate(zip(self.t_events, self.x_events, strict=True)):
-            arrays[f"t_events_{i}"] = te
-            arrays[f"x_events_{i}"] = xe
-        with open(path, "wb") as fh:
-            np.savez_compressed(fh, **arrays)
-        return path
+        return trajectory_io.save(self, path)
 
     @classmethod
     def load(cls, path: str | Path) -> Trajectory:
-        """Read a trajectory written by :meth:`save` (no model needed)."""
-        path = Path(path)
-        if path.suffix.lower() == ".parquet":
-            try:
-                import pyarrow.parquet as pq
-            except ImportError as err:
-                raise ImportError(
-                    "reading a Parquet trajectory needs pyarrow, which is not installed; "
-                    "install it with `pip install pyarrow`."
-                ) from err
-            table = pq.read_table(path)
-            meta = json.loads(table.schema.metadata[b"kanebond"].decode())
-            col = {name: table.column(name).to_numpy() for name in table.column_names}
-            n = len(col["t"])
-
-            def block(names: list[str]) -> np.ndarray:
-                return np.column_stack([col[k] for k in names]) if names else np.zeros((n, 0))
-
-            q = block(meta["coordinate_names"])
-            f = block(meta["speed_names"])
-            p = block([f"p_{s}" for s in meta["speed_names"]])
-            lp = block([f"power[{k}]" for k in meta["load_names"]])
-            w = block([f"work[{k}]" for k in meta["load_names"]])
-            ex = block(meta.get("extra_names", []))
-            return cls._from_meta(meta, col["t"], q, f, p, col["T_star"], lp, w,
-                                  meta.get("t_events", []), meta.get("x_events", []), ex)
-        with np.load(path, allow_pickle=False) as data:
-            meta = json.loads(str(data["meta"]))
-            k = len(meta["event_names"])
-            return cls._from_meta(
-                meta, data["t"], data["q"], data["f"], data["p"], data["T_star"],
-                data["load_power"], data["work"],
-                [data[f"t_events_{i}"] for i in range(k)],
-                [data[f"x_events_{i}"] for i in range(k)],
-                data["extras"] if "extras" in data else None,
-            )
-
-    @classmethod
-    def _from_meta(cls, meta, t, q, f, p, T, lp, w, te, xe, ex=None) -> Trajectory:
-        if meta.get("kanebond_trajectory") != 1:
-            raise ModelError("this file was not written by kanebond's Trajectory.save.")
-        return cls(
-            t=t, q=q, f=f, p=p, T_star=T, load_power=lp, work=w,
-            coordinate_names=meta["coordinate_names"], speed_names=meta["speed_names"],
-            load_names=meta["load_names"], form=meta["form"], method=meta["method"],
-            work_method=meta["work_method"], success=meta["success"], status=meta["status"],
-            message=meta["message"], nfev=meta["nfev"], njev=meta["njev"], nlu=meta["nlu"],
-            t_events=te, x_events=xe, event_names=meta["event_names"],
-            metadata=meta["metadata"],
-            extras={n: ex[:, i] for i, n in enumerate(meta.get("extra_names", []))},
-            source_kinds=meta.get("source_kinds"),
-        )
-
-
-def _jsonable(obj: Any) -> Any:
-    if isinstance(obj, np.generic):
-        return obj.item()
-    if isinstance(obj, np.ndarray):
-        return obj.tolist()
-    return repr(obj) if callable(obj) else str(obj)
+        """Read a trajectory written by :meth:`save` (no model needed). A missing, damaged,
+        tampered or foreign file raises :class:`~kanebond.TrajectoryFileError` naming it."""
+        return trajectory_io.load(cls, path)
 
 
 def _version() -> str:

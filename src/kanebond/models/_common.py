@@ -52,8 +52,13 @@ def model_error(message: str) -> ModelError:
     return ModelError(message)
 
 
-def check_count(n: Any, what: str, minimum: int = 1) -> int:
-    """Validate an integer model size ``n >= minimum`` and return it as an ``int``."""
+#: The largest size a ready-made model accepts: a chain of 200 bodies takes minutes to form
+#: and compile; far larger ones would run for hours or exhaust memory without a word.
+MAX_COUNT = 200
+
+
+def check_count(n: Any, what: str, minimum: int = 1, maximum: int | None = MAX_COUNT) -> int:
+    """Validate an integer model size ``minimum <= n <= maximum`` and return it as an ``int``."""
     if isinstance(n, bool):
         raise model_error(f"{what} must be an integer >= {minimum}, got {n!r}")
     try:
@@ -62,6 +67,12 @@ def check_count(n: Any, what: str, minimum: int = 1) -> int:
         raise model_error(f"{what} must be an integer >= {minimum}, got {n!r}") from None
     if value < minimum:
         raise model_error(f"{what} must be an integer >= {minimum}, got {value}")
+    if maximum is not None and value > maximum:
+        raise model_error(
+            f"{what} = {value} is too large: the ready-made models stop at {maximum} (forming "
+            f"and compiling grows with the size; 80 loops of n_four_bar take about 40 s). Use a "
+            f"smaller n, or build a larger model from its parts if you mean it."
+        )
     return value
 
 

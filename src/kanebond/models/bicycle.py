@@ -131,7 +131,7 @@ def moore_parameters(
     """
     if exact:
         p = _params(params, benchmark_parameters_exact())
-        p = {k: sm.sympify(v) for k, v in p.items()}
+        p = {k: sm.sympify(v, strict=True) for k, v in p.items()}
         sin, cos = sm.sin, sm.cos
     else:
         p = {k: float(v) for k, v in _params(params, BENCHMARK_PARAMETERS).items()}

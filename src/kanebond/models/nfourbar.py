@@ -301,7 +301,7 @@ def n_four_bar_initial(
     Raises ``ValueError`` (``ModelError``) at a singular ``theta0`` (``sin theta0 = 0``),
     where the x velocity of B0 does not fix the motion.
     """
-    n = check_count(n, "n_four_bar_initial: the number of loops n")
+    n = check_count(n, "n_four_bar_initial: the number of loops n", maximum=None)
     L, _, _ = _params(constants)
     s = math.sin(theta0)
     if abs(s) < 1e-12:
@@ -399,7 +399,7 @@ def n_four_bar_reference(
     ends at ``t_eval[-1]``. Returns :class:`NFourBarReference` (t, B0 x, y, vx, vy, θ, θ').
     Energy is conserved to about 1e-12 relative over 20 s.
     """
-    n = check_count(n, "n_four_bar_reference: the number of loops n")
+    n = check_count(n, "n_four_bar_reference: the number of loops n", maximum=None)
     if t_eval is None:
         t_eval = np.linspace(0.0, N_FOUR_BAR_T_END, 401)
     t_eval = np.asarray(t_eval, dtype=float)
@@ -428,7 +428,8 @@ def n_four_bar_singular_times(
 ) -> np.ndarray:
     """Times in ``[0, t_end]`` at which the reference motion passes a singular (horizontal)
     configuration ``sin θ = 0``, located by ``solve_ivp`` events of the reference ODE."""
-    n = check_count(n, "n_four_bar_singular_times: the number of loops n")
+    n = check_count(n, "n_four_bar_singular_times: the number of loops n",
+                    maximum=None)
 
     def horizontal(_t, y):
         return math.sin(y[0])
