@@ -81,3 +81,49 @@ def _check_body(name: str, m: float, inertia: np.ndarray | None) -> None:
 
 def _show(a: np.ndarray) -> str:
     return np.array2string(np.asarray(a), precision=6, suppress_small=True)
+
+
+def diagnose_not_finite(model: Any, t: float, q: np.ndarray, u: np.ndarray) -> str:
+    """Which quantity of which body or load is not finite at (t, q, u), e.g. "the partial
+    velocities of body 'P'": the first NaN or infinite entry of the position-level kernel
+    (masses, partial velocities, inertias, load points' partial velocities) or the velocity-level
+    one (accelerations with f' = 0, load vectors), named from the model's layout. An empty
+    string when every kinematic quantity is finite (the failure is then in the constants, the
+    loads' values or the solve)."""
+    L = getattr(model, "layout", None)
+    if L is None:
+        return ""
+    tt = np.full(1, float(t))
+    qq, uu = np.asarray(q, float)[None, :], np.asarray(u, float)[None, :]
+    try:
+        with np.errstate(all="ignore"):
+            pos = np.real(model._work("pos", tt, qq, uu))[:, 0]
+            vel = np.real(model._work("vel", tt, qq, uu))[:, 0]
+    except KanebondError:
+        return ""
+    if not np.all(np.isfinite(pos[: L.R * L.S] if L.S else pos[:0])):
+        return "the kinematic matrix Q(q) of q' = Q f"
+    for kind, work, pieces in (("pos", pos, _POS_PIECES), ("vel", vel, _VEL_PIECES)):
+        for b in L.bodies:
+            for key, size, what in pieces:
+                if key in b and not np.all(np.isfinite(work[b[key]: b[key] + size(b)])):
+                    return f"{what} of body {b['name']!r}"
+        for ld in L.loads:
+            key, what = ("V", "the partial velocities of the point") if kind == "pos" else \
+                ("F", "the vector")
+            if not np.all(np.isfinite(work[ld[key]: ld[key] + (3 * ld["k"] if key == "V"
+                                                                 else 3)])):
+                return f"{what} of load {ld['name']!r}"
+    return ""
+
+
+_POS_PIECES = (
+    ("m", lambda b: 1, "the mass"),
+    ("V", lambda b: 3 * b["k"], "the partial velocities of the mass centre"),
+    ("W", lambda b: 3 * b["k"], "the partial angular velocities"),
+    ("I", lambda b: 9, "the central inertia"),
+)
+_VEL_PIECES = (
+    ("a", lambda b: 3, "the acceleration (at f' = 0) of the mass centre"),
+    ("al", lambda b: 3, "the angular acceleration (at f' = 0)"),
+)

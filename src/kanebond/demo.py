@@ -183,15 +183,25 @@ def simulate_and_linearize(system, out: str = "rolling_disk.png") -> bool:
     op = {x: 0, y: 0, q1: 0, q2: 0, q3: 0, u1: 0, u2: 0.0, u3: 0}
     spins = np.linspace(0.5, 12.0, 116)
     sw = sweep(system, u2, spins, op_point=op, constants=constants, reduce=True)
-    stable = spins[sw.max_real < 1e-9]
-    found = stable.min() if stable.size else float("nan")
+    # Above the critical spin the eigenvalues are imaginary (max real part 0 to rounding), below
+    # it one is real and positive (~ sqrt(critical - spin)): bisect on "unstable" between the
+    # grid's last unstable and first stable spin, a fresh linearization per trial.
+    unstable = sw.max_real > 1e-9
+    found = float("nan")
+    if unstable.any() and not unstable.all():
+        k = int(np.nonzero(unstable)[0].max())
+        lo, hi = float(spins[k]), float(spins[k + 1])
+        while hi - lo > 1e-12 * hi:
+            mid = 0.5 * (lo + hi)
+            lo, hi = (mid, hi) if sw.refine(mid) > 1e-9 else (lo, mid)
+        found = hi
     m, r, g = constants["m"], constants["r"], constants["g"]
     I, J = m * r**2 / 4, m * r**2 / 2
     exact = np.sqrt(m * g * r * I / (J * (J + m * r**2)))
-    close = abs(found - exact) < spins[1] - spins[0]
-    print(f"Upright rolling is stable above spin {found:.2f} rad/s (sweep of {len(spins)} "
-          f"linearizations); closed form sqrt(m g r I / (J (J + m r²))) = {exact:.2f} rad/s  "
-          f"{'ok' if close else 'FAILED'}")
+    close = abs(found - exact) < 1e-6 * exact
+    print(f"Upright rolling is stable above spin {found:.8f} rad/s (sweep of {len(spins)} "
+          f"linearizations, then bisection); closed form sqrt(m g r I / (J (J + m r²))) = "
+          f"{exact:.8f} rad/s  {'ok' if close else 'FAILED'}")
     return bool(good and close)
 
 

@@ -53,7 +53,15 @@ class SingularConfigurationError(SingularMassMatrixError):
 
 
 class SimulationError(KanebondError):
-    """Numerical integration failed (singular A, non-finite state, failed step)."""
+    """Numerical integration failed (singular A, non-finite state, failed step, a user's
+    callable or event that raised). Raised by ``simulate`` with ``.t``, the time of the
+    failure, and ``.trajectory``, the run up to it."""
+
+
+class ColumnError(ModelError, KeyError):
+    """A name that is not a column of a trajectory (a KeyError too, as for a mapping)."""
+
+    __str__ = BaseException.__str__  # the message as written, not KeyError's repr of it
 
 
 class TrajectoryFileError(ModelError):

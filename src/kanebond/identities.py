@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 import sympy as sp
 
+from .errors import KanebondError, SingularMassMatrixError
+
 if TYPE_CHECKING:  # pragma: no cover
     from .system import KaneSystem
 
@@ -156,9 +158,20 @@ def check_identities(
 ) -> dict[str, float]:
     """Largest relative error of each identity of :class:`IdentityAudit` over random states."""
     rng = rng or random.Random(0)
-    audit = IdentityAudit(system)
     worst: dict[str, float] = {}
-    for _ in range(samples):
-        for name, err in audit.errors(audit.sampler.random_point(rng)).items():
-            worst[name] = max(worst.get(name, 0.0), err)
+    try:
+        audit = IdentityAudit(system)
+        for _ in range(samples):
+            for name, err in audit.errors(audit.sampler.random_point(rng)).items():
+                worst[name] = max(worst.get(name, 0.0), err)
+    except (ValueError, ZeroDivisionError, np.linalg.LinAlgError) as err:
+        if isinstance(err, KanebondError):
+            raise
+        massless = [b.name for b in system.bodies if sp.sympify(b.mass, strict=True).is_zero]
+        why = (f"; the bodies {', '.join(massless)} have zero mass" if massless else "")
+        raise SingularMassMatrixError(
+            f"the identities of {system.name!r} need A⁻¹, but A is singular{why}. Give every "
+            f"speed some mass or inertia (or check_identities on a system without massless "
+            f"bodies)."
+        ) from err
     return worst

@@ -18,10 +18,19 @@ _IMPLICIT = ("Radau", "BDF")  # given vectorized=True: a batched finite-differen
 _FORMS = ("momentum", "velocity")
 
 
-def _run_arguments(form: str, t_span: Any, t_eval: Any, method: Any):
+def _run_arguments(form: str, t_span: Any, t_eval: Any, method: Any, rtol: Any = 1e-9,
+                   atol: Any = 1e-12, max_nfev: Any = None):
     """(t0, tf, direction, t_eval in the direction of integration or None, solver class,
     method name) from simulate's arguments, each checked (ModelError naming it)."""
     from scipy import integrate  # imported here: it is slow to import
+
+    for name, v in (("rtol", rtol), ("atol", atol)):
+        if np.ndim(v) == 0 and not (isinstance(v, (int, float, np.floating)) and v >= 0
+                                    and np.isfinite(v)):
+            raise ModelError(f"{name} must be a finite number >= 0, got {v!r}.")
+    if max_nfev is not None and (isinstance(max_nfev, bool) or
+                                 not isinstance(max_nfev, (int, np.integer)) or max_nfev < 1):
+        raise ModelError(f"max_nfev must be a positive integer (or None), got {max_nfev!r}.")
 
     if form not in _FORMS:
         raise ModelError(f"form must be 'momentum' or 'velocity', got {form!r}.")

@@ -230,7 +230,7 @@ def simulate(
         )
     momentum = form == "momentum"
     t0, tf, direction, t_eval, solver_cls, method_name = _run_arguments(
-        form, t_span, t_eval, method)
+        form, t_span, t_eval, method, rtol, atol, max_nfev)
     if t_eval is not None:
         t_eval_i = 0 if direction > 0 else len(t_eval)
     from scipy import integrate  # imported here: it is slow to import
@@ -366,6 +366,7 @@ def simulate(
         if not ts:  # keep at least the initial state
             store(np.array([t0]), z0[None, :])
         err = SimulationError(msg)
+        err.t = float(t)  # type: ignore[attr-defined]
         err.trajectory = build(False, -1, msg)  # type: ignore[attr-defined]
         if cause is not None:
             raise err from cause

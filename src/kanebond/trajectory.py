@@ -15,6 +15,7 @@ from sympy.core.function import AppliedUndef
 
 from . import trajectory_io
 from ._version import __version__
+from .errors import ColumnError
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.figure import Figure
@@ -357,7 +358,7 @@ class Trajectory:
             return cols[name]
         if name in self.load_names:
             return self.load_power[:, self.load_names.index(name)]
-        raise KeyError(
+        raise ColumnError(
             f"{name!r} is not a column of this trajectory; columns are "
             f"{', '.join(cols)} (and the load names)."
         )

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 import sympy as sm
 import sympy.physics.mechanics as me
 
-from kanebond.models._common import ModelParts, to_system
+from kanebond.models._common import ModelParts, model_error, to_system
 
 if TYPE_CHECKING:  # pragma: no cover
     from kanebond.system import KaneSystem
@@ -153,20 +153,35 @@ def four_bar_configuration(
     ``branch = +1`` is the open assembly with the joint ``B`` on the left of the diagonal from
     the crank tip ``A`` to the rocker pivot ``D`` (above the ground link for ``q1`` near π/2),
     ``-1`` the crossed one. ``constants`` default to :data:`FOUR_BAR_DEFAULTS`. Returns
-    ``{"q1": q1, "q2": q2, "q3": q3}``; raises ``ValueError`` if the linkage cannot close.
+    ``{"q1": q1, "q2": q2, "q3": q3}``; raises :class:`~kanebond.ModelError` if the linkage
+    cannot close.
     """
     p: dict[str, Any] = dict(FOUR_BAR_DEFAULTS)
     if constants is not None:
-        p.update({str(k): v for k, v in constants.items()})
-    a, b, c, d = (float(p[k]) for k in "abcd")
+        given = {str(k): v for k, v in constants.items()}
+        unknown = sorted(set(given) - set(p))
+        if unknown:
+            raise model_error(f"four_bar_configuration: constants has {', '.join(unknown)}, "
+                              f"which are not link lengths or masses of four_bar() (those are "
+                              f"{', '.join(p)}).")
+        p.update(given)
+    if branch not in (1, -1):
+        raise model_error(f"four_bar_configuration: branch must be +1 (open) or -1 (crossed), "
+                          f"got {branch!r}.")
+    try:
+        a, b, c, d = (float(p[k]) for k in "abcd")
+        q1 = float(q1)
+    except (KeyError, TypeError, ValueError) as err:
+        raise model_error(f"four_bar_configuration: q1 and the link lengths a, b, c, d must be "
+                          f"numbers ({err}).") from err
     ax, ay = a * math.cos(q1), a * math.sin(q1)
     ex, ey = d - ax, -ay  # from A to D
     e = math.hypot(ex, ey)
     cos_alpha = (b * b + e * e - c * c) / (2 * b * e)
     if not -1.0 <= cos_alpha <= 1.0:
-        raise ValueError(
+        raise model_error(
             f"four_bar_configuration: the linkage cannot close at q1 = {q1} with a, b, c, d = "
-            f"{a}, {b}, {c}, {d}."
+            f"{a}, {b}, {c}, {d}; choose a crank angle or link lengths that can."
         )
     q2 = math.atan2(ey, ex) + (1 if branch >= 0 else -1) * math.acos(cos_alpha)
     bx, by = ax + b * math.cos(q2), ay + b * math.sin(q2)
