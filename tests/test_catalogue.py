@@ -14,6 +14,7 @@ import json
 import os
 import re
 import stat
+import warnings
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
@@ -465,28 +466,36 @@ def load_rows_disagree_with_times(tmp):
     kb.Trajectory.load(path)
 
 
-@case(kb.KanebondError, "run.npz", "coordinate_names")
-def load_names_disagree_with_columns(tmp):
+def _load_with_meta(tmp: Path, key: str, value) -> None:
+    """Save a run, set one metadata field of the file to ``value``, and load it."""
     path = traj_file(tmp)
 
     def change(a):
         meta = json.loads(str(a["meta"]))
-        meta["coordinate_names"] = ["q", "extra"]
+        meta[key] = value
         a["meta"] = np.array(json.dumps(meta))
     _rewrite(path, change)
     kb.Trajectory.load(path)
+
+
+@case(kb.KanebondError, "run.npz", "coordinate_names")
+def load_names_disagree_with_columns(tmp):
+    _load_with_meta(tmp, "coordinate_names", ["q", "extra"])
 
 
 @case(kb.KanebondError, "run.npz", "event_names")
 def load_metadata_field_wrong_type(tmp):
-    path = traj_file(tmp)
+    _load_with_meta(tmp, "event_names", 7)
 
-    def change(a):
-        meta = json.loads(str(a["meta"]))
-        meta["event_names"] = 7
-        a["meta"] = np.array(json.dumps(meta))
-    _rewrite(path, change)
-    kb.Trajectory.load(path)
+
+@case(kb.KanebondError, "run.npz", "status")
+def load_metadata_status_text(tmp):
+    _load_with_meta(tmp, "status", "done")
+
+
+@case(kb.KanebondError, "run.npz", "not written by kanebond")
+def load_metadata_marker_removed(tmp):
+    _load_with_meta(tmp, "kanebond_trajectory", 2)
 
 
 @case(kb.KanebondError, "run.npz", "t")
@@ -838,3 +847,55 @@ def test_initial_accepts_the_printed_name_of_a_dynamicsymbol():
     a = kb.simulate(num(), (0.0, 0.1), {"q(t)": 0.1, "u(t)": 0.0})
     b = kb.simulate(num(), (0.0, 0.1), GOOD)
     np.testing.assert_array_equal(a.q, b.q)
+
+
+@pytest.mark.parametrize("backend", ["numpy", pytest.param("c", marks=needs_cc)])
+def test_a_state_outside_the_domain_is_named_not_printed_as_code(backend):
+    """sqrt(x) in a load at x < 0: the rhs is NaN, and the warning names the load; no NumPy
+    RuntimeWarning with a line of generated code."""
+    x_, v_ = me.dynamicsymbols("x v")
+    N = me.ReferenceFrame("N")
+    P = me.Point("P")
+    P.set_vel(N, v_ * N.x)
+    sys_ = kb.KaneSystem(frame=N, coordinates=[x_], speeds=[v_], kinematics=[x_.diff(t) - v_],
+                         bodies=[me.Particle("bead", P, m)],
+                         loads=[(P, -g * sp.sqrt(x_) * N.x)], name="domain")
+    numm = sys_.numeric({m: 1.0, g: 9.81}, backend=backend)
+    with pytest.warns(kb.KanebondWarning) as rec:
+        out = numm.rhs(0.0, np.array([-1.0, 1.0]))
+    assert np.isnan(out[1]) and out[0] == 1.0
+    texts = [str(w.message) for w in rec]
+    assert any("load 'force on P'" in x and "domain" in x for x in texts), texts
+    assert not [w for w in rec if issubclass(w.category, RuntimeWarning)]
+    # inside the domain: no warning, and f' = -g sqrt(x) / m
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        np.testing.assert_allclose(numm.rhs(0.0, np.array([4.0, 1.0])), [1.0, -2 * 9.81])
+
+
+def test_loads_named_by_the_user():
+    """loads={name: load}: the names run through the numeric model, the trajectory's columns
+    and the energy audit; unnamed loads on one point are told apart."""
+    N = me.ReferenceFrame("N")
+    O = me.Point("O")
+    O.set_vel(N, 0)
+    B = N.orientnew("B", "Axis", (q, N.z))
+    B.set_ang_vel(N, u * N.z)
+    P = O.locatenew("P", ell * B.x)
+    P.v2pt_theory(O, N, B)
+    k = sp.Symbol("k")
+    parts = dict(frame=N, coordinates=[q], speeds=[u], kinematics=[q.diff(t) - u],
+                 bodies=[me.Particle("bob", P, m)])
+    named = kb.KaneSystem(**parts, loads={"gravity": (P, -m * g * N.y),
+                                          "damper": (B, -k * u * N.z)})
+    numm = named.numeric({**CONSTS, k: 0.2}, backend="numpy")
+    assert numm.load_names == ["gravity", "damper"]
+    tr = kb.simulate(numm, (0, 1), GOOD)
+    assert tr.load_names == ["gravity", "damper"]
+    assert tr["damper"].shape == tr.t.shape and np.all(tr["damper"] <= 1e-15)  # -k u² ≤ 0
+    audit = tr.energy_audit()
+    assert audit.load_names == ["gravity", "damper"] and audit.rel_residual < 1e-6
+    plain = kb.KaneSystem(**parts, loads=[(P, -m * g * N.y), (P, m * g * N.x)])
+    assert plain.load_names == ["force on P", "force on P (2)"]
+    with pytest.raises(kb.LoadError, match="names"):
+        kb.KaneSystem(**parts, loads={3: (P, -m * g * N.y)})

@@ -1,4 +1,5 @@
-"""Physical admissibility of the bodies' masses and inertias at the constants a user gives.
+"""Physical admissibility of the bodies' masses and inertias at the constants a user gives,
+and the name of the quantity that leaves its domain where a right-hand side is not finite.
 
 A numeric model evaluates every body's mass m and central inertia I_n ([PA21] (52), in
 inertial components) with the constants given. A real body has m ≥ 0 and an inertia tensor
@@ -17,7 +18,7 @@ import numpy as np
 
 from .errors import KanebondError, KanebondWarning, ModelError
 
-__all__ = ["check_mass_and_inertia"]
+__all__ = ["check_mass_and_inertia", "diagnose_not_finite", "warn_not_finite"]
 
 #: Relative tolerance of the checks (of the largest inertia component).
 TOL = 1e-9
@@ -115,6 +116,27 @@ def diagnose_not_finite(model: Any, t: float, q: np.ndarray, u: np.ndarray) -> s
                                                                  else 3)])):
                 return f"{what} of load {ld['name']!r}"
     return ""
+
+
+def warn_not_finite(model: Any, tt: np.ndarray, xb: np.ndarray, out: np.ndarray) -> None:
+    """A KanebondWarning naming the quantity that is not finite at the first state of the
+    batch ``xb`` whose right-hand side ``out`` is not (once per model and quantity: the
+    message carries no numbers, so Python shows it once)."""
+    what = ""
+    if not np.iscomplexobj(xb) and getattr(model, "path", "") == "bodies":
+        k = int(np.nonzero(~np.all(np.isfinite(out), axis=1))[0][0])
+        q, f = xb[k, : model.R], xb[k, model.R :]
+        try:
+            u = np.atleast_2d(model.all_speed_values(q, f))[0]
+            what = diagnose_not_finite(model, float(tt[k]), q, u)
+        except KanebondError:
+            pass
+    where = f": {what} is NaN or infinite there" if what else ""
+    warnings.warn(
+        f"the right-hand side of {model.system.name!r} is not finite at some states{where} (a "
+        f"square root or logarithm of a negative number, a division by zero, or a constant or "
+        f"input that is not finite); keep the states inside the model's domain.",
+        KanebondWarning, stacklevel=4)
 
 
 _POS_PIECES = (

@@ -56,6 +56,25 @@ def _check_bodies_listed_once(bodies: list) -> None:
         seen.add(id(b))
 
 
+def _default_load_names(loads: list) -> list[str]:
+    """'force on P', 'torque on B', ...; a name used twice gets ' (2)', ' (3)', ..."""
+    out: list[str] = []
+    for i, ld in enumerate(loads):
+        try:
+            where = ld.location if hasattr(ld, "location") else ld[0]
+            if isinstance(where, me.RigidBody):
+                where = where.frame if isinstance(ld, me.Torque) else where.masscenter
+            elif isinstance(where, me.Particle):
+                where = where.point
+            kind = "torque on" if isinstance(where, ReferenceFrame) else "force on"
+            name = f"{kind} {where.name}"
+        except Exception:  # malformed: resolve_loads reports it
+            name = f"load {i}"
+        k = sum(1 for n in out if n == name or n.startswith(name + " ("))
+        out.append(name if k == 0 else f"{name} ({k + 1})")
+    return out
+
+
 class KaneModel(ConstraintViews):
     """The validated model and its system matrices, with no numerics (the lower floor of
     :class:`~kanebond.KaneSystem`, whose docstring gives the parameters).
@@ -188,6 +207,13 @@ class KaneModel(ConstraintViews):
                     )
         if loads is None:
             loads = ()
+        given_names = None
+        if isinstance(loads, Mapping):  # {name: load}: the user's names for the loads
+            bad = [k for k in loads if not isinstance(k, str) or not k.strip()]
+            if bad:
+                raise LoadError(f"loads given as a mapping need names (non-empty strings) as "
+                                f"keys; {bad[0]!r} is not one.")
+            given_names, loads = [k.strip() for k in loads], list(loads.values())
         if isinstance(loads, (me.Force, me.Torque)) or (
             isinstance(loads, tuple)
             and len(loads) == 2
@@ -203,6 +229,7 @@ class KaneModel(ConstraintViews):
                 f"torques, me.Force or me.Torque, got {loads!r}."
             )
         self.loads = list(loads)
+        self.load_names = given_names or _default_load_names(self.loads)
         self._loads_full = self._resolve_loads(
             self.loads, self._common_full, self._bodies_full, sub_full
         )

@@ -39,12 +39,9 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
-from .admissible import check_mass_and_inertia
+from .admissible import check_mass_and_inertia, warn_not_finite
 from .cbackend import CBackend, cache_dir, compiler_available
-from .errors import (
-    ModelError,
-    SingularMassMatrixError,
-)
+from .errors import ModelError, SingularMassMatrixError
 from .kinematics import show, t
 from .manifold import ConstraintManifold, check_initial_embedding
 from .npbackend import (
@@ -57,7 +54,7 @@ from .npbackend import (
 )
 from .parameters import _initial_state, _Parameters, split_named
 from .partitions import PartitionMixin
-from .program import Program, load_name
+from .program import Program
 from .reactions import ReactionMixin
 
 __all__ = ["NumericModel", "cache_dir", "compiler_available"]
@@ -108,10 +105,11 @@ class SymbolicBackend:
         for k in want:
             if k not in self.fns:
                 continue
-            vals = [
-                np.asarray(self.fns[k](t[i], q[i], f[i], c[i]), dtype=float)
-                for i in range(len(t))
-            ]
+            with np.errstate(all="ignore"):  # a NaN is reported by name, not as a warning
+                vals = [                      # printing lambdify's generated code
+                    np.asarray(self.fns[k](t[i], q[i], f[i], c[i]), dtype=float)
+                    for i in range(len(t))
+                ]
             arr = np.array(vals)
             if k in ("Df", "e", "p_hat", "e_hat"):
                 arr = arr.reshape(len(t), self.S)
@@ -175,7 +173,7 @@ class NumericModel(PartitionMixin, ReactionMixin):
         self.parameters = params
         self._params = _Parameters(params, constants, f"system {system.name!r}")
         self.constants = dict(constants or {})
-        self.load_names = [load_name(ld, i) for i, ld in enumerate(system.loads)]
+        self.load_names = list(system.load_names)
         self._ind = np.arange(self.S, dtype=np.intc)
         self._dep = np.arange(self.S, self.n_u, dtype=np.intc)
         self.embedded = False
@@ -523,8 +521,10 @@ class NumericModel(PartitionMixin, ReactionMixin):
             if code:
                 self._fail(code, self._t1, self._x1[None, :])
             o = self._o1
-            if not math.isfinite(o.dot(o)) and not np.all(np.isfinite(self._x1)):
-                self._not_finite("x", self._x1)
+            if not math.isfinite(o.dot(o)):
+                if not np.all(np.isfinite(self._x1)):
+                    self._not_finite("x", self._x1)
+                self._warn_not_finite(self._t1, self._x1[None, :], o[None, :])
             return o.copy()
         single, tt, xb = self._state_batch("x", t, x)
         q, f = xb[:, : self.R], xb[:, self.R :]
@@ -538,10 +538,13 @@ class NumericModel(PartitionMixin, ReactionMixin):
             if code:
                 self._fail(code, tt, xb)
         else:
-            res = self._eval(tt, q, f, {"Q", "A", "Df", "e"}, c=c)
-            qd = np.einsum("nrs,ns->nr", res["Q"], f)
-            fd = _solve_spd(res["A"], res["e"] - res["Df"], q, tt)
-            out = np.hstack([qd, fd])
+            with np.errstate(all="ignore"):  # non-finite results are named below
+                res = self._eval(tt, q, f, {"Q", "A", "Df", "e"}, c=c)
+                qd = np.einsum("nrs,ns->nr", res["Q"], f)
+                fd = _solve_spd(res["A"], res["e"] - res["Df"], q, tt)
+                out = np.hstack([qd, fd])
+        if not np.all(np.isfinite(out)):
+            self._warn_not_finite(tt, xb, out)
         return out[0] if single else out
 
     def rhs_momentum(self, t, y) -> np.ndarray:
@@ -567,6 +570,9 @@ class NumericModel(PartitionMixin, ReactionMixin):
         return out[0] if single else out
 
     # ------------------------------------------------------------------ errors
+    def _warn_not_finite(self, tt: np.ndarray, xb: np.ndarray, out: np.ndarray) -> None:
+        warn_not_finite(self, tt, xb, out)
+
     def _fail(self, code: int, tt: np.ndarray, xb: np.ndarray):
         i = abs(code) - 1
         q = xb[i, : self.R]

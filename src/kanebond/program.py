@@ -31,7 +31,7 @@ from .codegen import Graph, NotLinearError
 from .errors import ModelError
 from .kinematics import frame_tree, t
 
-__all__ = ["Program", "Layout", "load_name"]
+__all__ = ["Program", "Layout"]
 
 
 @dataclass
@@ -107,7 +107,7 @@ class Program:
             vP = self.vector(fieldv.v)
             Lc = self.columns(vP, f"velocity of load {i}")
             cols = sorted(Lc)
-            item = dict(name=load_name(system.loads[i], i), cols=np.array(cols, dtype=np.intp),
+            item = dict(name=system.load_names[i], cols=np.array(cols, dtype=np.intp),
                         k=len(cols))
             item["V"] = len(pos)
             pos.extend(Lc[s][c] for c in range(3) for s in cols)
@@ -235,13 +235,3 @@ class Program:
                 if node != g.ZERO:
                     cols.setdefault(s, [g.ZERO, g.ZERO, g.ZERO])[c] = node
         return cols
-
-
-def load_name(load, i: int) -> str:
-    """A readable name of load ``i``: 'force on P' or 'torque on B'."""
-    try:
-        where = load.location if hasattr(load, "location") else load[0]
-        kind = "torque on" if hasattr(where, "dcm") else "force on"
-        return f"{kind} {where.name}"
-    except Exception:  # pragma: no cover
-        return f"load {i}"
