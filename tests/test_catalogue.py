@@ -899,3 +899,16 @@ def test_loads_named_by_the_user():
     assert plain.load_names == ["force on P", "force on P (2)"]
     with pytest.raises(kb.LoadError, match="names"):
         kb.KaneSystem(**parts, loads={3: (P, -m * g * N.y)})
+
+
+@needs_cc
+def test_the_compiled_fast_path_names_a_non_finite_state():
+    """The C single-point path (no Python checks before the call) reports NaN/inf states
+    like the NumPy path, after the call, at no cost per regular call."""
+    c = pendulum().numeric(CONSTS, backend="c")
+    assert c._fast
+    for bad, label in (([np.nan, 0.0], "q = nan"), ([0.1, np.inf], "u = inf")):
+        with pytest.raises(kb.ModelError, match=re.escape(label)):
+            c.rhs(0.0, np.array(bad))
+    np.testing.assert_allclose(c.rhs(0.0, np.array([0.1, 0.2])),
+                               num().rhs(0.0, np.array([0.1, 0.2])), rtol=1e-14)

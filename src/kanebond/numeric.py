@@ -31,7 +31,6 @@ for complex-step derivatives). ``"auto"`` uses C when a compiler works.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from functools import cached_property
 from typing import Any
@@ -519,13 +518,8 @@ class NumericModel(PartitionMixin, ReactionMixin):
             self._x1[:] = x
             code = self._kb_rhs(1, *self._ptrs)
             if code:
-                self._fail(code, self._t1, self._x1[None, :])
-            o = self._o1
-            if not math.isfinite(o.dot(o)):
-                if not np.all(np.isfinite(self._x1)):
-                    self._not_finite("x", self._x1)
-                self._warn_not_finite(self._t1, self._x1[None, :], o[None, :])
-            return o.copy()
+                self._fail(code, self._t1, self._x1[None, :], self._o1[None, :])
+            return self._o1.copy()
         single, tt, xb = self._state_batch("x", t, x)
         q, f = xb[:, : self.R], xb[:, self.R :]
         c = self._c(tt, q, f)
@@ -536,7 +530,8 @@ class NumericModel(PartitionMixin, ReactionMixin):
             else:
                 out, code = self._be.rhs(tt, xb, c)
             if code:
-                self._fail(code, tt, xb)
+                self._fail(code, tt, xb, out)
+            return out[0] if single else out
         else:
             with np.errstate(all="ignore"):  # non-finite results are named below
                 res = self._eval(tt, q, f, {"Q", "A", "Df", "e"}, c=c)
@@ -573,8 +568,18 @@ class NumericModel(PartitionMixin, ReactionMixin):
     def _warn_not_finite(self, tt: np.ndarray, xb: np.ndarray, out: np.ndarray) -> None:
         warn_not_finite(self, tt, xb, out)
 
-    def _fail(self, code: int, tt: np.ndarray, xb: np.ndarray):
+    def _fail(self, code: int, tt: np.ndarray, xb: np.ndarray, out: np.ndarray | None = None):
+        """The C runtime's return code: point i = |code| − 1 has a singular A (code > 0) or
+        B_d (code < 0); code ≥ 2²⁸: a result that is not finite (a warning naming it)."""
+        if code >= _NONFINITE:
+            if not np.all(np.isfinite(xb)):
+                self._not_finite("x", xb)
+            if out is not None:
+                self._warn_not_finite(tt, xb, out)
+            return
         i = abs(code) - 1
+        if not np.all(np.isfinite(xb[i])):
+            self._not_finite("x", xb[i])
         q = xb[i, : self.R]
         if code > 0:
             _singular(self, float(tt[i]), q)
@@ -585,6 +590,10 @@ class NumericModel(PartitionMixin, ReactionMixin):
             f"NumericModel({self.system.name!r}: R={self.R}, S={self.S}, path={self.path!r}, "
             f"backend={self.backend!r})"
         )
+
+
+#: The C runtime's code for a result that is not finite (KB_NONFINITE in runtime.c).
+_NONFINITE = 1 << 28
 
 
 def _singular(model: NumericModel, t: float, q: np.ndarray):

@@ -9,6 +9,15 @@ void k_vel(const double *, const double *, const double *, const double *, doubl
    compiled only when the momentum form or e_hat is first needed; Python sets this pointer. */
 kb_kernel kb_k_dot = 0;
 
+/* Return code of a right-hand side whose result is not finite at point i (the run goes on:
+   Python names the quantity, or the non-finite input, see numeric.py). */
+#define KB_NONFINITE (1 << 28)
+static int kb_nonfinite(const double *o, int m, int i) {
+    double s = 0.0;
+    for (int k = 0; k < m; k++) s += o[k] * 0.0;  /* NaN or inf anywhere makes s NaN */
+    return s == 0.0 ? 0 : KB_NONFINITE + i;
+}
+
 static int kb_chol(int n, double *A) {
     for (int j = 0; j < n; j++) {
         double s = A[j * n + j];
@@ -157,6 +166,7 @@ int kb_parts(int n, const double *t, const double *q, const double *f, const dou
    of the first point whose mass matrix is not positive definite. */
 int kb_rhs(int n, const double *t, const double *x, const double *c, double *out) {
     double wp[NPOS], wv[NVEL], A[S_ * S_], Df[S_], e[S_];
+    int bad = 0;
     for (int i = 0; i < n; i++) {
         const double *ti = t + i, *qi = x + i * (R_ + S_), *fi = qi + R_, *ci = c + i * (K_ > 0 ? K_ : 1);
         double *o = out + i * (R_ + S_);
@@ -167,8 +177,9 @@ int kb_rhs(int n, const double *t, const double *x, const double *c, double *out
         for (int s = 0; s < S_; s++) o[R_ + s] = e[s] - Df[s];
         if (kb_chol(S_, A)) return i + 1;
         kb_chol_solve(S_, A, o + R_);
+        if (!bad) bad = kb_nonfinite(o, R_ + S_, i);
     }
-    return 0;
+    return bad;
 }
 
 /* Momentum form [PA21] (25)-(28): y = [q, p] -> [Q f, e + e_hat] with f = A^-1 p.
@@ -482,7 +493,7 @@ int kb_rhs_emb(int n, const double *t, const double *x, const double *c, const i
     static double LU[KC_ * KC_];
     double wp[NPOS], wv[NVEL], u[S_], ct[S_], G[KC_ * (SF_ > 0 ? SF_ : 1)];
     double T[S_ * (SF_ > 0 ? SF_ : 1)], cc[KC_], Af[SF_ * SF_ + 1];
-    int piv[KC_];
+    int piv[KC_], bad = 0;
     const int *dep = KB_DEP;
     for (int i = 0; i < n; i++) {
         const double *ti = t + i, *qi = x + i * (R_ + SF_), *fi = qi + R_;
@@ -501,8 +512,9 @@ int kb_rhs_emb(int n, const double *t, const double *x, const double *c, const i
         kb_assemble_emb(u, T, ct, wp, wv, 0, Af, o + R_, 0, 0);
         if (kb_chol(SF_, Af)) return i + 1;
         kb_chol_solve(SF_, Af, o + R_);
+        if (!bad) bad = kb_nonfinite(o, R_ + SF_, i);
     }
-    return 0;
+    return bad;
 }
 
 /* Momentum form with the numeric embedding: y = [q, p] -> [q', e_f + ê_f], with
