@@ -23,7 +23,8 @@ FLOORS: list[set[str]] = [
     {"forms"},
     {"program", "npbackend", "cbackend", "parameters", "manifold", "partitions", "reactions",
      "numeric", "constrained", "monitor", "admissible"},
-    {"events", "integration", "trajectory", "trajectory_io", "simulate", "linearizer",
+    {"events", "integration", "trajectory", "trajectory_io", "driver", "simulate",
+     "linearizer",
      "linearize"},
     {"system", "identities", "models", "demo", ""},  # "" is the package itself
 ]
