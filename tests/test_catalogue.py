@@ -912,3 +912,17 @@ def test_the_compiled_fast_path_names_a_non_finite_state():
             c.rhs(0.0, np.array(bad))
     np.testing.assert_allclose(c.rhs(0.0, np.array([0.1, 0.2])),
                                num().rhs(0.0, np.array([0.1, 0.2])), rtol=1e-14)
+
+
+@needs_cc
+def test_a_long_compilation_is_announced(tmp_path, monkeypatch, capfd):
+    """A long compilation says what it compiles and where it is cached (stderr, when it is a
+    terminal or $KANEBOND_PROGRESS=1); a cached load says nothing."""
+    monkeypatch.setenv("KANEBOND_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("KANEBOND_PROGRESS", "1")
+    monkeypatch.setattr(cbackend, "_ANNOUNCE_OPS", 0)
+    pendulum().numeric(CONSTS, backend="c")
+    err = capfd.readouterr().err
+    assert "kanebond: compiling" in err and str(tmp_path / "cache") in err
+    pendulum().numeric(CONSTS, backend="c")
+    assert "compiling" not in capfd.readouterr().err

@@ -218,6 +218,23 @@ def _kernel_flags(ops: int) -> list[str]:
     return ["-O1"] if ops <= _O1_LIMIT else ["-O0"]
 
 
+#: Kernels with more operations than this announce their compilation (it takes seconds).
+_ANNOUNCE_OPS = 30000
+
+
+def _announce(ops: int, flags: list[str], target: Path) -> None:
+    """One line on stderr before a long compilation, when stderr is a terminal (or
+    $KANEBOND_PROGRESS=1): what is compiled, roughly how long it takes, and where it is
+    cached, so that a long silent pause is never a mystery."""
+    wanted = os.environ.get("KANEBOND_PROGRESS")
+    if ops <= _ANNOUNCE_OPS or wanted == "0" or not (wanted == "1" or sys.stderr.isatty()):
+        return
+    per_op = 0.35e-3 if "-O1" in flags else 0.1e-3  # s per operation (see _O1_LIMIT)
+    print(f"kanebond: compiling {ops} operations of generated C ({' '.join(flags)}, about "
+          f"{ops * per_op:.0f} s on a typical core); cached in {target.parent} for later runs.",
+          file=sys.stderr, flush=True)
+
+
 def _build_library(parts: list[tuple[str, list[str]]], target: Path) -> None:
     """Compile C sources (each with its own flags) in parallel and link them into ``target``."""
     cc = _compiler()
@@ -258,8 +275,12 @@ class CBackend:
         flags = _kernel_flags(n_main)
         key = hashlib.sha256((self.source + " ".join(flags)).encode()).hexdigest()[:24]
         self.path = cache_dir() / f"kb_{key}.so"
-        lib, self.cached = _load_library(
-            self.path, lambda p: _build_library([(main, flags), (runtime, ["-O2"])], p))
+
+        def build(p: Path) -> None:
+            _announce(n_main, flags, p)
+            _build_library([(main, flags), (runtime, ["-O2"])], p)
+
+        lib, self.cached = _load_library(self.path, build)
         vp = ctypes.c_void_p
         lib.kb_parts.argtypes = [ctypes.c_int] + [vp] * 12
         lib.kb_rhs.argtypes = [ctypes.c_int, vp, vp, vp, vp]

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 import sympy as sp
 import sympy.physics.mechanics as me
@@ -11,7 +12,7 @@ from sympy.physics.vector import Point, ReferenceFrame, Vector
 from .errors import LoadError, ModelError
 from .kinematics import VelocityField, frame_angular_velocity, point_velocity, show
 
-__all__ = ["resolve_loads"]
+__all__ = ["listed_loads", "resolve_loads"]
 
 
 def resolve_loads(
@@ -95,3 +96,31 @@ def resolve_loads(
                 )
         out.append((fields[where], vec))
     return out
+
+
+def listed_loads(loads: Any) -> tuple[list, list[str] | None]:
+    """(the loads as a list, the user's names or None): a list of loads, or a mapping
+    {name: load}; a single load or anything else raises a LoadError saying what to write."""
+    if loads is None:
+        return [], None
+    names = None
+    if isinstance(loads, Mapping):  # {name: load}: the user's names for the loads
+        bad = [k for k in loads if not isinstance(k, str) or not k.strip()]
+        if bad:
+            raise LoadError(f"loads given as a mapping need names (non-empty strings) as "
+                            f"keys; {bad[0]!r} is not one.")
+        names, loads = [k.strip() for k in loads], list(loads.values())
+    if isinstance(loads, (me.Force, me.Torque)) or (
+        isinstance(loads, tuple) and len(loads) == 2
+        and isinstance(loads[0], (Point, ReferenceFrame))
+    ):
+        raise LoadError(
+            f"loads must be a list of loads, got the single load {loads!r}; wrap it in a "
+            f"list: loads=[(point, vector)]."
+        )
+    if isinstance(loads, (str, sp.Basic, Vector)) or not isinstance(loads, Iterable):
+        raise LoadError(
+            f"loads must be a list of (Point, Vector) forces, (ReferenceFrame, Vector) "
+            f"torques, me.Force or me.Torque, got {loads!r}."
+        )
+    return list(loads), names

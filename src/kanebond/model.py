@@ -15,7 +15,7 @@ from functools import cached_property
 import sympy as sp
 import sympy.physics.mechanics as me
 from sympy.core.function import AppliedUndef
-from sympy.physics.vector import Point, ReferenceFrame, Vector
+from sympy.physics.vector import ReferenceFrame, Vector
 
 from . import matrices
 from .auxiliary import check_auxiliary_speeds, zero_auxiliary
@@ -27,7 +27,7 @@ from .constraints import (
     velocity_constraint_items,
 )
 from .embedding import Embedding, embed
-from .errors import LoadError, ModelError
+from .errors import ModelError
 from .kinematics import (
     BodyKinematics,
     VelocityField,
@@ -40,12 +40,23 @@ from .kinematics import (
     t,
     vanishes,
 )
-from .loads import resolve_loads
+from .loads import listed_loads, resolve_loads
 
 __all__ = ["KaneModel"]
 
 
-def _check_bodies_listed_once(bodies: list) -> None:
+def _listed_bodies(bodies) -> list:
+    """The bodies as a list: RigidBody/Particle objects, at least one, each listed once."""
+    if isinstance(bodies, (me.RigidBody, me.Particle)):
+        raise ModelError(
+            f"bodies must be a list of RigidBody/Particle objects, got the single body "
+            f"{bodies.name}; write bodies=[{bodies.name}]."
+        )
+    if isinstance(bodies, (str, sp.Basic)) or not isinstance(bodies, Iterable):
+        raise ModelError(f"bodies must be a list of RigidBody/Particle objects, got {bodies!r}.")
+    bodies = list(bodies)
+    if not bodies:
+        raise ModelError("a system needs at least one body (RigidBody or Particle).")
     seen: set = set()
     for b in bodies:
         if id(b) in seen:
@@ -54,6 +65,7 @@ def _check_bodies_listed_once(bodies: list) -> None:
                 f"(twice would count its mass twice)."
             )
         seen.add(id(b))
+    return bodies
 
 
 def _default_load_names(loads: list) -> list[str]:
@@ -120,23 +132,7 @@ class KaneModel(ConstraintViews):
         self.strict = strict
         dep_q = check_dynamicsymbols(dependent_coordinates, "dependent coordinate")
         dep_u = check_dynamicsymbols(dependent_speeds, "dependent speed")
-        coordinates = check_dynamicsymbols(coordinates, "coordinate")
-        speeds = check_dynamicsymbols(speeds, "speed")
-        # dependent coordinates stay in q; dependent speeds leave f (either may be listed
-        # among coordinates / speeds or not)
-        self.coordinates = coordinates + [x for x in dep_q if x not in coordinates]
-        self.speeds = [x for x in speeds if x not in dep_u]
-        if not self.coordinates:
-            raise ModelError("a system needs at least one coordinate.")
-        if not self.speeds:
-            raise ModelError("a system needs at least one speed.")
-        both = set(self.coordinates) & set(self.speeds)
-        if both:
-            raise ModelError(
-                f"{sorted(map(show, both))[0]} is listed both as a coordinate and as a speed; "
-                f"speeds f are separate dynamicsymbols (e.g. u1) related to q' by the kinematics "
-                f"(e.g. q1' - u1 = 0)."
-            )
+        self._set_coordinates_and_speeds(coordinates, speeds, dep_q, dep_u)
         if isinstance(velocity_constraints, (sp.Basic, str)):
             velocity_constraints = [velocity_constraints]
         if isinstance(configuration_constraints, (sp.Basic, str)):
@@ -171,19 +167,7 @@ class KaneModel(ConstraintViews):
             self.embedding = Embedding(
                 coordinates=list(self.coordinates), speeds=list(self.speeds), Q_full=Q_full
             )
-        if isinstance(bodies, (me.RigidBody, me.Particle)):
-            raise ModelError(
-                f"bodies must be a list of RigidBody/Particle objects, got the single body "
-                f"{bodies.name}; write bodies=[{bodies.name}]."
-            )
-        if isinstance(bodies, (str, sp.Basic)) or not isinstance(bodies, Iterable):
-            raise ModelError(
-                f"bodies must be a list of RigidBody/Particle objects, got {bodies!r}."
-            )
-        self.bodies = list(bodies)
-        if not self.bodies:
-            raise ModelError("a system needs at least one body (RigidBody or Particle).")
-        _check_bodies_listed_once(self.bodies)
+        self.bodies = _listed_bodies(bodies)
         # kinematics in all speeds u = [f; u_d] with q' = Q_full u: what the numeric models use
         # (the closed forms in f alone are built only on request, see _body_kinematics)
         self._common_full = dict(
@@ -196,39 +180,8 @@ class KaneModel(ConstraintViews):
             dependent_speeds=dep_u,
         )
         if not embedding:
-            for s, f_s in enumerate(self.speeds):
-                if f_s in self.prescribed:  # it need not move a mass: nothing solves for it
-                    continue
-                if not any(b.depends_on(s) for b in self._bodies_full):
-                    raise ModelError(
-                        f"speed {show(f_s)} appears in the velocity of no body, so the mass "
-                        f"matrix would be singular; remove it, or check the velocities that "
-                        f"should contain it (set_vel / set_ang_vel / v2pt_theory)."
-                    )
-        if loads is None:
-            loads = ()
-        given_names = None
-        if isinstance(loads, Mapping):  # {name: load}: the user's names for the loads
-            bad = [k for k in loads if not isinstance(k, str) or not k.strip()]
-            if bad:
-                raise LoadError(f"loads given as a mapping need names (non-empty strings) as "
-                                f"keys; {bad[0]!r} is not one.")
-            given_names, loads = [k.strip() for k in loads], list(loads.values())
-        if isinstance(loads, (me.Force, me.Torque)) or (
-            isinstance(loads, tuple)
-            and len(loads) == 2
-            and isinstance(loads[0], (Point, ReferenceFrame))
-        ):
-            raise LoadError(
-                f"loads must be a list of loads, got the single load {loads!r}; wrap it in a "
-                f"list: loads=[(point, vector)]."
-            )
-        if isinstance(loads, (str, sp.Basic, Vector)) or not isinstance(loads, Iterable):
-            raise LoadError(
-                f"loads must be a list of (Point, Vector) forces, (ReferenceFrame, Vector) "
-                f"torques, me.Force or me.Torque, got {loads!r}."
-            )
-        self.loads = list(loads)
+            self._check_every_speed_moves_a_body()
+        self.loads, given_names = listed_loads(loads)
         self.load_names = given_names or _default_load_names(self.loads)
         self._loads_full = self._resolve_loads(
             self.loads, self._common_full, self._bodies_full, sub_full
@@ -238,6 +191,39 @@ class KaneModel(ConstraintViews):
             adjoined, frame=frame, coordinates=self.coordinates, speeds=self.all_speeds,
             subs=sub_full, Q=Q_full,
         )
+
+    def _set_coordinates_and_speeds(self, coordinates, speeds, dep_q: list,
+                                    dep_u: list) -> None:
+        """q (dependent coordinates stay in it) and f (dependent speeds leave it); either may
+        be listed among the coordinates / speeds or not."""
+        coordinates = check_dynamicsymbols(coordinates, "coordinate")
+        speeds = check_dynamicsymbols(speeds, "speed")
+        self.coordinates = coordinates + [x for x in dep_q if x not in coordinates]
+        self.speeds = [x for x in speeds if x not in dep_u]
+        if not self.coordinates:
+            raise ModelError("a system needs at least one coordinate.")
+        if not self.speeds:
+            raise ModelError("a system needs at least one speed.")
+        both = set(self.coordinates) & set(self.speeds)
+        if both:
+            raise ModelError(
+                f"{sorted(map(show, both))[0]} is listed both as a coordinate and as a speed; "
+                f"speeds f are separate dynamicsymbols (e.g. u1) related to q' by the kinematics "
+                f"(e.g. q1' - u1 = 0)."
+            )
+
+    def _check_every_speed_moves_a_body(self) -> None:
+        """A speed in no body's velocity would make A singular (prescribed ones excepted:
+        nothing solves for them)."""
+        for s, f_s in enumerate(self.speeds):
+            if f_s in self.prescribed:
+                continue
+            if not any(b.depends_on(s) for b in self._bodies_full):
+                raise ModelError(
+                    f"speed {show(f_s)} appears in the velocity of no body, so the mass "
+                    f"matrix would be singular; remove it, or check the velocities that "
+                    f"should contain it (set_vel / set_ang_vel / v2pt_theory)."
+                )
 
     # ------------------------------------------------------------------ loads
     def _resolve_loads(
