@@ -34,8 +34,8 @@ CONSTS = {m: 1.0, g: 9.81, ell: 1.0}
 GOOD = {"q": 0.1, "u": 0.0}
 
 
-def pendulum(mass=m, body: Callable | None = None, loads=None, name="pendulum"):
-    """A particle on a rod of length l: q the angle, u its rate."""
+def rod_frames():
+    """(N, B, P): the inertial frame, the rod's frame turned by q about N.z, its tip P."""
     N = me.ReferenceFrame("N")
     O = me.Point("O")
     O.set_vel(N, 0)
@@ -43,6 +43,12 @@ def pendulum(mass=m, body: Callable | None = None, loads=None, name="pendulum"):
     B.set_ang_vel(N, u * N.z)
     P = O.locatenew("P", ell * B.x)
     P.v2pt_theory(O, N, B)
+    return N, B, P
+
+
+def pendulum(mass=m, body: Callable | None = None, loads=None, name="pendulum"):
+    """A particle on a rod of length l: q the angle, u its rate."""
+    N, B, P = rod_frames()
     bod = body(P, B) if body else me.Particle("bob", P, mass)
     return kb.KaneSystem(frame=N, coordinates=[q], speeds=[u], kinematics=[q.diff(t) - u],
                          bodies=[bod], loads=[(P, -m * g * N.y)] if loads is None else loads,
@@ -876,13 +882,7 @@ def test_a_state_outside_the_domain_is_named_not_printed_as_code(backend):
 def test_loads_named_by_the_user():
     """loads={name: load}: the names run through the numeric model, the trajectory's columns
     and the energy audit; unnamed loads on one point are told apart."""
-    N = me.ReferenceFrame("N")
-    O = me.Point("O")
-    O.set_vel(N, 0)
-    B = N.orientnew("B", "Axis", (q, N.z))
-    B.set_ang_vel(N, u * N.z)
-    P = O.locatenew("P", ell * B.x)
-    P.v2pt_theory(O, N, B)
+    N, B, P = rod_frames()
     k = sp.Symbol("k")
     parts = dict(frame=N, coordinates=[q], speeds=[u], kinematics=[q.diff(t) - u],
                  bodies=[me.Particle("bob", P, m)])
