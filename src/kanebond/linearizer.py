@@ -62,6 +62,39 @@ def _as_float(value: Any, what: str) -> float:
     return out
 
 
+class _Values:
+    """The numbers an operating point and constants give, as they are read (Linearizer.resolve)."""
+
+    def __init__(self, lz: Linearizer) -> None:
+        states = lz.coordinates + lz.speeds
+        self.lz = lz
+        self.in_op = {s: i for i, s in enumerate(states)}
+        self.inputs = {s: i for i, s in enumerate(lz.inputs)}
+        self.consts = {s: i for i, s in enumerate(lz.constants)}
+        self.dep_u = {s: i for i, s in enumerate(lz.dependent_speeds)}
+        self.by_name = {_name(s): s for s in [*states, *lz.inputs, *lz.constants, t,
+                                               *lz.dependent_speeds]}
+        self.x0 = np.zeros(len(states))
+        self.r0 = np.zeros(len(lz.inputs))
+        self.p0 = np.full(len(lz.constants), np.nan)
+        self.t0: float | None = None
+        self.given: set = set()
+        self.r_given: dict = {}
+        self.ud_given: dict = {}
+
+    def key_of(self, k: Any, label: str) -> Any:
+        """The symbol a key names (a string is looked up by name)."""
+        if not isinstance(k, str):
+            return k
+        if k not in self.by_name:
+            raise ModelError(
+                f"{label} has the key {k!r}, which names no coordinate, speed, input or "
+                f"constant of {self.lz.system.name}; known names: "
+                f"{', '.join(sorted(self.by_name))}."
+            )
+        return self.by_name[k]
+
+
 class Linearizer:
     """The compiled numeric model of one system, and its Jacobians at operating points.
 
@@ -124,82 +157,75 @@ class Linearizer:
                 raise ModelError(
                     f"{label} must be a mapping {{symbol: value}}, got {type(arg).__name__}."
                 )
-        states = self.coordinates + self.speeds
-        in_op = {s: i for i, s in enumerate(states)}
-        inputs = {s: i for i, s in enumerate(self.inputs)}
-        consts = {s: i for i, s in enumerate(self.constants)}
-        dep_u = {s: i for i, s in enumerate(self.dependent_speeds)}
-        by_name = {_name(s): s for s in [*states, *self.inputs, *self.constants, t,
-                                          *self.dependent_speeds]}
+        v = _Values(self)
+        for k, val in op_point.items():
+            self._read_op_point(v, v.key_of(k, "op_point"), val)
+        for k, val in constants.items():
+            self._read_constant(v, v.key_of(k, "constants"), val)
+        self._check_complete(v)
+        t0 = 0.0 if v.t0 is None else v.t0
+        if self._dq:
+            self._on_manifold(v.x0, v.p0, v.r0,
+                              {s for s in v.given if s in self.dependent_coordinates})
+        if v.ud_given:
+            self._check_dependent_speeds(v.x0, v.p0, v.r0, v.ud_given)
+        return v.x0, v.r0, v.p0, t0
 
-        def key_of(k: Any, label: str) -> Any:
-            if isinstance(k, str):
-                if k not in by_name:
-                    raise ModelError(
-                        f"{label} has the key {k!r}, which names no coordinate, speed, input or "
-                        f"constant of {self.system.name}; known names: "
-                        f"{', '.join(sorted(by_name))}."
-                    )
-                return by_name[k]
-            return k
+    def _read_op_point(self, v: _Values, s: Any, val: Any) -> None:
+        """One entry of op_point: a coordinate, speed, dependent speed, input or t."""
+        if s in v.in_op:
+            v.x0[v.in_op[s]] = _as_float(val, f"{_name(s)} in op_point")
+            v.given.add(s)
+        elif s in v.dep_u:
+            v.ud_given[s] = _as_float(val, f"{_name(s)} in op_point")
+        elif s in v.inputs:
+            v.r0[v.inputs[s]] = v.r_given[s] = _as_float(val, f"input {_name(s)} in op_point")
+        elif s == t:
+            v.t0 = _as_float(val, "t in op_point")
+        elif s in v.consts:
+            raise ModelError(
+                f"{_name(s)} is a constant of {self.system.name}, not a state: give its "
+                f"value in constants={{{_name(s)}: ...}}, not in op_point."
+            )
+        elif hasattr(s, "diff") and s in [x.diff(t) for x in self.coordinates + self.speeds]:
+            return  # SymPy's op_points list rates (u1.diff(): 0); they are not needed
+        else:
+            raise ModelError(
+                f"op_point has the key {_label(s)}, which is not a coordinate, speed or "
+                f"input of {self.system.name}; op_point takes the coordinates "
+                f"[{', '.join(map(_name, self.coordinates))}], the speeds "
+                f"[{', '.join(map(_name, self.speeds))}] and the inputs "
+                f"[{', '.join(map(_name, self.inputs))}]."
+            )
 
-        x0 = np.zeros(len(states))
-        r0 = np.zeros(len(self.inputs))
-        p0 = np.full(len(self.constants), np.nan)
-        t0: float | None = None
-        given: set = set()
-        r_given: dict = {}
-        ud_given: dict = {}
-        for k, v in op_point.items():
-            s = key_of(k, "op_point")
-            if s in in_op:
-                x0[in_op[s]] = _as_float(v, f"{_name(s)} in op_point")
-                given.add(s)
-            elif s in dep_u:
-                ud_given[s] = _as_float(v, f"{_name(s)} in op_point")
-            elif s in inputs:
-                r0[inputs[s]] = r_given[s] = _as_float(v, f"input {_name(s)} in op_point")
-            elif s == t:
-                t0 = _as_float(v, "t in op_point")
-            elif s in consts:
+    def _read_constant(self, v: _Values, s: Any, val: Any) -> None:
+        """One entry of constants: a constant, or an input (as numeric() accepts)."""
+        if s in v.consts:
+            v.p0[v.consts[s]] = _as_float(val, f"constant {_name(s)}")
+        elif s in v.inputs:
+            value = _as_float(val, f"input {_name(s)} in constants")
+            if s in v.r_given and v.r_given[s] != value:
                 raise ModelError(
-                    f"{_name(s)} is a constant of {self.system.name}, not a state: give its "
-                    f"value in constants={{{_name(s)}: ...}}, not in op_point."
+                    f"input {_name(s)} has two values: {v.r_given[s]} in op_point and {value} "
+                    f"in constants; give it once, in op_point."
                 )
-            elif hasattr(s, "diff") and s in [x.diff(t) for x in self.coordinates + self.speeds]:
-                continue  # SymPy's op_points list rates (u1.diff(): 0); they are not needed
-            else:
-                raise ModelError(
-                    f"op_point has the key {_label(s)}, which is not a coordinate, speed or "
-                    f"input of {self.system.name}; op_point takes the coordinates "
-                    f"[{', '.join(map(_name, self.coordinates))}], the speeds "
-                    f"[{', '.join(map(_name, self.speeds))}] and the inputs "
-                    f"[{', '.join(map(_name, self.inputs))}]."
-                )
-        for k, v in constants.items():
-            s = key_of(k, "constants")
-            if s in consts:
-                p0[consts[s]] = _as_float(v, f"constant {_name(s)}")
-            elif s in inputs:  # accepted, as in system.numeric(constants)
-                val = _as_float(v, f"input {_name(s)} in constants")
-                if s in r_given and r_given[s] != val:
-                    raise ModelError(
-                        f"input {_name(s)} has two values: {r_given[s]} in op_point and {val} "
-                        f"in constants; give it once, in op_point."
-                    )
-                r0[inputs[s]] = val
-            elif s in in_op:
-                raise ModelError(
-                    f"{_name(s)} is a {'coordinate' if in_op[s] < self.R else 'speed'} of "
-                    f"{self.system.name}, not a constant: give its value in op_point."
-                )
-            else:
-                raise ModelError(
-                    f"constants has the key {_label(s)}, which is not a parameter of "
-                    f"{self.system.name}; its parameters are "
-                    f"[{', '.join(map(_name, self.constants))}]."
-                )
-        missing = [s for s in self.required if s not in given
+            v.r0[v.inputs[s]] = value
+        elif s in v.in_op:
+            raise ModelError(
+                f"{_name(s)} is a {'coordinate' if v.in_op[s] < self.R else 'speed'} of "
+                f"{self.system.name}, not a constant: give its value in op_point."
+            )
+        else:
+            raise ModelError(
+                f"constants has the key {_label(s)}, which is not a parameter of "
+                f"{self.system.name}; its parameters are "
+                f"[{', '.join(map(_name, self.constants))}]."
+            )
+
+    def _check_complete(self, v: _Values) -> None:
+        """Every coordinate and speed in the equations, every constant, and t if they need
+        it, has a value."""
+        missing = [s for s in self.required if s not in v.given
                    and s not in self.dependent_coordinates]
         if missing:
             names = ", ".join(_name(s) for s in missing)
@@ -210,7 +236,7 @@ class Linearizer:
                 f"value, ...}} with a value for every coordinate and speed that appears "
                 f"(missing: {names})."
             )
-        missing_p = [s for i, s in enumerate(self.constants) if np.isnan(p0[i])]
+        missing_p = [s for i, s in enumerate(self.constants) if np.isnan(v.p0[i])]
         if missing_p:
             names = ", ".join(_name(s) for s in missing_p)
             raise ModelError(
@@ -218,17 +244,11 @@ class Linearizer:
                 f"value, ...}} with every parameter of {self.system.name} "
                 f"([{', '.join(map(_name, self.constants))}])."
             )
-        if self.depends_on_time and t0 is None:
+        if self.depends_on_time and v.t0 is None:
             raise ModelError(
                 f"the equations of {self.system.name} depend explicitly on time t; give the "
                 f"time of the operating point as op_point={{t: value, ...}}."
             )
-        t0 = 0.0 if t0 is None else t0
-        if self._dq:
-            self._on_manifold(x0, p0, r0, {s for s in given if s in self.dependent_coordinates})
-        if ud_given:
-            self._check_dependent_speeds(x0, p0, r0, ud_given)
-        return x0, r0, p0, t0
 
     def c_vector(self, p0: np.ndarray, r0: np.ndarray) -> np.ndarray:
         """The numeric model's parameter vector from constants p₀ and inputs r₀."""
