@@ -125,7 +125,9 @@ def test_readme_simulation_example_runs(tmp_path, monkeypatch):
     blocks = re.findall(r"```python\n(.*?)```", text, flags=re.S)
     assert len(blocks) >= 2, "README has no simulation example"
     namespace: dict = {}
+    monkeypatch.chdir(tmp_path)  # the example saves its plot in the working directory
     exec(compile(blocks[1], "README.md", "exec"), namespace)  # noqa: S102
+    assert (tmp_path / "disk.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     audit = namespace["traj"].energy_audit()
     assert abs(audit.residual[-1]) < 1e-8 * max(1.0, audit.scale)
     lin = namespace["lin"]
