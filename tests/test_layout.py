@@ -22,7 +22,7 @@ FLOORS: list[set[str]] = [
      "constraint_views", "matrices", "model"},
     {"forms"},
     {"program", "npbackend", "cbackend", "parameters", "manifold", "partitions", "reactions",
-     "numeric", "constrained", "monitor", "admissible"},
+     "numeric", "constrained", "monitor", "admissible", "sbackend"},
     {"events", "integration", "trajectory", "trajectory_io", "driver", "simulate",
      "linearizer",
      "linearize"},

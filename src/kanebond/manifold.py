@@ -186,22 +186,16 @@ class ConstraintManifold:
         return out
 
     def outputs(self, tt, q, f) -> dict[str, np.ndarray]:
-        g, _, B = self._eval(q)
-        out: dict[str, np.ndarray] = {}
+        """:meth:`outputs_from_all_speeds` with u solved from the independent speeds f (NaN
+        at a singular point of a stored trajectory); without velocity constraints there are
+        no dependent speeds and u is not needed."""
+        u = np.zeros((len(q), self.n_u))
         if self.k_v:
             try:
                 u = np.atleast_2d(self.model.all_speed_values(q, f))
             except Exception:  # a singular point along a stored trajectory: report NaN
                 u = np.full((len(q), self.n_u), np.nan)
-            dep = self.model._dep if self.model.embedded else np.arange(self.S, self.n_u)
-            for i, n in enumerate(self.dep_names):
-                out[n] = u[:, dep[i]]
-            r = np.einsum("nku,nu->nk", B, u)
-            for i, n in enumerate(self.names["velocity"]):
-                out[f"residual[{n}]"] = r[:, i]
-        for i, n in enumerate(self.names["config"]):
-            out[f"residual[{n}]"] = g[:, i]
-        return out
+        return self.outputs_from_all_speeds(tt, q, u)
 
 
 def check_initial_embedding(model: Any, emb: ConstraintManifold, x0: np.ndarray,

@@ -36,12 +36,11 @@ from functools import cached_property
 from typing import Any
 
 import numpy as np
-import sympy as sp
 
 from .admissible import check_mass_and_inertia, warn_not_finite
 from .cbackend import CBackend, cache_dir, compiler_available
 from .errors import ModelError, SingularMassMatrixError
-from .kinematics import show, t
+from .kinematics import show
 from .manifold import ConstraintManifold, check_initial_embedding
 from .npbackend import (
     EmbeddingSingular,
@@ -55,65 +54,9 @@ from .parameters import _initial_state, _Parameters, split_named
 from .partitions import PartitionMixin
 from .program import Program
 from .reactions import ReactionMixin
+from .sbackend import SymbolicBackend
 
 __all__ = ["NumericModel", "cache_dir", "compiler_available"]
-
-
-
-# ============================================================================================
-# symbolic path
-# ============================================================================================
-
-
-class SymbolicBackend:
-    name = "symbolic"
-
-    def __init__(self, system, params: list) -> None:
-        q, f = system.coordinates, system.speeds
-        R, S = len(q), len(f)
-        qs = sp.symbols(f"q_0:{R}")
-        fs = sp.symbols(f"f_0:{S}")
-        cs = sp.symbols(f"c_0:{len(params)}")
-        ts = sp.Symbol("t_")
-        rep = {x.diff(t): v for x, v in zip(q, system.Q * sp.Matrix(fs), strict=True)}
-        rep |= dict(zip(q, qs, strict=True)) | dict(zip(f, fs, strict=True))
-        rep |= dict(zip(params, cs, strict=True))
-        self.R, self.S, self.nl = R, S, len(system.loads)
-        eload = sp.Matrix.hstack(
-            *[
-                sp.Matrix([fld.V[r].dot(vec) if fld.V[r].args and vec.args else 0
-                           for r in range(S)])
-                for fld, vec in system._load_fields
-            ]
-        ) if system._load_fields else sp.zeros(S, 0)
-
-        def fn(expr):
-            e = sp.sympify(expr, strict=True).xreplace(rep).xreplace({t: ts})
-            return sp.lambdify([ts, qs, fs, cs], e, modules="numpy", cse=True)
-
-        self.fns = {
-            "Q": fn(system.Q), "A": fn(system.A), "Df": fn(system.Df), "e": fn(system.e),
-            "p_hat": fn(system.p_hat), "e_hat": fn(system.e_hat), "T_star": fn(system.T_star),
-            "eload": fn(eload),
-        }
-
-    def parts(self, t, q, f, c, want: set) -> dict:
-        if "rhs" in want:
-            want = want | {"A", "Df", "e"}
-        out: dict = {}
-        for k in want:
-            if k not in self.fns:
-                continue
-            with np.errstate(all="ignore"):  # a NaN is reported by name, not as a warning
-                vals = [                      # printing lambdify's generated code
-                    np.asarray(self.fns[k](t[i], q[i], f[i], c[i]), dtype=float)
-                    for i in range(len(t))
-                ]
-            arr = np.array(vals)
-            if k in ("Df", "e", "p_hat", "e_hat"):
-                arr = arr.reshape(len(t), self.S)
-            out[k] = arr
-        return out
 
 
 # ============================================================================================
@@ -283,7 +226,6 @@ class NumericModel(PartitionMixin, ReactionMixin):
 
     def _eval(self, t, q, f, want: set, c=None) -> dict:
         """The quantities ``want`` in the independent speeds at a batch of points."""
-        n = len(t)
         if c is None:
             c = self._c(t, q, f)
         if self.path == "symbolic":
@@ -296,13 +238,7 @@ class NumericModel(PartitionMixin, ReactionMixin):
             wv = self._be.work("vel", t, q, f, c) if want & {"Df", "e", "eload"} else None
             wd = self._be.work("dot", t, q, f, c) if "e_hat" in want else None
             return assemble(L, wp, wv, wd, f, want)
-        zeros = np.zeros((n, self.n_u), dtype=np.result_type(f, float))
-        wp = self._be.work("pos", t, q, zeros, c)
-        try:
-            emb = embed_speeds(L, wp, f, self._ind, self._dep)
-        except EmbeddingSingular as err:
-            i = err.index
-            self._singular_configuration(float(t[i]), q[i], f[i], err.cond)
+        wp, emb = self._embed(t, q, f, c)
         need_vel = bool(want & {"Df", "e", "eload"})
         wv = self._be.work("vel", t, q, emb.u, c) if need_vel else None
         wd = self._be.work("dot", t, q, emb.u, c) if "e_hat" in want else None
@@ -401,13 +337,20 @@ class NumericModel(PartitionMixin, ReactionMixin):
         if not self.embedded:
             u = self._manifold.all_speeds(q, f)
         else:
-            tt = np.zeros(len(q))
-            wp = self._work("pos", tt, q, np.zeros((len(q), self.n_u)))
-            try:
-                u = embed_speeds(self.layout, wp, f, self._ind, self._dep).u
-            except EmbeddingSingular as err:
-                self._singular_configuration(0.0, q[err.index], f[err.index], err.cond)
+            u = self._embed(np.zeros(len(q)), q, f)[1].u
         return u[0] if single else u
+
+    def _embed(self, t, q, f, c=None):
+        """(position work array, :class:`~kanebond.npbackend.Embedded`) at a batch: the
+        dependent speeds of the current partition solved from B_d u_d = −B_f f, or a
+        SingularConfigurationError naming the point where B_d is singular."""
+        zeros = np.zeros((len(t), self.n_u), dtype=np.result_type(f, float))
+        wp = self._work("pos", t, q, zeros, c)
+        try:
+            return wp, embed_speeds(self.layout, wp, f, self._ind, self._dep)
+        except EmbeddingSingular as err:
+            i = err.index
+            self._singular_configuration(float(t[i]), q[i], f[i], err.cond)
 
     def energy_and_powers(self, t, q, u) -> tuple[np.ndarray, np.ndarray]:
         """(T* (N,), load powers (N, n_loads)) from all speeds u (N, n_u): ½ uᵀA_u u and u·e_L

@@ -12,13 +12,11 @@ from __future__ import annotations
 import numpy as np
 
 from .codegen import Graph, emit_python
-from .errors import ModelError
+from .errors import ConstraintError, ModelError
 from .kinematics import t
 from .npbackend import (
-    EmbeddingSingular,
     _solve_spd,
     assemble,
-    embed_speeds,
     multipliers,
     project,
 )
@@ -41,21 +39,13 @@ class ReactionMixin:
         return lam[0] if single else lam
 
     def _multipliers(self, tt, q, f) -> np.ndarray:
-        from .errors import ConstraintError
-
         if not self.embedded:
             if self.has_embedding:
                 raise ModelError("constraint multipliers need path='bodies'.")
             return np.zeros((len(tt), 0))
         L = self.layout
         c_par = self._c(tt, q, f)
-        zeros = np.zeros((len(tt), self.n_u))
-        wp = self._be.work("pos", tt, q, zeros, c_par)
-        try:
-            emb = embed_speeds(L, wp, f, self._ind, self._dep)
-        except EmbeddingSingular as err:
-            i = err.index
-            self._singular_configuration(float(tt[i]), q[i], f[i], err.cond)
+        wp, emb = self._embed(tt, q, f, c_par)
         wv = self._be.work("vel", tt, q, emb.u, c_par)
         full = assemble(L, wp, wv, None, emb.u, {"A", "Df", "e"})
         proj = project(L, emb, full, wv, None, self._ind, self._dep, {"A", "Df", "e"})
