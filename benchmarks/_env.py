@@ -76,3 +76,21 @@ def fingerprint(package_dir: str | Path) -> str:
     for f in sorted([*root.rglob("*.py"), *root.rglob("*.c")]):
         h.update(str(f.relative_to(root)).encode() + b"\0" + f.read_bytes())
     return h.hexdigest()[:12]
+
+
+def kanebond_versions(*others: str) -> str:
+    """'SymPy x, NumPy y, <others>, kanebond z' for :func:`machine`."""
+    import numpy as np
+    import sympy as sm
+
+    import kanebond as kb
+
+    return ", ".join([f"SymPy {sm.__version__}", f"NumPy {np.__version__}", *others,
+                      f"kanebond {getattr(kb, '__version__', '?')}"])
+
+
+def kanebond_fingerprint() -> str:
+    """Short hash of kanebond's installed source (.py and .c), to detect a change mid-run."""
+    import kanebond as kb
+
+    return fingerprint(Path(kb.__file__).parent)

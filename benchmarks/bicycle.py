@@ -82,7 +82,6 @@ import time
 import timeit
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
 import _env
 import numpy as np
@@ -453,13 +452,10 @@ def sympy_runs(spec: Spec, args, kres: dict) -> dict:
 
 
 def machine() -> list[str]:
-    return _env.machine(f"SymPy {sm.__version__}, NumPy {np.__version__}, "
-                        f"kanebond {getattr(kb, '__version__', '?')}")
+    return _env.machine(_env.kanebond_versions())
 
 
-def fingerprint() -> str:
-    """Short hash of kanebond's source (.py and .c), to detect a change during the run."""
-    return _env.fingerprint(Path(kb.__file__).parent)
+fingerprint = _env.kanebond_fingerprint
 
 
 def cell(x, scale: float = 1.0, spec: str = ".3f") -> str:

@@ -64,7 +64,6 @@ import sys
 import tempfile
 import time
 import timeit
-from pathlib import Path
 
 import _env
 import numpy as np
@@ -366,13 +365,10 @@ def sympy_case(n: int, args) -> dict:
 
 
 def machine() -> list[str]:
-    return _env.machine(f"SymPy {sm.__version__}, NumPy {np.__version__}, "
-                        f"kanebond {getattr(kb, '__version__', '?')}")
+    return _env.machine(_env.kanebond_versions())
 
 
-def fingerprint() -> str:
-    """Short hash of kanebond's source (.py and .c), to detect a change during the run."""
-    return _env.fingerprint(Path(kb.__file__).parent)
+fingerprint = _env.kanebond_fingerprint
 
 
 def cell(s: dict | None, scale: float = 1.0, spec: str = ".3f") -> str:

@@ -66,7 +66,6 @@ import sys
 import tempfile
 import time
 import timeit
-from pathlib import Path
 
 import _env
 import numpy as np
@@ -115,11 +114,7 @@ def time_call(fn, args: tuple, repeat: int, min_time: float = 0.2) -> float:
     return statistics.median(timer.repeat(repeat, number)) / number
 
 
-def kanebond_fingerprint() -> str:
-    """Short hash of kanebond's installed source (.py and .c), to detect a change mid-run."""
-    import kanebond
-
-    return _env.fingerprint(Path(kanebond.__file__).parent)
+kanebond_fingerprint = _env.kanebond_fingerprint
 
 
 def fresh_sympy_cache() -> None:
@@ -362,13 +357,8 @@ def run_worker(kind: str, n: int, args, timeout: float | None) -> dict:
 
 def machine() -> list[str]:
     import pinocchio as pin
-    import sympy as sm
 
-    import kanebond as kb
-
-    return _env.machine(f"SymPy {sm.__version__}, NumPy {np.__version__}, "
-                        f"Pinocchio {pin.__version__}, "
-                        f"kanebond {getattr(kb, '__version__', '?')}")
+    return _env.machine(_env.kanebond_versions(f"Pinocchio {pin.__version__}"))
 
 
 def f3(x, spec: str = ".3f") -> str:

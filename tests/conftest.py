@@ -40,6 +40,21 @@ def sympy_kanes(system):
     return km
 
 
+def kanes_of_parts(parts, cons: dict):
+    """(SymPy's KanesMethod, formed, of a model builder's (parts, constraints); the independent
+    coordinates; the independent speeds), as SymPy's own test_kane3 forms the bicycle:
+    independent q, u first, the constraints solved by Cramer's rule."""
+    qd, ud = cons["dependent_coordinates"], cons["dependent_speeds"]
+    qi = [q for q in parts.coordinates if q not in qd]
+    ui = [u for u in parts.speeds if u not in ud]
+    km = me.KanesMethod(
+        parts.frame, q_ind=qi, u_ind=ui, kd_eqs=parts.kd_eqs, q_dependent=qd,
+        configuration_constraints=cons["configuration_constraints"], u_dependent=ud,
+        velocity_constraints=cons["velocity_constraints"], constraint_solver="CRAMER")
+    km.kanes_equations(parts.bodies, parts.loads)
+    return km, qi, ui
+
+
 def simple_pendulum(coordinate: str = "q", speed: str = "u", name: str = "pendulum"):
     """A point mass m on a massless rod of length l about a fixed pivot O, built by hand.
 

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 import pytest
 import sympy as sm
-import sympy.physics.mechanics as me
+from conftest import kanes_of_parts
 from scipy.optimize import linear_sum_assignment
 
 import kanebond as kb
@@ -316,14 +316,7 @@ class KanesReference:
     def __init__(self, build, values: dict):
         t0 = time.perf_counter()
         parts, cons = build()
-        qd, ud = cons["dependent_coordinates"], cons["dependent_speeds"]
-        qi = [q for q in parts.coordinates if q not in qd]
-        ui = [u for u in parts.speeds if u not in ud]
-        km = me.KanesMethod(
-            parts.frame, q_ind=qi, u_ind=ui, kd_eqs=parts.kd_eqs, q_dependent=qd,
-            configuration_constraints=cons["configuration_constraints"], u_dependent=ud,
-            velocity_constraints=cons["velocity_constraints"], constraint_solver="CRAMER")
-        km.kanes_equations(parts.bodies, parts.loads)
+        km, qi, ui = kanes_of_parts(parts, cons)
         self.q, self.u = list(km.q), list(km.u)
         self.q_names = [_name(x) for x in self.q]
         self.u_names = [_name(x) for x in self.u]
@@ -332,7 +325,8 @@ class KanesReference:
         args = (self.q, self.u, list(parts.parameters))
         self.f_MF = sm.lambdify(args, [km.mass_matrix_full, km.forcing_full], "numpy", cse=True)
         g = sm.Matrix(cons["configuration_constraints"])
-        self.f_g = sm.lambdify(args, [g, g.jacobian(qd)], "numpy", cse=True)
+        gq = g.jacobian(cons["dependent_coordinates"])
+        self.f_g = sm.lambdify(args, [g, gq], "numpy", cse=True)
         vc = sm.Matrix(cons["velocity_constraints"]).xreplace(km.kindiffdict())
         B, rhs = sm.linear_eq_to_matrix(vc, self.u)
         self.f_B = sm.lambdify(args, [B, rhs], "numpy", cse=True)

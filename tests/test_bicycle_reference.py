@@ -16,7 +16,7 @@ import time
 import numpy as np
 import pytest
 import sympy as sm
-import sympy.physics.mechanics as me
+from conftest import kanes_of_parts
 from scipy.integrate import solve_ivp
 from scipy.optimize import brentq
 
@@ -330,14 +330,7 @@ class _Model:
     def __init__(self, build, values):
         t0 = time.perf_counter()
         parts, cons = build()
-        qd, ud = cons["dependent_coordinates"], cons["dependent_speeds"]
-        qi = [q for q in parts.coordinates if q not in qd]
-        ui = [u for u in parts.speeds if u not in ud]
-        km = me.KanesMethod(
-            parts.frame, q_ind=qi, u_ind=ui, kd_eqs=parts.kd_eqs, q_dependent=qd,
-            configuration_constraints=cons["configuration_constraints"], u_dependent=ud,
-            velocity_constraints=cons["velocity_constraints"], constraint_solver="CRAMER")
-        km.kanes_equations(parts.bodies, parts.loads)
+        km, qi, ui = kanes_of_parts(parts, cons)
         self.form_time = time.perf_counter() - t0
         self.parts, self.cons, self.km = parts, cons, km
         self.q, self.u = list(km.q), list(km.u)
@@ -347,7 +340,8 @@ class _Model:
         args = (self.q, self.u, list(parts.parameters))
         self.f_MF = sm.lambdify(args, [km.mass_matrix_full, km.forcing_full], "numpy", cse=True)
         g = sm.Matrix(cons["configuration_constraints"])
-        self.f_g = sm.lambdify(args, [g, g.jacobian(qd)], "numpy", cse=True)
+        gq = g.jacobian(cons["dependent_coordinates"])
+        self.f_g = sm.lambdify(args, [g, gq], "numpy", cse=True)
         vc = sm.Matrix(cons["velocity_constraints"]).xreplace(km.kindiffdict())
         B, rhs = sm.linear_eq_to_matrix(vc, self.u)
         self.f_B = sm.lambdify(args, [B, rhs], "numpy", cse=True)
@@ -544,14 +538,7 @@ def test_sympys_own_linearizer_on_the_port():
     """SymPy's symbolic ``KanesMethod.linearize`` (as in its own test; about a minute) agrees
     with the closed form."""
     parts, cons = _build_bicycle_sympy()
-    qd, ud = cons["dependent_coordinates"], cons["dependent_speeds"]
-    qi = [q for q in parts.coordinates if q not in qd]
-    ui = [u for u in parts.speeds if u not in ud]
-    km = me.KanesMethod(
-        parts.frame, q_ind=qi, u_ind=ui, kd_eqs=parts.kd_eqs, q_dependent=qd,
-        configuration_constraints=cons["configuration_constraints"], u_dependent=ud,
-        velocity_constraints=cons["velocity_constraints"], constraint_solver="CRAMER")
-    km.kanes_equations(parts.bodies, parts.loads)
+    km, qi, ui = kanes_of_parts(parts, cons)
     v = sm.Symbol("v")
     op = {x: 0 for x in parts.coordinates}
     op.update({u: 0 for u in parts.speeds})

@@ -34,6 +34,8 @@ import numpy as np
 import pytest
 import sympy as sp
 import sympy.physics.mechanics as me
+from conftest import kanes_of_parts
+from conftest import simple_pendulum as hand_built_pendulum
 from scipy.integrate import solve_ivp
 
 import kanebond as kb
@@ -470,14 +472,7 @@ class SympyBicycle:
 
     def __init__(self):
         parts, cons = _build_whipple_bicycle()
-        qd, ud = cons["dependent_coordinates"], cons["dependent_speeds"]
-        qi = [q for q in parts.coordinates if q not in qd]
-        ui = [u for u in parts.speeds if u not in ud]
-        km = me.KanesMethod(
-            parts.frame, q_ind=qi, u_ind=ui, kd_eqs=parts.kd_eqs, q_dependent=qd,
-            configuration_constraints=cons["configuration_constraints"], u_dependent=ud,
-            velocity_constraints=cons["velocity_constraints"], constraint_solver="CRAMER")
-        km.kanes_equations(parts.bodies, parts.loads)
+        km, qi, ui = kanes_of_parts(parts, cons)
         self.q, self.u = list(km.q), list(km.u)
         self.names = [_name(x) for x in self.q + self.u]
         self.nq, self.nui = len(self.q), len(ui)
@@ -486,7 +481,8 @@ class SympyBicycle:
         self.f_MF = sp.lambdify(args, [km.mass_matrix_full, km.forcing_full], "numpy",
                                 cse=True)
         g = sp.Matrix(cons["configuration_constraints"])
-        self.f_g = sp.lambdify(args, [g, g.jacobian(qd)], "numpy", cse=True)
+        gq = g.jacobian(cons["dependent_coordinates"])
+        self.f_g = sp.lambdify(args, [g, gq], "numpy", cse=True)
         vc = sp.Matrix(cons["velocity_constraints"]).xreplace(km.kindiffdict())
         B, rhs = sp.linear_eq_to_matrix(vc, self.u)
         self.f_B = sp.lambdify(args, [B, rhs], "numpy", cse=True)
@@ -730,17 +726,8 @@ def test_creeping_run_stalls(form, backend):
 
 @cache
 def plain_pendulum():
-    q, u = me.dynamicsymbols("q u")
-    m, g, l = sp.symbols("m g l", positive=True)
-    N = me.ReferenceFrame("N")
-    O = me.Point("O")
-    O.set_vel(N, 0)
-    B = N.orientnew("B", "Axis", (q, N.z))
-    B.set_ang_vel(N, u * N.z)
-    P = O.locatenew("P", -l * B.y)
-    P.v2pt_theory(O, N, B)
-    return kb.KaneSystem(N, [q], [u], [q.diff() - u], [me.Particle("bob", P, m)],
-                         [(P, -m * g * N.y)], name="plain pendulum")
+    """The hand-built pendulum of conftest (q = 0 hangs down), once per session."""
+    return hand_built_pendulum(name="plain pendulum")[0]
 
 
 @pytest.mark.parametrize("form", FORMS)
