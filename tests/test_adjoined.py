@@ -148,8 +148,11 @@ def test_constant_speed_numeric_model(pl, speed_system):
     state = np.array([0.4, -0.2, *v])
     acc = np.array([0.0, -GRAV]) + GRAV * v[1] / V0**2 * v
     np.testing.assert_allclose(num.rhs(0.3, state), [*v, *acc], rtol=1e-12, atol=1e-14)
-    np.testing.assert_allclose(num.multipliers(0.3, state), [M1 * GRAV * v[1] / (2 * V0**2)],
-                               rtol=1e-12)
+    lam = [M1 * GRAV * v[1] / (2 * V0**2)]
+    np.testing.assert_allclose(num.constraint_multipliers(0.3, state), lam, rtol=1e-12)
+    np.testing.assert_allclose(num.multipliers(0.3, state), lam, rtol=1e-12)  # its first name
+    np.testing.assert_allclose(num.constraint_multipliers([0.3, 0.3], np.stack([state, state])),
+                               [lam, lam], rtol=1e-12)
     assert num.source_kinds == ["load", "adjoined"]
     np.testing.assert_allclose(num.load_powers(0.3, state[:2], state[2:]),
                                [-M1 * GRAV * v[1], M1 * GRAV * v[1]], rtol=1e-12)

@@ -121,3 +121,39 @@ def test_form_printing_names_the_state():
     text = str(s.momentum_form())
     assert "momentum form" in text and "p_u1" in text
     assert np.isfinite(len(text))
+
+
+def test_mass_matrix_uses_pythagoras():
+    """sin² + cos² = 1 does not survive in A: the top's A in Euler angles (ψ, θ, φ) is, by hand,
+    [[C cos²θ + J_O sin²θ, 0, C cos θ], [0, J_O, 0], [C cos θ, 0, C]] with J_O = J + m l²."""
+    s = heavy_symmetric_top()
+    theta = s.coordinates[1]
+    m, l, J, C = (_sym(s, n) for n in ("m", "l", "J", "C"))
+    Jo = J + m * l**2
+    expected = sp.Matrix([[C * sp.cos(theta) ** 2 + Jo * sp.sin(theta) ** 2, 0, C * sp.cos(theta)],
+                          [0, Jo, 0], [C * sp.cos(theta), 0, C]])
+    assert sp.expand(s.A - expected) == sp.zeros(3, 3)
+    assert s.A[1, 1] == Jo                       # not J sin²φ + J cos²φ + m (l² sin²φ + ...)
+    assert sp.count_ops(s.A) <= sp.count_ops(expected)
+
+
+def test_pythagorean_is_exact_and_never_longer():
+    from kanebond.symbolic import pythagorean
+
+    a, b, x, y = sp.symbols("a b x y")
+    cases = [
+        a * sp.sin(x) ** 2 + a * sp.cos(x) ** 2,                           # → a
+        sp.sin(x) ** 4 + 2 * sp.sin(x) ** 2 * sp.cos(x) ** 2 + sp.cos(x) ** 4,  # → 1
+        (a * sp.sin(x) + b * sp.cos(y)) ** 2,                             # nothing to gain
+        a * sp.sin(x) ** 2 * sp.cos(y) ** 2 + a * sp.sin(x) ** 2 * sp.sin(y) ** 2 + b,
+        sp.Integer(3), a * b,
+    ]
+    rng = random.Random(7)
+    for e in cases:
+        r = pythagorean(e)
+        assert sp.count_ops(r) <= sp.count_ops(e)
+        for _ in range(3):
+            vals = {s_: rng.uniform(-2, 2) for s_ in (a, b, x, y)}
+            assert abs(float(r.subs(vals)) - float(e.subs(vals))) < 1e-12
+    assert pythagorean(cases[0]) == a and pythagorean(cases[1]) == 1
+    assert pythagorean(cases[3]) == a * sp.sin(x) ** 2 + b

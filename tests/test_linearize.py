@@ -426,6 +426,11 @@ def test_sweep_over_a_speed_matches_single_linearizations(disk):
         single = disk.linearize({**op, u2: spin}, consts).reduce()
         np.testing.assert_allclose(sw.eigenvalues[i], single.eigenvalues, atol=1e-12)
         assert sw.linearizations[i].op_point[u2] == spin
+    # drop some, reduce the rest (a generator for drop, used once per value): the same 4 states
+    part = kb.linearize.sweep(disk, u2, spins, op, consts,
+                              drop=(c for c in disk.coordinates[:2]), reduce=True)
+    assert [str(s) for s in part.linearizations[0].coordinates] == ["q2(t)"]
+    np.testing.assert_allclose(part.eigenvalues, sw.eigenvalues, atol=1e-12)
     with pytest.raises(kb.ModelError, match="neither a constant"):
         kb.linearize.sweep(disk, sp.Symbol("v"), spins, op, consts)
 

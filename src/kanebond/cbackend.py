@@ -28,9 +28,10 @@ from pathlib import Path
 
 import numpy as np
 
-from .codegen import emit_c
+from .cemit import emit_c
 from .errors import KanebondWarning, ModelError
 from .program import Program
+from .progress import progress_wanted
 
 __all__ = ["CBackend", "cache_dir", "compiler_available"]
 
@@ -226,8 +227,7 @@ def _announce(ops: int, flags: list[str], target: Path) -> None:
     """One line on stderr before a long compilation, when stderr is a terminal (or
     $KANEBOND_PROGRESS=1): what is compiled, roughly how long it takes, and where it is
     cached, so that a long silent pause is never a mystery."""
-    wanted = os.environ.get("KANEBOND_PROGRESS")
-    if ops <= _ANNOUNCE_OPS or wanted == "0" or not (wanted == "1" or sys.stderr.isatty()):
+    if ops <= _ANNOUNCE_OPS or not progress_wanted():
         return
     per_op = 0.35e-3 if "-O1" in flags else 0.1e-3  # s per operation (see _O1_LIMIT)
     print(f"kanebond: compiling {ops} operations of generated C ({' '.join(flags)}, about "

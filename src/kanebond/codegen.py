@@ -12,7 +12,8 @@ slot, ``("add", a, b, ...)``, ``("mul", a, b, ...)``, ``("pow", base, exponent)`
 ``("fn", name, arg, ...)``. Node numbers increase from children to parents, so the numeric
 order is a valid evaluation order.
 
-Emitters write straight-line Python (NumPy, vectorised over a batch) or C (one point per call).
+Emitters write straight-line Python (NumPy, vectorised over a batch) or C (one point per call;
+:func:`kanebond.cemit.emit_c`).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import sympy as sp
 
 from .errors import ModelError
 
-__all__ = ["Graph", "emit_python", "emit_c", "NotLinearError"]
+__all__ = ["Graph", "emit_python", "NotLinearError"]
 
 
 class NotLinearError(Exception):
@@ -214,85 +215,60 @@ class Graph:
         self._lin_memo.clear()
 
     def _dt_node(self, n: int, node: tuple, rates: Mapping[int, int]) -> int:
-        d = self._dt_memo
+        """d/dt of node ``n`` from the memoized derivatives of its children (chain rule)."""
         op = node[0]
         if op == "num":
             return self.ZERO
         if op == "in":
             return rates.get(n, self.ZERO)
         if op == "add":
+            d = self._dt_memo
             return self.add(*(d[a] for a in node[1:]))
         if op == "mul":
-            args = node[1:]
-            terms = []
-            for k, a in enumerate(args):
-                if d[a] != self.ZERO:
-                    terms.append(self.mul(d[a], *(b for j, b in enumerate(args) if j != k)))
-            return self.add(*terms)
+            return self._dt_mul(node[1:])
         if op == "pow":
-            b, e = node[1], node[2]
-            db, de = d[b], d[e]
-            ev = self.value(e)
-            out = self.ZERO
-            if db != self.ZERO:
-                if ev is not None:
-                    out = self.mul(self.num(ev), self.pow(b, self.num(ev - 1.0)), db)
-                else:
-                    out = self.mul(e, self.pow(b, self.sub(e, self.ONE)), db)
-            if de != self.ZERO:
-                out = self.add(out, self.mul(n, self.fn("log", b), de))
-            return out
-        name, args = node[1], node[2:]
-        da = [d[a] for a in args]
+            return self._dt_pow(n, node[1], node[2])
+        return self._dt_fn(n, node[1], node[2:])
+
+    def _dt_mul(self, args: tuple) -> int:
+        """Product rule: (a_1 ⋯ a_m)' = Σ_k a_k' Π_{j≠k} a_j (terms with a_k' = 0 left out)."""
+        d = self._dt_memo
+        terms = []
+        for k, a in enumerate(args):
+            if d[a] != self.ZERO:
+                terms.append(self.mul(d[a], *(b for j, b in enumerate(args) if j != k)))
+        return self.add(*terms)
+
+    def _dt_pow(self, n: int, b: int, e: int) -> int:
+        """(b^e)' = e b^(e-1) b' + b^e log(b) e' for the node ``n`` = b^e."""
+        db, de = self._dt_memo[b], self._dt_memo[e]
+        ev = self.value(e)
+        out = self.ZERO
+        if db != self.ZERO:
+            if ev is not None:
+                out = self.mul(self.num(ev), self.pow(b, self.num(ev - 1.0)), db)
+            else:
+                out = self.mul(e, self.pow(b, self.sub(e, self.ONE)), db)
+        if de != self.ZERO:
+            out = self.add(out, self.mul(n, self.fn("log", b), de))
+        return out
+
+    def _dt_fn(self, n: int, name: str, args: tuple) -> int:
+        """Chain rule for the node ``n`` = name(*args), by the rules of :data:`_DT_UNARY`."""
+        da = [self._dt_memo[a] for a in args]
         if all(x == self.ZERO for x in da):
             return self.ZERO
-        a = args[0]
-        g = self
-        if name == "sin":
-            return g.mul(g.fn("cos", a), da[0])
-        if name == "cos":
-            return g.neg(g.mul(g.fn("sin", a), da[0]))
-        if name == "tan":
-            return g.mul(g.add(g.ONE, g.pow(n, g.num(2))), da[0])
-        if name == "exp":
-            return g.mul(n, da[0])
-        if name == "log":
-            return g.mul(da[0], g.pow(a, g.num(-1)))
-        if name == "sqrt":
-            return g.mul(g.num(0.5), da[0], g.pow(n, g.num(-1)))
-        if name == "asin":
-            return g.mul(da[0], g.pow(g.sub(g.ONE, g.pow(a, g.num(2))), g.num(-0.5)))
-        if name == "acos":
-            return g.neg(g.mul(da[0], g.pow(g.sub(g.ONE, g.pow(a, g.num(2))), g.num(-0.5))))
-        if name == "atan":
-            return g.mul(da[0], g.pow(g.add(g.ONE, g.pow(a, g.num(2))), g.num(-1)))
-        if name == "sinh":
-            return g.mul(g.fn("cosh", a), da[0])
-        if name == "cosh":
-            return g.mul(g.fn("sinh", a), da[0])
-        if name == "tanh":
-            return g.mul(g.sub(g.ONE, g.pow(n, g.num(2))), da[0])
-        if name == "Abs":
-            return g.mul(g.fn("sign", a), da[0])
-        if name == "sign":
-            return g.ZERO
         if name == "atan2":
-            y, x = args
-            den = g.add(g.pow(x, g.num(2)), g.pow(y, g.num(2)))
-            return g.mul(g.sub(g.mul(x, da[0]), g.mul(y, da[1])), g.pow(den, g.num(-1)))
-        if name == "cot":
-            return g.neg(g.mul(g.add(g.ONE, g.pow(n, g.num(2))), da[0]))
-        if name == "sec":
-            return g.mul(n, g.fn("tan", a), da[0])
-        if name == "csc":
-            return g.neg(g.mul(n, g.fn("cot", a), da[0]))
-        if name == "asinh":
-            return g.mul(da[0], g.pow(g.add(g.pow(a, g.num(2)), g.ONE), g.num(-0.5)))
-        if name == "acosh":
-            return g.mul(da[0], g.pow(g.sub(g.pow(a, g.num(2)), g.ONE), g.num(-0.5)))
-        if name == "atanh":
-            return g.mul(da[0], g.pow(g.sub(g.ONE, g.pow(a, g.num(2))), g.num(-1)))
-        raise ModelError(f"no derivative rule for {name}.")  # pragma: no cover
+            return self._dt_atan2(*args, *da)
+        rule = _DT_UNARY.get(name)
+        if rule is None:  # pragma: no cover
+            raise ModelError(f"no derivative rule for {name}.")
+        return rule(self, n, args[0], da[0])
+
+    def _dt_atan2(self, y: int, x: int, dy: int, dx: int) -> int:
+        """atan2(y, x)' = (x y' - y x') / (x² + y²)."""
+        den = self.add(self.pow(x, self.num(2)), self.pow(y, self.num(2)))
+        return self.mul(self.sub(self.mul(x, dy), self.mul(y, dx)), self.pow(den, self.num(-1)))
 
     def linear(self, i: int, variables: Mapping[int, int]) -> tuple[int, dict[int, int]]:
         """Split node ``i`` = rest + Σ_s c_s x_s for the input nodes ``variables`` = {x: s}.
@@ -396,6 +372,36 @@ class Graph:
         return sorted(seen)
 
 
+#: d/dt of the node ``n`` = name(a) for each unary function name: rule(g, n, a, da) with
+#: da = a' (atan2, the one binary function, is Graph._dt_atan2)
+_DT_UNARY = {
+    "sin": lambda g, n, a, da: g.mul(g.fn("cos", a), da),
+    "cos": lambda g, n, a, da: g.neg(g.mul(g.fn("sin", a), da)),
+    "tan": lambda g, n, a, da: g.mul(g.add(g.ONE, g.pow(n, g.num(2))), da),
+    "exp": lambda g, n, a, da: g.mul(n, da),
+    "log": lambda g, n, a, da: g.mul(da, g.pow(a, g.num(-1))),
+    "sqrt": lambda g, n, a, da: g.mul(g.num(0.5), da, g.pow(n, g.num(-1))),
+    "asin": lambda g, n, a, da: g.mul(
+        da, g.pow(g.sub(g.ONE, g.pow(a, g.num(2))), g.num(-0.5))),
+    "acos": lambda g, n, a, da: g.neg(g.mul(
+        da, g.pow(g.sub(g.ONE, g.pow(a, g.num(2))), g.num(-0.5)))),
+    "atan": lambda g, n, a, da: g.mul(da, g.pow(g.add(g.ONE, g.pow(a, g.num(2))), g.num(-1))),
+    "sinh": lambda g, n, a, da: g.mul(g.fn("cosh", a), da),
+    "cosh": lambda g, n, a, da: g.mul(g.fn("sinh", a), da),
+    "tanh": lambda g, n, a, da: g.mul(g.sub(g.ONE, g.pow(n, g.num(2))), da),
+    "Abs": lambda g, n, a, da: g.mul(g.fn("sign", a), da),
+    "sign": lambda g, n, a, da: g.ZERO,
+    "cot": lambda g, n, a, da: g.neg(g.mul(g.add(g.ONE, g.pow(n, g.num(2))), da)),
+    "sec": lambda g, n, a, da: g.mul(n, g.fn("tan", a), da),
+    "csc": lambda g, n, a, da: g.neg(g.mul(n, g.fn("cot", a), da)),
+    "asinh": lambda g, n, a, da: g.mul(
+        da, g.pow(g.add(g.pow(a, g.num(2)), g.ONE), g.num(-0.5))),
+    "acosh": lambda g, n, a, da: g.mul(
+        da, g.pow(g.sub(g.pow(a, g.num(2)), g.ONE), g.num(-0.5))),
+    "atanh": lambda g, n, a, da: g.mul(
+        da, g.pow(g.sub(g.ONE, g.pow(a, g.num(2))), g.num(-1))),
+}
+
 def _is_leaf(e) -> bool:
     from sympy.core.function import AppliedUndef
 
@@ -425,12 +431,6 @@ _NP = {
     "sqrt": "np.sqrt", "asin": "np.arcsin", "acos": "np.arccos", "atan": "np.arctan",
     "sinh": "np.sinh", "cosh": "np.cosh", "tanh": "np.tanh", "Abs": "np.abs", "sign": "np.sign",
     "asinh": "np.arcsinh", "acosh": "np.arccosh", "atanh": "np.arctanh", "atan2": "np.arctan2",
-}
-_C = {
-    "sin": "sin", "cos": "cos", "tan": "tan", "exp": "exp", "log": "log", "sqrt": "sqrt",
-    "asin": "asin", "acos": "acos", "atan": "atan", "sinh": "sinh", "cosh": "cosh",
-    "tanh": "tanh", "Abs": "fabs", "asinh": "asinh", "acosh": "acosh", "atanh": "atanh",
-    "atan2": "atan2",
 }
 
 
@@ -485,112 +485,3 @@ def emit_python(
     lines.append("    return out")
     return "\n".join(lines) + "\n"
 
-
-def _c_expr(g: Graph, node: tuple, name) -> str:
-    op = node[0]
-    if op == "add":
-        return " + ".join(name(a) for a in node[1:])
-    if op == "mul":
-        return " * ".join(name(a) for a in node[1:])
-    if op == "pow":
-        e = g.value(node[2])
-        b = name(node[1])
-        if e is not None and e == int(e) and abs(e) <= 4:
-            k = int(abs(e))
-            prod = " * ".join([b] * k)
-            return f"1.0 / ({prod})" if e < 0 else f"({prod})"
-        if e == 0.5:
-            return f"sqrt({b})"
-        if e == -0.5:
-            return f"1.0 / sqrt({b})"
-        return f"pow({b}, {name(node[2])})"
-    fname = node[1]
-    args = ", ".join(name(a) for a in node[2:])
-    if fname in _C:
-        return f"{_C[fname]}({args})"
-    if fname == "sign":
-        a = name(node[2])
-        return f"(double)(({a} > 0) - ({a} < 0))"
-    inv = {"cot": "tan", "sec": "cos", "csc": "sin"}[fname]
-    return f"1.0 / {inv}({args})"
-
-
-def emit_c(
-    g: Graph,
-    inputs: Mapping[str, int],
-    outputs: Sequence[int],
-    fname: str = "kernel",
-    chunk: int = 1000,
-) -> str:
-    """C source of ``void fname(const double *<group>..., double *out)`` for one point.
-
-    Large kernels are split into functions of at most ``chunk`` statements; values used only
-    inside their own chunk stay local (registers), the others pass through a work array. This
-    keeps gcc's compile time about linear in the kernel size.
-    """
-    order = [i for i in g.needed(outputs) if g.nodes[i][0] not in ("num", "in")]
-    if len(order) <= chunk:
-        names: dict[int, str] = {}
-
-        def name(i: int) -> str:
-            node = g.nodes[i]
-            if node[0] == "in":
-                return f"{node[1]}[{node[2]}]"
-            if node[0] == "num":
-                return _c_num(node[1])
-            return names[i]
-
-        params = ", ".join(f"const double *{k}" for k in inputs)
-        body = []
-        for i in order:
-            names[i] = f"x{i}"
-            body.append(f"    const double x{i} = {_c_expr(g, g.nodes[i], name)};")
-        for k, o in enumerate(outputs):
-            body.append(f"    out[{k}] = {name(o)};")
-        return f"void {fname}({params}, double *out) {{\n" + "\n".join(body) + "\n}\n"
-
-    chunk_of = {i: k // chunk for k, i in enumerate(order)}
-    shared: set[int] = set(outputs)  # values read after their own chunk go to the work array
-    for i in order:
-        for a in _children(g.nodes[i]):
-            if a in chunk_of and chunk_of[a] != chunk_of[i]:
-                shared.add(a)
-    slot = {i: k for k, i in enumerate(sorted(shared & set(chunk_of)))}
-
-    def name(i: int) -> str:
-        node = g.nodes[i]
-        if node[0] == "in":
-            return f"{node[1]}[{node[2]}]"
-        if node[0] == "num":
-            return _c_num(node[1])
-        return f"w[{slot[i]}]" if i in slot else f"x{i}"
-
-    params = ", ".join(f"const double *restrict {k}" for k in inputs)
-    args = ", ".join(inputs)
-    parts = []
-    calls = []
-    for c0 in range(0, len(order), chunk):
-        body = []
-        for i in order[c0 : c0 + chunk]:
-            expr = _c_expr(g, g.nodes[i], name)
-            body.append(
-                f"    w[{slot[i]}] = {expr};" if i in slot else f"    const double x{i} = {expr};"
-            )
-        sub = f"{fname}_part{c0 // chunk}"
-        parts.append(
-            f"static void {sub}({params}, double *restrict w) {{\n" + "\n".join(body) + "\n}\n"
-        )
-        calls.append(f"    {sub}({args}, w);")
-    outs = [f"    out[{k}] = {name(o)};" for k, o in enumerate(outputs)]
-    main = (
-        f"void {fname}({params}, double *out) {{\n"
-        f"    double *w = (double *)malloc(sizeof(double) * {max(len(slot), 1)});\n"
-        + "\n".join(calls) + "\n" + "\n".join(outs) + "\n    free(w);\n}\n"
-    )
-    return "\n".join(parts) + main
-
-
-def _c_num(v: float) -> str:
-    if math.isinf(v) or math.isnan(v):  # pragma: no cover - folded constants are finite
-        raise ModelError(f"the equations contain the non-finite number {v}.")
-    return f"({v!r})"

@@ -83,6 +83,19 @@ class _Lambdified:
         return out
 
 
+def _cholesky_solve(L: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """A⁻¹ rhs from the Cholesky factor L of A, for rhs (N, n, k)."""
+    y = np.linalg.solve(L, rhs)
+    return np.linalg.solve(np.swapaxes(L, -1, -2), y)
+
+
+def _baumgarte_rate(baumgarte: float | None) -> float:
+    """The Baumgarte rate β ≥ 0 (0 for None), or ModelError."""
+    if baumgarte is not None and (not np.isfinite(baumgarte) or baumgarte < 0):
+        raise ModelError(f"baumgarte must be a finite rate ≥ 0, got {baumgarte!r}.")
+    return float(baumgarte or 0.0)
+
+
 # ============================================================================================
 # prescribed flows and adjoined constraints
 # ============================================================================================
@@ -133,9 +146,7 @@ class ConstrainedModel:
         self.parameters = rel.parameters
         self.constants = rel.constants
         self.backend, self.path = rel.backend, rel.path
-        if baumgarte is not None and (not np.isfinite(baumgarte) or baumgarte < 0):
-            raise ModelError(f"baumgarte must be a finite rate ≥ 0, got {baumgarte!r}.")
-        self.baumgarte = float(baumgarte or 0.0)
+        self.baumgarte = _baumgarte_rate(baumgarte)
         self.adjoined = list(system.adjoined)
         self.L = len(self.adjoined)
         self.prescribed_names = [show(s) for s in system.prescribed]
@@ -158,22 +169,31 @@ class ConstrainedModel:
         exprs: dict[str, sp.Matrix] = {"cfd": cf.diff(t) if cf.rows else sp.zeros(0, 1)}
         self.targets: list[tuple[str, str]] = []
         if self.L:
-            exprs["phi"] = sp.Matrix([c.phi for c in self.adjoined])
-            exprs["val"] = sp.Matrix([c.value for c in self.adjoined])
-            exprs["vald"] = sp.Matrix([c.value_dot for c in self.adjoined])
-            exprs["G"] = system.constraint_jacobian
-            exprs["gamma"] = sp.Matrix([c.gamma for c in self.adjoined])
-            grads = []
-            N = system.frame
-            for c in self.adjoined:
-                for tg, gr in zip(c.targets, c.gradients, strict=True):
-                    self.targets.append((c.name, tg.name))
-                    grads.append(list(gr.to_matrix(N)))
-            exprs["grad"] = sp.Matrix(grads) if grads else sp.zeros(0, 3)
+            adjoined, self.targets = self._adjoined_expressions()
+            exprs |= adjoined
         # the adjoined pieces are formed in all speeds u = [f; u_d] and projected with the
         # numeric embedding T = ∂u/∂fᵀ at every evaluation ([PA-VP] (27))
         self.fns = _Lambdified(exprs, q, list(system.all_speeds), self.parameters)
         self._emb = None
+
+    def _adjoined_expressions(self) -> tuple[dict[str, sp.Matrix], list[tuple[str, str]]]:
+        """φ, ᴾφ, ᴾφ', ∂φ/∂uᵀ, γ and ∂φ/∂v_n of the adjoined constraints ([PA-VP] (4)), targets."""
+        system = self.system
+        exprs: dict[str, sp.Matrix] = {}
+        exprs["phi"] = sp.Matrix([c.phi for c in self.adjoined])
+        exprs["val"] = sp.Matrix([c.value for c in self.adjoined])
+        exprs["vald"] = sp.Matrix([c.value_dot for c in self.adjoined])
+        exprs["G"] = system.constraint_jacobian
+        exprs["gamma"] = sp.Matrix([c.gamma for c in self.adjoined])
+        grads = []
+        targets: list[tuple[str, str]] = []
+        N = system.frame
+        for c in self.adjoined:
+            for tg, gr in zip(c.targets, c.gradients, strict=True):
+                targets.append((c.name, tg.name))
+                grads.append(list(gr.to_matrix(N)))
+        exprs["grad"] = sp.Matrix(grads) if grads else sp.zeros(0, 3)
+        return exprs, targets
 
     def _check_varying_constants(self) -> None:
         """A constant given as a callable of time inside g(t), ᴾφ(t) or φ would be treated as
@@ -252,14 +272,7 @@ class ConstrainedModel:
         """ᵘf', λ and (optionally) ᶜe at the points (t, q, f) (full f)."""
         rel = self.relaxed
         c = rel._c(tt, q, f)
-        need = {"Q", "A", "Df", "e"}
-        if momentum:
-            need |= {"e_hat"}
-            if not self.L and not want_reactions:
-                need -= {"Df"}
-        if rel.embedded:
-            need |= {"Df"}
-        parts = rel._eval(tt, q, f, need, c=c)
+        parts = rel._eval(tt, q, f, self._needed_parts(momentum, want_reactions), c=c)
         pcs = self._pieces(tt, q, f, parts)
         A = parts["A"]
         ui, ci = self.ui, self.ci
@@ -272,8 +285,31 @@ class ConstrainedModel:
             return out
         b = parts["e"][:, ui] - parts["Df"][:, ui] - np.einsum("nij,nj->ni", Auc, cfd)
         lam = np.zeros((N, self.L))
+        L = self._free_mass_cholesky(Auu, q)
+        if self.L:
+            ufd, lam = self._solve_adjoined(tt, q, f, pcs, L, b, cfd)
+        else:
+            ufd = _cholesky_solve(L, b[..., None])[..., 0]
+        out.update(ufd=ufd, lam=lam)
+        if want_reactions and len(ci):
+            out["reactions"] = self._reactions(parts, pcs, ufd, cfd, lam)
+        return out
+
+    def _needed_parts(self, momentum: bool, want_reactions: bool) -> set[str]:
+        """The matrices of the relaxed system that :meth:`_solve` evaluates."""
+        need = {"Q", "A", "Df", "e"}
+        if momentum:
+            need |= {"e_hat"}
+            if not self.L and not want_reactions:
+                need -= {"Df"}
+        if self.relaxed.embedded:
+            need |= {"Df"}
+        return need
+
+    def _free_mass_cholesky(self, Auu: np.ndarray, q: np.ndarray) -> np.ndarray:
+        """Cholesky factor of ᵘᵘA ([PA21] (47)), or SingularMassMatrixError."""
         try:
-            L = np.linalg.cholesky(Auu)
+            return np.linalg.cholesky(Auu)
         except np.linalg.LinAlgError:
             raise SingularMassMatrixError(
                 f"the mass matrix of the free speeds ᵘᵘA of {self.system.name!r} is singular "
@@ -281,51 +317,58 @@ class ConstrainedModel:
                 f"or a zero or negative mass or inertia ([PA21] (47))."
             ) from None
 
-        def solve(rhs: np.ndarray) -> np.ndarray:  # ᵘᵘA⁻¹ rhs for rhs (N, Su, k)
-            y = np.linalg.solve(L, rhs)
-            return np.linalg.solve(np.swapaxes(L, -1, -2), y)
+    def _solve_adjoined(self, tt, q, f, pcs: dict, L: np.ndarray, b: np.ndarray,
+                        cfd: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(ᵘf', λ) of (47) with differentiated (4) by the Schur complement ([PA-VP] (27))."""
+        ui, ci = self.ui, self.ci
+        G = pcs["G"]
+        Gu, Gc = G[:, :, ui], G[:, :, ci]
+        phi, val = pcs["phi"][..., 0], pcs["val"][..., 0]
+        bc = (pcs["vald"][..., 0] - pcs["gamma"][..., 0]
+              - np.einsum("nlj,nj->nl", Gc, cfd) - self.baumgarte * (phi - val))
+        X = _cholesky_solve(L, np.concatenate([b[..., None], np.swapaxes(Gu, 1, 2)], axis=2))
+        M = np.einsum("nlj,njk->nlk", Gu, X[:, :, 1:])
+        rhs_l = bc - np.einsum("nlj,nj->nl", Gu, X[:, :, 0])
+        Lm = self._schur_cholesky(tt, q, f, Gu, M)
+        y = np.linalg.solve(Lm, rhs_l[..., None])
+        lam = np.linalg.solve(np.swapaxes(Lm, -1, -2), y)[..., 0]
+        ufd = X[:, :, 0] + np.einsum("nij,nj->ni", X[:, :, 1:], lam)
+        return ufd, lam
 
+    def _schur_cholesky(self, tt, q, f, Gu: np.ndarray, M: np.ndarray) -> np.ndarray:
+        """Cholesky factor of M = ᵘG ᵘᵘA⁻¹ ᵘGᵀ, or ConstraintError where ᵘG is rank deficient."""
+        N = len(tt)
+        # M = ᵘG ᵘᵘA⁻¹ ᵘGᵀ is positive definite exactly when the rows of ᵘG are independent
+        try:
+            Lm = np.linalg.cholesky(M)
+            d = np.abs(np.diagonal(Lm, axis1=1, axis2=2))
+            bad = ~np.all(np.isfinite(d), axis=1) | (
+                np.min(d, axis=1) <= 1e-7 * np.max(d, axis=1))
+        except np.linalg.LinAlgError:  # find the first point that fails
+            bad = np.zeros(N, dtype=bool)
+            for k in range(N):
+                try:
+                    np.linalg.cholesky(M[k])
+                except np.linalg.LinAlgError:
+                    bad[k] = True
+                    break
+        if np.any(bad):
+            k = int(np.argmax(bad))
+            self._singular_constraints(tt[k], q[k], f[k], Gu[k])
+        return Lm
+
+    def _reactions(self, parts: dict, pcs: dict, ufd: np.ndarray, cfd: np.ndarray,
+                   lam: np.ndarray) -> np.ndarray:
+        """ᶜe = ᶜᵘA ᵘf' + ᶜᶜA ᶜf' + ᶜ[D f] − ᶜe_impressed − ᶜGᵀ λ ([PA21] (48))."""
+        A = parts["A"]
+        ui, ci = self.ui, self.ci
+        Acu = A[:, ci][:, :, ui]
+        Acc = A[:, ci][:, :, ci]
+        react = (np.einsum("nij,nj->ni", Acu, ufd) + np.einsum("nij,nj->ni", Acc, cfd)
+                 + parts["Df"][:, ci] - parts["e"][:, ci])
         if self.L:
-            G = pcs["G"]
-            Gu, Gc = G[:, :, ui], G[:, :, ci]
-            phi, val = pcs["phi"][..., 0], pcs["val"][..., 0]
-            bc = (pcs["vald"][..., 0] - pcs["gamma"][..., 0]
-                  - np.einsum("nlj,nj->nl", Gc, cfd) - self.baumgarte * (phi - val))
-            X = solve(np.concatenate([b[..., None], np.swapaxes(Gu, 1, 2)], axis=2))
-            M = np.einsum("nlj,njk->nlk", Gu, X[:, :, 1:])
-            rhs_l = bc - np.einsum("nlj,nj->nl", Gu, X[:, :, 0])
-            # M = ᵘG ᵘᵘA⁻¹ ᵘGᵀ is positive definite exactly when the rows of ᵘG are independent
-            try:
-                Lm = np.linalg.cholesky(M)
-                d = np.abs(np.diagonal(Lm, axis1=1, axis2=2))
-                bad = ~np.all(np.isfinite(d), axis=1) | (
-                    np.min(d, axis=1) <= 1e-7 * np.max(d, axis=1))
-            except np.linalg.LinAlgError:  # find the first point that fails
-                bad = np.zeros(N, dtype=bool)
-                for k in range(N):
-                    try:
-                        np.linalg.cholesky(M[k])
-                    except np.linalg.LinAlgError:
-                        bad[k] = True
-                        break
-            if np.any(bad):
-                k = int(np.argmax(bad))
-                self._singular_constraints(tt[k], q[k], f[k], Gu[k])
-            y = np.linalg.solve(Lm, rhs_l[..., None])
-            lam = np.linalg.solve(np.swapaxes(Lm, -1, -2), y)[..., 0]
-            ufd = X[:, :, 0] + np.einsum("nij,nj->ni", X[:, :, 1:], lam)
-        else:
-            ufd = solve(b[..., None])[..., 0]
-        out.update(ufd=ufd, lam=lam)
-        if want_reactions and len(ci):
-            Acu = A[:, ci][:, :, ui]
-            Acc = A[:, ci][:, :, ci]
-            react = (np.einsum("nij,nj->ni", Acu, ufd) + np.einsum("nij,nj->ni", Acc, cfd)
-                     + parts["Df"][:, ci] - parts["e"][:, ci])
-            if self.L:
-                react -= np.einsum("nlj,nl->nj", pcs["G"][:, :, ci], lam)
-            out["reactions"] = react
-        return out
+            react -= np.einsum("nlj,nl->nj", pcs["G"][:, :, ci], lam)
+        return react
 
     def _singular_constraints(self, tt, q, f, Gu: np.ndarray):
         names = self.adjoined_names
@@ -450,12 +493,15 @@ class ConstrainedModel:
             return np.zeros((0, self.S))
         return pcs["G"][0][:, self.ui]
 
-    def multipliers(self, t, x) -> np.ndarray:
-        """λ ([PA-VP] (13)) at states x = [q, ᵘf]: (L,) or (N, L)."""
+    def constraint_multipliers(self, t, x) -> np.ndarray:
+        """λ of the adjoined constraints ([PA-VP] (13)) at states x = [q, ᵘf]: (L,) or (N, L);
+        the same name and shapes as :meth:`NumericModel.constraint_multipliers`."""
         single, tt, xb = self._batch_state(t, x)
         q = xb[:, : self.R]
         sol = self._solve(tt, q, self._full(tt, q, xb[:, self.R :]))
         return sol["lam"][0] if single else sol["lam"]
+
+    multipliers = constraint_multipliers  # its first name, kept
 
     def adjoined_forces(self, t, x) -> np.ndarray:
         """ᵃᶜe = (∂φ/∂fᵀ)ᵀ λ ([PA-VP] (27)) in all speeds f: (S,) or (N, S)."""

@@ -67,56 +67,75 @@ def resolve_prescribed(
     out: dict = {}
     state = set(coordinates) | set(speeds) | set(dependent_speeds)
     for key, val in prescribed.items():
-        if isinstance(key, str):
-            match = [s for s in list(speeds) + list(dependent_speeds) + list(coordinates)
-                     if s.func.__name__ == key]
-            if not match:
-                raise ConstraintError(
-                    f"prescribed has the key {key!r}, which is not the name of a speed; "
-                    f"prescribed flows are speeds ({show(speeds)})."
-                )
-            key = match[0]
-        if key in set(coordinates):
-            i = coordinates.index(key)
-            raise ConstraintError(
-                f"prescribed has the coordinate {show(key)}; prescribed flows are speeds. "
-                f"Prescribe the speed that drives it (q' = Q f: row {i} of Q) as a function "
-                f"of t, e.g. {{u: diff(q_path(t), t)}}."
-            )
-        if isinstance(key, sp.Derivative):
-            raise ConstraintError(
-                f"prescribed has {show(key)}, a coordinate rate; prescribed flows are speeds "
-                f"({show(speeds)}): prescribe the speed equal to it."
-            )
-        if key in set(dependent_speeds):
-            raise ConstraintError(
-                f"prescribed has the dependent speed {show(key)}, which the velocity constraints "
-                f"determine; prescribe an independent speed ({show(speeds)})."
-            )
-        if key not in set(speeds):
-            raise ConstraintError(
-                f"prescribed has {show(key)}, which is not a speed of the system; prescribed "
-                f"flows are speeds ({show(speeds)})."
-            )
-        g = _expr(val, f"the prescribed value of {show(key)}")
-        label = f"the prescribed value of {show(key)} ({show(g)})"
-        bad = sorted({a for a in g.atoms(AppliedUndef) if a in state}, key=show)
-        if bad or g.has(sp.Derivative):
-            what = show(bad[0]) if bad else "a derivative"
-            raise ConstraintError(
-                f"{label} depends on the state through {what}; a prescribed flow is a known "
-                f"function of time and constants. A flow that depends on the state is a "
-                f"constraint: adjoin it with kb.AdjoinedConstraint ([PA-VP] (4))."
-            )
-        other = sorted({a for a in g.atoms(AppliedUndef)}, key=show)
-        if other:
-            raise ConstraintError(
-                f"{label} depends on the function {show(other[0])}, whose derivative kanebond "
-                f"cannot know; write the prescribed value as an explicit expression in t and "
-                f"constants."
-            )
-        out[key] = g
+        key = _prescribed_speed(key, coordinates=coordinates, speeds=speeds,
+                                dependent_speeds=dependent_speeds)
+        out[key] = _prescribed_value(key, val, state)
     return {s: out[s] for s in speeds if s in out}
+
+
+def _prescribed_key(key, *, coordinates: list, speeds: list, dependent_speeds: list):
+    """The state symbol a prescribed key names: a string is looked up by function name."""
+    if not isinstance(key, str):
+        return key
+    match = [s for s in list(speeds) + list(dependent_speeds) + list(coordinates)
+             if s.func.__name__ == key]
+    if not match:
+        raise ConstraintError(
+            f"prescribed has the key {key!r}, which is not the name of a speed; "
+            f"prescribed flows are speeds ({show(speeds)})."
+        )
+    return match[0]
+
+
+def _prescribed_speed(key, *, coordinates: list, speeds: list, dependent_speeds: list):
+    """Check a prescribed key is an independent speed ([PA21] (2), (45)) and return it."""
+    key = _prescribed_key(key, coordinates=coordinates, speeds=speeds,
+                          dependent_speeds=dependent_speeds)
+    if key in set(coordinates):
+        i = coordinates.index(key)
+        raise ConstraintError(
+            f"prescribed has the coordinate {show(key)}; prescribed flows are speeds. "
+            f"Prescribe the speed that drives it (q' = Q f: row {i} of Q) as a function "
+            f"of t, e.g. {{u: diff(q_path(t), t)}}."
+        )
+    if isinstance(key, sp.Derivative):
+        raise ConstraintError(
+            f"prescribed has {show(key)}, a coordinate rate; prescribed flows are speeds "
+            f"({show(speeds)}): prescribe the speed equal to it."
+        )
+    if key in set(dependent_speeds):
+        raise ConstraintError(
+            f"prescribed has the dependent speed {show(key)}, which the velocity constraints "
+            f"determine; prescribe an independent speed ({show(speeds)})."
+        )
+    if key not in set(speeds):
+        raise ConstraintError(
+            f"prescribed has {show(key)}, which is not a speed of the system; prescribed "
+            f"flows are speeds ({show(speeds)})."
+        )
+    return key
+
+
+def _prescribed_value(key, val, state: set) -> sp.Expr:
+    """Check a prescribed value g(t) is explicit in t and constants ([PA21] (45)); return it."""
+    g = _expr(val, f"the prescribed value of {show(key)}")
+    label = f"the prescribed value of {show(key)} ({show(g)})"
+    bad = sorted({a for a in g.atoms(AppliedUndef) if a in state}, key=show)
+    if bad or g.has(sp.Derivative):
+        what = show(bad[0]) if bad else "a derivative"
+        raise ConstraintError(
+            f"{label} depends on the state through {what}; a prescribed flow is a known "
+            f"function of time and constants. A flow that depends on the state is a "
+            f"constraint: adjoin it with kb.AdjoinedConstraint ([PA-VP] (4))."
+        )
+    other = sorted({a for a in g.atoms(AppliedUndef)}, key=show)
+    if other:
+        raise ConstraintError(
+            f"{label} depends on the function {show(other[0])}, whose derivative kanebond "
+            f"cannot know; write the prescribed value as an explicit expression in t and "
+            f"constants."
+        )
+    return g
 
 
 # ============================================================================================
@@ -230,69 +249,17 @@ def resolve_adjoined(
     known = q + f
     d, to_d, back = _dummies(f)
     for i, item in enumerate(items):
-        if isinstance(item, tuple) and len(item) == 2 and not callable(item[0]):
-            item = AdjoinedConstraint(item[0], value=item[1])
-        elif not isinstance(item, AdjoinedConstraint):
-            item = AdjoinedConstraint(item)
-        name = item.name or f"C{i + 1}"
-        if not isinstance(name, str) or not name.isidentifier():
-            raise ConstraintError(
-                f"adjoined constraint {i} has the name {name!r}; names must be identifiers "
-                f"(letters, digits, _), e.g. 'speed'."
-            )
-        if name in names:
-            raise ConstraintError(f"two adjoined constraints are named {name!r}; rename one.")
+        item = _as_adjoined_constraint(item)
+        name = _adjoined_name(item, i, names)
         names.add(name)
         what = f"adjoined constraint {name!r}"
-        comps: list = []
-        if callable(item.phi) and not isinstance(item.phi, sp.Basic):
-            phi, targets, gradients, comps = callable_constraint(
-                item.phi, item.velocities, frame=frame, subs=subs, what=what)
-        else:
-            if item.velocities:
-                raise ConstraintError(
-                    f"{what} lists velocities but phi is an expression; to get the force on "
-                    f"each point pass phi as a callable of the velocity vectors, e.g. "
-                    f"lambda v: v.dot(v); or leave velocities out."
-                )
-            phi = dag_xreplace(_expr(item.phi, what), subs)
-            targets, gradients = [], []
+        phi, targets, gradients, comps = _adjoined_phi(item, what, frame=frame, subs=subs)
         label = f"{what} ({show(phi)})"
-        if phi.has(sp.Derivative):
-            stray = sorted(phi.atoms(sp.Derivative), key=show)[0]
-            raise ConstraintError(
-                f"{label} contains {show(stray)}; adjoined constraints are written in velocities "
-                f"(speeds, coordinate rates) and coordinates, not accelerations."
-            )
-        what_t = _time_dependence(phi, known)
-        if what_t and what_t != "t":
-            raise ConstraintError(
-                f"{label} depends on the function {what_t} of time, whose rate kanebond cannot "
-                f"know; write φ(v, q, t) with explicit t, or put the time dependence in "
-                f"value=ᴾφ(t) ([PA-VP] (4))."
-            )
-        value = _expr(item.value, f"the value of {what}")
-        bad = sorted(value.atoms(AppliedUndef), key=show)
-        if bad or value.has(sp.Derivative):
-            raise ConstraintError(
-                f"the value of {what} ({show(value)}) depends on "
-                f"{show(bad[0]) if bad else 'a derivative'}; ᴾφ(t) must be an explicit "
-                f"expression in t and constants ([PA-VP] (4))."
-            )
+        _check_adjoined_phi(phi, label, known)
+        value = _adjoined_value(item, what)
         phd = phi.xreplace(to_d)
-        G = sp.Matrix([[phd.diff(x).xreplace(back) for x in d]])
-        if all(sp.simplify(x) == 0 for x in G):
-            raise ConstraintError(
-                f"{label} does not depend on the velocities: a holonomic constraint g(q) = 0 "
-                f"must be given at velocity level, as its time derivative ∂g/∂qᵀ q' = 0 "
-                f"([PA-VP] (4)), or embedded as a configuration constraint."
-            )
-        # dφ/dt with f' = 0: through q' = Q f and through an explicit t (a rheonomic φ(q, t))
-        gamma = sum(
-            (phd.diff(x).xreplace(back) * sum((Q[r, s] * f[s] for s in range(len(f))), sp.S.Zero)
-             for r, x in enumerate(q)),
-            _explicit_time_rate(phi, q + f),
-        )
+        G = _velocity_gradient(phd, d, back, label)
+        gamma = _rate_at_fixed_speeds(phd, phi, back, q=q, f=f, Q=Q)
         mult = sp.Symbol(f"lambda_{name}")
         res = Adjoined(
             name=name, phi=phi, value=value, value_dot=sp.diff(value, t), G=G, gamma=gamma,
@@ -302,6 +269,95 @@ def resolve_adjoined(
             _check_gradients(res, comps, frame, f, label)
         out.append(res)
     return out
+
+
+def _as_adjoined_constraint(item) -> AdjoinedConstraint:
+    """An AdjoinedConstraint from an item: itself, a (phi, value) pair or a bare phi."""
+    if isinstance(item, tuple) and len(item) == 2 and not callable(item[0]):
+        return AdjoinedConstraint(item[0], value=item[1])
+    if not isinstance(item, AdjoinedConstraint):
+        return AdjoinedConstraint(item)
+    return item
+
+
+def _adjoined_name(item: AdjoinedConstraint, i: int, names: set) -> str:
+    """The name of adjoined constraint i (default ``C<i+1>``): an identifier not in names."""
+    name = item.name or f"C{i + 1}"
+    if not isinstance(name, str) or not name.isidentifier():
+        raise ConstraintError(
+            f"adjoined constraint {i} has the name {name!r}; names must be identifiers "
+            f"(letters, digits, _), e.g. 'speed'."
+        )
+    if name in names:
+        raise ConstraintError(f"two adjoined constraints are named {name!r}; rename one.")
+    return name
+
+
+def _adjoined_phi(item: AdjoinedConstraint, what: str, *, frame: ReferenceFrame,
+                  subs: Mapping) -> tuple[sp.Expr, list, list, list]:
+    """(φ in q and f, targets, ∂φ/∂v_n, velocity components) of a constraint ([PA-VP] (13))."""
+    if callable(item.phi) and not isinstance(item.phi, sp.Basic):
+        return callable_constraint(item.phi, item.velocities, frame=frame, subs=subs, what=what)
+    if item.velocities:
+        raise ConstraintError(
+            f"{what} lists velocities but phi is an expression; to get the force on "
+            f"each point pass phi as a callable of the velocity vectors, e.g. "
+            f"lambda v: v.dot(v); or leave velocities out."
+        )
+    return dag_xreplace(_expr(item.phi, what), subs), [], [], []
+
+
+def _check_adjoined_phi(phi: sp.Expr, label: str, known: list) -> None:
+    """Check φ is in velocities, coordinates and explicit t only ([PA-VP] (4))."""
+    if phi.has(sp.Derivative):
+        stray = sorted(phi.atoms(sp.Derivative), key=show)[0]
+        raise ConstraintError(
+            f"{label} contains {show(stray)}; adjoined constraints are written in velocities "
+            f"(speeds, coordinate rates) and coordinates, not accelerations."
+        )
+    what_t = _time_dependence(phi, known)
+    if what_t and what_t != "t":
+        raise ConstraintError(
+            f"{label} depends on the function {what_t} of time, whose rate kanebond cannot "
+            f"know; write φ(v, q, t) with explicit t, or put the time dependence in "
+            f"value=ᴾφ(t) ([PA-VP] (4))."
+        )
+
+
+def _adjoined_value(item: AdjoinedConstraint, what: str) -> sp.Expr:
+    """The prescribed value ᴾφ(t), checked explicit in t and constants ([PA-VP] (4))."""
+    value = _expr(item.value, f"the value of {what}")
+    bad = sorted(value.atoms(AppliedUndef), key=show)
+    if bad or value.has(sp.Derivative):
+        raise ConstraintError(
+            f"the value of {what} ({show(value)}) depends on "
+            f"{show(bad[0]) if bad else 'a derivative'}; ᴾφ(t) must be an explicit "
+            f"expression in t and constants ([PA-VP] (4))."
+        )
+    return value
+
+
+def _velocity_gradient(phd: sp.Expr, d: list, back: Mapping, label: str) -> sp.Matrix:
+    """The 1 × S row ∂φ/∂fᵀ ([PA-VP] (20), (27)), checked not identically zero."""
+    G = sp.Matrix([[phd.diff(x).xreplace(back) for x in d]])
+    if all(sp.simplify(x) == 0 for x in G):
+        raise ConstraintError(
+            f"{label} does not depend on the velocities: a holonomic constraint g(q) = 0 "
+            f"must be given at velocity level, as its time derivative ∂g/∂qᵀ q' = 0 "
+            f"([PA-VP] (4)), or embedded as a configuration constraint."
+        )
+    return G
+
+
+def _rate_at_fixed_speeds(phd: sp.Expr, phi: sp.Expr, back: Mapping, *, q: list, f: list,
+                          Q: sp.Matrix) -> sp.Expr:
+    """dφ/dt with f' = 0: Σ_r ∂φ/∂q_r (Q f)_r plus the explicit ∂φ/∂t."""
+    # dφ/dt with f' = 0: through q' = Q f and through an explicit t (a rheonomic φ(q, t))
+    return sum(
+        (phd.diff(x).xreplace(back) * sum((Q[r, s] * f[s] for s in range(len(f))), sp.S.Zero)
+         for r, x in enumerate(q)),
+        _explicit_time_rate(phi, q + f),
+    )
 
 
 def callable_constraint(phi_fn: Callable, velocities: Sequence, *, frame: ReferenceFrame,

@@ -50,13 +50,21 @@ def main(argv: list[str] | None = None) -> int:
 def bicycle(out: str = "bicycle_eigenvalues.png") -> bool:
     """The Whipple bicycle: Table 2's eigenvalues, the weave and capsize speeds, a ride and a
     fall through configurations where its own dependent speeds cannot be solved."""
+    print("\nGallery: the Whipple bicycle (Moore's formulation, Meijaard et al. 2007 benchmark)")
+    system, constants, speeds, sw = _bicycle_sweep()
+    ok_table, vw, vc = _bicycle_benchmark_check(sw, constants)
+    _bicycle_plot(sw, speeds, vw, vc, out)
+    ok_rides = _bicycle_rides(system, constants)
+    return bool(ok_table and ok_rides)
+
+
+def _bicycle_sweep():
+    """Form Moore's bicycle and linearize it at 101 forward speeds from 0 to 10 m/s."""
     import numpy as np
 
     from .linearize import sweep
     from .models import bicycle as bk
-    from .simulate import simulate
 
-    print("\nGallery: the Whipple bicycle (Moore's formulation, Meijaard et al. 2007 benchmark)")
     t0 = time.perf_counter()
     system = bk.whipple_bicycle()
     constants = bk.moore_parameters()
@@ -68,6 +76,15 @@ def bicycle(out: str = "bicycle_eigenvalues.png") -> bool:
                select=["q4", "q7", "u4", "u7"])
     print(f"  {system}\n  formed and linearized at {len(speeds)} speeds in "
           f"{time.perf_counter() - t0:.2f} s")
+    return system, constants, speeds, sw
+
+
+def _bicycle_benchmark_check(sw, constants) -> tuple[bool, float, float]:
+    """Compare the sweep with Table 2's eigenvalues and the published weave, capsize speeds."""
+    import numpy as np
+
+    from .models import bicycle as bk
+
     worst = 0.0
     for v, ref in bk.BENCHMARK_EIGENVALUES.items():
         ev = sw.eigenvalues[int(round(v * 10))]
@@ -80,6 +97,15 @@ def bicycle(out: str = "bicycle_eigenvalues.png") -> bool:
     print(f"  self-stable between the weave speed {vw:.10f} and the capsize speed {vc:.10f} m/s "
           f"(published {bk.WEAVE_SPEED:.10f}, {bk.CAPSIZE_SPEED:.10f})  "
           f"{'ok' if ok_speeds else 'FAILED'}")
+    return ok_eig and ok_speeds, vw, vc
+
+
+def _bicycle_plot(sw, speeds, vw: float, vc: float, out: str) -> None:
+    """Save the eigenvalue loci against speed, with Table 2's values, to ``out``."""
+    import numpy as np
+
+    from .models import bicycle as bk
+
     try:
         from matplotlib.figure import Figure
 
@@ -106,8 +132,17 @@ def bicycle(out: str = "bicycle_eigenvalues.png") -> bool:
         print(f"  eigenvalue loci saved to {out}")
     except Exception as err:  # pragma: no cover - plotting is a convenience
         print(f"  (no plot: {err})")
+
+
+def _bicycle_rides(system, constants) -> bool:
+    """Simulate a ride at 4.6 m/s and a fall at 1 m/s; audit energy and constraint residuals."""
+    import numpy as np
+
+    from .models import bicycle as bk
+    from .simulate import simulate
+
     num = system.numeric(constants)
-    good = ok_eig and ok_speeds
+    good = True
     for label, v, lean, steer, rate in (("ride at 4.6 m/s, roll kick", 4.6, 0.0, 0.0, 0.5),
                                         ("fall at 1 m/s", 1.0, 0.3, 0.2, 0.5)):
         start = bk.whipple_operating_point(v)
@@ -152,14 +187,18 @@ def prescribed_spin(system) -> bool:
 
 def simulate_and_linearize(system, out: str = "rolling_disk.png") -> bool:
     """Simulate 3 s of leaned rolling, audit the energy, sweep the spin rate for stability."""
-    import numpy as np
+    constants = {"m": 2.0, "r": 0.3, "g": 9.81}
+    good = _simulate_disk(system, constants, out)
+    close = _critical_spin(system, constants)
+    return bool(good and close)
 
-    from .linearize import sweep
+
+def _simulate_disk(system, constants: dict[str, float], out: str) -> bool:
+    """Compile the disk, simulate 3 s of leaned rolling, audit its energy and plot it."""
     from .simulate import simulate
 
     x, y, q1, q2, q3 = system.coordinates
     u1, u2, u3 = system.speeds
-    constants = {"m": 2.0, "r": 0.3, "g": 9.81}
     t0 = time.perf_counter()
     num = system.numeric(constants)
     print(f"\nNumeric model ({num.backend} backend) ready in {time.perf_counter() - t0:.2f} s")
@@ -180,6 +219,17 @@ def simulate_and_linearize(system, out: str = "rolling_disk.png") -> bool:
         print(f"  plot of states, energy and power saved to {out}")
     except Exception as err:  # pragma: no cover - plotting is a convenience
         print(f"  (no plot: {err})")
+    return good
+
+
+def _critical_spin(system, constants: dict[str, float]) -> bool:
+    """Find the spin rate above which upright rolling is stable; compare with the closed form."""
+    import numpy as np
+
+    from .linearize import sweep
+
+    x, y, q1, q2, q3 = system.coordinates
+    u1, u2, u3 = system.speeds
     op = {x: 0, y: 0, q1: 0, q2: 0, q3: 0, u1: 0, u2: 0.0, u3: 0}
     spins = np.linspace(0.5, 12.0, 116)
     sw = sweep(system, u2, spins, op_point=op, constants=constants, reduce=True)
@@ -202,7 +252,7 @@ def simulate_and_linearize(system, out: str = "rolling_disk.png") -> bool:
     print(f"Upright rolling is stable above spin {found:.8f} rad/s (sweep of {len(spins)} "
           f"linearizations, then bisection); closed form sqrt(m g r I / (J (J + m r²))) = "
           f"{exact:.8f} rad/s  {'ok' if close else 'FAILED'}")
-    return bool(good and close)
+    return close
 
 
 def compare_with_sympy(system, samples: int = 3, rng: random.Random | None = None) -> float:

@@ -454,6 +454,63 @@ def _num_rank(Ms: list[np.ndarray]) -> int:
     return max((int(np.linalg.matrix_rank(M, tol=1e-9)) if M.size else 0) for M in Ms)
 
 
+def _check_coordinate_count(qd: list, cfg: list) -> None:
+    """ConstraintError unless there is one dependent coordinate per configuration constraint."""
+    if len(qd) != len(cfg):
+        if not cfg:
+            raise ConstraintError(
+                f"dependent coordinates {show(qd)} were given without configuration constraints; "
+                f"give one configuration constraint g(q) = 0 per dependent coordinate."
+            )
+        raise ConstraintError(
+            f"there are {len(cfg)} configuration constraint(s) but {len(qd)} dependent "
+            f"coordinate(s) {show(qd)}; give one dependent coordinate per configuration "
+            f"constraint (the coordinates the constraints are solved for)."
+        )
+
+
+def _live_constraints(cfg: list, qd: list, ud: list, pieces: list) -> list[int]:
+    """Indices of the configuration constraints whose derivatives the kinematics do not imply."""
+    # (a quaternion's unit norm needs no dependent speed)
+    live = [i for i in range(len(cfg)) if _num_rank([D[i : i + 1] for _, D, _ in pieces])]
+    if live and not ud:
+        raise ConstraintError(
+            f"there are {len(cfg)} configuration constraint(s) but no dependent speeds; list "
+            f"dependent_speeds (one per constraint, e.g. the speeds of the dependent coordinates "
+            f"{show(qd)}), whose values the constraints' time derivatives determine."
+        )
+    return live
+
+
+def _derived_constraints(cfg: list, q: list, u: list, ud: list, Q_full: sp.Matrix, n_vel: int,
+                         live: list[int], pieces: list) -> list:
+    """(i, g_i, dg_i/dt, row) that B(q) u = 0 ([PA-VP] (1)–(3)) still needs; [] if implied."""
+    if n_vel + len(live) == len(ud):
+        return _derived_rows(cfg, q, u, Q_full, live)
+    if n_vel == len(ud):
+        rank_B = _num_rank([Bn for Bn, _, _ in pieces])
+        for i in live:
+            if _num_rank([np.vstack([Bn, D[i : i + 1]]) for Bn, D, _ in pieces]) > rank_B:
+                raise ConstraintError(
+                    f"the time derivative of configuration constraint {i} ({show(cfg[i])} = 0) "
+                    f"is not implied by the velocity constraints, so the two sets are "
+                    f"inconsistent; include its derivative among velocity_constraints, or "
+                    f"leave it out there and kanebond derives it."
+                )
+        return []
+    if cfg:
+        raise ConstraintError(
+            f"there are {len(ud)} dependent speed(s) {show(ud)} but {n_vel} velocity "
+            f"constraint(s) and {len(cfg)} configuration constraint(s); give one velocity "
+            f"constraint per dependent speed (the time derivatives of the configuration "
+            f"constraints may be left out: kanebond forms them)."
+        )
+    raise ConstraintError(
+        f"there are {len(ud)} dependent speed(s) {show(ud)} but {n_vel} velocity "
+        f"constraint(s); give exactly one velocity constraint per dependent speed."
+    )
+
+
 def embed(
     *,
     coordinates: list,
@@ -481,25 +538,13 @@ def embed(
     q, f, ud = list(coordinates), list(speeds), list(dependent_speeds)
     u = f + ud
     qd = list(dependent_coordinates)
-    cfg = [
-        _configuration_constraint(g, i, q, u) for i, g in enumerate(configuration_constraints)
-    ]
+    cfg = [_configuration_constraint(g, i, q, u)
+           for i, g in enumerate(configuration_constraints)]
     if isinstance(velocity_constraints, (sp.Basic, str)):
         velocity_constraints = [velocity_constraints]
-    vel = [
-        _velocity_constraint(c, i, q, u, kdd_full) for i, c in enumerate(velocity_constraints)
-    ]
-    if len(qd) != len(cfg):
-        if not cfg:
-            raise ConstraintError(
-                f"dependent coordinates {show(qd)} were given without configuration constraints; "
-                f"give one configuration constraint g(q) = 0 per dependent coordinate."
-            )
-        raise ConstraintError(
-            f"there are {len(cfg)} configuration constraint(s) but {len(qd)} dependent "
-            f"coordinate(s) {show(qd)}; give one dependent coordinate per configuration "
-            f"constraint (the coordinates the constraints are solved for)."
-        )
+    vel = [_velocity_constraint(c, i, q, u, kdd_full)
+           for i, c in enumerate(velocity_constraints)]
+    _check_coordinate_count(qd, cfg)
     labels = [f"velocity constraint {i} ({show(e)} = 0)" for i, (e, _) in enumerate(vel)]
     names = list(names) if names is not None else [f"velocity[{i}]" for i in range(len(vel))]
     targets = list(targets) if targets is not None else [[] for _ in vel]
@@ -508,48 +553,16 @@ def embed(
     exprs = [e for e, _ in vel]
     _check_redundant(B, labels, len(ud))
     pieces = _numeric_pieces(B, cfg, q, qd, Q_full)
-    # derivatives of the configuration constraints that the kinematics do not already imply
-    # (a quaternion's unit norm needs no dependent speed)
-    live = [i for i in range(len(cfg)) if _num_rank([D[i : i + 1] for _, D, _ in pieces])]
-    if live and not ud:
-        raise ConstraintError(
-            f"there are {len(cfg)} configuration constraint(s) but no dependent speeds; list "
-            f"dependent_speeds (one per constraint, e.g. the speeds of the dependent coordinates "
-            f"{show(qd)}), whose values the constraints' time derivatives determine."
-        )
-    if len(vel) + len(live) == len(ud):
-        for i, g, e, row in _derived_rows(cfg, q, u, Q_full, live):
-            exprs.append(e)
-            B = B.col_join(row)
-            labels.append(f"the time derivative of configuration constraint {i} ({show(g)} = 0)")
-            names.append(f"config[{i}]'")
-            targets.append([])
-            gradients.append([])
-    elif len(vel) == len(ud):
-        rank_B = _num_rank([Bn for Bn, _, _ in pieces])
-        for i in live:
-            if _num_rank([np.vstack([Bn, D[i : i + 1]]) for Bn, D, _ in pieces]) > rank_B:
-                raise ConstraintError(
-                    f"the time derivative of configuration constraint {i} ({show(cfg[i])} = 0) "
-                    f"is not implied by the velocity constraints, so the two sets are "
-                    f"inconsistent; include its derivative among velocity_constraints, or "
-                    f"leave it out there and kanebond derives it."
-                )
-    elif cfg:
-        raise ConstraintError(
-            f"there are {len(ud)} dependent speed(s) {show(ud)} but {len(vel)} velocity "
-            f"constraint(s) and {len(cfg)} configuration constraint(s); give one velocity "
-            f"constraint per dependent speed (the time derivatives of the configuration "
-            f"constraints may be left out: kanebond forms them)."
-        )
-    else:
-        raise ConstraintError(
-            f"there are {len(ud)} dependent speed(s) {show(ud)} but {len(vel)} velocity "
-            f"constraint(s); give exactly one velocity constraint per dependent speed."
-        )
-    k = len(ud)
-    if k:
-        _check_redundant(B, labels, k)
+    live = _live_constraints(cfg, qd, ud, pieces)
+    for i, g, e, row in _derived_constraints(cfg, q, u, ud, Q_full, len(vel), live, pieces):
+        exprs.append(e)
+        B = B.col_join(row)
+        labels.append(f"the time derivative of configuration constraint {i} ({show(g)} = 0)")
+        names.append(f"config[{i}]'")
+        targets.append([])
+        gradients.append([])
+    if ud:
+        _check_redundant(B, labels, len(ud))
         _check_determined(B, labels, u, f, ud)
     if cfg and _num_rank([Jd for _, _, Jd in pieces]) < len(cfg):
         raise ConstraintError(

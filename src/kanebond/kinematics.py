@@ -88,7 +88,32 @@ def solve_kinematics(
     f = list(speeds)
     R, S = len(q), len(f)
     qd = [x.diff(t) for x in q]
+    kd_eqs = _kd_equations(kinematics, qd)
+    Mq, Mf = _kd_coefficients(kd_eqs, q, qd, f)
+    rng = random.Random(20211)
+    import numpy as np
 
+    if np.linalg.matrix_rank(_numeric(Mq, rng)) < R:
+        raise KinematicsError(
+            f"the kinematic equations cannot be solved for every coordinate rate {show(qd)}: "
+            f"their coefficient matrix in q' is singular (some equations are linearly dependent "
+            f"in q'). Give R = {R} independent equations."
+        )
+    Q = -Mf if Mq == sp.eye(R) else Mq.LUsolve(-Mf).applyfunc(_tidy)
+    what = _time_dependence(Q, q)
+    if what:
+        raise KinematicsError(
+            f"Q depends on {what}, which is not a coordinate; Q must be a function of the "
+            f"coordinates q only ([PA21] (1)). {PRESCRIBED_HINT}"
+        )
+    if check_rank:
+        _check_speeds_independent(Q, R, f, rng)
+    kdd = {qd[r]: sum((Q[r, s] * f[s] for s in range(S)), sp.S.Zero) for r in range(R)}
+    return Q, kdd, kd_eqs
+
+
+def _kd_equations(kinematics, qd: list) -> list:
+    """The R kinematic equations as expressions equal to zero, from a list or a {q': Q f} map."""
     rates = show(qd)
 
     def _expr(value, where: str) -> sp.Expr:
@@ -99,8 +124,7 @@ def solve_kinematics(
         )
 
     if isinstance(kinematics, Mapping):
-        keys = list(kinematics)
-        for k in keys:
+        for k in kinematics:
             if k not in qd:
                 raise KinematicsError(
                     f"kinematics has a key {show(k)} that is not the rate of a coordinate; the "
@@ -112,39 +136,42 @@ def solve_kinematics(
                 f"kinematics gives no expression for {', '.join(map(show, missing))}; give one "
                 f"for every coordinate rate {rates} (q' = Q(q) f)."
             )
-        kd_eqs = [d - _expr(kinematics[d], f"kinematics[{show(d)}]") for d in qd]
-    else:
-        if isinstance(kinematics, sp.MatrixBase):
-            kinematics = list(kinematics)
-        if isinstance(kinematics, (sp.Basic, str)) or not isinstance(kinematics, Iterable):
-            raise KinematicsError(
-                f"kinematics must be a list of expressions equal to zero (SymPy's kd_eqs), one "
-                f"per coordinate, or a dict {{q': expression}}; got {kinematics!r}. Wrap a single "
-                f"equation in a list."
-            )
-        kd_eqs = [_expr(e, f"kinematic equation {i}") for i, e in enumerate(kinematics)]
-        if len(kd_eqs) != R:
-            raise KinematicsError(
-                f"there are {R} coordinate(s) {show(q)} but {len(kd_eqs)} kinematic differential "
-                f"equation(s); give exactly one equation per coordinate."
-            )
+        return [d - _expr(kinematics[d], f"kinematics[{show(d)}]") for d in qd]
+    if isinstance(kinematics, sp.MatrixBase):
+        kinematics = list(kinematics)
+    if isinstance(kinematics, (sp.Basic, str)) or not isinstance(kinematics, Iterable):
+        raise KinematicsError(
+            f"kinematics must be a list of expressions equal to zero (SymPy's kd_eqs), one "
+            f"per coordinate, or a dict {{q': expression}}; got {kinematics!r}. Wrap a single "
+            f"equation in a list."
+        )
+    kd_eqs = [_expr(e, f"kinematic equation {i}") for i, e in enumerate(kinematics)]
+    if len(kd_eqs) != len(qd):
+        raise KinematicsError(
+            f"there are {len(qd)} coordinate(s) {show([d.expr for d in qd])} but {len(kd_eqs)} "
+            f"kinematic differential equation(s); give exactly one equation per coordinate."
+        )
+    return kd_eqs
 
+
+def _kd_coefficients(kd_eqs: list, q: list, qd: list, f: list) -> tuple[sp.Matrix, sp.Matrix]:
+    """M_q and M_f of M_q q' + M_f f = 0, with each equation checked linear and free of t."""
+    R, S = len(q), len(f)
     # Replace q' and f by plain symbols to test linearity and read off M_q and M_f.
     dq = [sp.Dummy(f"{x.expr.func.__name__}_dot") for x in qd]
     df = [sp.Dummy(x.func.__name__) for x in f]
     rep = dict(zip(qd, dq, strict=True)) | dict(zip(f, df, strict=True))
-    Mq = sp.zeros(R, R)
-    Mf = sp.zeros(R, S)
+    lin = dq + df
+    Mq, Mf = sp.zeros(R, R), sp.zeros(R, S)
     for i, eq in enumerate(kd_eqs):
         ex = eq.xreplace(rep)
-        stray = [d for d in ex.atoms(sp.Derivative)]
+        stray = list(ex.atoms(sp.Derivative))
         if stray:
             raise KinematicsError(
                 f"kinematic equation {i} ({show(eq)} = 0) contains {show(stray[0])}, which is "
                 f"not the rate of a coordinate; write it in the coordinates {show(q)}, their "
                 f"rates and the speeds {show(f)}."
             )
-        lin = dq + df
         present = ex.free_symbols
         for j, sym in enumerate(lin):
             if sym not in present:  # most equations hold one rate and a few speeds
@@ -161,72 +188,58 @@ def solve_kinematics(
                 Mq[i, j] = coeff
             else:
                 Mf[i, j - R] = coeff
-        rest = sp.expand(ex.xreplace({s: 0 for s in lin}))
-        if rest != 0:
-            what = _time_dependence(rest, q)
-            if what:
-                why = f"depends explicitly on time through {what} (the term {show(rest)})"
-            else:
-                why = f"has a term {show(rest)} free of q' and f"
-            raise KinematicsError(
-                f"kinematic equation {i} ({show(eq)} = 0) {why}; kanebond needs q' = Q(q) f "
-                f"with no other terms ([PA21] (1)). {PRESCRIBED_HINT}"
-            )
-
+        _check_no_rest(i, eq, ex, lin, q)
     for r in range(R):
         if all(Mq[i, r] == 0 for i in range(R)):
             raise KinematicsError(
                 f"no kinematic equation contains {show(qd[r])}, so the rate of coordinate "
                 f"{show(q[r])} is undetermined; give R = {R} equations that determine every "
-                f"coordinate rate {rates}."
+                f"coordinate rate {show(qd)}."
             )
+    return Mq, Mf
 
-    rng = random.Random(20211)
+
+def _check_no_rest(i: int, eq, ex, lin: list, q: list) -> None:
+    """Refuse a kinematic equation with a term free of q' and f (time, or a constant)."""
+    rest = sp.expand(ex.xreplace({s: 0 for s in lin}))
+    if rest == 0:
+        return
+    what = _time_dependence(rest, q)
+    if what:
+        why = f"depends explicitly on time through {what} (the term {show(rest)})"
+    else:
+        why = f"has a term {show(rest)} free of q' and f"
+    raise KinematicsError(
+        f"kinematic equation {i} ({show(eq)} = 0) {why}; kanebond needs q' = Q(q) f "
+        f"with no other terms ([PA21] (1)). {PRESCRIBED_HINT}"
+    )
+
+
+def _check_speeds_independent(Q: sp.Matrix, R: int, f: list, rng) -> None:
+    """Rank Q = S, else name the first speed whose column depends on those before it."""
     import numpy as np
 
-    if np.linalg.matrix_rank(_numeric(Mq, rng)) < R:
-        raise KinematicsError(
-            f"the kinematic equations cannot be solved for every coordinate rate {rates}: their "
-            f"coefficient matrix in q' is singular (some equations are linearly dependent in "
-            f"q'). Give R = {R} independent equations."
-        )
-
-    if Mq == sp.eye(R):
-        Q = -Mf
-    else:
-        Q = Mq.LUsolve(-Mf).applyfunc(_tidy)
-
-    what = _time_dependence(Q, q)
-    if what:
-        raise KinematicsError(
-            f"Q depends on {what}, which is not a coordinate; Q must be a function of the "
-            f"coordinates q only ([PA21] (1)). {PRESCRIBED_HINT}"
-        )
-
-    rank = max(np.linalg.matrix_rank(_numeric(Q, rng)) for _ in range(2)) if check_rank else S
-    if rank < S:
-        # name the first speed whose column depends on those before it
-        for s in range(S):
-            sub = max(np.linalg.matrix_rank(_numeric(Q[:, : s + 1], rng)) for _ in range(2))
-            if sub < s + 1:
-                more = (
-                    f"there are {S} speeds but only {R} coordinate(s), so at most {R} speeds can "
-                    f"be independent; "
-                    if S > R
-                    else ""
-                )
-                raise KinematicsError(
-                    f"Q has rank {rank} < S = {S}: {more}speed {show(f[s])} is not independent "
-                    f"of the speeds before it (its column of Q is a combination of theirs, or "
-                    f"zero). Remove {show(f[s])} or choose S independent speeds ([PA21] (1), "
-                    f"§2.1)."
-                )
-        raise KinematicsError(  # pragma: no cover - the loop above names the speed
-            f"Q has rank {rank} < S = {S}: the speeds {show(f)} are not independent; choose S "
-            f"independent speeds ([PA21] (1))."
-        )
-    kdd = {qd[r]: sum((Q[r, s] * f[s] for s in range(S)), sp.S.Zero) for r in range(R)}
-    return Q, kdd, kd_eqs
+    S = len(f)
+    rank = max(np.linalg.matrix_rank(_numeric(Q, rng)) for _ in range(2))
+    if rank == S:
+        return
+    for s in range(S):
+        sub = max(np.linalg.matrix_rank(_numeric(Q[:, : s + 1], rng)) for _ in range(2))
+        if sub < s + 1:
+            more = (
+                f"there are {S} speeds but only {R} coordinate(s), so at most {R} speeds can "
+                f"be independent; " if S > R else ""
+            )
+            raise KinematicsError(
+                f"Q has rank {rank} < S = {S}: {more}speed {show(f[s])} is not independent "
+                f"of the speeds before it (its column of Q is a combination of theirs, or "
+                f"zero). Remove {show(f[s])} or choose S independent speeds ([PA21] (1), "
+                f"§2.1)."
+            )
+    raise KinematicsError(  # pragma: no cover - the loop above names the speed
+        f"Q has rank {rank} < S = {S}: the speeds {show(f)} are not independent; choose S "
+        f"independent speeds ([PA21] (1))."
+    )
 
 
 # --------------------------------------------------------------------------------------------

@@ -493,38 +493,12 @@ def sweep(
     given states (:meth:`Linearization.select`, checked). :meth:`Sweep.stability_boundaries`
     then refines where the largest real part of the eigenvalues changes sign.
     """
-    try:
-        vals = np.asarray(values, dtype=float).reshape(-1)
-    except (TypeError, ValueError) as err:
-        raise ModelError(f"sweep: values must be numbers, got {values!r:.80}.") from err
-    if not len(vals) or not np.all(np.isfinite(vals)):
-        raise ModelError("sweep: values must be one or more finite numbers (the parameter's "
-                         f"values to linearize at), got {values!r:.80}.")
+    vals = _sweep_values(values)
     lz = linearizer(system)
     states = lz.coordinates + lz.speeds
-    if isinstance(parameter, str):
-        names = {_name(s): s for s in [*states, *lz.inputs, *lz.constants]}
-        if parameter not in names:
-            raise ModelError(
-                f"sweep: {parameter!r} names no constant, coordinate, speed or input of "
-                f"{system.name}."
-            )
-        parameter = names[parameter]
-    op = dict(op_point or {})
-    cst = dict(constants or {})
+    parameter = _sweep_parameter(system, lz, parameter)
     first = float(vals[0]) if len(vals) else 0.0
-    if parameter in lz.constants:
-        cst = {k: v for k, v in cst.items() if k != parameter and k != _name(parameter)}
-        cst[parameter] = first
-    elif parameter in states or parameter in lz.inputs:
-        op = {k: v for k, v in op.items() if k != parameter and k != _name(parameter)}
-        op[parameter] = first
-    else:
-        raise ModelError(
-            f"sweep: {_label(parameter)} is neither a constant "
-            f"([{', '.join(map(_name, lz.constants))}]) nor a coordinate, speed or input of "
-            f"{system.name}; sweep one of those."
-        )
+    op, cst = _with_parameter(system, lz, parameter, first, op_point, constants)
     x0, r0, p0, t0 = lz.resolve(op, cst)
     if parameter in lz.constants:
         target, pos = p0, lz.constants.index(parameter)
@@ -536,16 +510,8 @@ def sweep(
     for v in vals:
         target[pos] = v
         lins.append(_make(lz, x0.copy(), r0.copy(), p0.copy(), t0))
-    names: list = []
-    if reduce and lins:
-        pattern = np.zeros_like(lins[0].A, dtype=bool)
-        for lin in lins:
-            if drop is not None:
-                lin = lin.drop(drop, tol=tol)
-            pattern |= np.abs(lin.A) > tol * _scale(lin.A)
-        first_lin = lins[0].drop(drop, tol=tol) if drop is not None else lins[0]
-        idx = _ignorable_indices(pattern, len(first_lin.coordinates))
-        names = [first_lin.coordinates[i] for i in idx]
+    drop = None if drop is None else list(drop)  # used once per value: not an iterator
+    names = _ignorable_everywhere(lins, drop, tol) if reduce and lins else []
 
     def post(lin: Linearization) -> Linearization:
         if drop is not None:
@@ -567,3 +533,62 @@ def sweep(
     eig = np.array([lin.eigenvalues for lin in lins], dtype=complex).reshape(len(lins), n)
     return Sweep(parameter=parameter, values=vals, eigenvalues=eig, linearizations=lins,
                  refine=refine)
+
+
+def _sweep_values(values: Any) -> np.ndarray:
+    """The swept values as a 1-D float array, checked: one or more finite numbers."""
+    try:
+        vals = np.asarray(values, dtype=float).reshape(-1)
+    except (TypeError, ValueError) as err:
+        raise ModelError(f"sweep: values must be numbers, got {values!r:.80}.") from err
+    if not len(vals) or not np.all(np.isfinite(vals)):
+        raise ModelError("sweep: values must be one or more finite numbers (the parameter's "
+                         f"values to linearize at), got {values!r:.80}.")
+    return vals
+
+
+def _sweep_parameter(system: KaneModel, lz: Linearizer, parameter: Any) -> Any:
+    """The swept symbol: ``parameter`` itself, or the state, input or constant it names."""
+    if not isinstance(parameter, str):
+        return parameter
+    names = {_name(s): s for s in [*lz.coordinates, *lz.speeds, *lz.inputs, *lz.constants]}
+    if parameter not in names:
+        raise ModelError(
+            f"sweep: {parameter!r} names no constant, coordinate, speed or input of "
+            f"{system.name}."
+        )
+    return names[parameter]
+
+
+def _with_parameter(system: KaneModel, lz: Linearizer, parameter: Any, first: float,
+                    op_point: Mapping | None, constants: Mapping | None) -> tuple[dict, dict]:
+    """(op_point, constants) with the swept parameter's own entry (symbol or name) replaced
+    by its first value."""
+    op = dict(op_point or {})
+    cst = dict(constants or {})
+    if parameter in lz.constants:
+        cst = {k: v for k, v in cst.items() if k != parameter and k != _name(parameter)}
+        cst[parameter] = first
+    elif parameter in lz.coordinates + lz.speeds or parameter in lz.inputs:
+        op = {k: v for k, v in op.items() if k != parameter and k != _name(parameter)}
+        op[parameter] = first
+    else:
+        raise ModelError(
+            f"sweep: {_label(parameter)} is neither a constant "
+            f"([{', '.join(map(_name, lz.constants))}]) nor a coordinate, speed or input of "
+            f"{system.name}; sweep one of those."
+        )
+    return op, cst
+
+
+def _ignorable_everywhere(lins: list[Linearization], drop: Iterable | None,
+                          tol: float) -> list:
+    """The coordinates ignorable at every value: the rule of :meth:`Linearization.ignorable`
+    applied to the union of the nonzero patterns of all 𝔸 (after ``drop``)."""
+    if drop is not None:
+        lins = [lin.drop(drop, tol=tol) for lin in lins]
+    pattern = np.zeros_like(lins[0].A, dtype=bool)
+    for lin in lins:
+        pattern |= np.abs(lin.A) > tol * _scale(lin.A)
+    idx = _ignorable_indices(pattern, len(lins[0].coordinates))
+    return [lins[0].coordinates[i] for i in idx]

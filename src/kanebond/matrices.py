@@ -23,6 +23,7 @@ import sympy as sp
 from sympy.physics.vector import Vector
 
 from .kinematics import BodyKinematics, VelocityField
+from .symbolic import pythagorean
 
 __all__ = [
     "mass_matrix",
@@ -44,7 +45,10 @@ def _dot(a: Vector, b: Vector) -> sp.Expr:
 
 
 def mass_matrix(bodies: Sequence[BodyKinematics], S: int) -> sp.Matrix:
-    """A = Σ m (∂v/∂f)·(∂v/∂fᵀ) + (∂ω/∂f)·I·(∂ω/∂fᵀ) ([PA21] (55)); symmetric by construction."""
+    """A = Σ m (∂v/∂f)·(∂v/∂fᵀ) + (∂ω/∂f)·I·(∂ω/∂fᵀ) ([PA21] (55)); symmetric by construction.
+
+    Entries are shortened with sin² + cos² = 1 where that is cheap (:func:`pythagorean`).
+    """
     A = sp.zeros(S, S)
     for b in bodies:
         V = b.translation.V
@@ -57,8 +61,9 @@ def mass_matrix(bodies: Sequence[BodyKinematics], S: int) -> sp.Matrix:
                 for s in range(r, S):
                     A[r, s] += _dot(W[r], IW[s])
     for r in range(S):
-        for s in range(r):
-            A[r, s] = A[s, r]
+        A[r, r] = pythagorean(A[r, r])
+        for s in range(r + 1, S):
+            A[r, s] = A[s, r] = pythagorean(A[r, s])
     return A
 
 

@@ -41,6 +41,7 @@ from .kinematics import (
     vanishes,
 )
 from .loads import listed_loads, resolve_loads
+from .progress import working
 
 __all__ = ["KaneModel"]
 
@@ -139,6 +140,33 @@ class KaneModel(ConstraintViews):
             configuration_constraints = [configuration_constraints]
         embedding = bool(dep_u or dep_q or velocity_constraints or configuration_constraints)
         self._dep_u = [x for x in dep_u]
+        kinematics, velocity_constraints, aux_zero = self._set_auxiliary_speeds(
+            auxiliary_speeds, dep_u, kinematics, velocity_constraints
+        )
+        sub_full = self._solve_kinematics_full(kinematics, dep_u, aux_zero)
+        if embedding:
+            self.embedding = self._embed_constraints(
+                dep_q, dep_u, velocity_constraints, configuration_constraints, sub_full
+            )
+        else:
+            self.embedding = Embedding(
+                coordinates=list(self.coordinates), speeds=list(self.speeds), Q_full=self._Q_full
+            )
+        self.bodies = _listed_bodies(bodies)
+        self._set_body_kinematics_full(sub_full)
+        self.prescribed: dict = resolve_prescribed(
+            prescribed, coordinates=self.coordinates, speeds=self.speeds,
+            dependent_speeds=dep_u,
+        )
+        if not embedding:
+            self._check_every_speed_moves_a_body()
+        self._set_loads_and_adjoined(loads, adjoined, sub_full)
+
+    def _set_auxiliary_speeds(
+        self, auxiliary_speeds, dep_u: list, kinematics, velocity_constraints
+    ) -> tuple:
+        """Check the auxiliary speeds; (kinematics, velocity constraints, {aux: 0}) with them
+        set to zero."""
         # auxiliary speeds (SymPy's u_auxiliary) are zero in the equations of motion: they only
         # give velocities to points where noncontributing forces act (auxiliary.py)
         self.auxiliary_speeds = check_auxiliary_speeds(
@@ -148,39 +176,45 @@ class KaneModel(ConstraintViews):
         if aux_zero:
             kinematics = zero_auxiliary(kinematics, aux_zero)
             velocity_constraints = zero_auxiliary(velocity_constraints, aux_zero)
+        return kinematics, velocity_constraints, aux_zero
+
+    def _solve_kinematics_full(self, kinematics, dep_u: list, aux_zero: dict) -> dict:
+        """Solve the kinematic equations for q' = Q_full u in all speeds ([PA21] (1)); the
+        substitution q' → Q_full u, auxiliary speeds → 0."""
         Q_full, kdd_full, self.kd_eqs = solve_kinematics(
             self.coordinates, self.speeds + dep_u, kinematics, check_rank=False
         )
-        sub_full = {**kdd_full, **aux_zero}  # q' → Q_full u and auxiliary speeds → 0
         self._Q_full, self._kdd_full = Q_full, kdd_full
-        if embedding:
-            exprs, names, targets, grads = velocity_constraint_items(
-                velocity_constraints, frame, sub_full)
-            self.embedding = embed(
-                coordinates=self.coordinates, dependent_coordinates=dep_q,
-                speeds=self.speeds, dependent_speeds=dep_u, Q_full=Q_full,
-                kdd_full=kdd_full, velocity_constraints=exprs,
-                configuration_constraints=list(configuration_constraints),
-                names=names, targets=targets, gradients=grads,
-            )
-        else:
-            self.embedding = Embedding(
-                coordinates=list(self.coordinates), speeds=list(self.speeds), Q_full=Q_full
-            )
-        self.bodies = _listed_bodies(bodies)
+        return {**kdd_full, **aux_zero}  # q' → Q_full u and auxiliary speeds → 0
+
+    def _embed_constraints(
+        self, dep_q: list, dep_u: list, velocity_constraints, configuration_constraints,
+        sub_full: dict,
+    ) -> Embedding:
+        """The embedding of the dependent coordinates and speeds by the constraints."""
+        exprs, names, targets, grads = velocity_constraint_items(
+            velocity_constraints, self.frame, sub_full)
+        return embed(
+            coordinates=self.coordinates, dependent_coordinates=dep_q,
+            speeds=self.speeds, dependent_speeds=dep_u, Q_full=self._Q_full,
+            kdd_full=self._kdd_full, velocity_constraints=exprs,
+            configuration_constraints=list(configuration_constraints),
+            names=names, targets=targets, gradients=grads,
+        )
+
+    def _set_body_kinematics_full(self, sub_full: dict) -> None:
+        """The kinematics of every body (and their common arguments) in all speeds."""
         # kinematics in all speeds u = [f; u_d] with q' = Q_full u: what the numeric models use
         # (the closed forms in f alone are built only on request, see _body_kinematics)
         self._common_full = dict(
-            frame=frame, coordinates=self.coordinates, speeds=self.all_speeds, kdd=sub_full,
-            strict=strict,
+            frame=self.frame, coordinates=self.coordinates, speeds=self.all_speeds,
+            kdd=sub_full, strict=self.strict,
         )
         self._bodies_full = [BodyKinematics(b, **self._common_full) for b in self.bodies]
-        self.prescribed: dict = resolve_prescribed(
-            prescribed, coordinates=self.coordinates, speeds=self.speeds,
-            dependent_speeds=dep_u,
-        )
-        if not embedding:
-            self._check_every_speed_moves_a_body()
+
+    def _set_loads_and_adjoined(self, loads, adjoined, sub_full: dict) -> None:
+        """The loads with their names and velocity fields, and the adjoined constraints, in all
+        speeds."""
         self.loads, given_names = listed_loads(loads)
         self.load_names = given_names or _default_load_names(self.loads)
         self._loads_full = self._resolve_loads(
@@ -188,8 +222,8 @@ class KaneModel(ConstraintViews):
         )
         # adjoined constraints in all speeds (the numeric models project them with T = [I; G])
         self.adjoined: list[Adjoined] = resolve_adjoined(
-            adjoined, frame=frame, coordinates=self.coordinates, speeds=self.all_speeds,
-            subs=sub_full, Q=Q_full,
+            adjoined, frame=self.frame, coordinates=self.coordinates, speeds=self.all_speeds,
+            subs=sub_full, Q=self._Q_full,
         )
 
     def _set_coordinates_and_speeds(self, coordinates, speeds, dep_q: list,
@@ -411,7 +445,8 @@ class KaneModel(ConstraintViews):
     @cached_property
     def A(self) -> sp.Matrix:
         """Mass matrix A(q) ([PA21] (15), (55)); symmetric, positive definite."""
-        return matrices.mass_matrix(self._body_kinematics, len(self.speeds))
+        with working(f"forming the mass matrix A of {self.name!r}"):
+            return matrices.mass_matrix(self._body_kinematics, len(self.speeds))
 
     @cached_property
     def dA_dq(self) -> tuple[sp.Matrix, ...]:
@@ -421,17 +456,20 @@ class KaneModel(ConstraintViews):
     @cached_property
     def D(self) -> sp.Matrix:
         """Gyrator matrix D(q, f) ([PA21] (16), (56)); Ȧ = D + Dᵀ (17)."""
-        return matrices.gyrator_matrix(self._body_kinematics, len(self.speeds))
+        with working(f"forming the gyrator matrix D of {self.name!r}"):
+            return matrices.gyrator_matrix(self._body_kinematics, len(self.speeds))
 
     @cached_property
     def Df(self) -> sp.Matrix:
         """The product D f, computed body by body without forming D ([PA21] (14), (56))."""
-        return matrices.gyrator_product(self._body_kinematics, len(self.speeds))
+        with working(f"forming D f of {self.name!r}"):
+            return matrices.gyrator_product(self._body_kinematics, len(self.speeds))
 
     @cached_property
     def C(self) -> sp.Matrix:
         """The C matrix of [PA18], D = Cᵀ + Wᵀ(ω × ∂h/∂fᵀ) ([PA21] (61), (62))."""
-        return matrices.c_matrix(self._body_kinematics, len(self.speeds))
+        with working(f"forming the matrix C of {self.name!r}"):
+            return matrices.c_matrix(self._body_kinematics, len(self.speeds))
 
     def _gyroscopic_coupling(self) -> sp.Matrix:
         """G = Wᵀ(ω × ∂h/∂fᵀ), the last term of D in [PA21] (56), (62)."""
@@ -450,7 +488,8 @@ class KaneModel(ConstraintViews):
     @cached_property
     def e_hat(self) -> sp.Matrix:
         """Generalized gyration forces ê = Dᵀ f ([PA21] (27), (57))."""
-        return matrices.gyration_forces(self._body_kinematics, len(self.speeds))
+        with working(f"forming ê of {self.name!r}"):
+            return matrices.gyration_forces(self._body_kinematics, len(self.speeds))
 
     @cached_property
     def T_star(self) -> sp.Expr:

@@ -53,6 +53,7 @@ from .npbackend import (
 from .parameters import _initial_state, _Parameters, split_named
 from .partitions import PartitionMixin
 from .program import Program
+from .progress import working
 from .reactions import ReactionMixin
 from .sbackend import SymbolicBackend
 
@@ -108,7 +109,8 @@ class NumericModel(PartitionMixin, ReactionMixin):
         self.n_u = len(self.all_speeds)
         self.path = "bodies" if path == "auto" else path
         self._fast = False
-        prog = Program(system) if self.path == "bodies" else None
+        with working(f"forming the per-body program of {system.name!r}"):
+            prog = Program(system) if self.path == "bodies" else None
         self._program = prog
         syms, funcs = system._parameter_atoms
         params = prog.params if prog is not None else list(syms) + list(funcs)
@@ -132,9 +134,11 @@ class NumericModel(PartitionMixin, ReactionMixin):
                     "backend='c' needs a working C compiler (cc/gcc/clang, or $CC); none was "
                     "found. Use backend='numpy'."
                 )
-            self._be = CBackend(prog)
+            with working(f"generating and compiling the C code of {system.name!r}"):
+                self._be = CBackend(prog)
         else:
-            self._be = NumpyBackend(prog)
+            with working(f"generating the NumPy code of {system.name!r}"):
+                self._be = NumpyBackend(prog)
         self.backend = self._be.name
         self.layout = prog.layout
         self.embedded = self.layout.K_c > 0

@@ -38,6 +38,8 @@ class ReactionMixin:
         lam = self._multipliers(tt, xb[:, : self.R], xb[:, self.R :])
         return lam[0] if single else lam
 
+    multipliers = constraint_multipliers  # the name ConstrainedModel used first
+
     def _multipliers(self, tt, q, f) -> np.ndarray:
         if not self.embedded:
             if self.has_embedding:

@@ -351,6 +351,66 @@ def _tidy(expr: sp.Expr, max_ops: int = 120) -> sp.Expr:
     return candidate if sp.count_ops(candidate) <= sp.count_ops(expr) else expr
 
 
+def _tree_smaller(expr: sp.Basic, limit: int) -> bool:
+    """Whether ``expr`` written out as a tree has fewer than ``limit`` nodes; counted on its
+    DAG with memoized subtree sizes, so a deep shared expression costs its distinct nodes."""
+    size: dict = {}
+    stack = [expr]
+    while stack:
+        node = stack[-1]
+        if node in size:
+            stack.pop()
+            continue
+        todo = [a for a in node.args if a not in size]
+        if todo:
+            if len(size) + len(stack) >= limit:
+                return False
+            stack.extend(todo)
+            continue
+        stack.pop()
+        size[node] = 1 + sum(size[a] for a in node.args)
+        if size[node] >= limit:
+            return False
+    return True
+
+
+def pythagorean(expr: sp.Expr, max_ops: int = 400) -> sp.Expr:
+    """``expr`` with sin²x + cos²x = 1 used wherever it shortens it; cheap, no ``trigsimp``.
+
+    The expanded expression is rewritten, one angle x at a time, with even powers of sin x
+    replaced by powers of 1 − cos²x (or of cos x by 1 − sin²x), keeping whichever of the three
+    is shortest, then collects the coefficients of each sin and cos monomial; the result is
+    never longer than ``expr``. Expressions over ``max_ops``
+    operations, and those free of sin and cos, are returned as they are.
+    """
+    if not isinstance(expr, sp.Expr) or not _tree_smaller(expr, 4 * max_ops):
+        return expr
+    if not expr.has(sp.sin) or not expr.has(sp.cos):
+        return expr
+    ops = sp.count_ops(expr)
+    if ops > max_ops:
+        return expr
+    best = sp.expand(expr)
+    best_ops = sp.count_ops(best)
+    both = {a.args[0] for a in best.atoms(sp.sin)} & {a.args[0] for a in best.atoms(sp.cos)}
+    for x in sorted(both, key=sp.default_sort_key):
+        for one, other in ((sp.sin(x), sp.cos(x)), (sp.cos(x), sp.sin(x))):
+            cand = sp.expand(best.replace(
+                lambda w, one=one: w.is_Pow and w.base == one and w.exp.is_Integer and w.exp >= 2,
+                lambda w, one=one, other=other: (1 - other**2) ** (w.exp // 2) * one ** (w.exp % 2),
+            ))
+            cand_ops = sp.count_ops(cand)
+            if cand_ops < best_ops:
+                best, best_ops = cand, cand_ops
+    angles = sorted({a.args[0] for a in best.atoms(sp.sin, sp.cos)}, key=sp.default_sort_key)
+    monomials = [m for x in angles for m in (sp.sin(x) * sp.cos(x), sp.sin(x) ** 2,
+                                              sp.cos(x) ** 2, sp.sin(x), sp.cos(x))]
+    collected = sp.collect(best, monomials)
+    if sp.count_ops(collected) < best_ops:
+        best, best_ops = collected, sp.count_ops(collected)
+    return best if best_ops < ops else expr
+
+
 # --------------------------------------------------------------------------------------------
 # kinematic differential equations
 # --------------------------------------------------------------------------------------------

@@ -180,17 +180,10 @@ def moore_parameters(
     return out
 
 
-def _build_whipple_bicycle() -> tuple[ModelParts, dict[str, list]]:
-    """The SymPy objects of Moore's Whipple bicycle and its constraint keywords."""
-    t = me.dynamicsymbols._t
-    q = me.dynamicsymbols("q1:9")
-    u = me.dynamicsymbols("u1:9")
-    q1, q2, q3, q4, q5, q6, q7, q8 = q
-    u1, u2, u3, u4, u5, u6, u7, u8 = u
-    (rf, rr, d1, d2, d3, l1, l2, l3, l4, g, mc, md, me_, mf,
-     ic11, ic22, ic33, ic31, id11, id22, ie11, ie22, ie33, ie31, if11, if22) = sm.symbols(
-        _MOORE_NAMES)
-
+def _moore_frames(q: tuple, u: tuple) -> dict[str, me.ReferenceFrame]:
+    """Moore's frames ``N, A..F`` oriented by ``q3..q8``, angular velocities ``u_i = q_i'``."""
+    _, _, q3, q4, q5, q6, q7, q8 = q
+    _, _, u3, u4, u5, u6, u7, u8 = u
     # Frames (z down, as in the benchmark): A yaw, B roll, C rear frame (pitch), D rear wheel,
     # E front frame (steer about the steer axis C.z), F front wheel.
     N = me.ReferenceFrame("N")
@@ -213,7 +206,17 @@ def _build_whipple_bicycle() -> tuple[ModelParts, dict[str, list]]:
     D.set_ang_vel(C, u6 * C.y)
     E.set_ang_vel(C, u7 * C.z)
     F.set_ang_vel(E, u8 * E.y)
+    return {"N": N, "A": A, "B": B, "C": C, "D": D, "E": E, "F": F}
 
+
+def _moore_points(
+    frames: dict[str, me.ReferenceFrame], q: tuple, u: tuple, geometry: tuple
+) -> dict[str, me.Point]:
+    """Moore's contact points, wheel centres and mass centres, with their velocities in ``N``."""
+    N, A, B, C, E, F = (frames[k] for k in "NABCEF")
+    q1, q2 = q
+    u1, u2 = u
+    rf, rr, d1, d2, d3, l1, l2, l3, l4 = geometry
     O = me.Point("O")
     O.set_vel(N, 0)
     # rear contact point in the ground (a geometric point, moving with the bicycle)
@@ -234,17 +237,35 @@ def _build_whipple_bicycle() -> tuple[ModelParts, dict[str, list]]:
     s = E.y.dot(A.z)
     fn = fo.locatenew("fn", rf * (A.z - s * E.y) / sm.sqrt(1 - s**2))
     fn.v2pt_theory(fo, N, F)  # the front wheel's material point at the contact
+    return {"O": O, "dn": dn, "do": do, "co": co, "ce": ce, "fo": fo, "eo": eo, "fn": fn}
 
+
+def _moore_constraints(
+    frames: dict[str, me.ReferenceFrame], points: dict[str, me.Point], rr: sm.Symbol
+) -> tuple[list, list]:
+    """Moore's rolling constraints: five velocity constraints and the configuration one."""
+    N, A, B, D = (frames[k] for k in "NABD")
     # Rolling without slip: the wheels' material points at the contacts are at rest.
-    v_rear = do.vel(N) + D.ang_vel_in(N).cross(rr * B.z)
-    v_front = fn.vel(N)
+    v_rear = points["do"].vel(N) + D.ang_vel_in(N).cross(rr * B.z)
+    v_front = points["fn"].vel(N)
     velocity_constraints = [
         v_rear.dot(A.x), v_rear.dot(A.y),
         v_front.dot(A.x), v_front.dot(A.y), v_front.dot(A.z),
     ]
     # Both contact points lie in the ground plane.
-    configuration_constraints = [fn.pos_from(dn).dot(A.z)]
+    configuration_constraints = [points["fn"].pos_from(points["dn"]).dot(A.z)]
+    return velocity_constraints, configuration_constraints
 
+
+def _moore_bodies(
+    frames: dict[str, me.ReferenceFrame], points: dict[str, me.Point], masses: tuple,
+    inertias: tuple, g: sm.Symbol,
+) -> tuple[list, list]:
+    """Moore's four rigid bodies (inertias of the wheels in ``C``, ``E``) and their weights."""
+    A, C, D, E, F = (frames[k] for k in "ACDEF")
+    co, do, eo, fo = (points[k] for k in ("co", "do", "eo", "fo"))
+    mc, md, me_, mf = masses
+    ic11, ic22, ic33, ic31, id11, id22, ie11, ie22, ie33, ie31, if11, if22 = inertias
     rear_frame = me.RigidBody(
         "rear_frame", co, C, mc, (me.inertia(C, ic11, ic22, ic33, 0, 0, ic31), co))
     rear_wheel = me.RigidBody("rear_wheel", do, D, md, (me.inertia(C, id11, id22, id11), do))
@@ -253,20 +274,36 @@ def _build_whipple_bicycle() -> tuple[ModelParts, dict[str, list]]:
     front_wheel = me.RigidBody("front_wheel", fo, F, mf, (me.inertia(E, if11, if22, if11), fo))
     bodies = [rear_frame, rear_wheel, front_frame, front_wheel]
     loads = [(co, mc * g * A.z), (do, md * g * A.z), (eo, me_ * g * A.z), (fo, mf * g * A.z)]
+    return bodies, loads
+
+
+def _build_whipple_bicycle() -> tuple[ModelParts, dict[str, list]]:
+    """The SymPy objects of Moore's Whipple bicycle and its constraint keywords."""
+    t = me.dynamicsymbols._t
+    q = me.dynamicsymbols("q1:9")
+    u = me.dynamicsymbols("u1:9")
+    q1, q2, q3, q4, q5, q6, q7, q8 = q
+    u1, u2, u3, u4, u5, u6, u7, u8 = u
+    parameters = sm.symbols(_MOORE_NAMES)
+    rf, rr, d1, d2, d3, l1, l2, l3, l4, g, mc, md, me_, mf, *inertias = parameters
+
+    frames = _moore_frames(q, u)
+    points = _moore_points(frames, (q1, q2), (u1, u2), (rf, rr, d1, d2, d3, l1, l2, l3, l4))
+    velocity_constraints, configuration_constraints = _moore_constraints(frames, points, rr)
+    bodies, loads = _moore_bodies(frames, points, (mc, md, me_, mf), tuple(inertias), g)
 
     parts = ModelParts(
-        frame=N,
+        frame=frames["N"],
         coordinates=list(q),
         speeds=list(u),
         kd_eqs=[qi.diff(t) - ui for qi, ui in zip(q, u, strict=True)],
         bodies=bodies,
         loads=loads,
         name="Whipple bicycle (Moore)",
-        parameters=(rf, rr, d1, d2, d3, l1, l2, l3, l4, g, mc, md, me_, mf,
-                    ic11, ic22, ic33, ic31, id11, id22, ie11, ie22, ie33, ie31, if11, if22),
+        parameters=parameters,
         inputs=(),
-        points={"O": O, "dn": dn, "do": do, "co": co, "ce": ce, "fo": fo, "eo": eo, "fn": fn},
-        frames={"N": N, "A": A, "B": B, "C": C, "D": D, "E": E, "F": F},
+        points=points,
+        frames=frames,
     )
     constraints = {
         "dependent_coordinates": [q5],

@@ -112,16 +112,9 @@ def sympy_bicycle_parameters(params: Mapping[str, float] | None = None) -> dict[
     return out
 
 
-def _build_bicycle_sympy() -> tuple[ModelParts, dict[str, list]]:
-    """The SymPy objects of SymPy's test bicycle (``test_kane3.py::test_bicycle``), ported
-    statement for statement, and its constraint keywords."""
-    q1, q2, q4, q5 = me.dynamicsymbols("q1 q2 q4 q5")
-    q1d, q2d, q4d, q5d = me.dynamicsymbols("q1 q2 q4 q5", 1)
-    u1, u2, u3, u4, u5, u6 = me.dynamicsymbols("u1 u2 u3 u4 u5 u6")
-    (WFrad, WRrad, htangle, forkoffset, forklength, framelength, forkcg1, forkcg3, framecg1,
-     framecg3, Iwr11, Iwr22, Iwf11, Iwf22, Iframe11, Iframe22, Iframe33, Iframe31, Ifork11,
-     Ifork22, Ifork33, Ifork31, g, mframe, mfork, mwf, mwr) = sm.symbols(_SYMPY_NAMES)
-
+def _sympy_frames(q: tuple, htangle: sm.Symbol) -> dict[str, me.ReferenceFrame]:
+    """The test's frames: yaw ``Y``, roll ``R``, ``Frame``, ``Fork``, the wheels and two temps."""
+    q1, q2, q4, q5 = q
     # N inertial (z up); Y yaw; R roll; Frame = R pitched by q4 + htangle (Frame.x along the
     # steer axis, pointing down); Fork = Frame steered by q5 about Frame.x; the wheels WR, WF
     # are not oriented (their angles are ignorable), they only get angular velocities.
@@ -134,7 +127,15 @@ def _build_bicycle_sympy() -> tuple[ModelParts, dict[str, list]]:
     Fork = Frame.orientnew("Fork", "Axis", [q5, Frame.x])
     TempFork = Fork.orientnew("TempFork", "Axis", [-htangle, Fork.y])
     WF = me.ReferenceFrame("WF")
+    return {"N": N, "Y": Y, "R": R, "Frame": Frame, "TempFrame": TempFrame, "Fork": Fork,
+            "TempFork": TempFork, "WR": WR, "WF": WF}
 
+
+def _sympy_points(frames: dict[str, me.ReferenceFrame], geometry: tuple) -> dict[str, me.Point]:
+    """The test's contact points, wheel centres, steer point and mass centres (positions)."""
+    Y, R, Frame, Fork = (frames[k] for k in ("Y", "R", "Frame", "Fork"))
+    (WFrad, WRrad, forkoffset, forklength, framelength, forkcg1, forkcg3, framecg1,
+     framecg3) = geometry
     WR_cont = me.Point("WR_cont")
     WR_mc = WR_cont.locatenew("WR_mc", WRrad * R.z)
     Steer = WR_mc.locatenew("Steer", framelength * Frame.z)
@@ -143,7 +144,18 @@ def _build_bicycle_sympy() -> tuple[ModelParts, dict[str, list]]:
     WF_mc = Steer.locatenew("WF_mc", forklength * Fork.x + forkoffset * Fork.z)
     WF_cont = WF_mc.locatenew(
         "WF_cont", WFrad * (me.dot(Fork.y, Y.z) * Fork.y - Y.z).normalize())
+    return {"WR_cont": WR_cont, "WR_mc": WR_mc, "Steer": Steer, "Frame_mc": Frame_mc,
+            "Fork_mc": Fork_mc, "WF_mc": WF_mc, "WF_cont": WF_cont}
 
+
+def _sympy_velocities(
+    frames: dict[str, me.ReferenceFrame], points: dict[str, me.Point], u: tuple
+) -> None:
+    """The test's angular velocities ``u1..u6`` and the points' velocities (two-point formula)."""
+    N, Y, R, Frame, Fork, WR, WF = (
+        frames[k] for k in ("N", "Y", "R", "Frame", "Fork", "WR", "WF"))
+    WR_cont, WR_mc, Steer, Frame_mc, Fork_mc, WF_mc, WF_cont = points.values()
+    u1, u2, u3, u4, u5, u6 = u
     Y.set_ang_vel(N, u1 * Y.z)
     R.set_ang_vel(Y, u2 * R.x)
     WR.set_ang_vel(Frame, u3 * Frame.y)
@@ -159,6 +171,19 @@ def _build_bicycle_sympy() -> tuple[ModelParts, dict[str, list]]:
     WF_mc.v2pt_theory(Steer, N, Fork)
     WF_cont.v2pt_theory(WF_mc, N, WF)
 
+
+def _sympy_bodies(
+    frames: dict[str, me.ReferenceFrame], points: dict[str, me.Point], inertias: tuple,
+    g: sm.Symbol, masses: tuple,
+) -> tuple[list, list]:
+    """The test's four rigid bodies ``BL`` and their weights ``FL`` (along ``-Y.z``)."""
+    Y, Frame, TempFrame, Fork, TempFork, WR, WF = (
+        frames[k] for k in ("Y", "Frame", "TempFrame", "Fork", "TempFork", "WR", "WF"))
+    WR_mc, Frame_mc, Fork_mc, WF_mc = (points[k] for k in ("WR_mc", "Frame_mc", "Fork_mc", "WF_mc"))
+    (Iwr11, Iwr22, Iwf11, Iwf22, Iframe11, Iframe22, Iframe33, Iframe31, Ifork11, Ifork22,
+     Ifork33, Ifork31) = inertias
+    mframe, mfork, mwf, mwr = masses
+
     Frame_I = (me.inertia(TempFrame, Iframe11, Iframe22, Iframe33, 0, 0, Iframe31), Frame_mc)
     Fork_I = (me.inertia(TempFork, Ifork11, Ifork22, Ifork33, 0, 0, Ifork31), Fork_mc)
     WR_I = (me.inertia(Frame, Iwr11, Iwr22, Iwr11), WR_mc)
@@ -168,17 +193,37 @@ def _build_bicycle_sympy() -> tuple[ModelParts, dict[str, list]]:
     BodyFork = me.RigidBody("BodyFork", Fork_mc, Fork, mfork, Fork_I)
     BodyWR = me.RigidBody("BodyWR", WR_mc, WR, mwr, WR_I)
     BodyWF = me.RigidBody("BodyWF", WF_mc, WF, mwf, WF_I)
-
-    kd = [q1d - u1, q2d - u2, q4d - u4, q5d - u5]
-    conlist_speed = [WF_cont.vel(N) & Y.x, WF_cont.vel(N) & Y.y, WF_cont.vel(N) & Y.z]
-    conlist_coord = [WF_cont.pos_from(WR_cont) & Y.z]
+    BL = [BodyFrame, BodyFork, BodyWR, BodyWF]
     FL = [
         (Frame_mc, -mframe * g * Y.z),
         (Fork_mc, -mfork * g * Y.z),
         (WF_mc, -mwf * g * Y.z),
         (WR_mc, -mwr * g * Y.z),
     ]
-    BL = [BodyFrame, BodyFork, BodyWR, BodyWF]
+    return BL, FL
+
+
+def _build_bicycle_sympy() -> tuple[ModelParts, dict[str, list]]:
+    """The SymPy objects of SymPy's test bicycle (``test_kane3.py::test_bicycle``), ported
+    statement for statement, and its constraint keywords."""
+    q1, q2, q4, q5 = me.dynamicsymbols("q1 q2 q4 q5")
+    q1d, q2d, q4d, q5d = me.dynamicsymbols("q1 q2 q4 q5", 1)
+    u1, u2, u3, u4, u5, u6 = me.dynamicsymbols("u1 u2 u3 u4 u5 u6")
+    parameters = sm.symbols(_SYMPY_NAMES)
+    (WFrad, WRrad, htangle, forkoffset, forklength, framelength, forkcg1, forkcg3, framecg1,
+     framecg3, *inertias, g, mframe, mfork, mwf, mwr) = parameters
+
+    frames = _sympy_frames((q1, q2, q4, q5), htangle)
+    points = _sympy_points(frames, (WFrad, WRrad, forkoffset, forklength, framelength,
+                                    forkcg1, forkcg3, framecg1, framecg3))
+    _sympy_velocities(frames, points, (u1, u2, u3, u4, u5, u6))
+    BL, FL = _sympy_bodies(frames, points, tuple(inertias), g, (mframe, mfork, mwf, mwr))
+
+    N, Y = frames["N"], frames["Y"]
+    WR_cont, WF_cont = points["WR_cont"], points["WF_cont"]
+    kd = [q1d - u1, q2d - u2, q4d - u4, q5d - u5]
+    conlist_speed = [WF_cont.vel(N) & Y.x, WF_cont.vel(N) & Y.y, WF_cont.vel(N) & Y.z]
+    conlist_coord = [WF_cont.pos_from(WR_cont) & Y.z]
 
     parts = ModelParts(
         frame=N,
@@ -188,15 +233,10 @@ def _build_bicycle_sympy() -> tuple[ModelParts, dict[str, list]]:
         bodies=BL,
         loads=FL,
         name="bicycle (SymPy test_kane3)",
-        parameters=(WFrad, WRrad, htangle, forkoffset, forklength, framelength, forkcg1,
-                    forkcg3, framecg1, framecg3, Iwr11, Iwr22, Iwf11, Iwf22, Iframe11, Iframe22,
-                    Iframe33, Iframe31, Ifork11, Ifork22, Ifork33, Ifork31, g, mframe, mfork,
-                    mwf, mwr),
+        parameters=parameters,
         inputs=(),
-        points={"WR_cont": WR_cont, "WR_mc": WR_mc, "Steer": Steer, "Frame_mc": Frame_mc,
-                "Fork_mc": Fork_mc, "WF_mc": WF_mc, "WF_cont": WF_cont},
-        frames={"N": N, "Y": Y, "R": R, "Frame": Frame, "TempFrame": TempFrame, "Fork": Fork,
-                "TempFork": TempFork, "WR": WR, "WF": WF},
+        points=points,
+        frames=frames,
     )
     constraints = {
         "dependent_coordinates": [q4],

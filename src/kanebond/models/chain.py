@@ -18,18 +18,39 @@ __all__ = ["chain_3d", "chain_3d_parameters", "chain_3d_pinocchio"]
 _INERTIA_NAMES = ("Ixx", "Iyy", "Izz", "Ixy", "Iyz", "Izx")
 
 
-def _build_chain_3d(n: int = 3) -> ModelParts:
-    n = check_count(n, "chain_3d: the number of bodies n")
-    t = me.dynamicsymbols._t
+def _body_symbols(i: int) -> tuple[sm.Symbol, tuple, tuple]:
+    """Mass ``m_i``, mass-centre offsets ``a_i, b_i, c_i`` and inertia components of body i."""
+    mi = sm.Symbol(f"m{i}", positive=True)
+    ai, bi, ci = sm.symbols(f"a{i} b{i} c{i}", real=True)
+    Ixx, Iyy, Izz = sm.symbols(f"Ixx{i} Iyy{i} Izz{i}", positive=True)
+    Ixy, Iyz, Izx = sm.symbols(f"Ixy{i} Iyz{i} Izx{i}", real=True)
+    return mi, (ai, bi, ci), (Ixx, Iyy, Izz, Ixy, Iyz, Izx)
 
-    q = list(me.dynamicsymbols(f"q1:{n + 1}"))
-    u = list(me.dynamicsymbols(f"u1:{n + 1}"))
-    g = sm.symbols("g", positive=True)
 
-    N = me.ReferenceFrame("N")
-    O = me.Point("O")
-    O.set_vel(N, 0)
+def _body_frame(
+    i: int, N: me.ReferenceFrame, parent: me.ReferenceFrame, w_parent: sm.Matrix, qi, ui
+) -> tuple[me.ReferenceFrame, me.Vector, sm.Matrix]:
+    """Frame ``B_i``, its angular velocity in ``N`` and that velocity's measure numbers in it."""
+    axis = parent.x if i % 2 == 1 else parent.y
+    B = me.ReferenceFrame(f"B{i}")
+    B.orient_axis(parent, axis, qi)
+    B.set_ang_vel(parent, ui * axis)
+    # The absolute angular velocity is kept in B's own measure numbers,
+    # w_i = R_{B_i <- B_{i-1}} w_{i-1} + u_i (joint axis, the same in B_i and its parent),
+    # and every velocity below is v_P = v_J + w_i x r in B_i: one small term per frame.
+    # (v2pt_theory would express each cross product in the frames of w's parts through
+    # products of many direction cosine matrices, which grows with the depth of the chain.)
+    e_axis = sm.Matrix([1, 0, 0]) if i % 2 == 1 else sm.Matrix([0, 1, 0])
+    w_B = B.dcm(parent) * w_parent + ui * e_axis
+    w = me.Vector([(w_B, B)])
+    B.set_ang_vel(N, w)
+    return B, w, w_B
 
+
+def _links(
+    n: int, N: me.ReferenceFrame, O: me.Point, q: list, u: list, g: sm.Symbol
+) -> tuple[list, list, dict, dict, tuple]:
+    """Bodies 1..n hinged joint to joint from ``O``: bodies, weights, points, frames, parameters."""
     bodies: list = []
     loads: list = []
     masses: list = []
@@ -43,31 +64,15 @@ def _build_chain_3d(n: int = 3) -> ModelParts:
     joint = O
     w_parent = sm.zeros(3, 1)
     for i in range(1, n + 1):
-        mi = sm.Symbol(f"m{i}", positive=True)
-        ai, bi, ci = sm.symbols(f"a{i} b{i} c{i}", real=True)
-        Ixx, Iyy, Izz = sm.symbols(f"Ixx{i} Iyy{i} Izz{i}", positive=True)
-        Ixy, Iyz, Izx = sm.symbols(f"Ixy{i} Iyz{i} Izx{i}", real=True)
+        mi, (ai, bi, ci), inertia = _body_symbols(i)
         masses.append(mi)
         offsets.extend((ai, bi, ci))
-        inertias.extend((Ixx, Iyy, Izz, Ixy, Iyz, Izx))
-
-        axis = parent.x if i % 2 == 1 else parent.y
-        B = me.ReferenceFrame(f"B{i}")
-        B.orient_axis(parent, axis, q[i - 1])
-        B.set_ang_vel(parent, u[i - 1] * axis)
-        # The absolute angular velocity is kept in B's own measure numbers,
-        # w_i = R_{B_i <- B_{i-1}} w_{i-1} + u_i (joint axis, the same in B_i and its parent),
-        # and every velocity below is v_P = v_J + w_i x r in B_i: one small term per frame.
-        # (v2pt_theory would express each cross product in the frames of w's parts through
-        # products of many direction cosine matrices, which grows with the depth of the chain.)
-        e_axis = sm.Matrix([1, 0, 0]) if i % 2 == 1 else sm.Matrix([0, 1, 0])
-        w_B = B.dcm(parent) * w_parent + u[i - 1] * e_axis
-        w = me.Vector([(w_B, B)])
-        B.set_ang_vel(N, w)
+        inertias.extend(inertia)
+        B, w, w_B = _body_frame(i, N, parent, w_parent, q[i - 1], u[i - 1])
 
         G = joint.locatenew(f"G{i}", ai * B.x + bi * B.y - ci * B.z)
         G.set_vel(N, joint.vel(N) + w.cross(G.pos_from(joint)))
-        I_G = me.inertia(B, Ixx, Iyy, Izz, Ixy, Iyz, Izx)
+        I_G = me.inertia(B, *inertia)
         bodies.append(me.RigidBody(f"body{i}", G, B, mi, (I_G, G)))
         loads.append((G, -mi * g * N.z))
         points[f"G{i}"] = G
@@ -82,6 +87,22 @@ def _build_chain_3d(n: int = 3) -> ModelParts:
             joint = next_joint
         parent = B
         w_parent = w_B
+    return bodies, loads, points, frames, (*masses, *offsets, *lengths, *inertias, g)
+
+
+def _build_chain_3d(n: int = 3) -> ModelParts:
+    """The SymPy objects of the n-body spatial chain of :func:`chain_3d`."""
+    n = check_count(n, "chain_3d: the number of bodies n")
+    t = me.dynamicsymbols._t
+
+    q = list(me.dynamicsymbols(f"q1:{n + 1}"))
+    u = list(me.dynamicsymbols(f"u1:{n + 1}"))
+    g = sm.symbols("g", positive=True)
+
+    N = me.ReferenceFrame("N")
+    O = me.Point("O")
+    O.set_vel(N, 0)
+    bodies, loads, points, frames, parameters = _links(n, N, O, q, u, g)
 
     kd_eqs = [qi.diff(t) - ui for qi, ui in zip(q, u, strict=True)]
     return ModelParts(
@@ -92,7 +113,7 @@ def _build_chain_3d(n: int = 3) -> ModelParts:
         bodies=bodies,
         loads=loads,
         name=f"{n}-body 3D chain",
-        parameters=(*masses, *offsets, *lengths, *inertias, g),
+        parameters=parameters,
         inputs=(),
         points=points,
         frames=frames,

@@ -32,26 +32,22 @@ link a is the crank): SI units, steel-like rods. With ``T = 2`` N m the crank, s
 anywhere, turns full revolutions."""
 
 
-def _build_four_bar() -> tuple[ModelParts, dict[str, list]]:
-    """The SymPy objects of the four-bar and its constraint keywords for ``KaneSystem``."""
-    q1, q2, q3 = me.dynamicsymbols("q1 q2 q3")
-    u1, u2, u3 = me.dynamicsymbols("u1 u2 u3")
-    t = me.dynamicsymbols._t
-    a, b, c, d = sm.symbols("a b c d", positive=True)
-    m1, m2, m3, g = sm.symbols("m1 m2 m3 g", positive=True)
-    T = sm.symbols("T", real=True)
-
+def _link_frames(q: tuple, u: tuple) -> dict[str, me.ReferenceFrame]:
+    """``N`` and the crank, coupler and rocker frames, turned by absolute angles about ``N.z``."""
     N = me.ReferenceFrame("N")
     frames = {"N": N}
-    links = []
-    for name, q, u in (("crank", q1, u1), ("coupler", q2, u2), ("rocker", q3, u3)):
+    for name, qi, ui in zip(("crank", "coupler", "rocker"), q, u, strict=True):
         F = me.ReferenceFrame(f"F_{name}")
-        F.orient_axis(N, N.z, q)
-        F.set_ang_vel(N, u * N.z)
+        F.orient_axis(N, N.z, qi)
+        F.set_ang_vel(N, ui * N.z)
         frames[name] = F
-        links.append(F)
-    F1, F2, F3 = links
+    return frames
 
+
+def _link_points(frames: dict[str, me.ReferenceFrame], lengths: tuple) -> dict[str, me.Point]:
+    """The pivots ``O, D``, joints ``A, B`` and mass centres ``G1..G3``, with velocities."""
+    N, F1, F2, F3 = frames.values()
+    a, b, c, d = lengths
     O = me.Point("O")  # crank pivot
     O.set_vel(N, 0)
     D = O.locatenew("D", d * N.x)  # rocker pivot
@@ -66,7 +62,18 @@ def _build_four_bar() -> tuple[ModelParts, dict[str, list]]:
     B.v2pt_theory(A, N, F2)
     G3 = D.locatenew("G3", c / 2 * F3.x)  # rocker mass centre, from the ground side
     G3.v2pt_theory(D, N, F3)
+    return {"O": O, "D": D, "A": A, "B": B, "G1": G1, "G2": G2, "G3": G3}
 
+
+def _link_bodies(
+    frames: dict[str, me.ReferenceFrame], points: dict[str, me.Point], lengths: tuple,
+    masses: tuple, g: sm.Symbol, T: sm.Symbol,
+) -> tuple[list, list]:
+    """The three slender rods, their weights along ``-N.y`` and the crank torque ``T``."""
+    N, F1, F2, F3 = frames.values()
+    G1, G2, G3 = points["G1"], points["G2"], points["G3"]
+    a, b, c, _ = lengths
+    m1, m2, m3 = masses
     bodies = []
     for name, G, F, m, length in (
         ("crank", G1, F1, m1, a), ("coupler", G2, F2, m2, b), ("rocker", G3, F3, m3, c)
@@ -75,8 +82,25 @@ def _build_four_bar() -> tuple[ModelParts, dict[str, list]]:
         bodies.append(me.RigidBody(name, G, F, m, (inertia, G)))
     loads = [(G, -m * g * N.y) for G, m in ((G1, m1), (G2, m2), (G3, m3))]
     loads.append((F1, T * N.z))
+    return bodies, loads
+
+
+def _build_four_bar() -> tuple[ModelParts, dict[str, list]]:
+    """The SymPy objects of the four-bar and its constraint keywords for ``KaneSystem``."""
+    q1, q2, q3 = me.dynamicsymbols("q1 q2 q3")
+    u1, u2, u3 = me.dynamicsymbols("u1 u2 u3")
+    t = me.dynamicsymbols._t
+    a, b, c, d = sm.symbols("a b c d", positive=True)
+    m1, m2, m3, g = sm.symbols("m1 m2 m3 g", positive=True)
+    T = sm.symbols("T", real=True)
+
+    frames = _link_frames((q1, q2, q3), (u1, u2, u3))
+    points = _link_points(frames, (a, b, c, d))
+    bodies, loads = _link_bodies(frames, points, (a, b, c, d), (m1, m2, m3), g, T)
 
     # Loop closure: the rocker tip D + c F3.x coincides with the joint B = O + a F1.x + b F2.x.
+    N, F3 = frames["N"], frames["rocker"]
+    O, D, B = points["O"], points["D"], points["B"]
     closure = B.pos_from(O) - D.pos_from(O) - c * F3.x
     configuration_constraints = [closure.dot(N.x), closure.dot(N.y)]
     kd_eqs = [q.diff(t) - u for q, u in ((q1, u1), (q2, u2), (q3, u3))]
@@ -90,7 +114,7 @@ def _build_four_bar() -> tuple[ModelParts, dict[str, list]]:
         name="four-bar linkage",
         parameters=(a, b, c, d, m1, m2, m3, g, T),
         inputs=(),
-        points={"O": O, "D": D, "A": A, "B": B, "G1": G1, "G2": G2, "G3": G3},
+        points=points,
         frames=frames,
     )
     constraints = {

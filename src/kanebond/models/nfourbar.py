@@ -165,6 +165,61 @@ def _params(constants: Mapping[Any, float] | None) -> tuple[float, float, float]
     return float(p["L"]), float(p["m"]), float(p["g"])
 
 
+class _Rods:
+    """The frames, points, rigid bodies and weights of the mechanism's rods, as they are added."""
+
+    def __init__(self, N: me.ReferenceFrame, O: me.Point, L, m, g) -> None:
+        self.N, self.L, self.m, self.g = N, L, m, g
+        self.points: dict[str, me.Point] = {"O": O}
+        self.frames: dict[str, me.ReferenceFrame] = {"N": N}
+        self.bodies: list = []
+        self.loads: list = []
+
+    def add(self, name: str, pin: me.Point, angle, rate, tip_name: str) -> me.Point:
+        """A slender rod from ``pin`` along its frame's x axis; returns its far end."""
+        N, L, m = self.N, self.L, self.m
+        F = me.ReferenceFrame(f"F_{name}")
+        F.orient_axis(N, N.z, angle)
+        F.set_ang_vel(N, rate * N.z)
+        # velocities by the two-point formula written out (v2pt_theory searches the whole
+        # point tree for the position, which grows with n)
+        w = rate * N.z
+        G = pin.locatenew(f"G_{name}", L / 2 * F.x)
+        G.set_vel(N, pin.vel(N) + w.cross(L / 2 * F.x))
+        tip = pin.locatenew(tip_name, L * F.x)
+        tip.set_vel(N, pin.vel(N) + w.cross(L * F.x))
+        inertia = me.inertia(F, 0, m * L**2 / 12, m * L**2 / 12)
+        self.bodies.append(me.RigidBody(name, G, F, m, (inertia, G)))
+        self.loads.append((G, -m * self.g * N.y))
+        self.frames[name] = F
+        self.points[f"G_{name}"] = G
+        self.points[tip_name] = tip
+        return tip
+
+
+def _add_loops(rods: _Rods, n: int, theta: list, dtheta: list, phi: list, dphi: list) -> list:
+    """Pivots ``A_i``, cranks and couplers loop by loop; returns the 2n loop-closure equations."""
+    N, O, L = rods.N, rods.points["O"], rods.L
+    B: list[me.Point] = []
+    closures: list[sm.Expr] = []
+    for i in range(n + 1):
+        Ai = O if i == 0 else O.locatenew(f"A{i}", i * L * N.x)
+        Ai.set_vel(N, 0)
+        rods.points[f"A{i}"] = Ai
+        B.append(rods.add(f"crank{i}", Ai, theta[i], dtheta[i], f"B{i}"))
+        if i > 0:
+            # coupler i hangs on B_{i-1}; its far end C_i must meet B_i (loop i closes there)
+            rods.add(f"coupler{i}", B[i - 1], phi[i], dphi[i], f"C{i}")
+            # written from the link axes directly (Point.pos_from searches the whole point
+            # tree, which grows with n):
+            # A_{i-1} + L e(theta_{i-1}) + L e(phi_i) - A_i - L e(theta_i)
+            axes = rods.frames
+            gap = (-L * N.x + L * axes[f"crank{i - 1}"].x + L * axes[f"coupler{i}"].x
+                   - L * axes[f"crank{i}"].x)
+            closures.extend([gap.dot(N.x), gap.dot(N.y)])
+    return closures
+
+
 def _build_n_four_bar(n: int = N_FOUR_BAR_N) -> tuple[ModelParts, dict[str, list]]:
     """The SymPy objects of the N four-bar mechanism and its constraint keywords for
     ``KaneSystem`` (``dependent_coordinates``, ``configuration_constraints``,
@@ -181,52 +236,8 @@ def _build_n_four_bar(n: int = N_FOUR_BAR_N) -> tuple[ModelParts, dict[str, list
     N = me.ReferenceFrame("N")
     O = me.Point("O")  # A0, the fixed origin
     O.set_vel(N, 0)
-    points: dict[str, me.Point] = {"O": O}
-    frames: dict[str, me.ReferenceFrame] = {"N": N}
-    bodies: list = []
-    loads: list = []
-
-    def link(name: str, pin: me.Point, angle, rate, tip_name: str) -> me.Point:
-        """A slender rod from ``pin`` along its frame's x axis; returns its far end."""
-        F = me.ReferenceFrame(f"F_{name}")
-        axes[name] = F
-        F.orient_axis(N, N.z, angle)
-        F.set_ang_vel(N, rate * N.z)
-        # velocities by the two-point formula written out (v2pt_theory searches the whole
-        # point tree for the position, which grows with n)
-        w = rate * N.z
-        G = pin.locatenew(f"G_{name}", L / 2 * F.x)
-        G.set_vel(N, pin.vel(N) + w.cross(L / 2 * F.x))
-        tip = pin.locatenew(tip_name, L * F.x)
-        tip.set_vel(N, pin.vel(N) + w.cross(L * F.x))
-        inertia = me.inertia(F, 0, m * L**2 / 12, m * L**2 / 12)
-        bodies.append(me.RigidBody(name, G, F, m, (inertia, G)))
-        loads.append((G, -m * g * N.y))
-        frames[name] = F
-        points[f"G_{name}"] = G
-        points[tip_name] = tip
-        return tip
-
-    A: list[me.Point] = []
-    B: list[me.Point] = []
-    closures: list[sm.Expr] = []
-    axes: dict[str, me.ReferenceFrame] = {}
-    for i in range(n + 1):
-        Ai = O if i == 0 else O.locatenew(f"A{i}", i * L * N.x)
-        Ai.set_vel(N, 0)
-        A.append(Ai)
-        points[f"A{i}"] = Ai
-        Bi = link(f"crank{i}", Ai, theta[i], dtheta[i], f"B{i}")
-        B.append(Bi)
-        if i > 0:
-            # coupler i hangs on B_{i-1}; its far end C_i must meet B_i (loop i closes there)
-            link(f"coupler{i}", B[i - 1], phi[i], dphi[i], f"C{i}")
-            # written from the link axes directly (Point.pos_from searches the whole point
-            # tree, which grows with n):
-            # A_{i-1} + L e(theta_{i-1}) + L e(phi_i) - A_i - L e(theta_i)
-            gap = (-L * N.x + L * axes[f"crank{i - 1}"].x + L * axes[f"coupler{i}"].x
-                   - L * axes[f"crank{i}"].x)
-            closures.extend([gap.dot(N.x), gap.dot(N.y)])
+    rods = _Rods(N, O, L, m, g)
+    closures = _add_loops(rods, n, theta, dtheta, phi, dphi)
 
     coordinates = [theta[0]]
     speeds = [dtheta[0]]
@@ -240,13 +251,13 @@ def _build_n_four_bar(n: int = N_FOUR_BAR_N) -> tuple[ModelParts, dict[str, list
         coordinates=coordinates,
         speeds=speeds,
         kd_eqs=kd_eqs,
-        bodies=bodies,
-        loads=loads,
+        bodies=rods.bodies,
+        loads=rods.loads,
         name=f"N four-bar mechanism (IFToMM A02, N = {n})",
         parameters=(L, m, g),
         inputs=(),
-        points=points,
-        frames=frames,
+        points=rods.points,
+        frames=rods.frames,
     )
     constraints = {
         "dependent_coordinates": coordinates[1:],
