@@ -25,7 +25,7 @@ FLOORS: list[set[str]] = [
      "numeric", "constrained", "monitor", "admissible", "sbackend"},
     {"events", "integration", "trajectory", "trajectory_io", "driver", "simulate",
      "linearizer",
-     "linearize"},
+     "linearize", "bondgraph"},
     {"system", "identities", "models", "demo", ""},  # "" is the package itself
 ]
 LINE_LIMIT = 620

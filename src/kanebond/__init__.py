@@ -9,6 +9,8 @@ from ._version import __version__
 from .constrained import ConstrainedModel
 from .constraints import AdjoinedConstraint, VelocityConstraint
 from .errors import (
+    BondGraphError,
+    CausalityError,
     ConstraintError,
     FormError,
     KanebondError,
@@ -51,5 +53,7 @@ __all__ = [
     "SingularConfigurationError",
     "SimulationError",
     "TrajectoryFileError",
+    "BondGraphError",
+    "CausalityError",
     "__version__",
 ]

@@ -16,6 +16,8 @@ __all__ = [
     "ConstraintError",
     "SingularConfigurationError",
     "SimulationError",
+    "BondGraphError",
+    "CausalityError",
 ]
 
 
@@ -66,6 +68,16 @@ class ColumnError(ModelError, KeyError):
 
 class TrajectoryFileError(ModelError):
     """A trajectory file that is missing, damaged, tampered with or not kanebond's."""
+
+
+class BondGraphError(ModelError):
+    """A bond graph that is malformed: an unknown element or port, a bond of the wrong size,
+    a dangling port, a junction with one bond, a bad parameter (the message names it)."""
+
+
+class CausalityError(BondGraphError):
+    """Causality cannot be assigned (two sources impose the same variable), or the state
+    equations need what the graph cannot give (a nonlinear algebraic loop, index > 1)."""
 
 
 class KanebondWarning(UserWarning):
