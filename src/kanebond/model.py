@@ -337,6 +337,30 @@ class KaneModel(ConstraintViews):
             return self._bodies_full
         return [BodyKinematics(b, **self._common) for b in self.bodies]
 
+    def partial_velocities(self) -> list[tuple[str, sp.Expr, sp.Matrix, sp.Matrix | None,
+                                             sp.Matrix | None]]:
+        """Per body ``(name, m, V, W, I)``: its mass, the partial velocities of its mass centre
+        V = ∂v/∂fᵀ and of its frame W = ∂ω/∂fᵀ (3×S, inertial components, functions of q) and
+        its central inertia I in inertial components ([PA21] (51)–(52)); W and I are None for a
+        particle. The moduli of [PA21] Fig. 1's MTF(∂v/∂fᵀ)."""
+        N, out = self.frame, []
+        for b in self._body_kinematics:
+            V = sp.Matrix.hstack(*[v.to_matrix(N) for v in b.translation.V])
+            if not b.is_rigid:
+                out.append((b.name, b.mass, V, None, None))
+                continue
+            try:
+                inertia = b.inertia.to_matrix(N)
+            except ValueError as err:
+                raise ModelError(
+                    f"the inertia of body {b.name} cannot be written in {N.name}: its frame "
+                    f"{b.frame.name} has an angular velocity but no orientation relative to "
+                    f"{N.name} ({err}); orient it (frame.orient_axis(...)) for this view."
+                ) from err
+            W = sp.Matrix.hstack(*[w.to_matrix(N) for w in b.rotation.V])
+            out.append((b.name, b.mass, V, W, inertia))
+        return out
+
     @cached_property
     def _load_fields(self) -> list[tuple[VelocityField, Vector]]:
         if self._closed is None:

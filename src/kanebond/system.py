@@ -15,6 +15,8 @@ from functools import cached_property
 
 import sympy as sp
 
+from .bondgraph import BondGraph
+from .bondgraph.kane import kane_bond_graph
 from .constrained import ConstrainedModel
 from .forms import HamiltonianForm, LagrangianForm, MomentumForm, VelocityForm
 from .linearize import Linearization, linearize
@@ -154,6 +156,11 @@ class KaneSystem(KaneModel):
             return ConstrainedModel(self, constants, backend=backend, path=path,
                                     baumgarte=baumgarte)
         return NumericModel(self, constants, backend=backend, path=path)
+
+    def bond_graph(self, form: str = "momentum") -> BondGraph:
+        """This system's multibond graph ([PA21] Figs. 1–6): ``"unreduced"``, ``"velocity"``,
+        ``"momentum"`` or ``"lagrangian"`` (:mod:`kanebond.bondgraph.kane`)."""
+        return kane_bond_graph(self, form)
 
     def linearize(
         self,

@@ -189,6 +189,11 @@ def assign_causality(graph) -> CausalityReport:
     for b in graph.bonds:
         b.effort_by = None
     a = _Assigner(graph)
+    for name in graph.free_states:  # a junction whose common flow (effort) is a state
+        j = graph.element(name)
+        for port in j._bonds:
+            a.set(j, port, isinstance(j, ZeroJunction), f"the free junction {name!r}",
+                  propagate=False)
     for el in graph.elements:  # every fixed port first, then their consequences
         for port, effort in _fixed(el):
             a.set(el, port, effort, f"{el.kind} {el.name!r}", propagate=False)

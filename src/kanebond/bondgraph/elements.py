@@ -322,15 +322,28 @@ class _Field(Element):
         self._sizes = {"I": k, "C": k}
 
 
+def _mass_matrix(el: Element, value: Any) -> sp.Matrix | None:
+    """The optional A with T = ½ pᵀA⁻¹p, so that derivative causality takes p = A f as it is
+    instead of inverting ∂²T/∂p² (which is A⁻¹) symbolically."""
+    if value is None:
+        return None
+    A = el._param(value, "mass_matrix")
+    if not isinstance(A, sp.MatrixBase) or not A.is_square:
+        raise BondGraphError(f"{el.kind} {el.name!r}: mass_matrix must be a square matrix.")
+    return A
+
+
 class IC(_Field):
     """Hamiltonian two-port store T(q, p) ([PA21] Fig. 3, Karnopp's IC field): states p (I-port)
     and q (C-port); f_I = ∂T/∂p, e_C = ∂T/∂q, p' = e_I, q' = f_C. Monogenic: T gives both."""
 
     kind = "IC"
 
-    def __init__(self, name: str, T: Any, p: Sequence[sp.Symbol], q: Sequence[sp.Symbol]) -> None:
+    def __init__(self, name: str, T: Any, p: Sequence[sp.Symbol], q: Sequence[sp.Symbol], *,
+                 mass_matrix: Any = None) -> None:
         super().__init__(name)
         self.T = self._param(T, "T")
+        self.mass_matrix = _mass_matrix(self, mass_matrix)
         self.p = self._symbols(p, "p")
         self.q = self._symbols(q, "q")
         if len(self.p) != len(self.q):
@@ -352,9 +365,10 @@ class NIC(_Field):
     kind = "NIC"
 
     def __init__(self, name: str, T: Any, p: Sequence[sp.Symbol], e_hat: Any,
-                 f: Sequence[sp.Symbol]) -> None:
+                 f: Sequence[sp.Symbol], *, mass_matrix: Any = None) -> None:
         super().__init__(name)
         self.T = self._param(T, "T")
+        self.mass_matrix = _mass_matrix(self, mass_matrix)
         self.p = self._symbols(p, "p")
         self.f = self._symbols(f, "f")
         self.e_hat = self._param(e_hat, "e_hat")

@@ -273,11 +273,16 @@ def _field_law(bld: _Builder, el) -> None:
         return
     dTdp = sp.Matrix([el.T.diff(s) for s in el.p])
     if bld.imposes(el, "I"):                     # derivative causality: p = H⁻¹ f
-        H = sp.hessian(el.T, el.p)
-        if H.has(*el.p):
-            raise CausalityError(f"{el.kind} {el.name!r} is in derivative causality on its "
-                                 f"I-port but T is not quadratic in p, so p(f) is not linear.")
-        p_of_f = _inverse(H, el) * bld.f(el, "I")
+        if el.mass_matrix is not None:
+            Hinv = el.mass_matrix
+        else:
+            H = sp.hessian(el.T, el.p)
+            if H.has(*el.p):
+                raise CausalityError(f"{el.kind} {el.name!r} is in derivative causality on its "
+                                     f"I-port but T is not quadratic in p, so p(f) is not "
+                                     f"linear.")
+            Hinv = _inverse(H, el)
+        p_of_f = Hinv * bld.f(el, "I")
         bld.set_e(el, "I", p_of_f, deriv=sp.eye(len(el.p)))
         at = dict(zip(el.p, p_of_f, strict=True))
         flow = bld.f(el, "I")
@@ -312,6 +317,7 @@ def state_equations(graph, *, explicit: bool = True) -> StateEquations:
                 law(bld, el)
                 break
         bld.inputs.update(el.inputs)
+    _order_states(graph, bld)
     rate = {s: sp.Dummy(f"{s}_dot") for s in bld.states}
     value = _resolve(bld, rate)
     eqs = [rate[s] - bld.state_rate[s].xreplace(value) for s in bld.states if s in bld.state_rate]
@@ -334,6 +340,17 @@ def state_equations(graph, *, explicit: bool = True) -> StateEquations:
     flows = {bd: bld.F[bd].xreplace(value).xreplace(back) for bd in graph.bonds}
     return StateEquations(sp.Matrix(bld.states), M, b, xdot, sp.Matrix(xd), efforts, flows,
                           bld.inputs)
+
+
+def _order_states(graph, bld: _Builder) -> None:
+    """Put the states in ``graph.state_order`` when it is given (a KaneSystem's [q, p], [q, f])."""
+    order = list(getattr(graph, "state_order", None) or [])
+    if not order:
+        return
+    if sorted(map(str, order)) != sorted(map(str, bld.states)) or len(order) != len(bld.states):
+        raise CausalityError(f"{graph.name!r}: state_order {order} does not list its states "
+                             f"{bld.states}.")
+    bld.states = list(order)
 
 
 def _resolve(bld: _Builder, rate: dict) -> dict:

@@ -69,6 +69,7 @@ class BondGraph:
         self.bonds: list[Bond] = []
         self.displacements: list[tuple[Element, list[sp.Symbol]]] = []
         self.free_states: dict[str, list[sp.Symbol]] = {}
+        self.state_order: list[sp.Symbol] = []
         self.causality = None
 
     # ------------------------------------------------------------------ building
@@ -135,6 +136,19 @@ class BondGraph:
                                  f"junction of size {junction._size}.")
         junction._size = len(syms)
         self.displacements.append((junction, syms))
+        self.causality = None
+
+    def free_state(self, junction: Element, symbols: Sequence[sp.Symbol]) -> None:
+        """Make a junction's common flow (1) or effort (0) a state named ``symbols``, fixed by
+        the junction's balance: the speeds f of Kane's velocity forms ([PA21] Figs. 1, 2, 5, 6).
+        Every bond on it then takes its effort (1) or flow (0) from its other end."""
+        if not isinstance(junction, _Junction) or getattr(junction, "_graph", None) is not self:
+            raise BondGraphError(f"free_state: {junction!r:.60} is not a junction of "
+                                 f"{self.name!r}.")
+        syms = list(symbols)
+        if not syms or not all(isinstance(s, sp.Symbol) for s in syms):
+            raise BondGraphError(f"free_state at {junction.name!r}: give SymPy Symbols.")
+        self.free_states[junction.name] = syms
         self.causality = None
 
     def _port(self, spec: Any, *, outgoing: bool) -> tuple[Element, str]:

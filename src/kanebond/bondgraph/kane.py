@@ -1,0 +1,149 @@
+"""The multibond graphs of [PA21] §3 built from any KaneSystem.
+
+Each graph has a 1-junction ``f`` (the generalized velocities), an effort source ``e`` of the
+generalized impressed forces on it ([PA21] (9), (53)), and, where q' ≠ f, an MTF with modulus
+Q(q) to a 1-junction ``q'`` whose flow is integrated to the coordinates q ([PA21] (1)):
+
+* ``"unreduced"`` (Fig. 1): per body an MTF(∂v/∂fᵀ) to a 1-junction of its mass-centre velocity
+  with an inertia m·1 and, for a rigid body, an MTF(∂ω/∂fᵀ) to a 1-junction of its angular
+  velocity with its central inertia I(q) in inertial components ([PA21] (51)–(57)); the inertias
+  are in derivative causality and f is a state found from the balance at ``f`` (A f' + D f = e);
+* ``"velocity"`` (Fig. 2): the two-port T* store, e_I = A f', e_C = D f ([PA21] (14), (19));
+* ``"momentum"``: Fig. 3 (IC, T = ½ pᵀA⁻¹p, when f = q') or Fig. 4 (NIC with ê = Dᵀf);
+  p' = e + ê, f = ∂T/∂p ([PA21] (25)–(28), (36), (38));
+* ``"lagrangian"``: Fig. 6 (IC in derivative causality, when f = q') or Fig. 5 (NIC in
+  derivative causality): d/dt(∂T*/∂f) = e + ê ([PA21] (41), (42)).
+
+States are plain symbols named after the system's: [q, p] for the momentum graph, [q, f] for
+the others, in the system's order. Impressed forces that depend on the speeds enter the momentum
+graphs with f = A⁻¹p put in (a modulated effort source).
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from ..errors import BondGraphError
+from .elements import IC, MTF, NIC, I, OneJunction, Se, TStar
+from .graph import BondGraph
+
+__all__ = ["FORMS", "kane_bond_graph"]
+
+FORMS = ("unreduced", "velocity", "momentum", "lagrangian")
+
+
+class _Plain:
+    """The system's dynamicsymbols as plain symbols (the graph's states) and the map between."""
+
+    def __init__(self, system) -> None:
+        self.q = [sp.Symbol(x.func.__name__) for x in system.coordinates]
+        self.f = [sp.Symbol(x.func.__name__) for x in system.speeds]
+        self.p = [sp.Symbol(x.func.__name__) for x in system.p]
+        self.map = dict(zip(system.coordinates, self.q, strict=True))
+        self.map |= dict(zip(system.speeds, self.f, strict=True))
+        self.map |= dict(zip(system.p, self.p, strict=True))
+
+    def __call__(self, expr):
+        out = expr.xreplace(self.map)
+        if out.has(sp.Derivative):
+            raise BondGraphError(f"an expression of the system keeps a time derivative "
+                                 f"({out.atoms(sp.Derivative).pop()}) after q' = Q f.")
+        return out
+
+
+def kane_bond_graph(system, form: str = "momentum") -> BondGraph:
+    """The multibond graph of ``system`` in ``form`` (:data:`FORMS`); see the module doc."""
+    if form not in FORMS:
+        raise BondGraphError(f"bond_graph: form must be one of {', '.join(map(repr, FORMS))} "
+                             f"(\"system\", [PA-VP] Fig. 3, is not built yet), got {form!r:.40}.")
+    if system.prescribed or system.adjoined:
+        raise BondGraphError(
+            f"{system.name!r} has prescribed flows or adjoined constraints, which the {form!r} "
+            f"graph has no element for; their Sf(g(t)) and Se(λ) belong to the 'system' graph of "
+            f"[PA-VP] Fig. 3."
+        )
+    plain = _Plain(system)
+    g = BondGraph(f"{system.name} ({form})")
+    fj = g.add(OneJunction("f"))
+    build = {"unreduced": _unreduced, "velocity": _velocity, "momentum": _momentum,
+             "lagrangian": _lagrangian}[form]
+    build(system, plain, g, fj)
+    return g
+
+
+def _forces(g: BondGraph, fj, e: sp.Matrix) -> None:
+    g.connect(g.add(Se("e", e)), fj)
+
+
+def _coordinates(system, plain: _Plain, g: BondGraph, fj) -> None:
+    """MTF(Q) from f to a 1-junction q' whose flow is integrated to q ([PA21] (1))."""
+    qj = g.add(OneJunction("q'"))
+    g.connect(fj, g.add(MTF("Q", plain(system.Q))))
+    g.connect(g.element("Q"), qj)
+    g.displacement(qj, plain.q)
+
+
+def _velocity(system, plain: _Plain, g: BondGraph, fj) -> None:
+    _forces(g, fj, plain(system.e))
+    store = g.add(TStar("T*", plain(system.A), plain(system.Df), plain.f))
+    g.connect(fj, (store, "I"))
+    g.connect(fj, (store, "C"))
+    _coordinates(system, plain, g, fj)
+    g.free_state(fj, plain.f)
+    g.state_order = [*plain.q, *plain.f]
+
+
+def _kinetic_energy(system, plain: _Plain) -> tuple[sp.Matrix, sp.Expr]:
+    """A(q) and T(q, p) = ½ pᵀA⁻¹p ([PA21] (33))."""
+    A = plain(system.A)
+    p = sp.Matrix(plain.p)
+    return A, (p.T * A.LUsolve(p))[0] / 2
+
+
+def _momentum(system, plain: _Plain, g: BondGraph, fj) -> None:
+    A, T = _kinetic_energy(system, plain)
+    f_of_p = dict(zip(plain.f, A.LUsolve(sp.Matrix(plain.p)), strict=True))
+    _forces(g, fj, plain(system.e).xreplace(f_of_p))
+    if system.in_holonomic_form:
+        store = g.add(IC("T", T, plain.p, plain.q, mass_matrix=A))
+    else:
+        store = g.add(NIC("T", T, plain.p, plain(system.e_hat), plain.f, mass_matrix=A))
+        _coordinates(system, plain, g, fj)
+    g.connect(fj, (store, "I"))
+    g.connect(fj, (store, "C"))
+    g.state_order = [*plain.q, *plain.p]
+
+
+def _lagrangian(system, plain: _Plain, g: BondGraph, fj) -> None:
+    A, T = _kinetic_energy(system, plain)
+    _forces(g, fj, plain(system.e))
+    if system.in_holonomic_form:
+        store = g.add(IC("T", T, plain.p, plain.q, mass_matrix=A))
+    else:
+        store = g.add(NIC("T", T, plain.p, plain(system.e_hat), plain.f, mass_matrix=A))
+        _coordinates(system, plain, g, fj)
+    g.connect(fj, (store, "I"))
+    g.connect(fj, (store, "C"))
+    g.free_state(fj, plain.f)
+    g.state_order = [*plain.q, *plain.f]
+
+
+def _unreduced(system, plain: _Plain, g: BondGraph, fj) -> None:
+    _forces(g, fj, plain(system.e))
+    for name, m, V, W, inertia in system.partial_velocities():
+        _body_branch(g, fj, f"v_{name}", plain(V), sp.eye(3) * m)
+        if W is not None:
+            _body_branch(g, fj, f"ω_{name}", plain(W), plain(inertia))
+    _coordinates(system, plain, g, fj)
+    g.free_state(fj, plain.f)
+    g.state_order = [*plain.q, *plain.f]
+
+
+def _body_branch(g: BondGraph, fj, label: str, modulus: sp.Matrix, inertia: sp.Matrix) -> None:
+    """f → MTF(∂v/∂fᵀ) → 1-junction of v (or ω) → its inertia ([PA21] Fig. 1)."""
+    tf = g.add(MTF(f"∂{label}/∂f", modulus))
+    vj = g.add(OneJunction(label))
+    g.connect(fj, tf)
+    g.connect(tf, vj)
+    g.connect(vj, g.add(I(f"m_{label[2:]}" if label.startswith("v_") else f"I_{label[2:]}",
+                          inertia)))
