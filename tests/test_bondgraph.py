@@ -262,3 +262,42 @@ def test_dangling_port_is_named():
     g.add(bg.TF("n", 2))
     with pytest.raises(kb.BondGraphError, match="TF 'n' has no bond on port"):
         g.assign_causality()
+
+
+# --------------------------------------------------------------------------- numeric, simulate
+def test_dc_motor_simulates_to_its_steady_speed_with_a_closed_energy_audit():
+    g, (R, L_, k, J, b, Vs) = dc_motor()
+    c = {R: 1.0, L_: 0.5, k: 0.1, J: 0.01, b: 0.001, Vs: 12.0}
+    num = g.numeric(c)
+    assert num.state_names == ["p_La", "p_J"]
+    assert num.load_names == ["Se:V", "R:Ra", "R:b", "Se:load"] and num.store_names == ["La", "J"]
+    traj = kb.simulate(num, (0.0, 40.0), None)
+    omega = traj.q[-1, 1] / c[J]
+    assert abs(omega / (c[k] * c[Vs] / (c[R] * c[b] + c[k] ** 2)) - 1) < 1e-6
+    audit = traj.energy_audit()
+    assert audit.rel_residual < 1e-8
+    # the source's work went into heat in both resistors and the stored energy
+    W = dict(zip(num.load_names, traj.work[-1], strict=True))
+    assert W["Se:V"] > 0 > W["R:Ra"] and W["R:b"] < 0
+
+
+def test_numeric_model_equals_the_symbolic_equations_and_conserves_power():
+    g, m, c, d, F = msd_chain(3)
+    eqs = g.state_equations()
+    vals = _random_values([*m, *c, *d, F], seed=5)
+    num = g.numeric({s: float(v) for s, v in vals.items()})
+    rng = random.Random(9)
+    for _ in range(3):
+        x = [rng.uniform(-1, 1) for _ in eqs.x]
+        want = _at(eqs.xdot, vals | dict(zip(eqs.x, x, strict=True)))
+        _close(sp.Matrix(num.rhs(0.0, x)), want, 1e-12)
+        # junctions: power in = power out, numerically, along the bonds
+        P = dict(zip(num.bond_names, num.bond_powers(0.0, x), strict=True))
+        for el in g.elements:
+            if el.kind in ("0", "1"):
+                net = sum(P[b.name] * (1 if b.into(el) else -1) for b in g.bonds_of(el))
+                assert abs(net) < 1e-12
+    with pytest.raises(kb.BondGraphError, match="has 6 values"):
+        num.rhs(0.0, [1.0, 2.0])
+    with pytest.raises(kb.ModelError, match="no value given for the constant"):
+        g.numeric({})

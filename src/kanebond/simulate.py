@@ -187,7 +187,8 @@ def simulate(
     (True, 2, True)
     """
     wall0 = time.perf_counter()
-    if isinstance(system, (NumericModel, ConstrainedModel)):
+    if isinstance(system, (NumericModel, ConstrainedModel)) or getattr(
+            system, "is_numeric_model", False):
         if constants is not None:
             raise ModelError(
                 "constants were given with a prebuilt NumericModel, whose constants are fixed "

@@ -242,6 +242,16 @@ class BondGraph:
         self.causality = assign_causality(self)
         return self.causality
 
+    def numeric(self, constants=None, *, backend: str = "numpy"):
+        """The compiled numeric model (:class:`~kanebond.bondgraph.numeric.GraphNumeric`):
+        ``rhs(t, x)``, energies and powers; :func:`kanebond.simulate` accepts it."""
+        from .numeric import GraphNumeric
+
+        if backend not in ("numpy", "auto"):
+            raise BondGraphError(f"bond graphs are evaluated with backend='numpy' for now, got "
+                                 f"{backend!r}.")
+        return GraphNumeric(self, constants)
+
     def state_equations(self, *, explicit: bool = True):
         """(x, x') as SymPy matrices; see :mod:`.equations`."""
         from .equations import state_equations

@@ -1,0 +1,210 @@
+"""Numeric model of a bond graph: its state equations compiled through kanebond's own expression
+graph (:mod:`kanebond.codegen`, the same emitter the KaneSystem models use; no second code
+generator), ready for :func:`kanebond.simulate`.
+
+The right-hand side solves M(x, t) x' = b(x, t) (M is the identity unless a store is in
+derivative causality or a junction's flow is a state). Along with it the model evaluates
+
+* the energy of every store: ½ fᵀ m f of an I, ½ eᵀ c e of a C (their co-energies, equal to
+  the energies for these linear laws), T(q, p) of an IC or NIC, ½ fᵀ A f of the T* store;
+* the power of every source and resistor: the power an Se or Sf delivers into the graph, and
+  minus the power an R dissipates,
+
+so that d/dt Σ energies = Σ powers: :func:`kanebond.simulate` integrates the powers as the work of
+the "loads" and ``Trajectory.energy_audit()`` checks the balance from sources to heat and stored
+energy. To the simulator the model is a system of R = n states and no speeds (S = 0): the
+trajectory's ``q`` holds every state and ``T_star`` the total stored energy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import sympy as sp
+from sympy.core.function import AppliedUndef
+
+from ..codegen import Graph, emit_python
+from ..errors import BondGraphError, SimulationError
+from ..parameters import _initial_state, _Parameters
+from .elements import IC, NIC, C, Element, I, R, Se, Sf, TStar, t
+
+__all__ = ["GraphNumeric", "store_energies", "source_powers"]
+
+
+def _port_flow(eqs, el: Element, bond) -> sp.Matrix:
+    return eqs.flows[bond] if bond.into(el) else -eqs.flows[bond]
+
+
+def _quadratic(m, v: sp.Matrix) -> sp.Expr:
+    return ((v.T * m * v)[0] if isinstance(m, sp.MatrixBase) else m * (v.T * v)[0]) / 2
+
+
+def store_energies(graph, eqs) -> dict[str, sp.Expr]:
+    """{element name: stored energy} for every store, in the states (and rates x')."""
+    out: dict[str, sp.Expr] = {}
+    for el in graph.elements:
+        if isinstance(el, I):
+            out[el.name] = _quadratic(el.value, eqs.flows[el._bonds["0"]])
+        elif isinstance(el, C):
+            out[el.name] = _quadratic(el.value, eqs.efforts[el._bonds["0"]])
+        elif isinstance(el, TStar):
+            out[el.name] = _quadratic(el.A, _port_flow(eqs, el, el._bonds["I"]))
+        elif isinstance(el, (IC, NIC)):
+            bond = el._bonds["I"]
+            if bond.effort_by is el:  # derivative causality: p = A f
+                A = el.mass_matrix if el.mass_matrix is not None else \
+                    sp.hessian(el.T, el.p).inv()
+                at = dict(zip(el.p, A * _port_flow(eqs, el, bond), strict=True))
+                out[el.name] = el.T.xreplace(at)
+            else:
+                out[el.name] = el.T
+    return out
+
+
+def source_powers(graph, eqs) -> dict[str, sp.Expr]:
+    """{"<kind>:<name>": power} of every Se and Sf (delivered into the graph) and R (minus what
+    it dissipates): their sum is d/dt of the stored energy."""
+    out: dict[str, sp.Expr] = {}
+    for el in graph.elements:
+        if isinstance(el, (Se, Sf, R)):
+            bond = el._bonds["0"]
+            power_in = (eqs.efforts[bond].T * _port_flow(eqs, el, bond))[0]
+            out[f"{el.kind}:{el.name}"] = -power_in
+    return out
+
+
+class GraphNumeric:
+    """A bond graph's state equations as numbers: ``rhs(t, x)``, ``state_names``, the energy
+    of every store and the power of every source; :func:`kanebond.simulate` accepts it."""
+
+    is_numeric_model = True
+    backend = "numpy"
+
+    def __init__(self, graph, constants: Mapping | None = None) -> None:
+        eqs = graph.state_equations(explicit=False)
+        self.graph, self.system, self.eqs = graph, graph, eqs
+        self.coordinates = list(eqs.x)
+        self.speeds: list = []
+        self.R, self.S, self.n_u = len(self.coordinates), 0, 0
+        self._ind = np.zeros(0, dtype=np.intc)
+        self.state_names = eqs.state_names
+        energies = store_energies(graph, eqs)
+        powers = source_powers(graph, eqs)
+        self.store_names = list(energies)
+        self.load_names = list(powers)
+        self.source_kinds = ["load"] * len(powers)
+        self.bond_names = [b.name for b in graph.bonds]
+        bond_power = [(eqs.efforts[b].T * eqs.flows[b])[0] for b in graph.bonds]
+        exprs = {"M": list(eqs.M), "b": list(eqs.b), "E": list(energies.values()),
+                 "P": list(powers.values()), "B": bond_power}
+        self.parameters = _parameters(exprs, set(eqs.x) | set(eqs.rates))
+        self._params = _Parameters(self.parameters, constants, f"bond graph {graph.name!r}")
+        self.constants = dict(constants or {})
+        self._identity = eqs.M == sp.eye(self.R)
+        self._kernels = _compile(exprs, list(eqs.x), list(eqs.rates), self.parameters)
+
+    # ------------------------------------------------------------------ evaluation
+    def _batch(self, t, x) -> tuple[bool, np.ndarray, np.ndarray]:
+        xb = np.asarray(x, dtype=float)
+        single = xb.ndim == 1
+        xb = np.atleast_2d(xb)
+        if xb.shape[1] != self.R:
+            raise BondGraphError(f"a state of {self.graph.name!r} has {self.R} values "
+                                 f"({', '.join(self.state_names)}), got shape {xb.shape}.")
+        tt = np.broadcast_to(np.asarray(t, dtype=float).reshape(-1), (len(xb),)).copy()
+        return single, tt, xb
+
+    def _run(self, name: str, tt, xb, xd) -> np.ndarray:
+        c = self._params.values(tt, xb)
+        size = self._kernels[name][1]
+        out = np.zeros((size, len(tt)))
+        with np.errstate(all="ignore"):
+            self._kernels[name][0](tt[None, :], xb.T, xd.T, c.T, out)
+        return out.T
+
+    def rates(self, t, x) -> np.ndarray:
+        """x' from M x' = b: (n,) or (N, n)."""
+        single, tt, xb = self._batch(t, x)
+        zero = np.zeros_like(xb)
+        b = self._run("b", tt, xb, zero)
+        if self._identity:
+            xd = b
+        else:
+            M = self._run("M", tt, xb, zero).reshape(-1, self.R, self.R)
+            try:
+                xd = np.linalg.solve(M, b[..., None])[..., 0]
+            except np.linalg.LinAlgError as err:
+                raise SimulationError(f"the state equations of {self.graph.name!r} are "
+                                      f"singular at t={tt[0]:.6g} (M x' = b).") from err
+        return xd[0] if single else xd
+
+    def rhs(self, t, x) -> np.ndarray:
+        """x' at time t and state(s) x: (n,) or (N, n)."""
+        return self.rates(t, x)
+
+    rhs_momentum = rhs  # no speeds: both forms integrate the same states
+
+    def _with_rates(self, name: str, t, x) -> np.ndarray:
+        single, tt, xb = self._batch(t, x)
+        xd = np.atleast_2d(self.rates(tt, xb))
+        out = self._run(name, tt, xb, xd)
+        return out[0] if single else out
+
+    def load_powers(self, t, q, f=None) -> np.ndarray:
+        """Power of every source and resistor (``load_names``): (k,) or (N, k)."""
+        return self._with_rates("P", t, q)
+
+    def store_energies(self, t, x) -> np.ndarray:
+        """Energy of every store (``store_names``): (m,) or (N, m)."""
+        return self._with_rates("E", t, x)
+
+    def bond_powers(self, t, x) -> np.ndarray:
+        """Power eᵀf on every bond (``bond_names``), source to target: (k,) or (N, k)."""
+        return self._with_rates("B", t, x)
+
+    def T_star(self, q, f=None, t=None) -> np.ndarray:
+        """The total stored energy (the trajectory's ``T_star`` column)."""
+        e = self.store_energies(0.0 if t is None else t, q)
+        return np.sum(e, axis=-1)
+
+    def p_hat(self, q, f=None, t=None) -> np.ndarray:
+        return np.zeros(np.shape(q)[:-1] + (0,))
+
+    def f_from_p(self, q, p, t=None) -> np.ndarray:
+        return np.zeros(np.shape(q)[:-1] + (0,))
+
+    def initial_state(self, initial: Any, t0: float = 0.0) -> np.ndarray:
+        """x0 from a mapping {state symbol or name: value}, a sequence, or None (zeros)."""
+        return _initial_state(self, initial)
+
+
+def _parameters(exprs: dict, states: set) -> list:
+    """The constants and inputs of the expressions (sorted by name), besides states and t."""
+    found: set = set()
+    for group in exprs.values():
+        for e in group:
+            e = sp.sympify(e, strict=True)
+            found |= {s for s in e.free_symbols if s not in states and s != t}
+            found |= {a for a in e.atoms(AppliedUndef)}
+    return sorted(found, key=str)
+
+
+def _compile(exprs: dict, x: list, xd: list, params: list) -> dict:
+    """One NumPy kernel per group of expressions, through codegen's expression graph."""
+    g = Graph()
+    symbols = {t: g.inp("t", 0)}
+    symbols |= {s: g.inp("x", i) for i, s in enumerate(x)}
+    symbols |= {s: g.inp("xd", i) for i, s in enumerate(xd)}
+    symbols |= {s: g.inp("c", i) for i, s in enumerate(params)}
+    memo: dict = {}
+    groups = {"t": 1, "x": len(x), "xd": len(xd), "c": len(params)}
+    kernels, src = {}, []
+    for name, group in exprs.items():
+        outs = [g.from_sympy(sp.sympify(e, strict=True), symbols, memo) for e in group]
+        src.append(emit_python(g, groups, outs, f"k_{name}"))
+        kernels[name] = len(outs)
+    ns: dict = {"np": np}
+    exec(compile("\n".join(src), "<kanebond bond graph>", "exec"), ns)  # our generated code
+    return {name: (ns[f"k_{name}"], size) for name, size in kernels.items()}
