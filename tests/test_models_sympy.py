@@ -16,6 +16,7 @@ import sympy.physics.mechanics as me
 
 from kanebond.models._common import ModelParts
 from kanebond.models.chain import _build_chain_3d
+from kanebond.models.diffdrive import _build_differential_drive
 from kanebond.models.gyrostat import _build_gyrostat
 from kanebond.models.pendulum import _build_pendulum_on_cart
 from kanebond.models.rolling_disk import _build_rolling_disk
@@ -452,6 +453,7 @@ def test_models_build_kanesystems() -> None:
         "whipple_bicycle",
         "bicycle_sympy",
         "n_four_bar",
+        "differential_drive",
     }
     for name, build in MODELS.items():
         system = build()
@@ -465,6 +467,7 @@ CORE_CASES = {
     "chaplygin_sleigh(with_loads)": lambda: _build_chaplygin_sleigh(with_loads=True),
     "heavy_symmetric_top": _build_heavy_symmetric_top,
     "gyrostat": _build_gyrostat,
+    "differential_drive": _build_differential_drive,
 }
 
 

@@ -157,10 +157,11 @@ class KaneSystem(KaneModel):
                                     baumgarte=baumgarte)
         return NumericModel(self, constants, backend=backend, path=path)
 
-    def bond_graph(self, form: str = "momentum") -> BondGraph:
+    def bond_graph(self, form: str = "momentum", ports: Mapping | None = None) -> BondGraph:
         """This system's multibond graph ([PA21] Figs. 1–6): ``"unreduced"``, ``"velocity"``,
-        ``"momentum"`` or ``"lagrangian"`` (:mod:`kanebond.bondgraph.kane`)."""
-        return kane_bond_graph(self, form)
+        ``"momentum"`` or ``"lagrangian"``; ``ports`` {name: velocity linear in the speeds}
+        adds 1-junctions other energy domains connect to (:mod:`kanebond.bondgraph.kane`)."""
+        return kane_bond_graph(self, form, dict(ports or {}))
 
     def linearize(
         self,

@@ -343,14 +343,16 @@ def state_equations(graph, *, explicit: bool = True) -> StateEquations:
 
 
 def _order_states(graph, bld: _Builder) -> None:
-    """Put the states in ``graph.state_order`` when it is given (a KaneSystem's [q, p], [q, f])."""
+    """Put the states in ``graph.state_order`` first (a KaneSystem's [q, p] or [q, f]), the
+    others (of elements coupled to it) after them in element order."""
     order = list(getattr(graph, "state_order", None) or [])
     if not order:
         return
-    if sorted(map(str, order)) != sorted(map(str, bld.states)) or len(order) != len(bld.states):
-        raise CausalityError(f"{graph.name!r}: state_order {order} does not list its states "
-                             f"{bld.states}.")
-    bld.states = list(order)
+    stray = [s for s in order if s not in bld.states]
+    if stray or len(set(order)) != len(order):
+        raise CausalityError(f"{graph.name!r}: state_order names {stray or order}, which are "
+                             f"not (distinct) states of it; its states are {bld.states}.")
+    bld.states = order + [s for s in bld.states if s not in set(order)]
 
 
 def _resolve(bld: _Builder, rate: dict) -> dict:

@@ -51,8 +51,13 @@ class _Plain:
         return out
 
 
-def kane_bond_graph(system, form: str = "momentum") -> BondGraph:
-    """The multibond graph of ``system`` in ``form`` (:data:`FORMS`); see the module doc."""
+def kane_bond_graph(system, form: str = "momentum", ports: dict | None = None) -> BondGraph:
+    """The multibond graph of ``system`` in ``form`` (:data:`FORMS`); see the module doc.
+
+    ``ports`` {name: v} adds, for each velocity v linear in the speeds (a wheel's spin relative
+    to its chassis, a joint rate, a point's velocity component), an MTF with modulus the row
+    ∂v/∂fᵀ from ``f`` to a 1-junction ``name`` of flow v: hand-built electrical, rotational or
+    hydraulic graphs connect there (their effort enters e as (∂v/∂fᵀ)ᵀ·effort)."""
     if form not in FORMS:
         raise BondGraphError(f"bond_graph: form must be one of {', '.join(map(repr, FORMS))} "
                              f"(\"system\", [PA-VP] Fig. 3, is not built yet), got {form!r:.40}.")
@@ -68,7 +73,27 @@ def kane_bond_graph(system, form: str = "momentum") -> BondGraph:
     build = {"unreduced": _unreduced, "velocity": _velocity, "momentum": _momentum,
              "lagrangian": _lagrangian}[form]
     build(system, plain, g, fj)
+    for name, velocity in (ports or {}).items():
+        _port(system, plain, g, fj, name, velocity)
     return g
+
+
+def _port(system, plain: _Plain, g: BondGraph, fj, name: str, velocity) -> None:
+    """MTF(∂v/∂fᵀ) from f to a new 1-junction ``name`` whose flow is v ([PA21] Fig. 1)."""
+    if not isinstance(velocity, sp.Expr):
+        raise BondGraphError(f"port {name!r}: give the velocity as a SymPy expression in the "
+                             f"speeds {', '.join(map(str, system.speeds))}, got "
+                             f"{velocity!r:.60}.")
+    v = plain(velocity.xreplace(system.kindiffdict()))
+    row = sp.Matrix([[v.diff(s) for s in plain.f]])
+    if row.has(*plain.f) or sp.expand(v - (row * sp.Matrix(plain.f))[0]) != 0:
+        raise BondGraphError(
+            f"port {name!r}: its velocity {velocity} is not linear and homogeneous in the speeds "
+            f"{', '.join(map(str, system.speeds))} (v = (∂v/∂fᵀ) f); a port's flow must be."
+        )
+    tf = g.add(MTF(f"∂{name}/∂f", row))
+    g.connect(fj, tf)
+    g.connect(tf, g.add(OneJunction(name)))
 
 
 def _forces(g: BondGraph, fj, e: sp.Matrix) -> None:

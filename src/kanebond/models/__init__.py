@@ -14,6 +14,7 @@ function                      system                                 R      S   
 ``whipple_bicycle()``         Whipple bicycle, Moore's formulation   8      3      5 dep. speeds
 ``bicycle_sympy()``           SymPy's test bicycle (test_kane3)      4      3      3 dep. speeds
 ``n_four_bar(n)``             IFToMM A02 chain of n parallelograms   2n+1   1      2n dep. coords
+``differential_drive()``      robot on two rolling driven wheels     5      2      nonholonomic
 ============================  =====================================  =====  =====  ================
 
 ``rolling_disk_dependent()`` describes the rolling disk with the contact point's velocity
@@ -27,7 +28,8 @@ consistent configuration).
 Table 2, ``benchmark_matrices`` its closed-form linear model); ``bicycle_sympy()`` is the same
 bicycle exactly as SymPy's own test writes it. ``n_four_bar(n)`` is the IFToMM benchmark A02
 (``n_four_bar_initial``, ``n_four_bar_reference``: an independent one-degree-of-freedom
-solution).
+solution). ``differential_drive_with_motors()`` couples the robot's wheel ports to two DC motors
+with gearboxes (a :class:`kanebond.bondgraph.BondGraph`).
 
 ``MODELS`` maps each function's name to the function; every one can be called with no
 arguments.
@@ -52,6 +54,7 @@ from kanebond.models.bicycle import (
     whipple_operating_point,
 )
 from kanebond.models.chain import chain_3d
+from kanebond.models.diffdrive import differential_drive, differential_drive_with_motors
 from kanebond.models.fourbar import FOUR_BAR_DEFAULTS, four_bar, four_bar_configuration
 from kanebond.models.gyrostat import gyrostat
 from kanebond.models.nfourbar import (
@@ -85,6 +88,8 @@ __all__ = [
     "MODELS",
     "chain_3d",
     "chaplygin_sleigh",
+    "differential_drive",
+    "differential_drive_with_motors",
     "four_bar",
     "four_bar_configuration",
     "gyrostat",
@@ -106,5 +111,6 @@ MODELS: dict[str, Callable[..., Any]] = {
     "whipple_bicycle": whipple_bicycle,
     "bicycle_sympy": bicycle_sympy,
     "n_four_bar": n_four_bar,
+    "differential_drive": differential_drive,
 }
 """Every ready-made model by name; each function builds a fresh ``KaneSystem`` when called."""
