@@ -242,6 +242,19 @@ class BondGraph:
         self.causality = assign_causality(self)
         return self.causality
 
+    def to_svg(self, *, causality: bool = True) -> str:
+        """The graph drawn by Graphviz as SVG text, causal strokes included
+        (:mod:`kanebond.bondgraph.draw`)."""
+        from .draw import to_svg
+
+        return to_svg(self, causality=causality)
+
+    def draw(self, path, *, causality: bool = True):
+        """Write the drawing to ``path`` (.svg, .png or .pdf) and return the path."""
+        from .draw import draw
+
+        return draw(self, path, causality=causality)
+
     def numeric(self, constants=None, *, backend: str = "numpy"):
         """The compiled numeric model (:class:`~kanebond.bondgraph.numeric.GraphNumeric`):
         ``rhs(t, x)``, energies and powers; :func:`kanebond.simulate` accepts it."""
