@@ -170,3 +170,20 @@ def test_readme_bicycle_example_runs(tmp_path, monkeypatch):
         assert np.min(np.abs(ev - ref)) < 1e-10, (ev, ref)
     assert abs(ns["v_weave"] - WEAVE_SPEED) < 1e-9
     assert abs(ns["v_capsize"] - CAPSIZE_SPEED) < 1e-9
+
+
+def test_readme_bondgraph_example_runs(tmp_path, monkeypatch):
+    """The README's bond-graph example: the motor's steady speed k V / (R b + k²), its energy
+    audit, and the drawings it writes."""
+    monkeypatch.chdir(tmp_path)
+    text = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    blocks = [b for b in re.findall(r"```python\n(.*?)```", text, flags=re.S)
+              if "bondgraph as bg" in b]
+    assert blocks, "README has no bond-graph example"
+    ns: dict = {}
+    exec(compile(blocks[0], "README.md", "exec"), ns)  # noqa: S102
+    traj = ns["traj"]
+    assert abs(traj.q[-1, 1] / 0.01 / (0.1 * 12.0 / (1.0 * 0.001 + 0.1**2)) - 1) < 1e-6
+    assert traj.energy_audit().rel_residual < 1e-8
+    assert (tmp_path / "disk_momentum.svg").read_text().lstrip().startswith("<?xml")
+    assert (tmp_path / "robot.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
