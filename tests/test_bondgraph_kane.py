@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import sympy as sp
+import sympy.physics.mechanics as me
 
 import kanebond as kb
 from kanebond.models import chain_3d, chaplygin_sleigh, four_bar, heavy_symmetric_top, rolling_disk
@@ -129,3 +130,94 @@ def test_momentum_graph_simulates_like_the_system():
     traj = kb.simulate(gnum, (0.0, 1.0), y0, t_eval=[0.5, 1.0])
     np.testing.assert_allclose(traj.q[:, :R], direct.q, rtol=1e-7, atol=1e-8)
     assert traj.energy_audit().rel_residual < 1e-8
+
+
+# --------------------------------------------------------------------------- [PA-VP] Fig. 3
+def _planar():
+    x, y, vx, vy = me.dynamicsymbols("x y v_x v_y")
+    m, g, v0 = sp.symbols("m g v0", positive=True)
+    N = me.ReferenceFrame("N")
+    O = me.Point("O")
+    O.set_vel(N, 0)
+    P = O.locatenew("P", x * N.x + y * N.y)
+    P.set_vel(N, vx * N.x + vy * N.y)
+    base = kb.KaneSystem(N, [x, y], [vx, vy], [x.diff() - vx, y.diff() - vy],
+                         [me.Particle("Pa", P, m)], [(P, -m * g * N.y)], name="planar")
+    return base, P, (m, g, v0)
+
+
+def _driven_pendulum():
+    """A pendulum hung from a support whose speed is prescribed, u_s = a ω cos ωt, with a
+    spring on the support: a rheonomic constraint whose reaction is an actuator force."""
+    t = me.dynamicsymbols._t
+    xs, th, us, uth = me.dynamicsymbols("x_s theta u_s u_theta")
+    M, m, l, g, k, a, w = sp.symbols("M m l g k a omega", positive=True)
+    N = me.ReferenceFrame("N")
+    O = me.Point("O")
+    O.set_vel(N, 0)
+    S = O.locatenew("S", xs * N.x)
+    S.set_vel(N, us * N.x)
+    B = N.orientnew("B", "Axis", (th, N.z))
+    B.set_ang_vel(N, uth * N.z)
+    P = S.locatenew("P", -l * B.y)
+    P.v2pt_theory(S, N, B)
+    return kb.KaneSystem(
+        N, [xs, th], [us, uth], [xs.diff() - us, th.diff() - uth],
+        [me.Particle("support", S, M), me.Particle("bob", P, m)],
+        [(S, -M * g * N.y), (P, -m * g * N.y), (S, -k * xs * N.x)],
+        prescribed={us: a * w * sp.cos(w * t)}, name="driven",
+    )
+
+
+def test_system_graph_with_an_adjoined_constraint_equals_the_constrained_model():
+    """A particle held at constant speed |v| = v0 under gravity (nonlinear nonholonomic):
+    Se(λ) through MTF(∂φ/∂fᵀ); the graph's x' and λ equal the ConstrainedModel's, λ equals the
+    closed form m g v_y / (2 v0²), and the audit includes the constraint's work."""
+    base, P, (m, g, v0) = _planar()
+    system = base.adjoin(kb.AdjoinedConstraint(lambda v: v.dot(v), [P], value=v0**2,
+                                               name="speed"))
+    consts = {m: 2.0, g: 9.81, v0: 3.0}
+    graph = system.bond_graph("system")
+    kinds = {el.kind for el in graph.elements}
+    assert {"Se(λ)", "MTF", "I"} <= kinds
+    rep = graph.assign_causality()
+    assert ("m_Pa", "0") in rep.derivative and rep.free == ["f"]
+    gnum = graph.numeric({m: 2.0, g: 9.81})  # v0 drops out of d/dt(v·v) = 0
+    num = system.numeric(consts, backend="numpy")
+    assert gnum.state_names == ["x", "y", "v_x", "v_y"]
+    rng = np.random.default_rng(4)
+    for _ in range(3):
+        psi = rng.uniform(-1, 1)
+        state = np.array([*rng.uniform(-1, 1, 2), 3.0 * np.cos(psi), 3.0 * np.sin(psi)])
+        np.testing.assert_allclose(gnum.rhs(0.3, state), num.rhs(0.3, state), rtol=1e-10,
+                                   atol=1e-12)
+        lam = gnum.constraint_multipliers(0.3, state)
+        np.testing.assert_allclose(lam, num.constraint_multipliers(0.3, state), rtol=1e-10)
+        np.testing.assert_allclose(lam, [2.0 * 9.81 * state[3] / (2 * 9.0)], rtol=1e-10)
+    traj = kb.simulate(gnum, (0.0, 1.0), [0, 0, 3.0 * np.cos(0.3), 3.0 * np.sin(0.3)])
+    assert traj.energy_audit().rel_residual < 1e-8
+    assert "Se(λ):λ_speed" in traj.load_names
+
+
+def test_system_graph_with_a_prescribed_flow_equals_the_constrained_model():
+    """The driven pendulum: Sf(g(t)) on the prescribed speed's junction; the graph's
+    [x_s', θ', θ''] equal the ConstrainedModel's and the Sf's power is ᶜf ᶜe."""
+    system = _driven_pendulum()
+    consts = {c: float(v) for c, v in zip(system.constants,
+                                          np.linspace(0.6, 1.4, len(system.constants)),
+                                          strict=True)}
+    graph = system.bond_graph("system")
+    gnum = graph.numeric(consts)
+    num = system.numeric(consts, backend="numpy")
+    assert gnum.state_names == ["x_s", "theta", "u_theta"]
+    rng = np.random.default_rng(6)
+    for tt in (0.0, 0.7, 1.9):
+        state = rng.uniform(-1, 1, 3)
+        np.testing.assert_allclose(gnum.rhs(tt, state), num.rhs(tt, state), rtol=1e-10,
+                                   atol=1e-12)
+        P = dict(zip(gnum.load_names, gnum.load_powers(tt, state), strict=True))
+        g_t = num.rhs(tt, state)[0]                        # x_s' = u_s = g(t)
+        reaction = np.ravel(num.reactions(tt, state))[0]
+        np.testing.assert_allclose(P["Sf:g"], g_t * reaction, rtol=1e-9, atol=1e-12)
+    with pytest.raises(kb.BondGraphError, match="'system' graph of"):
+        system.bond_graph("momentum")

@@ -17,7 +17,7 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "kanebond"
 #: Floors from the bottom: a module may import its own floor or a lower one, never a higher one
 #: (model -> kinematics -> matrices -> forms -> numeric -> simulate / linearize / facade).
 FLOORS: list[set[str]] = [
-    {"_version", "errors", "progress", "codegen", "cemit"},
+    {"_version", "errors", "progress", "safe_expr", "codegen", "cemit"},
     {"symbolic", "kinematics", "loads", "embedding", "constraints", "auxiliary",
      "constraint_views", "matrices", "model"},
     {"forms"},

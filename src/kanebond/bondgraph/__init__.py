@@ -25,6 +25,7 @@ from .elements import (
     OneJunction,
     R,
     Se,
+    SeLambda,
     Sf,
     TStar,
     ZeroJunction,
@@ -35,5 +36,6 @@ from .graph import Bond, BondGraph
 
 __all__ = [
     "BondGraph", "Bond", "Element", "Se", "Sf", "R", "C", "I", "TF", "MTF", "GY", "MGY",
-    "ZeroJunction", "OneJunction", "IC", "NIC", "TStar", "CausalityReport", "StateEquations", "t",
+    "ZeroJunction", "OneJunction", "IC", "NIC", "TStar", "SeLambda", "CausalityReport",
+    "StateEquations", "t",
 ]

@@ -43,6 +43,7 @@ from .elements import (
     OneJunction,
     R,
     Se,
+    SeLambda,
     Sf,
     TStar,
     ZeroJunction,
@@ -90,7 +91,7 @@ def preferred_effort(el: Element, port: str) -> bool | None:
 
 
 def _fixed(el: Element) -> list[tuple[str, bool]]:
-    if isinstance(el, Se):
+    if isinstance(el, (Se, SeLambda)):
         return [("0", True)]
     if isinstance(el, Sf):
         return [("0", False)]

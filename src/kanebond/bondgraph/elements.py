@@ -37,7 +37,7 @@ from ..errors import BondGraphError
 
 __all__ = [
     "t", "Element", "Se", "Sf", "R", "C", "I", "TF", "MTF", "GY", "MGY", "ZeroJunction",
-    "OneJunction", "IC", "NIC", "TStar", "KINDS",
+    "OneJunction", "IC", "NIC", "TStar", "SeLambda", "KINDS",
 ]
 
 t = me.dynamicsymbols._t
@@ -177,6 +177,40 @@ class Sf(_Source):
 
     kind = "Sf"
     label = "flow"
+
+
+class SeLambda(Element):
+    """Effort source of adjoined constraints ([PA-VP] Figs. 2, 3): imposes the multipliers λ
+    on its bond, which are *solved*, not given, together with the state rates so that
+    d/dt φ(x, t) = d/dt ᴾφ(t) holds ([PA-VP] (4) differentiated, index 1). ``phi`` and
+    ``value`` are columns of L expressions in the graph's states and t; the power λᵀf it
+    delivers is the constraint power ([PA-VP] (19))."""
+
+    kind = "Se(λ)"
+
+    def __init__(self, name: str, phi: Any, value: Any = 0,
+                 multipliers: Sequence[sp.Symbol] | None = None) -> None:
+        super().__init__(name)
+        phi_ = self._param(phi, "phi")
+        self.phi = phi_ if isinstance(phi_, sp.MatrixBase) else sp.Matrix([phi_])
+        L = self.phi.shape[0]
+        value_ = self._param(value, "value")
+        self.value = value_ if isinstance(value_, sp.MatrixBase) else sp.Matrix([value_] * L)
+        if self.phi.shape != (L, 1) or self.value.shape != (L, 1):
+            raise BondGraphError(f"Se(λ) {name!r}: phi and value must be columns of the same "
+                                 f"length, got {self.phi.shape} and {self.value.shape}.")
+        syms = _state_symbols(multipliers, f"Se(λ) {name!r}: multipliers")
+        if syms is None:
+            base = f"lambda_{name}"
+            syms = [sp.Symbol(base)] if L == 1 else [sp.Symbol(f"{base}_{i}") for i in range(L)]
+        if len(syms) != L:
+            raise BondGraphError(f"Se(λ) {name!r}: {len(syms)} multiplier symbols for {L} "
+                                 f"constraints.")
+        self.multipliers = syms
+        self._sizes = {"0": L}
+
+    def parameters(self) -> dict[str, sp.Basic]:
+        return {"phi": self.phi, "value": self.value}
 
 
 class _OnePort(Element):
@@ -407,5 +441,5 @@ class TStar(_Field):
 
 KINDS: dict[str, type[Element]] = {
     cls.kind: cls for cls in (Se, Sf, R, C, I, TF, MTF, GY, MGY, ZeroJunction, OneJunction, IC,
-                              NIC, TStar)
+                              NIC, TStar, SeLambda)
 }

@@ -38,6 +38,7 @@ from .elements import (
     OneJunction,
     R,
     Se,
+    SeLambda,
     Sf,
     TStar,
     ZeroJunction,
@@ -49,8 +50,8 @@ __all__ = ["StateEquations", "state_equations"]
 
 @dataclass
 class StateEquations:
-    """x, the implicit M x' = b and (``explicit``) x' = M⁻¹ b; with every bond's effort and
-    flow as expressions of x and t (rates replaced by x' where they appear)."""
+    """x, the implicit M [x'; λ] = b and (``explicit``) x' and λ solved from it; with every
+    bond's effort and flow as expressions of x and t (rates and λ put in where they appear)."""
 
     x: sp.Matrix
     M: sp.Matrix
@@ -60,6 +61,13 @@ class StateEquations:
     efforts: dict = field(default_factory=dict)
     flows: dict = field(default_factory=dict)
     inputs: dict = field(default_factory=dict)
+    algebraic: sp.Matrix = field(default_factory=lambda: sp.zeros(0, 1))
+    multipliers: sp.Matrix | None = None
+
+    @property
+    def unknowns(self) -> sp.Matrix:
+        """The columns of M: the state rates, then the multipliers λ of Se(λ)."""
+        return sp.Matrix([*self.rates, *self.algebraic])
 
     @property
     def state_names(self) -> list[str]:
@@ -68,7 +76,8 @@ class StateEquations:
 
     def __iter__(self):
         yield self.x
-        yield self.xdot if self.xdot is not None else self.M.LUsolve(self.b)
+        yield self.xdot if self.xdot is not None else \
+            self.M.LUsolve(self.b)[: len(self.x), :]
 
 
 class _Builder:
@@ -85,6 +94,8 @@ class _Builder:
         self.residuals: list = []     # (free-state symbols, balance expressions = 0)
         self.who: dict = {}           # state → element name
         self.inputs: dict = {}
+        self.algebraic: list = []     # multipliers λ of Se(λ), solved with the rates
+        self.constraints: list = []   # φ − ᴾφ of every Se(λ), differentiated in time
 
     # port variables in the power-in convention -------------------------------------------
     def e(self, el: Element, port: str) -> sp.Matrix:
@@ -178,7 +189,11 @@ def _inverse(m, el: Element):
 
 # ------------------------------------------------------------------ element laws
 def _source_law(bld: _Builder, el) -> None:
-    if isinstance(el, Se):
+    if isinstance(el, SeLambda):
+        bld.set_e(el, "0", sp.Matrix(el.multipliers))
+        bld.algebraic += list(el.multipliers)
+        bld.constraints.append(el.phi - el.value)
+    elif isinstance(el, Se):
         bld.set_e(el, "0", el.value)
     else:
         bld.set_f(el, "0", -_col(el.value, el._bonds["0"].size))
@@ -301,8 +316,9 @@ def _field_law(bld: _Builder, el) -> None:
         bld.set_e(el, "C", -el.e_hat.xreplace(fmap).xreplace(at))
 
 
-_LAWS = [((Se, Sf), _source_law), ((R, C, I), _one_port_law), ((TF, MTF, GY, MGY), _two_port_law),
-         ((OneJunction, ZeroJunction), _junction_law), ((IC, NIC, TStar), _field_law)]
+_LAWS = [((Se, Sf, SeLambda), _source_law), ((R, C, I), _one_port_law),
+         ((TF, MTF, GY, MGY), _two_port_law), ((OneJunction, ZeroJunction), _junction_law),
+         ((IC, NIC, TStar), _field_law)]
 
 
 # ------------------------------------------------------------------ resolution
@@ -323,23 +339,35 @@ def state_equations(graph, *, explicit: bool = True) -> StateEquations:
     eqs = [rate[s] - bld.state_rate[s].xreplace(value) for s in bld.states if s in bld.state_rate]
     for res in bld.residuals:
         eqs += list(res.xreplace(value))
+    for con in bld.constraints:  # d/dt (φ − ᴾφ) = 0, linear in the rates ([PA-VP] (4))
+        eqs += list(_time_derivative(con, rate))
     xd = [rate[s] for s in bld.states]
-    if len(eqs) != len(xd):  # pragma: no cover - one balance row per free state
-        raise CausalityError(f"{len(eqs)} equations for {len(xd)} states in {graph.name!r}.")
+    unknowns = xd + bld.algebraic
+    if len(eqs) != len(unknowns):  # pragma: no cover - one row per free state and multiplier
+        raise CausalityError(f"{len(eqs)} equations for {len(unknowns)} unknowns in "
+                             f"{graph.name!r}.")
     E = sp.Matrix(eqs)
-    M = E.jacobian(xd) if xd else sp.zeros(0, 0)
-    if M.has(*xd):
+    M = E.jacobian(unknowns) if unknowns else sp.zeros(0, 0)
+    if M.has(*unknowns):
         raise CausalityError(f"the state equations of {graph.name!r} are nonlinear in the "
                              f"state rates; a store in derivative causality with a nonlinear law.")
-    b = -E.xreplace({r: 0 for r in xd})
-    xdot = None
+    b = -E.xreplace({r: 0 for r in unknowns})
+    xdot = lam = None
     if explicit:
-        xdot = b if M == sp.eye(len(xd)) else M.LUsolve(b)
-    back = {} if xdot is None else dict(zip(xd, xdot, strict=True))
+        sol = b if M == sp.eye(len(unknowns)) else M.LUsolve(b)
+        xdot, lam = sol[: len(xd), :], sol[len(xd):, :]
+    back = {} if xdot is None else dict(zip(unknowns, [*xdot, *lam], strict=True))
     efforts = {bd: bld.E[bd].xreplace(value).xreplace(back) for bd in graph.bonds}
     flows = {bd: bld.F[bd].xreplace(value).xreplace(back) for bd in graph.bonds}
     return StateEquations(sp.Matrix(bld.states), M, b, xdot, sp.Matrix(xd), efforts, flows,
-                          bld.inputs)
+                          bld.inputs, sp.Matrix(bld.algebraic), lam)
+
+
+def _time_derivative(expr: sp.Matrix, rate: dict) -> sp.Matrix:
+    """d/dt of an expression of the states and t, with the states' rates as symbols."""
+    states = list(rate)
+    return expr.jacobian(states) * sp.Matrix([rate[s] for s in states]) + expr.diff(t) \
+        if states else expr.diff(t)
 
 
 def _order_states(graph, bld: _Builder) -> None:
@@ -386,7 +414,7 @@ def _value(bld: _Builder, v, value: dict, rate: dict, cache: dict) -> sp.Expr:
     key = id(expr)
     if key not in cache:
         E = expr.xreplace(value)
-        if E.has(*rate.values()):
+        if E.has(*rate.values(), *bld.algebraic):
             b = bld.owner[v]
             raise CausalityError(
                 f"the store on {b} is in derivative causality with a flow that already depends "

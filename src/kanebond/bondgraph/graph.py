@@ -202,7 +202,8 @@ class BondGraph:
         """Raise a BondGraphError naming the first dangling port or lone junction."""
         if not self._elements:
             raise BondGraphError(f"{self.name!r} has no elements.")
-        sensed = {id(j) for j, _ in self.displacements}
+        sensed = {id(j) for j, _ in self.displacements}  # a flow sensor, or a state's junction
+        sensed |= {id(self._elements[n]) for n in self.free_states if n in self._elements}
         for el in self._elements.values():
             if isinstance(el, _Junction):
                 if len(el._bonds) < 2 and id(el) not in sensed:

@@ -12,7 +12,11 @@ Q(q) to a 1-junction ``q'`` whose flow is integrated to the coordinates q ([PA21
 * ``"momentum"``: Fig. 3 (IC, T = ½ pᵀA⁻¹p, when f = q') or Fig. 4 (NIC with ê = Dᵀf);
   p' = e + ê, f = ∂T/∂p ([PA21] (25)–(28), (36), (38));
 * ``"lagrangian"``: Fig. 6 (IC in derivative causality, when f = q') or Fig. 5 (NIC in
-  derivative causality): d/dt(∂T*/∂f) = e + ê ([PA21] (41), (42)).
+  derivative causality): d/dt(∂T*/∂f) = e + ê ([PA21] (41), (42));
+* ``"system"`` ([PA-VP] Fig. 3): the unreduced kinetic-energy subsystem with the free speeds ᵘf
+  as states, prescribed speeds driven by Sf(g(t)) (whose effort is the reaction ᶜe), and each
+  adjoined constraint as Se(λ) on a 1-junction of flow ᵃᶜf through MTF(∂φ/∂fᵀ); λ is solved
+  with the rates (index 1). The only graph for systems with prescribed or adjoined constraints.
 
 States are plain symbols named after the system's: [q, p] for the momentum graph, [q, f] for
 the others, in the system's order. Impressed forces that depend on the speeds enter the momentum
@@ -24,12 +28,12 @@ from __future__ import annotations
 import sympy as sp
 
 from ..errors import BondGraphError
-from .elements import IC, MTF, NIC, I, OneJunction, Se, TStar
+from .elements import IC, MTF, NIC, I, OneJunction, Se, SeLambda, Sf, TStar, ZeroJunction
 from .graph import BondGraph
 
 __all__ = ["FORMS", "kane_bond_graph"]
 
-FORMS = ("unreduced", "velocity", "momentum", "lagrangian")
+FORMS = ("unreduced", "velocity", "momentum", "lagrangian", "system")
 
 
 class _Plain:
@@ -59,9 +63,9 @@ def kane_bond_graph(system, form: str = "momentum", ports: dict | None = None) -
     ∂v/∂fᵀ from ``f`` to a 1-junction ``name`` of flow v: hand-built electrical, rotational or
     hydraulic graphs connect there (their effort enters e as (∂v/∂fᵀ)ᵀ·effort)."""
     if form not in FORMS:
-        raise BondGraphError(f"bond_graph: form must be one of {', '.join(map(repr, FORMS))} "
-                             f"(\"system\", [PA-VP] Fig. 3, is not built yet), got {form!r:.40}.")
-    if system.prescribed or system.adjoined:
+        raise BondGraphError(f"bond_graph: form must be one of {', '.join(map(repr, FORMS))}, "
+                             f"got {form!r:.40}.")
+    if (system.prescribed or system.adjoined) and form != "system":
         raise BondGraphError(
             f"{system.name!r} has prescribed flows or adjoined constraints, which the {form!r} "
             f"graph has no element for; their Sf(g(t)) and Se(λ) belong to the 'system' graph of "
@@ -71,7 +75,7 @@ def kane_bond_graph(system, form: str = "momentum", ports: dict | None = None) -
     g = BondGraph(f"{system.name} ({form})")
     fj = g.add(OneJunction("f"))
     build = {"unreduced": _unreduced, "velocity": _velocity, "momentum": _momentum,
-             "lagrangian": _lagrangian}[form]
+             "lagrangian": _lagrangian, "system": _system_graph}[form]
     build(system, plain, g, fj)
     for name, velocity in (ports or {}).items():
         _port(system, plain, g, fj, name, velocity)
@@ -172,3 +176,61 @@ def _body_branch(g: BondGraph, fj, label: str, modulus: sp.Matrix, inertia: sp.M
     g.connect(tf, vj)
     g.connect(vj, g.add(I(f"m_{label[2:]}" if label.startswith("v_") else f"I_{label[2:]}",
                           inertia)))
+
+
+def _system_graph(system, plain: _Plain, g: BondGraph, fj) -> None:
+    """[PA-VP] Fig. 3: the unreduced kinetic-energy subsystem (per body MTF(∂v/∂fᵀ) to inertias
+    in derivative causality), the free speeds ᵘf as states, the prescribed ones driven by
+    Sf(g(t)) (their effort is the reaction ᶜe, [PA21] (48)), and each adjoined constraint as
+    Se(λ) through MTF(∂φ/∂fᵀ) = (∂φ/∂{v}ᵀ)(∂{v}/∂fᵀ) ([PA-VP] (20), (27)) on its own
+    1-junction of flow ᵃᶜf."""
+    if system.dependent_speeds and system.adjoined:
+        raise BondGraphError(f"{system.name!r}: the 'system' graph of a system with both "
+                             f"embedded dependent speeds and adjoined constraints is not built "
+                             f"yet; adjoin or embed, not both.")
+    S = len(system.speeds)
+    ci = [system.speeds.index(s) for s in system.prescribed]
+    ui = [i for i in range(S) if i not in ci]
+    fixed = {plain.f[i]: plain(system.prescribed[system.speeds[i]]) for i in ci}
+    free = [plain.f[i] for i in ui]
+    _split_speeds(g, fj, ui, ci, S, free, sp.Matrix([fixed[plain.f[i]] for i in ci]))
+    _forces(g, fj, plain(system.e).xreplace(fixed))
+    for name, m, V, W, inertia in system.partial_velocities():
+        _body_branch(g, fj, f"v_{name}", plain(V), sp.eye(3) * m)
+        if W is not None:
+            _body_branch(g, fj, f"ω_{name}", plain(W), plain(inertia))
+    _coordinates(system, plain, g, fj)
+    for c in system.adjoined:
+        aj = g.add(OneJunction(f"ac_{c.name}"))
+        tf = g.add(MTF(f"∂φ_{c.name}/∂f", plain(c.G).xreplace(fixed)))
+        g.connect(fj, tf)
+        g.connect(tf, aj)
+        phi = plain(c.phi).xreplace(fixed)
+        g.connect(g.add(SeLambda(f"λ_{c.name}", phi, plain(c.value),
+                                 multipliers=[sp.Symbol(str(c.multiplier))])), aj)
+    g.state_order = [*plain.q, *free]
+
+
+def _split_speeds(g: BondGraph, fj, ui: list, ci: list, S: int, free: list,
+                  prescribed: sp.Matrix) -> None:
+    """f = P_u ᵘf + P_c ᶜf: the free speeds' junction (a state) and the prescribed speeds'
+    junction (driven by Sf(g(t))) summed on a 0-junction into f."""
+    if not ci:
+        g.free_state(fj, free)
+        return
+    total = g.add(ZeroJunction("f = ᵘf + ᶜf"))
+    for label, idx in (("u", ui), ("c", ci)):
+        if not idx:
+            continue
+        j = g.add(OneJunction(f"{label}f"))
+        P = sp.zeros(S, len(idx))
+        for k, i in enumerate(idx):
+            P[i, k] = 1
+        tf = g.add(MTF(f"P_{label}", P))
+        if label == "u":
+            g.free_state(j, free)
+        else:
+            g.connect(g.add(Sf("g", prescribed)), j)
+        g.connect(j, tf)
+        g.connect(tf, total)
+    g.connect(total, fj)

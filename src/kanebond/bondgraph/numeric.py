@@ -28,7 +28,7 @@ from sympy.core.function import AppliedUndef
 from ..codegen import Graph, emit_python
 from ..errors import BondGraphError, SimulationError
 from ..parameters import _initial_state, _Parameters
-from .elements import IC, NIC, C, Element, I, R, Se, Sf, TStar, t
+from .elements import IC, NIC, C, Element, I, R, Se, SeLambda, Sf, TStar, t
 
 __all__ = ["GraphNumeric", "store_energies", "source_powers"]
 
@@ -68,7 +68,7 @@ def source_powers(graph, eqs) -> dict[str, sp.Expr]:
     it dissipates): their sum is d/dt of the stored energy."""
     out: dict[str, sp.Expr] = {}
     for el in graph.elements:
-        if isinstance(el, (Se, Sf, R)):
+        if isinstance(el, (Se, Sf, R, SeLambda)):
             bond = el._bonds["0"]
             power_in = (eqs.efforts[bond].T * _port_flow(eqs, el, bond))[0]
             out[f"{el.kind}:{el.name}"] = -power_in
@@ -99,11 +99,13 @@ class GraphNumeric:
         bond_power = [(eqs.efforts[b].T * eqs.flows[b])[0] for b in graph.bonds]
         exprs = {"M": list(eqs.M), "b": list(eqs.b), "E": list(energies.values()),
                  "P": list(powers.values()), "B": bond_power}
-        self.parameters = _parameters(exprs, set(eqs.x) | set(eqs.rates))
+        self.multiplier_names = [str(s) for s in eqs.algebraic]
+        self.parameters = _parameters(exprs, set(eqs.x) | set(eqs.unknowns))
         self._params = _Parameters(self.parameters, constants, f"bond graph {graph.name!r}")
         self.constants = dict(constants or {})
-        self._identity = eqs.M == sp.eye(self.R)
-        self._kernels = _compile(exprs, list(eqs.x), list(eqs.rates), self.parameters)
+        self._n_z = len(eqs.unknowns)
+        self._identity = eqs.M == sp.eye(self._n_z)
+        self._kernels = _compile(exprs, list(eqs.x), list(eqs.unknowns), self.parameters)
 
     # ------------------------------------------------------------------ evaluation
     def _batch(self, t, x) -> tuple[bool, np.ndarray, np.ndarray]:
@@ -124,21 +126,30 @@ class GraphNumeric:
             self._kernels[name][0](tt[None, :], xb.T, xd.T, c.T, out)
         return out.T
 
-    def rates(self, t, x) -> np.ndarray:
-        """x' from M x' = b: (n,) or (N, n)."""
-        single, tt, xb = self._batch(t, x)
-        zero = np.zeros_like(xb)
+    def _solve(self, tt, xb) -> np.ndarray:
+        """z = [x', λ] from M z = b, (N, n + L)."""
+        zero = np.zeros((len(tt), self._n_z))
         b = self._run("b", tt, xb, zero)
         if self._identity:
-            xd = b
-        else:
-            M = self._run("M", tt, xb, zero).reshape(-1, self.R, self.R)
-            try:
-                xd = np.linalg.solve(M, b[..., None])[..., 0]
-            except np.linalg.LinAlgError as err:
-                raise SimulationError(f"the state equations of {self.graph.name!r} are "
-                                      f"singular at t={tt[0]:.6g} (M x' = b).") from err
+            return b
+        M = self._run("M", tt, xb, zero).reshape(-1, self._n_z, self._n_z)
+        try:
+            return np.linalg.solve(M, b[..., None])[..., 0]
+        except np.linalg.LinAlgError as err:
+            raise SimulationError(f"the state equations of {self.graph.name!r} are singular at "
+                                  f"t={tt[0]:.6g} (M [x'; λ] = b).") from err
+
+    def rates(self, t, x) -> np.ndarray:
+        """x' from M [x'; λ] = b: (n,) or (N, n)."""
+        single, tt, xb = self._batch(t, x)
+        xd = self._solve(tt, xb)[:, : self.R]
         return xd[0] if single else xd
+
+    def constraint_multipliers(self, t, x) -> np.ndarray:
+        """λ of the Se(λ) elements (``multiplier_names``): (L,) or (N, L)."""
+        single, tt, xb = self._batch(t, x)
+        lam = self._solve(tt, xb)[:, self.R :]
+        return lam[0] if single else lam
 
     def rhs(self, t, x) -> np.ndarray:
         """x' at time t and state(s) x: (n,) or (N, n)."""
@@ -148,8 +159,7 @@ class GraphNumeric:
 
     def _with_rates(self, name: str, t, x) -> np.ndarray:
         single, tt, xb = self._batch(t, x)
-        xd = np.atleast_2d(self.rates(tt, xb))
-        out = self._run(name, tt, xb, xd)
+        out = self._run(name, tt, xb, self._solve(tt, xb))
         return out[0] if single else out
 
     def load_powers(self, t, q, f=None) -> np.ndarray:
