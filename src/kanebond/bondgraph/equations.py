@@ -77,7 +77,7 @@ class StateEquations:
     def __iter__(self):
         yield self.x
         yield self.xdot if self.xdot is not None else \
-            self.M.LUsolve(self.b)[: len(self.x), :]
+            sp.Matrix(self.M).LUsolve(self.b)[: len(self.x), :]
 
 
 class _Builder:
@@ -346,21 +346,40 @@ def state_equations(graph, *, explicit: bool = True) -> StateEquations:
     if len(eqs) != len(unknowns):  # pragma: no cover - one row per free state and multiplier
         raise CausalityError(f"{len(eqs)} equations for {len(unknowns)} unknowns in "
                              f"{graph.name!r}.")
-    E = sp.Matrix(eqs)
-    M = E.jacobian(unknowns) if unknowns else sp.zeros(0, 0)
-    if M.has(*unknowns):
-        raise CausalityError(f"the state equations of {graph.name!r} are nonlinear in the "
-                             f"state rates; a store in derivative causality with a nonlinear law.")
-    b = -E.xreplace({r: 0 for r in unknowns})
+    M, b = _linear_system(graph, eqs, unknowns)
     xdot = lam = None
     if explicit:
-        sol = b if M == sp.eye(len(unknowns)) else M.LUsolve(b)
+        identity = M.todok() == {(i, i): 1 for i in range(len(unknowns))}
+        sol = b if identity else sp.Matrix(M).LUsolve(b)
         xdot, lam = sol[: len(xd), :], sol[len(xd):, :]
     back = {} if xdot is None else dict(zip(unknowns, [*xdot, *lam], strict=True))
     efforts = {bd: bld.E[bd].xreplace(value).xreplace(back) for bd in graph.bonds}
     flows = {bd: bld.F[bd].xreplace(value).xreplace(back) for bd in graph.bonds}
     return StateEquations(sp.Matrix(bld.states), M, b, xdot, sp.Matrix(xd), efforts, flows,
                           bld.inputs, sp.Matrix(bld.algebraic), lam)
+
+
+def _linear_system(graph, eqs: list, unknowns: list) -> tuple[sp.SparseMatrix, sp.Matrix]:
+    """M (sparse) and b of the rows ``eqs`` = M z − b, checked linear in z = ``unknowns``;
+    each row is differentiated only by the unknowns it holds (a chain's M is banded)."""
+    index = {u: j for j, u in enumerate(unknowns)}
+    entries: dict = {}
+    b = []
+    for i, eq in enumerate(eqs):
+        eq = sp.sympify(eq)
+        here = [u for u in eq.free_symbols if u in index]
+        for u in here:
+            coeff = eq.diff(u)
+            if coeff.free_symbols & set(here) or any(c in index for c in coeff.free_symbols):
+                raise CausalityError(
+                    f"the state equations of {graph.name!r} are nonlinear in the state rates "
+                    f"(row {i} in {u}); a store in derivative causality with a nonlinear law."
+                )
+            if coeff != 0:
+                entries[(i, index[u])] = coeff
+        b.append(-eq.xreplace({u: 0 for u in here}))
+    n = len(unknowns)
+    return sp.SparseMatrix(len(eqs), n, entries), sp.Matrix(b) if b else sp.zeros(0, 1)
 
 
 def _time_derivative(expr: sp.Matrix, rate: dict) -> sp.Matrix:

@@ -97,14 +97,19 @@ class GraphNumeric:
         self.source_kinds = ["load"] * len(powers)
         self.bond_names = [b.name for b in graph.bonds]
         bond_power = [(eqs.efforts[b].T * eqs.flows[b])[0] for b in graph.bonds]
-        exprs = {"M": list(eqs.M), "b": list(eqs.b), "E": list(energies.values()),
-                 "P": list(powers.values()), "B": bond_power}
+        dok = eqs.M.todok()
+        self._n_z = len(eqs.unknowns)
+        self._identity = dok == {(i, i): 1 for i in range(self._n_z)}
+        self._M_at = tuple(np.array(ix, dtype=np.intp).reshape(-1) for ix in
+                           zip(*dok.keys(), strict=True)) if dok else None
+        exprs = {"b": list(eqs.b), "E": list(energies.values()), "P": list(powers.values()),
+                 "B": bond_power}
+        if not self._identity:
+            exprs["M"] = list(dok.values())
         self.multiplier_names = [str(s) for s in eqs.algebraic]
         self.parameters = _parameters(exprs, set(eqs.x) | set(eqs.unknowns))
         self._params = _Parameters(self.parameters, constants, f"bond graph {graph.name!r}")
         self.constants = dict(constants or {})
-        self._n_z = len(eqs.unknowns)
-        self._identity = eqs.M == sp.eye(self._n_z)
         self._kernels = _compile(exprs, list(eqs.x), list(eqs.unknowns), self.parameters)
 
     # ------------------------------------------------------------------ evaluation
@@ -132,7 +137,8 @@ class GraphNumeric:
         b = self._run("b", tt, xb, zero)
         if self._identity:
             return b
-        M = self._run("M", tt, xb, zero).reshape(-1, self._n_z, self._n_z)
+        M = np.zeros((len(tt), self._n_z, self._n_z))
+        M[:, self._M_at[0], self._M_at[1]] = self._run("M", tt, xb, zero)
         try:
             return np.linalg.solve(M, b[..., None])[..., 0]
         except np.linalg.LinAlgError as err:
