@@ -1,5 +1,11 @@
 """Sequential causality assignment on multibond graphs (Karnopp's SCAP, extended to fields).
 
+References: the sequential causality assignment procedure of Karnopp and Rosenberg (Karnopp,
+Margolis and Rosenberg, *System Dynamics*, ch. 5: enforced, preferred, indifferent causality in
+that order); multibonds and multiport fields after Breedveld, *Multibond graph elements in
+physical systems theory*, J. Franklin Institute (1985), where a multibond carries one causal
+stroke for all its components.
+
 A bond's causality says which end imposes its effort (``Bond.effort_by``); the other end imposes
 its flow. For a multibond the whole bond shares one causality (a vector causal stroke, as in
 Breedveld's multibond graphs). The element rules:
