@@ -93,12 +93,16 @@ def test_every_error_class_is_a_kanebond_error() -> None:
         kb.SingularConfigurationError,
         kb.SimulationError,
         kb.TrajectoryFileError,
+        kb.BondGraphError,
+        kb.CausalityError,
+        kb.ExpressionError,
     ]
     for cls in classes:
         assert issubclass(cls, kb.KanebondError), cls
         assert issubclass(cls, Exception), cls
     assert issubclass(kb.ModelError, ValueError)
-    for cls in (kb.KinematicsError, kb.LoadError, kb.ConstraintError, kb.TrajectoryFileError):
+    for cls in (kb.KinematicsError, kb.LoadError, kb.ConstraintError, kb.TrajectoryFileError,
+                kb.BondGraphError, kb.CausalityError, kb.ExpressionError):
         assert issubclass(cls, kb.ModelError), cls
     # a configuration where the dependent speeds cannot be solved is a singular matrix, which
     # a simulation steps back from like a singular mass matrix

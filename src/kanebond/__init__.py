@@ -12,6 +12,7 @@ from .errors import (
     BondGraphError,
     CausalityError,
     ConstraintError,
+    ExpressionError,
     FormError,
     KanebondError,
     KanebondWarning,
@@ -55,5 +56,6 @@ __all__ = [
     "TrajectoryFileError",
     "BondGraphError",
     "CausalityError",
+    "ExpressionError",
     "__version__",
 ]

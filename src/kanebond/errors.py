@@ -18,6 +18,7 @@ __all__ = [
     "SimulationError",
     "BondGraphError",
     "CausalityError",
+    "ExpressionError",
 ]
 
 
@@ -78,6 +79,11 @@ class BondGraphError(ModelError):
 class CausalityError(BondGraphError):
     """Causality cannot be assigned (two sources impose the same variable), or the state
     equations need what the graph cannot give (a nonlinear algebraic loop, index > 1)."""
+
+
+class ExpressionError(ModelError):
+    """Text that is not an expression kanebond reads: a name, call or construct outside its
+    small vocabulary, a number too large, a nesting too deep (the message names where)."""
 
 
 class KanebondWarning(UserWarning):

@@ -33,9 +33,17 @@ from .elements import (
 )
 from .equations import StateEquations
 from .graph import Bond, BondGraph
+from .io import load as _load
+
+
+def load(path) -> BondGraph:
+    """The bond graph saved in the JSON file ``path`` by ``graph.save(path)``: every key and
+    expression checked (parsed with a whitelist, never evaluated); a damaged or tampered file
+    raises a BondGraphError naming the file and the place."""
+    return _load(path, BondGraph)
 
 __all__ = [
     "BondGraph", "Bond", "Element", "Se", "Sf", "R", "C", "I", "TF", "MTF", "GY", "MGY",
     "ZeroJunction", "OneJunction", "IC", "NIC", "TStar", "SeLambda", "CausalityReport",
-    "StateEquations", "t",
+    "StateEquations", "t", "load",
 ]

@@ -256,6 +256,13 @@ class BondGraph:
 
         return draw(self, path, causality=causality)
 
+    def save(self, path) -> None:
+        """Write the graph as versioned JSON (:mod:`kanebond.bondgraph.io`); read it back with
+        ``kanebond.bondgraph.load(path)`` (expressions are parsed, never evaluated)."""
+        from .io import save
+
+        save(self, path)
+
     def numeric(self, constants=None, *, backend: str = "numpy"):
         """The compiled numeric model (:class:`~kanebond.bondgraph.numeric.GraphNumeric`):
         ``rhs(t, x)``, energies and powers; :func:`kanebond.simulate` accepts it."""
