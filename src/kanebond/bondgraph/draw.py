@@ -1,8 +1,11 @@
 """Drawing multibond graphs with Graphviz (through the ``pygraphviz`` wheel, which bundles it).
 
 :func:`to_dot` writes the DOT source, :func:`to_svg` lays it out with ``dot`` and returns the
-SVG, :func:`draw` writes an ``.svg``, ``.png`` or ``.pdf`` file. The usual bond-graph
-conventions, left to right:
+SVG, :func:`draw` writes an ``.svg``, ``.png`` or ``.pdf`` file. Where pygraphviz cannot be
+imported (or Graphviz fails), both fall back, with a :class:`~kanebond.KanebondWarning`, to a
+simpler layered layout of kanebond's own (:mod:`.draw_fallback`: networkx for the layout, the SVG
+written directly, PNG and PDF through matplotlib); ``engine="graphviz"`` or ``"fallback"``
+chooses one. The usual bond-graph conventions, left to right:
 
 * an element is the text ``Kind:name`` (``Se:e``, ``MTF:Q``, ``I:m_disk``, ``NIC:T``); a
   junction is its ``0`` or ``1`` with its name small beneath it;
@@ -25,18 +28,22 @@ digraph bondgraph {
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable
 from html import escape as _html_escape
 from pathlib import Path
 from typing import Any
 
-from ..errors import BondGraphError, KanebondError
+from ..errors import BondGraphError, KanebondError, KanebondWarning
 from .elements import Element, _Field, _Junction, _TwoPort
 
-__all__ = ["to_dot", "to_svg", "draw", "FORMATS"]
+__all__ = ["to_dot", "to_svg", "draw", "FORMATS", "ENGINES"]
 
 FORMATS = ("svg", "png", "pdf")
 """The file suffixes :func:`draw` writes."""
+ENGINES = ("auto", "graphviz", "fallback")
+"""How :func:`to_svg` and :func:`draw` lay out: Graphviz when pygraphviz imports, else the
+fallback (``auto``); Graphviz or a BondGraphError (``graphviz``); the fallback (``fallback``)."""
 
 _FONT = "Helvetica"
 _PNG_DPI = 144
@@ -182,42 +189,86 @@ def to_dot(graph: Any, *, causality: bool = True) -> str:
 
 
 def _check_graph(graph: Any) -> None:
-    from .graph import BondGraph
-
-    if not isinstance(graph, BondGraph):
+    # duck-typed: graph.py imports this module (BondGraph.draw), never the other way round
+    if not all(hasattr(graph, a) for a in ("elements", "bonds", "assign_causality", "name")):
         raise BondGraphError(f"drawing takes a BondGraph, got {type(graph).__name__}.")
 
 
 # ---------------------------------------------------------------------------- rendering
+class _NoGraphviz(BondGraphError):
+    """pygraphviz cannot be imported, or Graphviz failed on the graph."""
+
+    def __init__(self, message: str, missing: bool) -> None:
+        super().__init__(message)
+        self.missing = missing
+
+
+_warned_missing = False  # the "pygraphviz not found" warning is given once per process
+
+
 def _render(dot: str, fmt: str) -> bytes:
     """``dot`` laid out by Graphviz's ``dot`` and rendered as ``fmt`` (svg, png or pdf)."""
     try:
         import pygraphviz
-    except ImportError as err:  # pragma: no cover - pygraphviz is a dependency
-        raise BondGraphError(
-            "drawing a bond graph needs pygraphviz (its wheels bundle Graphviz): "
-            "pip install 'pygraphviz>=2.0.4'."
+    except (ImportError, OSError) as err:  # OSError: a wheel whose Graphviz cannot load
+        raise _NoGraphviz(
+            f"drawing a bond graph with Graphviz needs pygraphviz (its wheels bundle Graphviz): "
+            f"pip install 'pygraphviz>=2.0.4' ({type(err).__name__}: {err}).", missing=True
         ) from err
     args = f"-Gdpi={_PNG_DPI}" if fmt == "png" else ""
     try:
         return pygraphviz.AGraph(string=dot).draw(format=fmt, prog="dot", args=args)
     except (OSError, ValueError) as err:
-        raise BondGraphError(f"Graphviz could not render the bond graph as {fmt}: {err}") from err
+        raise _NoGraphviz(f"Graphviz could not render the bond graph as {fmt}: {err}",
+                          missing=False) from err
 
 
-def to_svg(graph: Any, *, causality: bool = True) -> str:
-    """The SVG drawing of ``graph`` (see :func:`to_dot` for ``causality``)."""
-    return _render(to_dot(graph, causality=causality), "svg").decode("utf-8")
+def _fall_back(err: _NoGraphviz) -> None:
+    """Say once that pygraphviz is missing; say every time that Graphviz failed."""
+    global _warned_missing
+    if err.missing:
+        if _warned_missing:
+            return
+        _warned_missing = True
+        text = ("pygraphviz was not found, so bond graphs are drawn with kanebond's simpler "
+                "layout; for Graphviz's layout: pip install pygraphviz")
+    else:
+        text = f"{err} -- drawn with kanebond's simpler layout instead"
+    warnings.warn(text, KanebondWarning, stacklevel=4)
 
 
-def draw(graph: Any, path: str | Path, *, causality: bool = True) -> Path:
+def _output(graph: Any, fmt: str, causality: bool, engine: str) -> bytes:
+    """``graph`` drawn as ``fmt`` by the ``engine`` asked for (see :data:`ENGINES`)."""
+    if engine not in ENGINES:
+        raise BondGraphError(f"drawing: engine must be one of {', '.join(map(repr, ENGINES))}, "
+                             f"got {engine!r:.40}.")
+    _check_graph(graph)
+    if engine != "fallback":
+        try:
+            return _render(to_dot(graph, causality=causality), fmt)
+        except _NoGraphviz as err:
+            if engine == "graphviz":
+                raise
+            _fall_back(err)
+    from .draw_fallback import render
+
+    return render(graph, fmt, strokes=causality and _causality_known(graph))
+
+
+def to_svg(graph: Any, *, causality: bool = True, engine: str = "auto") -> str:
+    """The SVG drawing of ``graph`` (see :func:`to_dot` for ``causality``, :data:`ENGINES` for
+    ``engine``)."""
+    return _output(graph, "svg", causality, engine).decode("utf-8")
+
+
+def draw(graph: Any, path: str | Path, *, causality: bool = True, engine: str = "auto") -> Path:
     """Write the drawing of ``graph`` to ``path``, an ``.svg``, ``.png`` or ``.pdf`` file by its
-    suffix; return the path."""
+    suffix; return the path (``engine``: see :data:`ENGINES`)."""
     path = Path(path)
     fmt = path.suffix.lower().lstrip(".")
     if fmt not in FORMATS:
         raise BondGraphError(f"draw: cannot write {path.name!r}: the suffix must be one of "
                              f"{', '.join('.' + f for f in FORMATS)}.")
-    data = _render(to_dot(graph, causality=causality), fmt)
+    data = _output(graph, fmt, causality, engine)
     path.write_bytes(data)
     return path

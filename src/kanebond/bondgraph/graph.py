@@ -243,18 +243,19 @@ class BondGraph:
         self.causality = assign_causality(self)
         return self.causality
 
-    def to_svg(self, *, causality: bool = True) -> str:
-        """The graph drawn by Graphviz as SVG text, causal strokes included
-        (:mod:`kanebond.bondgraph.draw`)."""
+    def to_svg(self, *, causality: bool = True, engine: str = "auto") -> str:
+        """The graph drawn as SVG text, causal strokes included: by Graphviz (the pygraphviz
+        wheel), or a simpler layered layout of our own where it is missing
+        (``engine="auto"|"graphviz"|"fallback"``, :mod:`kanebond.bondgraph.draw`)."""
         from .draw import to_svg
 
-        return to_svg(self, causality=causality)
+        return to_svg(self, causality=causality, engine=engine)
 
-    def draw(self, path, *, causality: bool = True):
+    def draw(self, path, *, causality: bool = True, engine: str = "auto"):
         """Write the drawing to ``path`` (.svg, .png or .pdf) and return the path."""
         from .draw import draw
 
-        return draw(self, path, causality=causality)
+        return draw(self, path, causality=causality, engine=engine)
 
     def save(self, path) -> None:
         """Write the graph as versioned JSON (:mod:`kanebond.bondgraph.io`); read it back with
