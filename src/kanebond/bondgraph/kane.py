@@ -129,10 +129,8 @@ def _kinetic_energy(system, plain: _Plain) -> tuple[sp.Matrix, sp.Expr]:
     return A, (p.T * A.LUsolve(p))[0] / 2
 
 
-def _momentum(system, plain: _Plain, g: BondGraph, fj) -> None:
-    A, T = _kinetic_energy(system, plain)
-    f_of_p = dict(zip(plain.f, A.LUsolve(sp.Matrix(plain.p)), strict=True))
-    _forces(g, fj, plain(system.e).xreplace(f_of_p))
+def _kinetic_store(system, plain: _Plain, g: BondGraph, fj, A: sp.Matrix, T: sp.Expr) -> None:
+    """The IC (f = q': Figs. 3, 6) or the NIC with MTF(Q) (Figs. 4, 5) on the f junction."""
     if system.in_holonomic_form:
         store = g.add(IC("T", T, plain.p, plain.q, mass_matrix=A))
     else:
@@ -140,29 +138,35 @@ def _momentum(system, plain: _Plain, g: BondGraph, fj) -> None:
         _coordinates(system, plain, g, fj)
     g.connect(fj, (store, "I"))
     g.connect(fj, (store, "C"))
+
+
+def _momentum(system, plain: _Plain, g: BondGraph, fj) -> None:
+    A, T = _kinetic_energy(system, plain)
+    f_of_p = dict(zip(plain.f, A.LUsolve(sp.Matrix(plain.p)), strict=True))
+    _forces(g, fj, plain(system.e).xreplace(f_of_p))
+    _kinetic_store(system, plain, g, fj, A, T)
     g.state_order = [*plain.q, *plain.p]
 
 
 def _lagrangian(system, plain: _Plain, g: BondGraph, fj) -> None:
     A, T = _kinetic_energy(system, plain)
     _forces(g, fj, plain(system.e))
-    if system.in_holonomic_form:
-        store = g.add(IC("T", T, plain.p, plain.q, mass_matrix=A))
-    else:
-        store = g.add(NIC("T", T, plain.p, plain(system.e_hat), plain.f, mass_matrix=A))
-        _coordinates(system, plain, g, fj)
-    g.connect(fj, (store, "I"))
-    g.connect(fj, (store, "C"))
+    _kinetic_store(system, plain, g, fj, A, T)
     g.free_state(fj, plain.f)
     g.state_order = [*plain.q, *plain.f]
 
 
-def _unreduced(system, plain: _Plain, g: BondGraph, fj) -> None:
-    _forces(g, fj, plain(system.e))
+def _bodies(system, plain: _Plain, g: BondGraph, fj) -> None:
+    """Per body MTF(∂v/∂fᵀ) to m·1 and, if rigid, MTF(∂ω/∂fᵀ) to I(q) ([PA21] Fig. 1)."""
     for name, m, V, W, inertia in system.partial_velocities():
         _body_branch(g, fj, f"v_{name}", plain(V), sp.eye(3) * m)
         if W is not None:
             _body_branch(g, fj, f"ω_{name}", plain(W), plain(inertia))
+
+
+def _unreduced(system, plain: _Plain, g: BondGraph, fj) -> None:
+    _forces(g, fj, plain(system.e))
+    _bodies(system, plain, g, fj)
     _coordinates(system, plain, g, fj)
     g.free_state(fj, plain.f)
     g.state_order = [*plain.q, *plain.f]
@@ -195,10 +199,7 @@ def _system_graph(system, plain: _Plain, g: BondGraph, fj) -> None:
     free = [plain.f[i] for i in ui]
     _split_speeds(g, fj, ui, ci, S, free, sp.Matrix([fixed[plain.f[i]] for i in ci]))
     _forces(g, fj, plain(system.e).xreplace(fixed))
-    for name, m, V, W, inertia in system.partial_velocities():
-        _body_branch(g, fj, f"v_{name}", plain(V), sp.eye(3) * m)
-        if W is not None:
-            _body_branch(g, fj, f"ω_{name}", plain(W), plain(inertia))
+    _bodies(system, plain, g, fj)
     _coordinates(system, plain, g, fj)
     for c in system.adjoined:
         aj = g.add(OneJunction(f"ac_{c.name}"))
