@@ -287,3 +287,45 @@ def test_missing_and_oversized_files_are_named(tmp_path, monkeypatch) -> None:
     monkeypatch.setattr(io, "_MAX_BYTES", 1000)
     with pytest.raises(kb.BondGraphError, match=r"good\.json: the file is larger than"):
         bg.load(tmp_path / "good.json")
+
+
+def test_system_graph_with_se_lambda_and_sf_round_trips(tmp_path):
+    """[PA-VP] Fig. 3 graphs (Se(λ) of an adjoined constraint, Sf(g(t)) of a prescribed flow)
+    save and load with equal state equations and multipliers."""
+    import sympy.physics.mechanics as me
+
+    x, y, vx, vy = me.dynamicsymbols("x y v_x v_y")
+    m, g_, v0 = sp.symbols("m g v0", positive=True)
+    N = me.ReferenceFrame("N")
+    O = me.Point("O")
+    O.set_vel(N, 0)
+    P = O.locatenew("P", x * N.x + y * N.y)
+    P.set_vel(N, vx * N.x + vy * N.y)
+    base = kb.KaneSystem(N, [x, y], [vx, vy], [x.diff() - vx, y.diff() - vy],
+                         [me.Particle("Pa", P, m)], [(P, -m * g_ * N.y)], name="planar")
+    system = base.adjoin(kb.AdjoinedConstraint(lambda v: v.dot(v), [P], value=v0**2,
+                                               name="speed"))
+    graph = system.bond_graph("system")
+    graph.save(tmp_path / "speed.json")
+    back = bg.load(tmp_path / "speed.json")
+    assert "Se(λ)" in {el.kind for el in back.elements}
+    consts = {"m": 2.0, "g": 9.81}
+    a, b = graph.numeric(consts), back.numeric(consts)
+    state = [0.1, -0.2, 1.2, 2.7]
+    assert max(abs(u - v) for u, v in zip(a.rhs(0.0, state), b.rhs(0.0, state),
+                                          strict=True)) < 1e-12
+    assert abs(a.constraint_multipliers(0.0, state)[0]
+               - b.constraint_multipliers(0.0, state)[0]) < 1e-12
+
+
+def test_the_documented_example_file_loads(tmp_path):
+    """docs/bondgraph_format.md's example is a valid file: q_C' = (V − q_C/C)/R."""
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "bondgraph_format.md").read_text()
+    example = re.search(r"```json\n(.*?)```", text, flags=re.S).group(1)
+    (tmp_path / "rc.json").write_text(example)
+    x, xdot = bg.load(tmp_path / "rc.json").state_equations()
+    V, R, C = sp.symbols("V R C")
+    assert list(x) == [sp.Symbol("q_C")]
+    assert sp.simplify(xdot[0] - (V - x[0] / C) / R) == 0

@@ -39,13 +39,14 @@ _TOP = ("format", "version", "name", "symbols", "functions", "elements", "bonds"
         "displacements", "free_states", "state_order")
 _BOND = ("source", "source_port", "target", "target_port", "size")
 _VALUE = {"effort": "value", "flow": "value", "r": "value", "c": "value", "m": "value"}
-_SYMBOLS = ("state", "p", "q", "f")  # keys that hold lists of symbol names
+_SYMBOLS = ("state", "p", "q", "f", "multipliers")  # keys that hold lists of symbol names
 _KEYS: dict[str, tuple[str, ...]] = {  # per kind, the keys besides "kind" and "name"
     "Se": ("effort", "size"), "Sf": ("flow", "size"), "R": ("r", "size", "state"),
     "C": ("c", "size", "state"), "I": ("m", "size", "state"), "TF": ("modulus", "size"),
     "GY": ("modulus", "size"), "MTF": ("modulus", "size"), "MGY": ("modulus", "size"),
     "0": ("size",), "1": ("size",), "IC": ("T", "p", "q", "mass_matrix"),
     "NIC": ("T", "p", "e_hat", "f", "mass_matrix"), "T*": ("A", "Df", "f"),
+    "Se(λ)": ("phi", "value", "multipliers"),
 }
 _NULLABLE = ("size", "state", "mass_matrix")
 
