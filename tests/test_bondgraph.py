@@ -10,6 +10,7 @@ import sympy as sp
 
 import kanebond as kb
 from kanebond import bondgraph as bg
+from kanebond.bondgraph.library import spring_damper_chain
 
 V, R1, R2, R3, L, Cap, I0 = sp.symbols("V R1 R2 R3 L Cap I0", positive=True)
 
@@ -65,31 +66,9 @@ def test_parallel_rlc_on_a_zero_junction():
 
 
 def msd_chain(n):
-    """n masses in a row, mass i joined to mass i−1 (mass 0: the wall) by a spring c_i
-    (compliance) and a damper d_i in parallel; a force F pulls the last mass."""
-    m = sp.symbols(f"m1:{n + 1}", positive=True)
-    c = sp.symbols(f"c1:{n + 1}", positive=True)
-    d = sp.symbols(f"d1:{n + 1}", positive=True)
-    F = sp.Symbol("F")
-    g = bg.BondGraph(f"chain of {n}")
-    vel = []
-    for i in range(n):
-        j = g.add(bg.OneJunction(f"v{i + 1}"))
-        g.connect(j, g.add(bg.I(f"m{i + 1}", m[i])))
-        vel.append(j)
-    for i in range(n):
-        rel = g.add(bg.OneJunction(f"rel{i + 1}"))
-        g.connect(rel, g.add(bg.C(f"k{i + 1}", c[i])))
-        g.connect(rel, g.add(bg.R(f"d{i + 1}", d[i])))
-        if i == 0:
-            g.connect(vel[0], rel)
-        else:  # v_rel = v_i − v_{i−1}: a 0-junction at the coupling force
-            z = g.add(bg.ZeroJunction(f"F{i + 1}"))
-            g.connect(vel[i], z)
-            g.connect(z, vel[i - 1])
-            g.connect(z, rel)
-    g.connect(g.add(bg.Se("F", F)), vel[-1])
-    return g, m, c, d, F
+    """The library's chain (kanebond.bondgraph.library.spring_damper_chain): n masses, springs
+    c_i and dampers d_i to the mass before (the wall for the first), a force F on the last."""
+    return spring_damper_chain(n)
 
 
 def test_mass_spring_damper_chain_matches_newton():

@@ -12,10 +12,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from .elements import GY, TF, I, OneJunction, R, Se
+import sympy as sp
+
+from .elements import GY, TF, C, I, OneJunction, R, Se, ZeroJunction
 from .graph import BondGraph
 
-__all__ = ["dc_motor"]
+__all__ = ["dc_motor", "spring_damper_chain"]
 
 
 def dc_motor(graph: BondGraph, name: str, port: Any, *, V: Any, R_a: Any, L_a: Any, k: Any,
@@ -35,3 +37,32 @@ def dc_motor(graph: BondGraph, name: str, port: Any, *, V: Any, R_a: Any, L_a: A
     tf = graph.add(TF(f"gear_{name}", 1 / gear))
     graph.connect(shaft, tf)
     graph.connect(tf, port)
+
+
+def spring_damper_chain(n: int) -> tuple[BondGraph, tuple, tuple, tuple, sp.Symbol]:
+    """n masses m_i in a row, mass i joined to mass i−1 (mass 0: the wall) by a spring of
+    compliance c_i and a damper d_i in parallel, a force F on the last mass: 2n states
+    (p_m<i>, q_k<i>). Returns ``(graph, m, c, d, F)``. The tests' and the benchmark's chain."""
+    m = sp.symbols(f"m1:{n + 1}", positive=True)
+    c = sp.symbols(f"c1:{n + 1}", positive=True)
+    d = sp.symbols(f"d1:{n + 1}", positive=True)
+    F = sp.Symbol("F")
+    g = BondGraph(f"chain of {n}")
+    vel = []
+    for i in range(n):
+        j = g.add(OneJunction(f"v{i + 1}"))
+        g.connect(j, g.add(I(f"m{i + 1}", m[i])))
+        vel.append(j)
+    for i in range(n):
+        rel = g.add(OneJunction(f"rel{i + 1}"))
+        g.connect(rel, g.add(C(f"k{i + 1}", c[i])))
+        g.connect(rel, g.add(R(f"d{i + 1}", d[i])))
+        if i == 0:
+            g.connect(vel[0], rel)
+        else:  # v_rel = v_i − v_{i−1}: a 0-junction at the coupling force
+            z = g.add(ZeroJunction(f"F{i + 1}"))
+            g.connect(vel[i], z)
+            g.connect(z, vel[i - 1])
+            g.connect(z, rel)
+    g.connect(g.add(Se("F", F)), vel[-1])
+    return g, m, c, d, F

@@ -37,8 +37,13 @@ def _port_flow(eqs, el: Element, bond) -> sp.Matrix:
     return eqs.flows[bond] if bond.into(el) else -eqs.flows[bond]
 
 
+def _dot(a, b) -> sp.Expr:
+    """aᵀb of two columns as a plain sum (no 1×1 matrix products: they are slow in SymPy)."""
+    return sp.Add(*[x * y for x, y in zip(a, b, strict=True)])
+
+
 def _quadratic(m, v: sp.Matrix) -> sp.Expr:
-    return ((v.T * m * v)[0] if isinstance(m, sp.MatrixBase) else m * (v.T * v)[0]) / 2
+    return (_dot(v, m * v) if isinstance(m, sp.MatrixBase) else m * _dot(v, v)) / 2
 
 
 def store_energies(graph, eqs) -> dict[str, sp.Expr]:
@@ -70,7 +75,7 @@ def source_powers(graph, eqs) -> dict[str, sp.Expr]:
     for el in graph.elements:
         if isinstance(el, (Se, Sf, R, SeLambda)):
             bond = el._bonds["0"]
-            power_in = (eqs.efforts[bond].T * _port_flow(eqs, el, bond))[0]
+            power_in = _dot(eqs.efforts[bond], _port_flow(eqs, el, bond))
             out[f"{el.kind}:{el.name}"] = -power_in
     return out
 
@@ -96,14 +101,12 @@ class GraphNumeric:
         self.load_names = list(powers)
         self.source_kinds = ["load"] * len(powers)
         self.bond_names = [b.name for b in graph.bonds]
-        bond_power = [(eqs.efforts[b].T * eqs.flows[b])[0] for b in graph.bonds]
         dok = eqs.M.todok()
         self._n_z = len(eqs.unknowns)
         self._identity = dok == {(i, i): 1 for i in range(self._n_z)}
         self._M_at = tuple(np.array(ix, dtype=np.intp).reshape(-1) for ix in
                            zip(*dok.keys(), strict=True)) if dok else None
-        exprs = {"b": list(eqs.b), "E": list(energies.values()), "P": list(powers.values()),
-                 "B": bond_power}
+        exprs = {"b": list(eqs.b), "E": list(energies.values()), "P": list(powers.values())}
         if not self._identity:
             exprs["M"] = list(dok.values())
         self.multiplier_names = [str(s) for s in eqs.algebraic]
@@ -176,8 +179,18 @@ class GraphNumeric:
         """Energy of every store (``store_names``): (m,) or (N, m)."""
         return self._with_rates("E", t, x)
 
+    def _bond_kernel(self) -> None:
+        """Compile the power of every bond on first use (a large graph has many bonds)."""
+        if "B" in self._kernels:
+            return
+        eqs = self.eqs
+        powers = [_dot(eqs.efforts[b], eqs.flows[b]) for b in self.graph.bonds]
+        self._kernels.update(_compile({"B": powers}, list(eqs.x), list(eqs.unknowns),
+                                      self.parameters))
+
     def bond_powers(self, t, x) -> np.ndarray:
         """Power eᵀf on every bond (``bond_names``), source to target: (k,) or (N, k)."""
+        self._bond_kernel()
         return self._with_rates("B", t, x)
 
     def T_star(self, q, f=None, t=None) -> np.ndarray:
