@@ -77,3 +77,20 @@ def simple_pendulum(coordinate: str = "q", speed: str = "u", name: str = "pendul
         bodies=[me.Particle("bob", P, m)], loads=[(P, -m * g * N.y)], name=name,
     )
     return system, q, u, (m, g, l)
+
+
+def planar_particle(name: str = "planar"):
+    """A particle P of mass m in the vertical plane, speeds v_x = x', v_y = y', gravity −m g N.y:
+    ``(system, P, (m, g, v0))`` with v0 a spare positive symbol for a speed constraint."""
+    import kanebond as kb
+
+    x, y, vx, vy = me.dynamicsymbols("x y v_x v_y")
+    m, g, v0 = sp.symbols("m g v0", positive=True)
+    N = me.ReferenceFrame("N")
+    O = me.Point("O")
+    O.set_vel(N, 0)
+    P = O.locatenew("P", x * N.x + y * N.y)
+    P.set_vel(N, vx * N.x + vy * N.y)
+    system = kb.KaneSystem(N, [x, y], [vx, vy], [x.diff() - vx, y.diff() - vy],
+                           [me.Particle("Pa", P, m)], [(P, -m * g * N.y)], name=name)
+    return system, P, (m, g, v0)

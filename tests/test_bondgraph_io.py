@@ -292,17 +292,9 @@ def test_missing_and_oversized_files_are_named(tmp_path, monkeypatch) -> None:
 def test_system_graph_with_se_lambda_and_sf_round_trips(tmp_path):
     """[PA-VP] Fig. 3 graphs (Se(λ) of an adjoined constraint, Sf(g(t)) of a prescribed flow)
     save and load with equal state equations and multipliers."""
-    import sympy.physics.mechanics as me
+    from conftest import planar_particle
 
-    x, y, vx, vy = me.dynamicsymbols("x y v_x v_y")
-    m, g_, v0 = sp.symbols("m g v0", positive=True)
-    N = me.ReferenceFrame("N")
-    O = me.Point("O")
-    O.set_vel(N, 0)
-    P = O.locatenew("P", x * N.x + y * N.y)
-    P.set_vel(N, vx * N.x + vy * N.y)
-    base = kb.KaneSystem(N, [x, y], [vx, vy], [x.diff() - vx, y.diff() - vy],
-                         [me.Particle("Pa", P, m)], [(P, -m * g_ * N.y)], name="planar")
+    base, P, (m, g_, v0) = planar_particle()
     system = base.adjoin(kb.AdjoinedConstraint(lambda v: v.dot(v), [P], value=v0**2,
                                                name="speed"))
     graph = system.bond_graph("system")

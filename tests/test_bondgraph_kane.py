@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 import sympy as sp
 import sympy.physics.mechanics as me
+from conftest import planar_particle
 
 import kanebond as kb
 from kanebond.models import chain_3d, chaplygin_sleigh, four_bar, heavy_symmetric_top, rolling_disk
@@ -134,16 +135,7 @@ def test_momentum_graph_simulates_like_the_system():
 
 # --------------------------------------------------------------------------- [PA-VP] Fig. 3
 def _planar():
-    x, y, vx, vy = me.dynamicsymbols("x y v_x v_y")
-    m, g, v0 = sp.symbols("m g v0", positive=True)
-    N = me.ReferenceFrame("N")
-    O = me.Point("O")
-    O.set_vel(N, 0)
-    P = O.locatenew("P", x * N.x + y * N.y)
-    P.set_vel(N, vx * N.x + vy * N.y)
-    base = kb.KaneSystem(N, [x, y], [vx, vy], [x.diff() - vx, y.diff() - vy],
-                         [me.Particle("Pa", P, m)], [(P, -m * g * N.y)], name="planar")
-    return base, P, (m, g, v0)
+    return planar_particle()
 
 
 def _driven_pendulum():
