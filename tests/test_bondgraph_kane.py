@@ -213,3 +213,11 @@ def test_system_graph_with_a_prescribed_flow_equals_the_constrained_model():
         np.testing.assert_allclose(P["Sf:g"], g_t * reaction, rtol=1e-9, atol=1e-12)
     with pytest.raises(kb.BondGraphError, match="'system' graph of"):
         system.bond_graph("momentum")
+
+
+def test_singular_state_equations_raise_instead_of_returning_garbage():
+    """A massless disk: the velocity graph's M = A(q) = 0; the solve is checked, not trusted."""
+    g = _system("rolling_disk").bond_graph("velocity")
+    num = g.numeric({"m": 0.0, "r": 0.3, "g": 9.81})
+    with pytest.raises(kb.SingularMassMatrixError, match=r"rolling disk \(velocity\).*singular"):
+        num.rhs(0.0, np.array([0, 0, 0, 0.1, 0, 0.2, 5.0, 0.1]))

@@ -26,7 +26,7 @@ import sympy as sp
 from sympy.core.function import AppliedUndef
 
 from ..codegen import Graph, emit_python
-from ..errors import BondGraphError, SimulationError
+from ..errors import BondGraphError, SingularMassMatrixError
 from ..parameters import _initial_state, _Parameters
 from .elements import IC, NIC, C, Element, I, R, Se, SeLambda, Sf, TStar, t
 
@@ -143,10 +143,24 @@ class GraphNumeric:
         M = np.zeros((len(tt), self._n_z, self._n_z))
         M[:, self._M_at[0], self._M_at[1]] = self._run("M", tt, xb, zero)
         try:
-            return np.linalg.solve(M, b[..., None])[..., 0]
-        except np.linalg.LinAlgError as err:
-            raise SimulationError(f"the state equations of {self.graph.name!r} are singular at "
-                                  f"t={tt[0]:.6g} (M [x'; λ] = b).") from err
+            z = np.linalg.solve(M, b[..., None])[..., 0]
+        except np.linalg.LinAlgError:
+            z = np.full_like(b, np.nan)
+        # checked: near a singular M (a derivative store whose mass vanishes, a constraint that
+        # loses rank) the solve returns garbage without a word
+        resid = np.abs(np.einsum("kij,kj->ki", M, z) - b).max(axis=1, initial=0.0)
+        scale = (np.abs(M).max(axis=(1, 2), initial=0.0) * np.abs(z).max(axis=1, initial=0.0)
+                 + np.abs(b).max(axis=1, initial=0.0))
+        bad = ~np.isfinite(resid) | (resid > 1e-8 * np.maximum(scale, 1e-300))
+        if bad.any():
+            k = int(np.argmax(bad))
+            raise SingularMassMatrixError(
+                f"the state equations of {self.graph.name!r} are singular at t={tt[k]:.6g} "
+                f"(M [x'; λ] = b cannot be solved there: a store in derivative causality with no "
+                f"inertia, or constraints that lose rank) at the state "
+                f"{dict(zip(self.state_names, np.round(xb[k], 6).tolist(), strict=True))}."
+            )
+        return z
 
     def rates(self, t, x) -> np.ndarray:
         """x' from M [x'; λ] = b: (n,) or (N, n)."""
