@@ -1,0 +1,195 @@
+"""End-to-end tests of the ``kanebond`` command (issue 14), run as subprocesses."""
+
+from __future__ import annotations
+
+import csv
+import shutil
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+SUBCOMMANDS = {
+    "models": [],
+    "equations": ["--form", "--latex"],
+    "bondgraph": ["--form", "--output"],
+    "simulate": ["--t-end", "--set", "--initial", "--out"],
+    "linearize": ["--set", "--at", "--sweep", "--out"],
+    "demo": ["--out"],
+}
+SLEIGH = ["--set", "m=1", "--set", "a=0.3", "--set", "I_G=0.2"]
+DISK = ["--set", "m=2", "--set", "r=0.3", "--set", "g=9.81"]
+
+
+def kb(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    env_args = [sys.executable, "-m", "kanebond.cli", *args]
+    return subprocess.run(env_args, capture_output=True, text=True, cwd=cwd, timeout=120,
+                          env=_env())
+
+
+def _env() -> dict:
+    import os
+
+    return {**os.environ, "MPLBACKEND": "Agg"}
+
+
+def test_top_help_lists_subcommands():
+    r = kb("--help")
+    assert r.returncode == 0
+    for name in SUBCOMMANDS:
+        assert name in r.stdout
+    assert "--debug" in r.stdout
+
+
+@pytest.mark.parametrize("command", sorted(SUBCOMMANDS))
+def test_subcommand_help(command):
+    r = kb(command, "--help")
+    assert r.returncode == 0, r.stderr
+    for option in SUBCOMMANDS[command]:
+        assert option in r.stdout
+
+
+def test_installed_script():
+    script = shutil.which("kanebond", path=str(Path(sys.executable).parent))
+    if script is None:
+        pytest.skip("no `kanebond` console script next to this Python (pip install -e . first)")
+    r = subprocess.run([script, "--help"], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert "simulate" in r.stdout and "Usage: kanebond" in r.stdout
+    r = subprocess.run([script, "simulate", "nope", "--t-end", "1"], capture_output=True,
+                       text=True, timeout=120)
+    assert r.returncode == 1
+    assert "nope" in r.stderr
+
+
+def test_models_lists_rolling_disk():
+    r = kb("models")
+    assert r.returncode == 0, r.stderr
+    line = next(x for x in r.stdout.splitlines() if x.startswith("rolling_disk "))
+    assert line.split()[1:3] == ["5", "3"]
+
+
+def test_equations_momentum():
+    r = kb("equations", "rolling_disk", "--form", "momentum")
+    assert r.returncode == 0, r.stderr
+    assert "p_u1" in r.stdout or "p'" in r.stdout
+
+
+def test_equations_latex():
+    r = kb("equations", "rolling_disk", "--form", "velocity", "--latex")
+    assert r.returncode == 0, r.stderr
+    assert "\\frac" in r.stdout or "\\left" in r.stdout
+
+
+def test_bondgraph_svg(tmp_path):
+    out = tmp_path / "out.svg"
+    r = kb("bondgraph", "rolling_disk", "-o", str(out))
+    assert r.returncode == 0, r.stderr
+    assert "causality" in r.stdout
+    root = ET.parse(out).getroot()
+    assert root.tag.endswith("svg")
+
+
+def test_bondgraph_bad_suffix(tmp_path):
+    r = kb("bondgraph", "rolling_disk", "-o", str(tmp_path / "out.txt"))
+    assert r.returncode == 2
+    assert "Traceback" not in r.stderr
+
+
+def test_simulate_writes_files(tmp_path):
+    out = tmp_path / "run"
+    r = kb("simulate", "chaplygin_sleigh", "--t-end", "0.5", *SLEIGH, "--initial", "u1=1",
+           "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    for name in ("trajectory.csv", "plot.png", "audit.txt"):
+        assert (out / name).is_file(), name
+        assert str(out / name) in r.stdout
+    with open(out / "trajectory.csv", newline="") as fh:
+        rows = list(csv.reader(fh))
+    assert rows[0][0] == "t" and "u1" in rows[0]
+    assert float(rows[1][rows[0].index("u1")]) == 1.0
+    assert float(rows[-1][0]) == pytest.approx(0.5)
+    assert (out / "plot.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_simulate_missing_constant(tmp_path):
+    r = kb("simulate", "chaplygin_sleigh", "--t-end", "0.5", "--set", "m=1", cwd=tmp_path)
+    assert r.returncode == 1
+    assert "I_G" in r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("kanebond: error:")
+    assert "Traceback" not in r.stderr
+
+
+def test_debug_shows_traceback(tmp_path):
+    r = kb("--debug", "simulate", "chaplygin_sleigh", "--t-end", "0.5", "--set", "m=1",
+           cwd=tmp_path)
+    assert r.returncode != 0
+    assert "Traceback" in r.stderr and "I_G" in r.stderr
+
+
+def test_unknown_model():
+    r = kb("equations", "no_such_model")
+    assert r.returncode in (1, 2)
+    assert "no_such_model" in r.stderr
+    assert "rolling_disk" in r.stderr and "chaplygin_sleigh" in r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_unknown_constant(tmp_path):
+    r = kb("simulate", "chaplygin_sleigh", "--t-end", "0.1", *SLEIGH, "--set", "zz=1",
+           cwd=tmp_path)
+    assert r.returncode == 1
+    assert "zz" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_bad_number(tmp_path):
+    r = kb("simulate", "chaplygin_sleigh", "--t-end", "0.5", "--set", "m=abc", cwd=tmp_path)
+    assert r.returncode == 2
+    assert "abc" in r.stderr and "not a number" in r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_linearize_eigenvalues():
+    r = kb("linearize", "rolling_disk", *DISK, "--at", "u2=5")
+    assert r.returncode == 0, r.stderr
+    assert "eigenvalues" in r.stdout
+    values = [complex(x.replace(" ", "")) for x in r.stdout.splitlines()[2:]
+              if x.strip().endswith("j")]
+    assert len(values) == 8
+    assert max(v.real for v in values) < 1e-9  # upright disk stable at 5 rad/s
+
+
+def test_linearize_sweep(tmp_path):
+    r = kb("linearize", "rolling_disk", *DISK, "--sweep", "u2=1:6:6", "--out", str(tmp_path))
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "sweep_u2.png").is_file()
+
+
+def test_linearize_bad_sweep():
+    r = kb("linearize", "rolling_disk", *DISK, "--sweep", "u2=1:6")
+    assert r.returncode == 2
+    assert "NAME=START:STOP:NUM" in r.stderr
+
+
+@pytest.mark.slow
+def test_demo(tmp_path):
+    r = kb("demo", "--out", str(tmp_path / "demo"), cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "demo output files are in" in r.stdout
+
+
+def test_simulate_points_gives_evenly_spaced_output(tmp_path):
+    out = tmp_path / "o"
+    res = subprocess.run(
+        [sys.executable, "-m", "kanebond.cli", "simulate", "chaplygin_sleigh", "--t-end", "0.5",
+         "--set", "m=1", "--set", "a=0.3", "--set", "I_G=0.2", "--initial", "u1=1",
+         "--points", "11", "--out", str(out)],
+        capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0, res.stderr
+    rows = (out / "trajectory.csv").read_text().splitlines()
+    assert len(rows) == 12 and rows[0].startswith("t,")
+    assert [float(r.split(",")[0]) for r in rows[1:]] == pytest.approx(
+        [0.05 * k for k in range(11)])
