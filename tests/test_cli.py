@@ -193,3 +193,13 @@ def test_simulate_points_gives_evenly_spaced_output(tmp_path):
     assert len(rows) == 12 and rows[0].startswith("t,")
     assert [float(r.split(",")[0]) for r in rows[1:]] == pytest.approx(
         [0.05 * k for k in range(11)])
+
+
+def test_equations_of_a_model_file():
+    from importlib.resources import files
+
+    path = files("kanebond") / "models" / "files" / "chaplygin_sleigh.toml"
+    r = kb("equations", str(path), "--form", "velocity")
+    assert r.returncode == 0, r.stderr
+    assert "velocity form of Chaplygin sleigh" in r.stdout
+    assert "I_G" in r.stdout

@@ -96,13 +96,14 @@ def test_every_error_class_is_a_kanebond_error() -> None:
         kb.BondGraphError,
         kb.CausalityError,
         kb.ExpressionError,
+        kb.ModelFileError,
     ]
     for cls in classes:
         assert issubclass(cls, kb.KanebondError), cls
         assert issubclass(cls, Exception), cls
     assert issubclass(kb.ModelError, ValueError)
     for cls in (kb.KinematicsError, kb.LoadError, kb.ConstraintError, kb.TrajectoryFileError,
-                kb.BondGraphError, kb.CausalityError, kb.ExpressionError):
+                kb.BondGraphError, kb.CausalityError, kb.ExpressionError, kb.ModelFileError):
         assert issubclass(cls, kb.ModelError), cls
     # a configuration where the dependent speeds cannot be solved is a singular matrix, which
     # a simulation steps back from like a singular mass matrix

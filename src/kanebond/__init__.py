@@ -19,6 +19,7 @@ from .errors import (
     KinematicsError,
     LoadError,
     ModelError,
+    ModelFileError,
     SimulationError,
     SingularConfigurationError,
     SingularMassMatrixError,
@@ -57,5 +58,6 @@ __all__ = [
     "BondGraphError",
     "CausalityError",
     "ExpressionError",
+    "ModelFileError",
     "__version__",
 ]

@@ -56,11 +56,17 @@ def _guess_tables() -> dict[str, Callable[[dict, dict], Mapping[str, float]]]:
 def resolve_model(spec: str) -> tuple[Any, dict[str, float]]:
     """The system named by ``spec`` and its default constants ({name: float}, maybe empty).
 
-    Today ``spec`` is the name of a ready-made model (:data:`kanebond.models.MODELS`); a model
-    file path is the natural next case to add here.
+    ``spec`` is the name of a ready-made model (:data:`kanebond.models.MODELS`) or the path of
+    an existing ``.toml`` model file (:mod:`kanebond.modelfile`), whose parameter values are the
+    defaults.
     """
     from .models import MODELS
 
+    if spec.lower().endswith(".toml") and Path(spec).is_file():
+        from .modelfile import read_model
+
+        loaded = read_model(spec)
+        return loaded.system, dict(loaded.defaults)
     if spec not in MODELS:
         known = ", ".join(sorted(MODELS))
         raise ModelError(f"unknown model {spec!r}; known models: {known}")
@@ -207,7 +213,7 @@ class _Group(click.Group):
 def cli(ctx: click.Context, debug: bool) -> None:
     """Kane's equations in bond-graph-compatible forms, from the command line.
 
-    MODEL is the name of a ready-made model (see `kanebond models`).
+    MODEL is the name of a ready-made model (see `kanebond models`) or a .toml model file.
     """
     ctx.ensure_object(dict)["debug"] = debug
 

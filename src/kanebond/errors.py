@@ -19,6 +19,7 @@ __all__ = [
     "BondGraphError",
     "CausalityError",
     "ExpressionError",
+    "ModelFileError",
 ]
 
 
@@ -84,6 +85,12 @@ class CausalityError(BondGraphError):
 class ExpressionError(ModelError):
     """Text that is not an expression kanebond reads: a name, call or construct outside its
     small vocabulary, a number too large, a nesting too deep (the message names where)."""
+
+
+class ModelFileError(ModelError):
+    """A model file that cannot be read: bad TOML (the message gives the line), an unknown key
+    or name, a value of the wrong type, a missing table, too large a file (the message names the
+    file and the table and key)."""
 
 
 class KanebondWarning(UserWarning):
