@@ -11,7 +11,10 @@ import hashlib
 import os
 import platform
 import shutil
+import signal
 import subprocess
+import time
+from contextlib import contextmanager
 from pathlib import Path
 
 
@@ -94,3 +97,30 @@ def kanebond_fingerprint() -> str:
     import kanebond as kb
 
     return fingerprint(Path(kb.__file__).parent)
+
+
+class TimeLimit(BaseException):
+    """A timed run went past its limit (BaseException: SymPy code must not swallow it)."""
+
+
+def _alarm(signum, frame):  # noqa: ARG001 - signal handler signature
+    raise TimeLimit
+
+
+@contextmanager
+def time_limit(limit: float):
+    """Yield a one-entry list that receives the body's wall time; raise TimeLimit if the body
+    runs past ``limit`` s (0: no limit; SIGALRM where the platform has it)."""
+    use_alarm = limit > 0 and hasattr(signal, "SIGALRM")
+    if use_alarm:
+        old = signal.signal(signal.SIGALRM, _alarm)
+        signal.setitimer(signal.ITIMER_REAL, limit)
+    took = [0.0]
+    t0 = time.perf_counter()
+    try:
+        yield took
+    finally:
+        took[0] = time.perf_counter() - t0
+        if use_alarm:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, old)

@@ -46,7 +46,6 @@ import math
 import pstats
 import random
 import shlex
-import signal
 import sys
 import time
 from collections.abc import Callable
@@ -124,12 +123,7 @@ def bgt_chain(n):
 # timing
 
 
-class TimeLimit(Exception):
-    pass
-
-
-def _alarm(signum, frame):  # noqa: ARG001 - signal handler signature
-    raise TimeLimit
+TimeLimit = _env.TimeLimit
 
 
 def timed(build: Callable, run: Callable, repeats: int, fast: float, limit: float = 0.0):
@@ -141,18 +135,9 @@ def timed(build: Callable, run: Callable, repeats: int, fast: float, limit: floa
         obj = build()
         clear_cache()
         gc.collect()
-        use_alarm = limit > 0 and hasattr(signal, "SIGALRM")
-        if use_alarm:
-            old = signal.signal(signal.SIGALRM, _alarm)
-            signal.setitimer(signal.ITIMER_REAL, limit)
-        try:
-            t0 = time.perf_counter()
+        with _env.time_limit(limit) as took:
             out = run(obj)
-            dt = time.perf_counter() - t0
-        finally:
-            if use_alarm:
-                signal.setitimer(signal.ITIMER_REAL, 0)
-                signal.signal(signal.SIGALRM, old)
+        dt = took[0]
         best = min(best, dt)
         if dt >= fast:
             break

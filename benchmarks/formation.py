@@ -40,7 +40,6 @@ import os
 import platform
 import pstats
 import random
-import signal
 import sys
 import time
 from collections.abc import Callable
@@ -94,12 +93,7 @@ def form_sympy(parts: ModelParts) -> tuple[sm.Matrix, sm.Matrix, dict]:
 FORM = {"kanebond": form_kanebond, "sympy": form_sympy}
 
 
-class TimeLimit(BaseException):
-    """A timed run went past its limit (BaseException: SymPy code must not swallow it)."""
-
-
-def _alarm(signum, frame):  # noqa: ARG001 - signal handler signature
-    raise TimeLimit
+TimeLimit = _env.TimeLimit
 
 
 def timed_run(side: str, build: Callable[[int], ModelParts], n: int, limit: float):
@@ -109,19 +103,9 @@ def timed_run(side: str, build: Callable[[int], ModelParts], n: int, limit: floa
     t_build = time.perf_counter() - t0
     clear_cache()
     gc.collect()
-    use_alarm = limit > 0 and hasattr(signal, "SIGALRM")
-    if use_alarm:
-        old = signal.signal(signal.SIGALRM, _alarm)
-        signal.setitimer(signal.ITIMER_REAL, limit)
-    try:
-        t0 = time.perf_counter()
+    with _env.time_limit(limit) as took:
         result = FORM[side](parts)
-        t_form = time.perf_counter() - t0
-    finally:
-        if use_alarm:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, old)
-    return parts, result, t_build, t_form
+    return parts, result, t_build, took[0]
 
 
 # ---------------------------------------------------------------------------------------------
