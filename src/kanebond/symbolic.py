@@ -374,7 +374,30 @@ def _tree_smaller(expr: sp.Basic, limit: int) -> bool:
     return True
 
 
-def pythagorean(expr: sp.Expr, max_ops: int = 400) -> sp.Expr:
+def _has_square_pair(expr: sp.Expr) -> bool:
+    """Whether some angle x may give both sin²x and cos²x once expanded: the only case where
+    sin² + cos² = 1 can shorten anything. A cheap walk over the even powers (of sin, of cos,
+    and of sums holding both) instead of expanding every entry."""
+    sines: set = set()
+    cosines: set = set()
+    for w in expr.atoms(sp.Pow):
+        if not (w.exp.is_Integer and w.exp >= 2 and w.exp % 2 == 0):
+            continue
+        if isinstance(w.base, sp.sin):
+            sines.add(w.base.args[0])
+        elif isinstance(w.base, sp.cos):
+            cosines.add(w.base.args[0])
+        elif isinstance(w.base, sp.Add):
+            inner_s = {a.args[0] for a in w.base.atoms(sp.sin)}
+            inner_c = {a.args[0] for a in w.base.atoms(sp.cos)}
+            if inner_s & inner_c:
+                return True
+            sines |= inner_s
+            cosines |= inner_c
+    return bool(sines & cosines)
+
+
+def pythagorean(expr: sp.Expr, max_ops: int = 200) -> sp.Expr:
     """``expr`` with sin²x + cos²x = 1 used wherever it shortens it; cheap, no ``trigsimp``.
 
     The expanded expression is rewritten, one angle x at a time, with even powers of sin x
@@ -385,7 +408,7 @@ def pythagorean(expr: sp.Expr, max_ops: int = 400) -> sp.Expr:
     """
     if not isinstance(expr, sp.Expr) or not _tree_smaller(expr, 4 * max_ops):
         return expr
-    if not expr.has(sp.sin) or not expr.has(sp.cos):
+    if not _has_square_pair(expr):
         return expr
     ops = sp.count_ops(expr)
     if ops > max_ops:
