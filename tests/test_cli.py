@@ -69,6 +69,9 @@ def test_models_lists_rolling_disk():
     assert r.returncode == 0, r.stderr
     line = next(x for x in r.stdout.splitlines() if x.startswith("rolling_disk "))
     assert line.split()[1:3] == ["5", "3"]
+    shipped = [x.strip() for x in r.stdout.splitlines() if x.strip().endswith(".toml")]
+    assert any(x.endswith("chaplygin_sleigh.toml") for x in shipped)
+    assert all(Path(x).is_file() for x in shipped)
 
 
 def test_equations_momentum():

@@ -484,3 +484,16 @@ def test_trial_stage_in_singular_region_is_recovered(form):
     quarter = np.sqrt(PEND["l"] / G) * ellipk(np.sin(th0 / 2) ** 2)
     assert traj.t_events[0][0] == pytest.approx(quarter, rel=1e-10)
     assert np.min(traj.q) > -1.2 - 1e-9
+
+
+def test_trajectory_columns_are_public_and_match_indexing():
+    """traj.columns(): every named column, equal to traj[name], starting with t."""
+    from kanebond.models import chaplygin_sleigh
+
+    s = chaplygin_sleigh()
+    traj = kb.simulate(s, (0.0, 0.2), {"x": 0, "y": 0, "theta": 0, "u1": 1.0, "u2": 0.5},
+                       {"m": 1.0, "a": 0.3, "I_G": 0.2}, backend="numpy")
+    cols = traj.columns()
+    assert list(cols)[:4] == ["t", "x", "y", "theta"]
+    for name in ("u1", "T_star", "power"):
+        np.testing.assert_array_equal(cols[name], traj[name])

@@ -231,6 +231,11 @@ def models() -> None:
     click.echo(f"{'model':<{width}}  {'R':>3}  {'S':>3}  description")
     for name, R, S, doc in rows:
         click.echo(f"{name:<{width}}  {R:>3}  {S:>3}  {doc}")
+    files = sorted((Path(__file__).resolve().parent / "models" / "files").glob("*.toml"))
+    if files:
+        click.echo("\nmodel files shipped with kanebond (pass the path as MODEL):")
+        for f in files:
+            click.echo(f"  {f}")
 
 
 @cli.command()
@@ -326,7 +331,7 @@ def _with_guesses(model: str, system: Any, x0: dict, initial: dict, constants: d
 def _write_csv(traj: Any, path: Path) -> Path:
     import numpy as np
 
-    cols = traj._columns()
+    cols = traj.columns()
     data = np.column_stack([np.asarray(v, dtype=float) for v in cols.values()])
     header = ",".join(f'"{k}"' if "," in k else k for k in cols)
     np.savetxt(path, data, delimiter=",", header=header, comments="", fmt="%.17g")

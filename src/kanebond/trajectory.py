@@ -225,6 +225,12 @@ class Trajectory:
     def __len__(self) -> int:
         return len(self.t)
 
+    def columns(self) -> dict[str, np.ndarray]:
+        """Every column by name, in order: t, coordinates, speeds, momenta, T_star, power, the
+        power and work of every load, then the extras (reactions, multipliers, ...): what
+        ``traj[name]`` returns and what a CSV of the run holds."""
+        return self._columns()
+
     def _columns(self) -> dict[str, np.ndarray]:
         cols: dict[str, np.ndarray] = {"t": self.t}
         for i, n in enumerate(self.coordinate_names):
