@@ -280,3 +280,19 @@ def test_numeric_model_equals_the_symbolic_equations_and_conserves_power():
         num.rhs(0.0, [1.0, 2.0])
     with pytest.raises(kb.ModelError, match="no value given for the constant"):
         g.numeric({})
+
+
+def test_a_callable_source_drives_the_numeric_model(tmp_path):
+    """Se("V", callable of t): the numeric model uses the callable (not a silent zero)."""
+    import math
+
+    g = bg.BondGraph("rc driven")
+    j = g.add(bg.OneJunction("i"))
+    g.connect(g.add(bg.Se("V", lambda t: 3.0 * math.cos(t))), j)
+    g.connect(j, g.add(bg.R("R", 2.0)))
+    g.connect(j, g.add(bg.C("C", 0.5)))
+    num = g.numeric()
+    # q' = (V(t) − q/C)/R
+    assert abs(num.rhs(0.4, [0.2])[0] - (3.0 * math.cos(0.4) - 0.2 / 0.5) / 2.0) < 1e-14
+    with pytest.raises(kb.BondGraphError, match="callable"):
+        g.save(tmp_path / "never.json")

@@ -111,8 +111,11 @@ class GraphNumeric:
             exprs["M"] = list(dok.values())
         self.multiplier_names = [str(s) for s in eqs.algebraic]
         self.parameters = _parameters(exprs, set(eqs.x) | set(eqs.unknowns))
+        # the callables given to the elements themselves (Se("V", lambda t: ...)) are the
+        # inputs' values unless the constants name them again
+        constants = {**eqs.inputs, **dict(constants or {})}
         self._params = _Parameters(self.parameters, constants, f"bond graph {graph.name!r}")
-        self.constants = dict(constants or {})
+        self.constants = constants
         self._kernels = _compile(exprs, list(eqs.x), list(eqs.unknowns), self.parameters)
 
     # ------------------------------------------------------------------ evaluation
