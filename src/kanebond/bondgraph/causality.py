@@ -134,10 +134,14 @@ class _Assigner:
                     f"variable; remove one or put a store or resistor between them."
                 )
             return
-        b.effort_by = owner
-        self.decided += [x.name for x in (b.source, b.target) if x.name not in self.decided]
+        self._assign(b, owner)
         if propagate:
             self.propagate([b.source, b.target])
+
+    def _assign(self, b, owner: Element) -> None:
+        """Let ``owner`` impose the effort on bond ``b``; note both ends as decided."""
+        b.effort_by = owner
+        self.decided += [x.name for x in (b.source, b.target) if x.name not in self.decided]
 
     def propagate(self, todo: list[Element]) -> None:
         while todo:
@@ -145,10 +149,7 @@ class _Assigner:
             for port, effort in self._implied(el):
                 if self.imposes(el, port) is None:
                     b = el._bonds[port]
-                    b.effort_by = el if effort else b.other(el)
-                    for x in (b.source, b.target):
-                        if x.name not in self.decided:
-                            self.decided.append(x.name)
+                    self._assign(b, el if effort else b.other(el))
                     todo.append(b.other(el))
 
     def _implied(self, el: Element) -> list[tuple[str, bool]]:
@@ -168,26 +169,21 @@ class _Assigner:
         return []
 
     def _junction(self, j: Element) -> list[tuple[str, bool]]:
-        ports = list(j._bonds)
-        known = {p: self.imposes(j, p) for p in ports}
+        """A 0-junction takes its effort from exactly one bond (the junction imposes it on the
+        others); a 1-junction takes its flow from exactly one, i.e. imposes the effort there
+        alone. ``lead`` is whether the junction imposes the effort on that one bond."""
+        lead = isinstance(j, OneJunction)
+        known = {p: self.imposes(j, p) for p in j._bonds}
         free = [p for p, v in known.items() if v is None]
-        if isinstance(j, ZeroJunction):  # exactly one bond brings the effort in
-            inward = [p for p, v in known.items() if v is False]
-            if len(inward) > 1:
-                who = [j._bonds[p].other(j).name for p in inward]
-                raise CausalityError(f"0-junction {j.name!r} gets its effort from both "
-                                     f"{who[0]!r} and {who[1]!r}; only one may impose it.")
-            if inward:
-                return [(p, True) for p in free]
-            return [(free[0], False)] if len(free) == 1 else []
-        outward = [p for p, v in known.items() if v is True]  # 1-junction: imposes one effort
-        if len(outward) > 1:
-            who = [j._bonds[p].other(j).name for p in outward]
-            raise CausalityError(f"1-junction {j.name!r} gets its flow from both {who[0]!r} and "
+        leads = [p for p, v in known.items() if v is lead]
+        if len(leads) > 1:
+            who = [j._bonds[p].other(j).name for p in leads]
+            raise CausalityError(f"{j.kind}-junction {j.name!r} gets its "
+                                 f"{'flow' if lead else 'effort'} from both {who[0]!r} and "
                                  f"{who[1]!r}; only one may impose it.")
-        if outward:
-            return [(p, False) for p in free]
-        return [(free[0], True)] if len(free) == 1 else []
+        if leads:
+            return [(p, not lead) for p in free]
+        return [(free[0], lead)] if len(free) == 1 else []
 
 
 def assign_causality(graph) -> CausalityReport:

@@ -201,8 +201,7 @@ class SeLambda(Element):
                                  f"length, got {self.phi.shape} and {self.value.shape}.")
         syms = _state_symbols(multipliers, f"Se(λ) {name!r}: multipliers")
         if syms is None:
-            base = f"lambda_{name}"
-            syms = [sp.Symbol(base)] if L == 1 else [sp.Symbol(f"{base}_{i}") for i in range(L)]
+            syms = indexed_symbols(f"lambda_{name}", L)
         if len(syms) != L:
             raise BondGraphError(f"Se(λ) {name!r}: {len(syms)} multiplier symbols for {L} "
                                  f"constraints.")
@@ -229,6 +228,11 @@ class _OnePort(Element):
 
     def parameters(self) -> dict[str, sp.Basic]:
         return {self.label: self.value}
+
+
+def indexed_symbols(base: str, k: int) -> list[sp.Symbol]:
+    """``[base]`` for one component, ``[base_0, …, base_{k-1}]`` for a multibond."""
+    return [sp.Symbol(base)] if k == 1 else [sp.Symbol(f"{base}_{i}") for i in range(k)]
 
 
 def _state_symbols(state: Any, where: str) -> list[sp.Symbol] | None:

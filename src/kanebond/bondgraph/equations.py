@@ -42,6 +42,7 @@ from .elements import (
     Sf,
     TStar,
     ZeroJunction,
+    indexed_symbols,
     t,
 )
 
@@ -141,8 +142,7 @@ class _Builder:
                 raise CausalityError(f"{el.kind} {el.name!r}: {len(el.state)} state symbols for "
                                      f"a bond of size {k}.")
             return list(el.state)
-        base = f"{prefix}_{el.name}"
-        return [sp.Symbol(base)] if k == 1 else [sp.Symbol(f"{base}_{i}") for i in range(k)]
+        return indexed_symbols(f"{prefix}_{el.name}", k)
 
 
 def _vec(name: str, k: int) -> sp.Matrix:
@@ -276,8 +276,7 @@ def _free_symbols(bld: _Builder, j, prefix: str, k: int) -> list[sp.Symbol]:
             raise CausalityError(f"free junction {j.name!r} has size {k} but {len(given)} state "
                                  f"symbols were given for it.")
         return list(given)
-    base = f"{prefix}_{j.name}"
-    return [sp.Symbol(base)] if k == 1 else [sp.Symbol(f"{base}_{i}") for i in range(k)]
+    return indexed_symbols(f"{prefix}_{j.name}", k)
 
 
 def _field_law(bld: _Builder, el) -> None:
