@@ -221,3 +221,16 @@ def test_singular_state_equations_raise_instead_of_returning_garbage():
     num = g.numeric({"m": 0.0, "r": 0.3, "g": 9.81})
     with pytest.raises(kb.SingularMassMatrixError, match=r"rolling disk \(velocity\).*singular"):
         num.rhs(0.0, np.array([0, 0, 0, 0.1, 0, 0.2, 5.0, 0.1]))
+
+
+@pytest.mark.parametrize("form", ["unreduced", "velocity", "momentum", "lagrangian"])
+def test_stored_energy_of_every_form_is_the_kinetic_energy(form):
+    """The graph model's stored energy (inertias, T*, IC/NIC, in either causality) equals the
+    direct model's T* = ½ fᵀ A f at a state."""
+    system = _system("rolling_disk")
+    c = {"m": 2.0, "r": 0.3, "g": 9.81}
+    num = system.numeric(c, backend="numpy")
+    x = np.array([0, 0, 0.2, 0.1, 0.3, 0.4, 5.0, 0.2])
+    y = x if form != "momentum" else np.concatenate([x[:5], num.p_hat(x[:5], x[5:])])
+    energy = system.bond_graph(form).numeric(c).T_star(y)
+    np.testing.assert_allclose(energy, num.T_star(x[:5], x[5:]), rtol=1e-12)

@@ -187,6 +187,18 @@ def _inverse(m, el: Element):
     return 1 / m
 
 
+def momentum_matrix(el) -> sp.Matrix:
+    """A with p = A f for an IC or NIC whose T is quadratic in p (T = ½ pᵀA⁻¹p): its given
+    ``mass_matrix``, else (∂²T/∂p∂pᵀ)⁻¹, checked free of p."""
+    if el.mass_matrix is not None:
+        return el.mass_matrix
+    H = sp.hessian(el.T, el.p)
+    if H.has(*el.p):
+        raise CausalityError(f"{el.kind} {el.name!r} is in derivative causality on its I-port "
+                             f"but T is not quadratic in p, so p(f) is not linear.")
+    return _inverse(H, el)
+
+
 # ------------------------------------------------------------------ element laws
 def _source_law(bld: _Builder, el) -> None:
     if isinstance(el, SeLambda):
@@ -286,17 +298,8 @@ def _field_law(bld: _Builder, el) -> None:
         bld.set_e(el, "C", el.Df.xreplace(dict(zip(el.f, bld.f(el, "C"), strict=True))))
         return
     dTdp = sp.Matrix([el.T.diff(s) for s in el.p])
-    if bld.imposes(el, "I"):                     # derivative causality: p = H⁻¹ f
-        if el.mass_matrix is not None:
-            Hinv = el.mass_matrix
-        else:
-            H = sp.hessian(el.T, el.p)
-            if H.has(*el.p):
-                raise CausalityError(f"{el.kind} {el.name!r} is in derivative causality on its "
-                                     f"I-port but T is not quadratic in p, so p(f) is not "
-                                     f"linear.")
-            Hinv = _inverse(H, el)
-        p_of_f = Hinv * bld.f(el, "I")
+    if bld.imposes(el, "I"):                     # derivative causality: p = A f
+        p_of_f = momentum_matrix(el) * bld.f(el, "I")
         bld.set_e(el, "I", p_of_f, deriv=sp.eye(len(el.p)))
         at = dict(zip(el.p, p_of_f, strict=True))
         flow = bld.f(el, "I")
@@ -369,7 +372,7 @@ def _linear_system(graph, eqs: list, unknowns: list) -> tuple[sp.SparseMatrix, s
         here = [u for u in eq.free_symbols if u in index]
         for u in here:
             coeff = eq.diff(u)
-            if coeff.free_symbols & set(here) or any(c in index for c in coeff.free_symbols):
+            if any(c in index for c in coeff.free_symbols):
                 raise CausalityError(
                     f"the state equations of {graph.name!r} are nonlinear in the state rates "
                     f"(row {i} in {u}); a store in derivative causality with a nonlinear law."

@@ -29,6 +29,7 @@ from ..codegen import Graph, emit_python
 from ..errors import BondGraphError, SingularMassMatrixError
 from ..parameters import _initial_state, _Parameters
 from .elements import IC, NIC, C, Element, I, R, Se, SeLambda, Sf, TStar, t
+from .equations import momentum_matrix
 
 __all__ = ["GraphNumeric", "store_energies", "source_powers"]
 
@@ -59,9 +60,8 @@ def store_energies(graph, eqs) -> dict[str, sp.Expr]:
         elif isinstance(el, (IC, NIC)):
             bond = el._bonds["I"]
             if bond.effort_by is el:  # derivative causality: p = A f
-                A = el.mass_matrix if el.mass_matrix is not None else \
-                    sp.hessian(el.T, el.p).inv()
-                at = dict(zip(el.p, A * _port_flow(eqs, el, bond), strict=True))
+                at = dict(zip(el.p, momentum_matrix(el) * _port_flow(eqs, el, bond),
+                              strict=True))
                 out[el.name] = el.T.xreplace(at)
             else:
                 out[el.name] = el.T
