@@ -11,13 +11,21 @@ from __future__ import annotations
 import os
 import re
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import click
 
-from .errors import KanebondError, ModelError
+from .errors import KanebondError
+from .runspec import (
+    constant_values,
+    prepare,
+    resolve_model,
+    simulate_case,
+    state_values,
+    symbol_name,
+)
 
 DEFAULT_OUT = "kanebond-out"
 FORMS = ("velocity", "momentum", "lagrangian", "hamiltonian")
@@ -25,108 +33,9 @@ GRAPH_FORMS = ("unreduced", "velocity", "momentum", "lagrangian")
 
 
 # ---------------------------------------------------------------------------------- models
-def _default_tables() -> dict[str, Callable[[], Mapping[str, float]]]:
-    """Default constants of the ready-made models that have them, by model name."""
-    from .models import (
-        FOUR_BAR_DEFAULTS,
-        N_FOUR_BAR_DEFAULTS,
-        moore_parameters,
-        sympy_bicycle_parameters,
-    )
-
-    return {
-        "four_bar": lambda: FOUR_BAR_DEFAULTS,
-        "n_four_bar": lambda: N_FOUR_BAR_DEFAULTS,
-        "whipple_bicycle": moore_parameters,
-        "bicycle_sympy": sympy_bicycle_parameters,
-    }
-
-
-def _guess_tables() -> dict[str, Callable[[dict, dict], Mapping[str, float]]]:
-    """Guesses of the dependent coordinates of the models that have dependent coordinates,
-    from the given initial values and constants (both {name: float})."""
-    from .models import four_bar_configuration, n_four_bar_initial
-
-    return {
-        "four_bar": lambda x, c: four_bar_configuration(x.get("q1", 0.0), c),
-        "n_four_bar": lambda x, c: n_four_bar_initial(constants=c),
-    }
-
-
-def resolve_model(spec: str) -> tuple[Any, dict[str, float]]:
-    """The system named by ``spec`` and its default constants ({name: float}, maybe empty).
-
-    ``spec`` is the name of a ready-made model (:data:`kanebond.models.MODELS`) or the path of
-    an existing ``.toml`` model file (:mod:`kanebond.modelfile`), whose parameter values are the
-    defaults.
-    """
-    from .models import MODELS
-
-    if spec.lower().endswith(".toml") and Path(spec).is_file():
-        from .modelfile import read_model
-
-        loaded = read_model(spec)
-        return loaded.system, dict(loaded.defaults)
-    if spec not in MODELS:
-        known = ", ".join(sorted(MODELS))
-        raise ModelError(f"unknown model {spec!r}; known models: {known}")
-    system = MODELS[spec]()
-    table = _default_tables().get(spec)
-    defaults = {k: float(v) for k, v in table().items()} if table else {}
-    return system, defaults
-
-
-def _name(symbol: Any) -> str:
-    """A symbol's name; a dynamicsymbol ``F(t)`` is ``F``."""
-    func = getattr(symbol, "func", None)
-    if getattr(symbol, "args", None) and func is not None and hasattr(func, "__name__"):
-        return func.__name__
-    return str(symbol)
-
-
-def _constants(system: Any, defaults: Mapping[str, float], given: Mapping[str, float],
-               optional: tuple[str, ...] = ()) -> dict:
-    """{symbol: float} for every constant (and input, default 0) of ``system``.
-
-    ``given`` overrides ``defaults``; a constant with neither is an error naming it, unless it
-    is in ``optional`` (e.g. a swept parameter); an unknown name in ``given`` is an error.
-    """
-    consts = {_name(c): c for c in system.constants}
-    inputs = {_name(r): r for r in system.inputs}
-    unknown = [n for n in given if n not in consts and n not in inputs]
-    if unknown:
-        raise ModelError(f"{', '.join(unknown)} is not a constant or input of this model; "
-                         f"its constants are {', '.join(consts) or '(none)'}")
-    values = {**{k: v for k, v in defaults.items() if k in consts}, **given}
-    missing = [n for n in consts if n not in values and n not in optional]
-    if missing:
-        what = "constant" if len(missing) == 1 else "constants"
-        raise ModelError(f"missing value for {what} {', '.join(missing)}: give it with "
-                         f"--set NAME=VALUE (constants: {', '.join(consts)})")
-    out = {sym: values[n] for n, sym in consts.items() if n in values}
-    out.update({sym: values.get(n, 0.0) for n, sym in inputs.items()})
-    return out
-
-
-def _states(system: Any, given: Mapping[str, float], what: str,
-            solved: bool = False) -> dict:
-    """{coordinate or speed: float}: zero unless given; an unknown name is an error.
-
-    With ``solved``, dependent coordinates not given are left out (to be solved from the
-    configuration constraints).
-    """
-    states = {_name(s): s for s in list(system.coordinates) + list(system.speeds)}
-    unknown = [n for n in given if n not in states]
-    if unknown:
-        raise ModelError(f"{', '.join(unknown)} is not a coordinate or speed of this model "
-                         f"({what}); its states are {', '.join(states)}")
-    skip = {_name(q) for q in _dependent_coordinates(system)} if solved else set()
-    return {sym: given.get(n, 0.0) for n, sym in states.items()
-            if n in given or n not in skip}
-
-
-def _dependent_coordinates(system: Any) -> list:
-    return list(getattr(system, "dependent_coordinates", None) or [])
+_name = symbol_name
+_constants = constant_values
+_states = state_values
 
 
 def _doc_line(build: Callable) -> str:
@@ -288,24 +197,7 @@ def bondgraph(model: str, form: str, output: Path) -> None:
 def simulate(model: str, t_end: float, sets: dict, initial: dict, points: int | None,
              out: Path) -> None:
     """Simulate MODEL; write trajectory.csv, plot.png and audit.txt to --out."""
-    import numpy as np
-
-    from .simulate import simulate as simulate_
-
-    t_eval = None if points is None else np.linspace(0.0, t_end, points)
-
-    def run(*args, **kw):
-        return simulate_(*args, t_eval=t_eval, **kw)
-
-    system, defaults = resolve_model(model)
-    constants = _constants(system, defaults, sets)
-    x0 = _states(system, initial, "--initial")
-    if _dependent_coordinates(system):  # solve them (the given values are Newton's guess)
-        x0 = _with_guesses(model, system, x0, initial, constants)
-        num = system.numeric(constants)
-        traj = run(num, (0.0, t_end), num.consistent_initial(x0), progress=False)
-    else:
-        traj = run(system, (0.0, t_end), x0, constants, progress=False)
+    traj = simulate_case(prepare(model, sets, initial, cached=False), t_end, points)
     out = _outdir(out)
     paths = [_write_csv(traj, out / "trajectory.csv"), _write_plot(traj, out / "plot.png")]
     audit = str(traj.energy_audit())
@@ -315,17 +207,6 @@ def simulate(model: str, t_end: float, sets: dict, initial: dict, points: int | 
     click.echo(f"{len(traj)} samples to t = {traj.t[-1]:g}; wrote")
     for p in paths:
         click.echo(f"  {p}")
-
-
-def _with_guesses(model: str, system: Any, x0: dict, initial: dict, constants: dict) -> dict:
-    """x0 with the dependent coordinates not given replaced by the model's own guess."""
-    guess = _guess_tables().get(model)
-    if guess is None:
-        return x0
-    values = guess(dict(initial), {_name(k): v for k, v in constants.items()})
-    dep = {_name(q) for q in _dependent_coordinates(system)} - set(initial)
-    return {sym: float(values[_name(sym)]) if _name(sym) in dep & set(values) else v
-            for sym, v in x0.items()}
 
 
 def _write_csv(traj: Any, path: Path) -> Path:

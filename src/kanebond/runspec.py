@@ -1,0 +1,225 @@
+"""A run named by text: the model (a ready-made name or a ``.toml`` file), its constants and
+its initial state, resolved once for the command, the report and the sweeps.
+
+:func:`prepare` turns ``("rolling_disk", {"m": 2.0}, {"u1": 1.0})`` into a :class:`Case`
+(the system, ``{symbol: float}`` constants and initial state, dependent coordinates solved
+from the model's own guess); :func:`simulate_case` runs it. A :class:`Case` is rebuilt from its
+:attr:`Case.spec` (plain text and floats), which is what a sweep ships to a worker process.
+Every mistake raises a :class:`~kanebond.KanebondError` naming the constant or state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from .errors import ModelError
+
+__all__ = ["Case", "resolve_model", "prepare", "simulate_case", "constant_values",
+           "state_values", "symbol_name", "default_tables"]
+
+
+def default_tables() -> dict[str, Callable[[], Mapping[str, float]]]:
+    """Default constants of the ready-made models that have them, by model name."""
+    from .models import (
+        FOUR_BAR_DEFAULTS,
+        N_FOUR_BAR_DEFAULTS,
+        moore_parameters,
+        sympy_bicycle_parameters,
+    )
+
+    return {
+        "four_bar": lambda: FOUR_BAR_DEFAULTS,
+        "n_four_bar": lambda: N_FOUR_BAR_DEFAULTS,
+        "whipple_bicycle": moore_parameters,
+        "bicycle_sympy": sympy_bicycle_parameters,
+    }
+
+
+def _guess_tables() -> dict[str, Callable[[dict, dict], Mapping[str, float]]]:
+    """Guesses of the dependent coordinates of the models that have dependent coordinates,
+    from the given initial values and constants (both {name: float})."""
+    from .models import four_bar_configuration, n_four_bar_initial
+
+    return {
+        "four_bar": lambda x, c: four_bar_configuration(x.get("q1", 0.0), c),
+        "n_four_bar": lambda x, c: n_four_bar_initial(constants=c),
+    }
+
+
+@dataclass
+class _Resolved:
+    system: Any
+    defaults: dict[str, float]
+    initial: dict[str, float] = field(default_factory=dict)
+    settings: dict[str, Any] = field(default_factory=dict)
+
+
+def _resolve(spec: str) -> _Resolved:
+    from .models import MODELS
+
+    if spec.lower().endswith(".toml") and Path(spec).is_file():
+        from .modelfile import read_model
+
+        loaded = read_model(spec)
+        return _Resolved(loaded.system, dict(loaded.defaults),
+                         dict(getattr(loaded, "initial", None) or {}),
+                         dict(getattr(loaded, "simulation", None) or {}))
+    if spec not in MODELS:
+        known = ", ".join(sorted(MODELS))
+        raise ModelError(f"unknown model {spec!r}: give a ready-made model ({known}) or the "
+                         "path of an existing .toml model file")
+    system = MODELS[spec]()
+    table = default_tables().get(spec)
+    defaults = {k: float(v) for k, v in table().items()} if table else {}
+    return _Resolved(system, defaults)
+
+
+@lru_cache(maxsize=8)
+def _resolve_cached(spec: str, stamp: float) -> _Resolved:
+    return _resolve(spec)
+
+
+def _cached(spec: str) -> _Resolved:
+    """Ready-made models are formed once per process; a file again when it changed."""
+    path = Path(spec)
+    stamp = path.stat().st_mtime if spec.lower().endswith(".toml") and path.is_file() else 0.0
+    return _resolve_cached(spec, stamp)
+
+
+def resolve_model(spec: str) -> tuple[Any, dict[str, float]]:
+    """The system named by ``spec`` and its default constants ({name: float}, maybe empty).
+
+    ``spec`` is the name of a ready-made model (:data:`kanebond.models.MODELS`) or the path of
+    an existing ``.toml`` model file (:mod:`kanebond.modelfile`), whose parameter values are the
+    defaults.
+    """
+    r = _resolve(spec)
+    return r.system, r.defaults
+
+
+def symbol_name(symbol: Any) -> str:
+    """A symbol's name; a dynamicsymbol ``F(t)`` is ``F``."""
+    func = getattr(symbol, "func", None)
+    if getattr(symbol, "args", None) and func is not None and hasattr(func, "__name__"):
+        return func.__name__
+    return str(symbol)
+
+
+def constant_values(system: Any, defaults: Mapping[str, float], given: Mapping[str, float],
+                    optional: tuple[str, ...] = ()) -> dict:
+    """{symbol: float} for every constant (and input, default 0) of ``system``.
+
+    ``given`` overrides ``defaults``; a constant with neither is an error naming it, unless it
+    is in ``optional`` (e.g. a swept parameter); an unknown name in ``given`` is an error.
+    """
+    consts = {symbol_name(c): c for c in system.constants}
+    inputs = {symbol_name(r): r for r in system.inputs}
+    unknown = [n for n in given if n not in consts and n not in inputs]
+    if unknown:
+        raise ModelError(f"{', '.join(unknown)} is not a constant or input of this model; "
+                         f"its constants are {', '.join(consts) or '(none)'}")
+    values = {**{k: v for k, v in defaults.items() if k in consts}, **given}
+    missing = [n for n in consts if n not in values and n not in optional]
+    if missing:
+        what = "constant" if len(missing) == 1 else "constants"
+        raise ModelError(f"missing value for {what} {', '.join(missing)}: give it with "
+                         f"--set NAME=VALUE (constants: {', '.join(consts)})")
+    out = {sym: float(values[n]) for n, sym in consts.items() if n in values}
+    out.update({sym: float(values.get(n, 0.0)) for n, sym in inputs.items()})
+    return out
+
+
+def dependent_coordinates(system: Any) -> list:
+    """The coordinates solved from configuration constraints (empty for most models)."""
+    return list(getattr(system, "dependent_coordinates", None) or [])
+
+
+def state_values(system: Any, given: Mapping[str, float], what: str,
+                 solved: bool = False) -> dict:
+    """{coordinate or speed: float}: zero unless given; an unknown name is an error.
+
+    With ``solved``, dependent coordinates not given are left out (to be solved from the
+    configuration constraints).
+    """
+    states = {symbol_name(s): s for s in list(system.coordinates) + list(system.speeds)}
+    unknown = [n for n in given if n not in states]
+    if unknown:
+        raise ModelError(f"{', '.join(unknown)} is not a coordinate or speed of this model "
+                         f"({what}); its states are {', '.join(states)}")
+    skip = {symbol_name(q) for q in dependent_coordinates(system)} if solved else set()
+    return {sym: float(given.get(n, 0.0)) for n, sym in states.items()
+            if n in given or n not in skip}
+
+
+def _with_guesses(spec: str, system: Any, x0: dict, initial: Mapping[str, float],
+                  constants: dict) -> dict:
+    """x0 with the dependent coordinates not given replaced by the model's own guess."""
+    guess = _guess_tables().get(spec)
+    if guess is None:
+        return x0
+    values = guess(dict(initial), {symbol_name(k): v for k, v in constants.items()})
+    dep = {symbol_name(q) for q in dependent_coordinates(system)} - set(initial)
+    return {sym: float(values[symbol_name(sym)]) if symbol_name(sym) in dep & set(values) else v
+            for sym, v in x0.items()}
+
+
+@dataclass
+class Case:
+    """One resolved run: the model, its constants and its initial state.
+
+    ``spec``, ``sets`` and ``initial`` are the text and floats it was made from
+    (``prepare(*case.spec)`` makes it again, e.g. in another process); ``settings`` are the
+    model file's ``[simulation]`` values (``t_end``, ``points``), if any.
+    """
+
+    spec: tuple[str, dict[str, float], dict[str, float]]
+    system: Any
+    constants: dict
+    x0: dict
+    settings: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        """The model's name: the ready-made name or the file's stem."""
+        text = self.spec[0]
+        return Path(text).stem if text.lower().endswith(".toml") else text
+
+
+def prepare(spec: str, sets: Mapping[str, float] | None = None,
+            initial: Mapping[str, float] | None = None, *, cached: bool = True) -> Case:
+    """The :class:`Case` of model ``spec`` with constants ``sets`` (over the defaults) and
+    initial values ``initial`` (over the model file's ``[initial]``; other states 0; the
+    dependent coordinates of a closed loop are solved, the given values being the guess).
+
+    With ``cached`` a ready-made model is formed once per process (sweeps call this per point).
+    """
+    sets, given = dict(sets or {}), dict(initial or {})
+    r = _cached(spec) if cached else _resolve(spec)
+    constants = constant_values(r.system, r.defaults, sets)
+    start = {**r.initial, **given}
+    x0 = state_values(r.system, start, "initial state")
+    if dependent_coordinates(r.system):
+        x0 = _with_guesses(spec, r.system, x0, start, constants)
+    return Case((spec, sets, given), r.system, constants, x0, dict(r.settings))
+
+
+def simulate_case(case: Case, t_end: float, points: int | None = None, *,
+                  progress: bool = False, **options: Any) -> Any:
+    """Simulate ``case`` from t = 0 to ``t_end`` (``points`` evenly spaced output times, or
+    every solver step); a closed loop's initial state is first made consistent
+    (``NumericModel.consistent_initial``). Returns the :class:`~kanebond.Trajectory`."""
+    import numpy as np
+
+    from .simulate import simulate
+
+    t_eval = None if points is None else np.linspace(0.0, float(t_end), int(points))
+    if dependent_coordinates(case.system):
+        num = case.system.numeric(case.constants)
+        return simulate(num, (0.0, float(t_end)), num.consistent_initial(case.x0),
+                        t_eval=t_eval, progress=progress, **options)
+    return simulate(case.system, (0.0, float(t_end)), case.x0, case.constants,
+                    t_eval=t_eval, progress=progress, **options)
