@@ -187,26 +187,64 @@ def bondgraph(model: str, form: str, output: Path) -> None:
 
 @cli.command()
 @click.argument("model")
-@click.option("--t-end", type=float, required=True, help="Final time (the run starts at 0).")
+@click.option("--t-end", type=float, default=None,
+              help="Final time (the run starts at 0); default: the model file's [simulation] "
+                   "t_end, else 5.")
 @_set_option
 @click.option("--initial", "initial", multiple=True, callback=_parse_assignments,
-              metavar="NAME=VALUE", help="Initial coordinate or speed (repeatable; default 0).")
+              metavar="NAME=VALUE",
+              help="Initial coordinate or speed (repeatable; default: the model file's "
+                   "[initial], else 0).")
 @click.option("--points", type=click.IntRange(2, 1_000_000), default=None,
-              help="Output times: this many, evenly spaced (default: every solver step).")
+              help="Output times: this many, evenly spaced (default: the model file's "
+                   "[simulation] points, else every solver step).")
 @_out_option
-def simulate(model: str, t_end: float, sets: dict, initial: dict, points: int | None,
+def simulate(model: str, t_end: float | None, sets: dict, initial: dict, points: int | None,
              out: Path) -> None:
-    """Simulate MODEL; write trajectory.csv, plot.png and audit.txt to --out."""
-    traj = simulate_case(prepare(model, sets, initial, cached=False), t_end, points)
+    """Simulate MODEL; write trajectory.csv, trajectory.parquet, plot.png and audit.txt
+    (energy audit, constraint power and energy cost) to --out."""
+    case = prepare(model, sets, initial, cached=False)
+    t_end = float(case.settings.get("t_end", 5.0)) if t_end is None else t_end
+    points = case.settings.get("points") if points is None else points
+    traj = simulate_case(case, t_end, points, progress=None)
     out = _outdir(out)
     paths = [_write_csv(traj, out / "trajectory.csv"), _write_plot(traj, out / "plot.png")]
-    audit = str(traj.energy_audit())
+    parquet = _write_parquet(traj, out / "trajectory.parquet")
+    paths += [parquet] if parquet else []
+    audit = "\n".join([str(traj.energy_audit()), *_constraint_lines(traj)])
     (out / "audit.txt").write_text(audit + "\n", encoding="utf-8")
     paths.append(out / "audit.txt")
     click.echo(audit)
     click.echo(f"{len(traj)} samples to t = {traj.t[-1]:g}; wrote")
     for p in paths:
         click.echo(f"  {p}")
+
+
+def _write_parquet(traj: Any, path: Path) -> Path | None:
+    """The trajectory as Parquet, or None (with a note) where pyarrow is not installed."""
+    try:
+        import pyarrow  # noqa: F401
+    except ImportError:
+        click.echo("note: no trajectory.parquet: it needs pyarrow "
+                   "(pip install 'kanebond[sweep]')", err=True)
+        return None
+    return traj.save(path)
+
+
+def _constraint_lines(traj: Any) -> list[str]:
+    """Reactions and the power and energy cost of the constraints, where there are any."""
+    lines = []
+    for label, names, values in (("reaction", traj.reaction_names, traj.reactions),
+                                 ("multiplier", traj.multiplier_names, traj.multipliers)):
+        for i, name in enumerate(names):
+            col = values[:, i]
+            lines.append(f"{label} {name}: min {col.min():.6g}, max {col.max():.6g}")
+    for label, power, work in (("adjoined constraint", traj.constraint_power, traj.energy_cost),
+                               ("prescribed flow", traj.prescribed_power, traj.prescribed_work)):
+        if power.shape[1]:
+            lines.append(f"{label} power: max |P| {abs(power).max():.6g}; work to the end "
+                         f"{work[-1].sum():.6g}")
+    return lines
 
 
 def _write_csv(traj: Any, path: Path) -> Path:
