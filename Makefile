@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 STAMP_DEV := $(VENV)/.installed-dev
 
-.PHONY: demo test lint bench clean
+.PHONY: demo test lint bench docs clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -21,7 +21,7 @@ $(STAMP_DEV): $(STAMP)
 	touch $(STAMP_DEV)
 
 demo: $(STAMP)
-	$(BIN)/python -m kanebond.demo
+	$(BIN)/kanebond demo
 
 test: $(STAMP_DEV)
 	$(BIN)/python -m pytest -q
@@ -31,6 +31,10 @@ lint: $(STAMP_DEV)
 
 bench: $(STAMP_DEV)
 	$(BIN)/python benchmarks/formation.py
+
+# The documentation site (MkDocs, strict: a broken link or a page missing from the nav fails).
+docs: $(STAMP_DEV)
+	$(BIN)/mkdocs build --strict -d site
 
 clean:
 	rm -rf $(VENV) build *.egg-info src/*.egg-info .pytest_cache

@@ -98,6 +98,8 @@ def test_constant_speed_symbolic(pl, speed_system):
     assert sp.simplify((forces[pl.P] - 2 * lam * pl.P.vel(pl.N)).to_matrix(pl.N)) == \
         sp.zeros(3, 1)
     assert pl.base.multipliers.rows == 0  # adjoin() returned a new system
+    # no prescribed flows: no reactions (an empty column; a ShapeError once)
+    assert s.reactions.shape == (0, 1)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

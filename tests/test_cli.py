@@ -18,6 +18,9 @@ SUBCOMMANDS = {
     "simulate": ["--t-end", "--set", "--initial", "--out"],
     "linearize": ["--set", "--at", "--sweep", "--out"],
     "demo": ["--out"],
+    "report": ["--output", "--t-end", "--set", "--initial", "--points", "--no-linearize"],
+    "sweep": ["--grid", "--samples", "--t-end", "--linearize", "--scheduler", "--workers",
+              "--out"],
 }
 SLEIGH = ["--set", "m=1", "--set", "a=0.3", "--set", "I_G=0.2"]
 DISK = ["--set", "m=2", "--set", "r=0.3", "--set", "g=9.81"]
@@ -216,6 +219,10 @@ def test_demo(tmp_path):
     r = kb("demo", "--out", str(tmp_path / "demo"), cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     assert "demo output files are in" in r.stdout
+    report = tmp_path / "demo" / "report.html"
+    assert f"report: {report}" in r.stdout
+    html = report.read_text(encoding="utf-8")
+    assert "<math" in html and "<svg" in html and "https://" not in html
 
 
 def test_simulate_points_gives_evenly_spaced_output(tmp_path):

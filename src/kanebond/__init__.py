@@ -20,9 +20,11 @@ from .errors import (
     LoadError,
     ModelError,
     ModelFileError,
+    ReportError,
     SimulationError,
     SingularConfigurationError,
     SingularMassMatrixError,
+    SweepError,
     TrajectoryFileError,
 )
 from .forms import HamiltonianForm, LagrangianForm, MomentumForm, VelocityForm
@@ -59,5 +61,18 @@ __all__ = [
     "CausalityError",
     "ExpressionError",
     "ModelFileError",
+    "ReportError",
+    "SweepError",
+    "sweep_simulate",
     "__version__",
 ]
+
+
+def __getattr__(name: str):
+    """``kanebond.sweep_simulate``: :mod:`kanebond.sweeps` imported on first use, so that
+    ``import kanebond`` imports neither Dask nor xarray (the optional ``sweep`` extra)."""
+    if name == "sweep_simulate":
+        from .sweeps import sweep_simulate
+
+        return sweep_simulate
+    raise AttributeError(f"module 'kanebond' has no attribute {name!r}")

@@ -334,6 +334,94 @@ def _sweep_plot(sw: Any, name: str) -> Any:
     return fig
 
 
+# ---------------------------------------------------------------------------------- report
+@cli.command()
+@click.argument("model")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
+              default="report.html", show_default=True, help="The HTML file to write.")
+@click.option("--t-end", type=click.FloatRange(min=0.0, min_open=True), default=None,
+              help="Final time (default: the model file's [simulation] t_end, else 5).")
+@_set_option
+@click.option("--initial", "initial", multiple=True, callback=_parse_assignments,
+              metavar="NAME=VALUE", help="Initial coordinate or speed (repeatable; default 0).")
+@click.option("--points", type=click.IntRange(2, 100_000), default=None,
+              help="Output times, evenly spaced (default 501).")
+@click.option("--no-linearize", is_flag=True, help="Leave out the eigenvalues.")
+def report(model: str, output: Path, t_end: float | None, sets: dict, initial: dict,
+           points: int | None, no_linearize: bool) -> None:
+    """Simulate MODEL and write a self-contained HTML report: summary, equations, plots,
+    bond graph, energy audit, eigenvalues and an animation (works offline)."""
+    from .report import write_report
+
+    path = write_report(model, output, t_end=t_end, points=points, sets=sets, initial=initial,
+                        linearize=not no_linearize)
+    click.echo(f"report: {path}")
+
+
+# ---------------------------------------------------------------------------------- sweep
+def _parse_grid(ctx: click.Context, param: click.Parameter,
+                values: tuple[str, ...]) -> dict[str, list[float]]:
+    """--grid NAME=START:STOP:NUM or NAME=V1,V2,... to {name: values} (``float()`` only)."""
+    from .sweeps.command import parse_axis
+
+    grid: dict[str, list[float]] = {}
+    for text in values:
+        try:
+            name, grid_values = parse_axis(text)
+        except ValueError as err:
+            raise click.BadParameter(str(err), ctx=ctx, param=param) from None
+        grid[name] = grid_values
+    return grid
+
+
+@cli.command("sweep")
+@click.argument("model")
+@click.option("--grid", "grid", multiple=True, callback=_parse_grid,
+              metavar="NAME=START:STOP:NUM", help="A swept constant or initial value "
+              "(repeatable: the Cartesian grid of all); also NAME=V1,V2,...")
+@click.option("--samples", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="CSV file of points instead of --grid: a header of names, a row per point.")
+@click.option("--t-end", type=float, default=None, help="Final time of every simulation.")
+@click.option("--points", type=click.IntRange(2, 1_000_000), default=101, show_default=True,
+              help="Output times of every simulation, evenly spaced from 0 to --t-end.")
+@_set_option
+@click.option("--initial", "initial", multiple=True, callback=_parse_assignments,
+              metavar="NAME=VALUE", help="Initial coordinate or speed (repeatable; default 0); "
+              "the operating point with --linearize.")
+@click.option("--linearize", "linear", is_flag=True,
+              help="Eigenvalues along the one --grid axis instead of simulations.")
+@click.option("--scheduler", metavar="ADDRESS", help="Dask scheduler, e.g. tcp://host:8786.")
+@click.option("--workers", type=click.IntRange(0, 512), default=None,
+              help="Local Dask worker processes (default 2; 0: a plain loop, no Dask).")
+@_out_option
+def sweep_command(model: str, grid: dict, samples: Path | None, t_end: float | None,
+                  points: int, sets: dict, initial: dict, linear: bool, scheduler: str | None,
+                  workers: int | None, out: Path) -> None:
+    """Simulate (or linearize) MODEL at every point of a grid or sample file, on Dask; write
+    sweep.parquet, summary.csv and sweep.png to --out (needs pip install 'kanebond[sweep]')."""
+    from .progress import progress_wanted
+    from .sweeps import command
+
+    if bool(grid) == bool(samples):
+        raise click.UsageError("give --grid (repeatable) or --samples, one of the two")
+    where = {"scheduler": scheduler, "n_workers": workers, "progress": progress_wanted()}
+    if linear:
+        if len(grid) != 1:
+            raise click.UsageError("--linearize sweeps exactly one --grid axis")
+        name, values = next(iter(grid.items()))
+        paths, text = command.run_linearization(model, name, values, where, sets, initial, out)
+    elif t_end is None:
+        raise click.UsageError("--t-end is required (unless --linearize)")
+    else:
+        chosen = grid or command.read_samples(samples)
+        paths, text = command.run_simulations(model, chosen, where, t_end, points, sets,
+                                              initial, out)
+    click.echo(text)
+    click.echo("wrote")
+    for p in paths:
+        click.echo(f"  {p}")
+
+
 @cli.command()
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=DEFAULT_OUT,
               show_default=True, help="Directory the demo writes its pictures into.")

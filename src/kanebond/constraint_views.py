@@ -150,7 +150,7 @@ class ConstraintViews:
         ui = [i for i in range(S) if i not in ci]
         A, Df = self.A, self.Df
         e = self.e + self.adjoined_forces
-        cf = sp.Matrix([self.prescribed[self.speeds[i]] for i in ci])
+        cf = sp.Matrix(len(ci), 1, [self.prescribed[self.speeds[i]] for i in ci])
         cfd = cf.diff(t)
         Auu, Auc = A.extract(ui, ui), A.extract(ui, ci)
         Acu, Acc = A.extract(ci, ui), A.extract(ci, ci)

@@ -20,6 +20,8 @@ __all__ = [
     "CausalityError",
     "ExpressionError",
     "ModelFileError",
+    "ReportError",
+    "SweepError",
 ]
 
 
@@ -91,6 +93,15 @@ class ModelFileError(ModelError):
     """A model file that cannot be read: bad TOML (the message gives the line), an unknown key
     or name, a value of the wrong type, a missing table, too large a file (the message names the
     file and the table and key)."""
+
+
+class ReportError(KanebondError):
+    """The report could not be written (the message names the file or the reason)."""
+
+
+class SweepError(KanebondError, ValueError):
+    """A sweep that cannot run: an empty grid, a value that is not a number, a bad scheduler
+    address or one that does not answer, a missing optional dependency (the message names it)."""
 
 
 class KanebondWarning(UserWarning):

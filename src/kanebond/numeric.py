@@ -31,6 +31,7 @@ for complex-step derivatives). ``"auto"`` uses C when a compiler works.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping
 from functools import cached_property
 from typing import Any
@@ -145,6 +146,20 @@ class NumericModel(PartitionMixin, ReactionMixin):
         self._buffers()
         if _admissible:  # (the linearizer checks at each operating point's constants)
             check_mass_and_inertia(self)
+
+    def with_constants(self, constants: Mapping) -> NumericModel:
+        """This model with other constant values: the same generated (compiled) code, new
+        parameter values and buffers, the masses and inertias checked again. What a sweep
+        uses per point instead of forming and compiling again (constants are run-time
+        arguments of the generated code)."""
+        model = copy.copy(self)
+        model._params = _Parameters(self.parameters, constants, f"system {self.system.name!r}")
+        model.constants = dict(constants)
+        model.__dict__.pop("_manifold", None)
+        if self.path != "symbolic":
+            model._buffers()
+            check_mass_and_inertia(model)
+        return model
 
     def _buffers(self) -> None:
         """Buffers and cached pointers of the single-point fast path (C, constant parameters),

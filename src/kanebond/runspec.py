@@ -18,7 +18,7 @@ from typing import Any
 
 from .errors import ModelError
 
-__all__ = ["Case", "resolve_model", "prepare", "simulate_case", "constant_values",
+__all__ = ["Case", "resolve_model", "cached_system", "prepare", "simulate_case", "constant_values",
            "state_values", "symbol_name", "default_tables"]
 
 
@@ -88,6 +88,12 @@ def _cached(spec: str) -> _Resolved:
     path = Path(spec)
     stamp = path.stat().st_mtime if spec.lower().endswith(".toml") and path.is_file() else 0.0
     return _resolve_cached(spec, stamp)
+
+
+def cached_system(spec: str) -> Any:
+    """The system of model ``spec``, formed once per process (again for a changed file):
+    the one :func:`prepare` uses with ``cached=True``."""
+    return _cached(spec).system
 
 
 def resolve_model(spec: str) -> tuple[Any, dict[str, float]]:

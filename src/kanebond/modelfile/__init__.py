@@ -1,0 +1,171 @@
+"""Model files: a multibody system described declaratively in TOML (issue 14).
+
+:func:`load_model` reads a file and builds a :class:`~kanebond.KaneSystem` from plain
+:mod:`sympy.physics.mechanics` objects; :func:`read_model` also gives the parameters' default
+values and units, the initial state and the simulation settings. Expressions are text read only
+by :func:`kanebond.safe_expr.parse` (never evaluated); every mistake raises
+:class:`~kanebond.errors.ModelFileError` naming the file, the TOML table and key, and what to do.
+``docs/model_files.md`` is the user's guide; every shipped model is in
+``kanebond/models/files/*.toml``.
+
+Schema (every table is optional unless marked *required*; unknown keys are errors)::
+
+    name = "Chaplygin sleigh"           # display name (default: the file's stem)
+    [parameters]                        # constant symbols: a default value, or a table
+    m = 1.0                             #   name = number
+    a = {value = 0.3, unit = "m"}       #   name = {value = number (optional), unit = "text"}
+                                        #   (a unit not written in SI spellings, e.g. "kg m^2",
+                                        #   "m/s^2", "N m", "rad/s", gives a warning)
+    [inputs]                            # time-varying inputs F(t) (dynamicsymbols; default 0)
+    names = ["F"]
+    [coordinates]                       # *required*: q (dynamicsymbols), in order
+    names = ["x", "y", "theta"]
+    [speeds]                            # *required*: u (dynamicsymbols), in order, dependent
+    names = ["u1", "u2"]                #   speeds included
+    [kinematics]                        # *required*: q' = expression, one per coordinate
+    x = "u1*cos(theta)"
+    [frames.B]                          # N is the inertial frame (built in)
+    parent = "N"                        # a frame, N or one defined in [frames]
+    axis = "z"                          # x, y or z of the parent
+    angle = "theta"                     # B = parent rotated by angle about that axis
+    angular_velocity = "u2"             # optional: B's angular velocity relative to the
+                                        #   parent, about the same axis (default: angle'), or
+                                        #   a vector (components in the parent by default)
+    # or: rotations = [["z", "q1"], ["x", "q2"], ["z", "q3"]]  # body-fixed turns (1 to 3)
+    #   about the axes of the frame turned so far (default angular velocity: from the angles'
+    #   rates; angular_velocity, if given, must be a vector)
+    # or no orientation at all: angular_velocity = ["0", "u3", "0"] (a vector) is then
+    #   required; such a frame only spins (a wheel whose angle is not a coordinate)
+    [expressions]                       # named expressions, in order, usable from here on
+    s = {dot = ["E.y", "A.z"]}          #   the dot product of two frames' unit vectors
+    c = "sqrt(1 - s**2)"                #   or text in the names declared so far
+    [points.P]                          # O is the fixed origin (built in, zero velocity in N)
+    parent = "O"                        # a point, O or one defined in [points]
+    position = ["x", "y", "0"]          # from the parent, in components of `frame`
+    frame = "N"                         #   (optional if position is a table of frames)
+    velocity = ["u1", "0", "0"]         # optional: velocity in N, in components of
+    velocity_frame = "B"                #   velocity_frame (default: frame)
+    # or: v2pt = {from = "P", frame = "B"}   # fixed in frame B with point P (v2pt_theory)
+    # neither: parent's velocity + the time derivative of position in N
+    [bodies.sleigh]                     # *required* (at least one body)
+    mass = "m"                          # rigid body: mass, masscenter, frame and inertia
+    masscenter = "G"                    #   [Ixx, Iyy, Izz] or [Ixx, Iyy, Izz, Ixy, Iyz, Izx]
+    frame = "B"                         #   about the mass centre, in components of frame
+    inertia = ["0", "0", "I_G"]         #   (or of inertia_frame = "C", if given)
+    [bodies.bob]                        # particle: mass and point
+    mass = "m1"
+    point = "P1"
+    [[loads]]                           # a force at a point, or a torque on a frame, in
+    name = "gravity"                    #   components of frame (name optional: load<i>)
+    point = "G"
+    force = ["0", "0", "-m*g"]
+    frame = "N"
+    # or: torque = ["0", "0", "tau"]; frame = "N"; on = "B"   # on: the frame it acts on
+    #                                                 (default: frame)
+    [constraints]                       # KaneSystem's constraint keywords, same names
+    dependent_coordinates = ["q5"]      # coordinates fixed by configuration_constraints
+    configuration_constraints = [       # g(q) = 0, one per dependent coordinate: text, or
+      {point = "fn", from = "dn", along = "A.z"},  # (point - from) . along
+    ]
+    dependent_speeds = ["u1", "u2"]     # speeds of [speeds] solved from the velocity
+    velocity_constraints = [            #   constraints and the time derivatives of the
+      {point = "P", along = "N.x"},     #   configuration constraints (one equation per
+      "u2 - u1*sin(q2)",                #   dependent speed): text linear in the speeds, or
+    ]                                   #   the velocity of point in N along a unit vector
+    prescribed = {w = "Omega"}          # rheonomic: speed = expression in t and parameters
+    [[constraints.adjoined]]            # phi(q, u) = value(t), enforced by a multiplier
+    name = "speed"                      #   lambda_<name> (name optional: C<i>)
+    phi = "v_x**2 + v_y**2"             # text in the coordinates and speeds (may be
+    value = "v0**2"                     #   nonlinear in them); value default 0
+    [initial]                           # initial coordinate and independent speed values,
+    x = 0.0                             #   by name (others 0); a dependent coordinate's value
+                                        #   is the guess its configuration constraints are
+                                        #   solved from
+    u1 = 1.0
+    [simulation]                        # defaults of `kanebond simulate`
+    t_end = 5.0                         #   final time (> 0)
+    points = 501                        #   output points (an integer, 2 to 1000000)
+
+A vector (position, velocity, angular_velocity, force, torque) is a list of 3 expressions,
+components in the frame the table names (or the parent frame, for angular_velocity), or a
+table summing components in several frames: ``position = {A = ["0", "0", "r"], E = ["0", "-r*s",
+"0"]}``. A frame's axis is written ``"F.x"``. An expression is text (or a number) in the
+declared names, ``pi``, ``E``, ``t``, ``+ - * / **`` and the functions of
+:data:`kanebond.safe_expr.FUNCTIONS`. Files are at most 1 MB, with at most 200 entries in each
+of parameters, inputs, coordinates, speeds, frames, expressions, points, bodies, loads,
+initial and each constraint list; an expression is at most 10 000 characters, nested at most
+60 deep, with exponents at most 1000; a named expression, with the names it uses written out,
+has at most 20 000 terms and exponents at most 1000.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from ..errors import KanebondError, ModelFileError
+from . import reader as _r
+from .bodies import build_bodies, build_loads
+from .constraints import build_constraints, initial_values, simulation_settings
+from .frames import build_expressions, build_frames, build_points
+from .reader import MAX_BYTES, MAX_COUNT
+
+__all__ = ["LoadedModel", "ModelFileError", "load_model", "read_model", "MAX_BYTES",
+           "MAX_COUNT"]
+
+_TOP = {"name", "parameters", "inputs", "coordinates", "speeds", "kinematics", "frames",
+        "expressions", "points", "bodies", "loads", "constraints", "initial", "simulation"}
+
+
+class LoadedModel(NamedTuple):
+    """What a model file gives: the system, default parameter values and their units, the
+    initial state and the simulation settings."""
+
+    system: Any
+    """The :class:`~kanebond.KaneSystem`."""
+    defaults: dict[str, float]
+    """{parameter name: default value} for the parameters that have one."""
+    units: dict[str, str]
+    """{parameter name: unit} for the parameters that give one."""
+    initial: dict[str, float] = {}
+    """{coordinate or speed name: initial value} of ``[initial]``."""
+    simulation: dict[str, float | int] = {}
+    """``t_end`` and ``points`` of ``[simulation]``, those given."""
+
+
+def read_model(path: str | Path) -> LoadedModel:
+    """The system a model file describes, with its parameters' default values and units, its
+    initial state and its simulation settings."""
+    from ..system import KaneSystem
+
+    f = _r.File(Path(path))
+    doc = _r.read_toml(f)
+    _r.keys(f, doc, _TOP, _r.TOP_WHERE)
+    name = _r.get(f, doc, "name", str, _r.TOP_WHERE, required=False) or f.path.stem
+    defaults, units = _r.parameters(f, _r.entries(f, doc, "parameters", required=False))
+    _r.names(f, doc, "inputs", required=False)
+    coordinates = _r.names(f, doc, "coordinates", required=True)
+    speeds = _r.names(f, doc, "speeds", required=True)
+    kinematics = _r.kinematics(f, _r.entries(f, doc, "kinematics", required=True), coordinates)
+    build_frames(f, _r.entries(f, doc, "frames", required=False))
+    build_expressions(f, _r.entries(f, doc, "expressions", required=False))
+    build_points(f, _r.entries(f, doc, "points", required=False))
+    bodies = build_bodies(f, _r.entries(f, doc, "bodies", required=True))
+    loads = build_loads(f, doc)
+    constraints = build_constraints(f, doc, coordinates, speeds)
+    initial = initial_values(f, doc, [*coordinates, *speeds],
+                             constraints.get("dependent_speeds", []))
+    simulation = simulation_settings(f, doc)
+    try:
+        system = KaneSystem(frame=f.N, coordinates=coordinates, speeds=speeds,
+                            kinematics=kinematics, bodies=bodies, loads=loads, name=name,
+                            **constraints)
+    except (KanebondError, ValueError) as err:
+        raise ModelFileError(f"{f.path}: the system it describes is invalid: {err}") from err
+    return LoadedModel(system, defaults, units, initial, simulation)
+
+
+def load_model(path: str | Path) -> Any:
+    """The :class:`~kanebond.KaneSystem` the TOML model file at ``path`` describes (see the
+    module docstring for the format); raises :class:`~kanebond.errors.ModelFileError`."""
+    return read_model(path).system

@@ -1,0 +1,168 @@
+"""What the report's animation draws: every body's mass-centre position and frame axes in the
+inertial frame, evaluated over the trajectory.
+
+Positions come from the model's own point tree (``point.pos_from(origin)``, with the origin a
+point of zero velocity in N) and orientations from ``frame``'s unit vectors in N; both are our
+own SymPy expressions, turned into NumPy functions with ``sympy.lambdify``. A body whose
+position cannot be found (a point known only by its velocity) is drawn as far as it can be.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import sympy as sp
+import sympy.physics.mechanics as me
+from sympy.core.function import AppliedUndef
+
+__all__ = ["MAX_FRAMES", "animation_data", "fixed_origin"]
+
+#: The most samples the animation carries (the trajectory is resampled to this many).
+MAX_FRAMES = 400
+
+
+def _tree(point: me.Point) -> list[me.Point]:
+    """Every point connected to ``point`` by positions (``locatenew``/``set_pos``)."""
+    seen = [point]
+    k = 0
+    while k < len(seen):
+        for other in seen[k]._pos_dict:
+            if other not in seen:
+                seen.append(other)
+        k += 1
+    return seen
+
+
+def fixed_origin(point: me.Point, frame: me.ReferenceFrame) -> me.Point | None:
+    """A point of ``point``'s position tree at rest in ``frame`` (``O`` preferred), or None."""
+    fixed = [p for p in _tree(point)
+             if frame in p._vel_dict and p._vel_dict[frame] == me.Vector(0)]
+    fixed.sort(key=lambda p: (p.name != "O", p.name))
+    return fixed[0] if fixed else None
+
+
+def _function(exprs: list, coords: list, constants: dict) -> Any | None:
+    """A NumPy function of the coordinates (columns) for ``exprs``, or None if they need
+    anything else (speeds, inputs, unknown symbols)."""
+    exprs = [sp.sympify(e).xreplace(constants) for e in exprs]
+    plain = {q: sp.Dummy(f"q{k}") for k, q in enumerate(coords)}
+    exprs = [e.xreplace(plain) for e in exprs]
+    if any(e.atoms(AppliedUndef) or e.atoms(sp.Derivative) or e.free_symbols - set(plain.values())
+           for e in exprs):
+        return None
+    return sp.lambdify([list(plain.values())], exprs, modules="numpy")
+
+
+def _evaluate(fn: Any, Q: np.ndarray, shape: tuple[int, ...]) -> list | None:
+    """fn over the rows of Q (N, R) as an (N, *shape) nested list of rounded floats."""
+    try:
+        cols = fn(Q.T)
+        out = np.stack([np.broadcast_to(np.asarray(c, dtype=float), Q.shape[:1])
+                        for c in cols], axis=-1).reshape((len(Q), *shape))
+    except (TypeError, ValueError, ZeroDivisionError, FloatingPointError):
+        return None
+    if not np.all(np.isfinite(out)):
+        return None
+    return np.round(out, 6).tolist()
+
+
+def _body_entry(body: Any, system: Any, coords: list, constants: dict,
+                Q: np.ndarray) -> dict:
+    """{name, kind, pos: (N,3)|None, axes: (N,3,3)|None} of one body."""
+    N = system.frame
+    entry: dict[str, Any] = {"name": str(body.name), "kind": type(body).__name__,
+                             "pos": None, "axes": None}
+    point = body.masscenter
+    origin = fixed_origin(point, N)
+    if origin is not None:
+        try:
+            r = point.pos_from(origin).to_matrix(N)
+        except ValueError:
+            r = None
+        fn = _function(list(r), coords, constants) if r is not None else None
+        entry["pos"] = _evaluate(fn, Q, (3,)) if fn else None
+    frame = getattr(body, "frame", None)
+    if frame is not None:
+        try:
+            axes = [v.express(N).to_matrix(N) for v in (frame.x, frame.y, frame.z)]
+            fn = _function([c for a in axes for c in a], coords, constants)
+        except ValueError:
+            fn = None
+        entry["axes"] = _evaluate(fn, Q, (3, 3)) if fn else None
+    return entry
+
+
+def _path_to(point: me.Point, target: me.Point) -> list[me.Point]:
+    """The points from ``point`` to ``target`` along the position tree (both included)."""
+    parents: dict = {point: None}
+    queue = [point]
+    while queue:
+        p = queue.pop(0)
+        if p is target:
+            break
+        for other in p._pos_dict:
+            if other not in parents:
+                parents[other] = p
+                queue.append(other)
+    path, p = [], target if target in parents else None
+    while p is not None:
+        path.append(p)
+        p = parents[p]
+    return path[::-1]
+
+
+def _links(system: Any, bodies: list[dict]) -> list[list[int]]:
+    """[i, j] pairs of bodies (j = -1: the origin) joined by a rigid link: the nearest body
+    (or the fixed origin) on the way to the origin whose distance stays constant."""
+    placed = {id(b.masscenter): k for k, (b, e) in enumerate(zip(system.bodies, bodies,
+                                                                 strict=True)) if e["pos"]}
+    out = []
+    for k, (body, entry) in enumerate(zip(system.bodies, bodies, strict=True)):
+        origin = fixed_origin(body.masscenter, system.frame)
+        if not entry["pos"] or origin is None:
+            continue
+        path = _path_to(body.masscenter, origin)[1:]
+        j = next((placed[id(p)] for p in path if placed.get(id(p), k) != k), -1)
+        here = np.asarray(entry["pos"])
+        there = np.asarray(bodies[j]["pos"]) if j >= 0 else np.zeros_like(here)
+        dist = np.linalg.norm(here - there, axis=1)
+        if dist.max() > 1e-9 and np.ptp(dist) < 1e-4 * dist.max():
+            out.append([k, j])
+    return out
+
+
+def _samples(t: np.ndarray) -> np.ndarray:
+    """Indices of at most MAX_FRAMES samples, evenly spread, first and last included."""
+    if len(t) <= MAX_FRAMES:
+        return np.arange(len(t))
+    return np.unique(np.linspace(0, len(t) - 1, MAX_FRAMES).round().astype(int))
+
+
+def animation_data(system: Any, traj: Any, constants: dict) -> dict:
+    """The animation's JSON data: ``t``, ``bodies`` (see :func:`_body_entry`), ``links``
+    (pairs of body indices, -1 the origin, joined by a rigid link: :func:`_links`), the coordinate
+    columns ``q`` with their ``names`` (for the cursor fallback), ``mode`` ("3d" when some
+    position or orientation was found, else "cursor") and a ``note``."""
+    idx = _samples(np.asarray(traj.t))
+    Q = np.column_stack([np.asarray(traj[n], dtype=float)[idx]
+                         for n in traj.coordinate_names]) if traj.coordinate_names else \
+        np.zeros((len(idx), 0))
+    coords = list(system.coordinates)[: Q.shape[1]]
+    bodies = [_body_entry(b, system, coords, constants, Q) for b in system.bodies]
+    links = _links(system, bodies)
+    keep = [k for k, b in enumerate(bodies) if b["pos"] is not None or b["axes"] is not None]
+    index = {k: i for i, k in enumerate(keep)} | {-1: -1}
+    found = [bodies[k] for k in keep]
+    missing = [b["name"] for b in bodies if b["pos"] is None]
+    note = ""
+    if not found:
+        note = ("no body position or orientation could be found from the model's points and "
+                "frames; the animation moves a cursor over the coordinates instead")
+    elif missing:
+        note = (f"position not known for {', '.join(missing)} (a point known only by its "
+                "velocity): drawn at the origin, orientation only")
+    return {"t": np.round(np.asarray(traj.t)[idx], 6).tolist(),
+            "names": list(traj.coordinate_names), "q": np.round(Q.T, 6).tolist(),
+            "bodies": found, "links": [[index[i], index[j]] for i, j in links],
+            "mode": "3d" if found else "cursor", "note": note}

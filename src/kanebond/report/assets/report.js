@@ -1,0 +1,248 @@
+/* kanebond report: the animation (orthographic 3D view on a canvas, time slider, play button,
+   drag to rotate; or a cursor over the coordinates when no body position is known).
+   Reads its data from the JSON element #anim-data. No network access. */
+(function () {
+  "use strict";
+  var data = JSON.parse(document.getElementById("anim-data").textContent);
+  var canvas = document.getElementById("anim-canvas");
+  var ctx = canvas.getContext("2d");
+  var slider = document.getElementById("anim-slider");
+  var label = document.getElementById("anim-time");
+  var play = document.getElementById("anim-play");
+  var colors = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b",
+                "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"];
+  var axisColors = ["#d62728", "#2ca02c", "#1f77b4"];
+  var n = data.t.length;
+  var state = { k: 0, yaw: -0.6, pitch: 0.45, playing: false, last: null, zoom: 1,
+                follow: false };
+  slider.max = String(Math.max(n - 1, 0));
+
+  function deg(a) { return a * Math.PI / 180; }
+  var VIEWS = { iso: [-0.6, 0.45], xy: [0, deg(90)], xz: [0, 0], yz: [deg(-90), 0] };
+
+  function position(b, k) { return b.pos ? b.pos[k] : [0, 0, 0]; }
+
+  function sceneBounds() {
+    var lo = [0, 0, 0], hi = [0, 0, 0];  /* the origin N is always in view */
+    data.bodies.forEach(function (b) {
+      for (var k = 0; k < n; k++) {
+        var p = position(b, k);
+        for (var i = 0; i < 3; i++) { lo[i] = Math.min(lo[i], p[i]); hi[i] = Math.max(hi[i], p[i]); }
+      }
+    });
+    var centre = [0, 1, 2].map(function (i) { return 0.5 * (lo[i] + hi[i]); });
+    var reach = Math.hypot(centre[0], centre[1], centre[2]);  /* the origin's distance */
+    data.bodies.forEach(function (b) {
+      for (var k = 0; k < n; k++) {
+        var p = position(b, k);
+        reach = Math.max(reach, Math.hypot(p[0] - centre[0], p[1] - centre[1], p[2] - centre[2]));
+      }
+    });
+    var axis = reach > 1e-9 ? 0.3 * reach : 1.0;
+    return { centre: centre, axis: axis, radius: 1.08 * (reach + axis) };
+  }
+
+  function flatScene() {
+    var z = 0;
+    data.bodies.forEach(function (b) {
+      if (b.pos) { b.pos.forEach(function (p) { z = Math.max(z, Math.abs(p[2])); }); }
+    });
+    var spread = 0;
+    data.bodies.forEach(function (b) {
+      if (b.pos) { b.pos.forEach(function (p) { spread = Math.max(spread, Math.abs(p[0]), Math.abs(p[1])); }); }
+    });
+    return z < 1e-9 && spread > 1e-9;
+  }
+
+  var bounds = data.mode === "3d" ? sceneBounds() : null;
+  if (data.mode === "3d" && flatScene()) { state.yaw = VIEWS.xy[0]; state.pitch = VIEWS.xy[1]; }
+
+  function viewCentre() {
+    if (!state.follow) { return bounds.centre; }
+    var sum = [0, 0, 0], count = 0;
+    data.bodies.forEach(function (b) {
+      if (b.pos) { for (var i = 0; i < 3; i++) { sum[i] += b.pos[state.k][i]; } count++; }
+    });
+    return count ? sum.map(function (v) { return v / count; }) : bounds.centre;
+  }
+
+  function project(p) {
+    var c = state.centre || bounds.centre, x = p[0] - c[0], y = p[1] - c[1], z = p[2] - c[2];
+    var ca = Math.cos(state.yaw), sa = Math.sin(state.yaw);
+    var ce = Math.cos(state.pitch), se = Math.sin(state.pitch);
+    var x1 = ca * x - sa * y, y1 = sa * x + ca * y;
+    var u = x1, v = z * ce + y1 * se, depth = y1 * ce - z * se;
+    var s = 0.5 * state.zoom * Math.min(canvas.width, canvas.height) / bounds.radius;
+    return [canvas.width / 2 + s * u, canvas.height / 2 - s * v, depth];
+  }
+
+  function line(a, b, color, width) {
+    ctx.strokeStyle = color; ctx.lineWidth = width;
+    ctx.beginPath(); ctx.moveTo(a[0], a[1]); ctx.lineTo(b[0], b[1]); ctx.stroke();
+  }
+
+  function drawReference() {
+    var o = [0, 0, 0], L = bounds.axis / state.zoom, names = ["x", "y", "z"];
+    var p0 = project(o);
+    ctx.font = "12px sans-serif"; ctx.fillStyle = "#8a93a3";
+    for (var i = 0; i < 3; i++) {
+      var e = o.slice(); e[i] += L;
+      var p = project(e);
+      line(p0, p, "#c3c9d3", 1);
+      if (Math.hypot(p[0] - p0[0], p[1] - p0[1]) > 8) {
+        ctx.fillText("N." + names[i], p[0] + 3, p[1] - 3);
+      }
+    }
+    ctx.fillText("O", p0[0] - 12, p0[1] + 12);
+  }
+
+  function path(b, upto, color, alpha, width) {
+    ctx.globalAlpha = alpha;
+    ctx.strokeStyle = color; ctx.lineWidth = width; ctx.beginPath();
+    for (var k = 0; k <= upto; k++) {
+      var p = project(b.pos[k]);
+      if (k === 0) { ctx.moveTo(p[0], p[1]); } else { ctx.lineTo(p[0], p[1]); }
+    }
+    ctx.stroke(); ctx.globalAlpha = 1.0;
+  }
+
+  function drawTrail(b, color) {
+    if (!b.pos) { return; }
+    path(b, n - 1, color, 0.15, 1);       /* the whole path, faint */
+    path(b, state.k, color, 0.6, 1.5);    /* the path so far */
+  }
+
+  function drawLinks() {
+    (data.links || []).forEach(function (pair) {
+      var a = project(position(data.bodies[pair[0]], state.k));
+      var b = pair[1] < 0 ? project([0, 0, 0]) : project(position(data.bodies[pair[1]], state.k));
+      line(a, b, "#4a5568", 3);
+    });
+  }
+
+  function drawBody(b, color, labelRow) {
+    var p = position(b, state.k), c = project(p);
+    if (b.axes) {
+      var A = b.axes[state.k], L = bounds.axis / state.zoom;  /* same length on screen */
+      for (var i = 0; i < 3; i++) {
+        var e = [p[0] + L * A[i][0], p[1] + L * A[i][1], p[2] + L * A[i][2]];
+        line(c, project(e), axisColors[i], 2);
+      }
+    }
+    ctx.fillStyle = color; ctx.strokeStyle = "#222"; ctx.lineWidth = 1;
+    ctx.beginPath(); ctx.arc(c[0], c[1], b.pos ? 7 : 4, 0, 2 * Math.PI); ctx.fill(); ctx.stroke();
+    ctx.fillStyle = "#1d2330"; ctx.font = "13px sans-serif";
+    ctx.fillText(b.name, c[0] + 9, c[1] - 9 - 15 * labelRow);
+    return c;
+  }
+
+  function draw3d() {
+    state.centre = viewCentre();
+    drawReference();
+    data.bodies.forEach(function (b, i) { drawTrail(b, colors[i % colors.length]); });
+    var order = data.bodies.map(function (b, i) { return i; });
+    order.sort(function (i, j) {
+      return project(position(data.bodies[j], state.k))[2] -
+             project(position(data.bodies[i], state.k))[2];
+    });
+    drawLinks();
+    var drawn = [];
+    order.forEach(function (i) {
+      var c = project(position(data.bodies[i], state.k));
+      var row = drawn.filter(function (d) { return Math.hypot(d[0] - c[0], d[1] - c[1]) < 12; }).length;
+      drawn.push(drawBody(data.bodies[i], colors[i % colors.length], row));
+    });
+  }
+
+  function drawCursor() {
+    var W = canvas.width, H = canvas.height, m = 40;
+    var t0 = data.t[0], t1 = data.t[n - 1] > t0 ? data.t[n - 1] : t0 + 1;
+    var lo = Infinity, hi = -Infinity;
+    data.q.forEach(function (col) { col.forEach(function (v) { lo = Math.min(lo, v); hi = Math.max(hi, v); }); });
+    if (!(hi > lo)) { lo -= 1; hi += 1; }
+    function X(t) { return m + (W - 2 * m) * (t - t0) / (t1 - t0); }
+    function Y(v) { return H - m - (H - 2 * m) * (v - lo) / (hi - lo); }
+    line([m, H - m], [W - m, H - m], "#888", 1); line([m, m], [m, H - m], "#888", 1);
+    data.q.forEach(function (col, i) {
+      ctx.strokeStyle = colors[i % colors.length]; ctx.lineWidth = 1.5; ctx.beginPath();
+      col.forEach(function (v, k) { if (k) { ctx.lineTo(X(data.t[k]), Y(v)); } else { ctx.moveTo(X(data.t[k]), Y(v)); } });
+      ctx.stroke();
+      ctx.fillStyle = colors[i % colors.length]; ctx.font = "12px sans-serif";
+      ctx.fillText(data.names[i], W - m + 4, 14 + 14 * i);
+    });
+    ctx.fillStyle = "#56627a"; ctx.font = "12px sans-serif";
+    ctx.fillText(hi.toPrecision(3), 2, m + 4); ctx.fillText(lo.toPrecision(3), 2, H - m);
+    ctx.fillText("t = " + t0, m, H - m + 16); ctx.fillText(String(t1), W - m - 20, H - m + 16);
+    var x = X(data.t[state.k]);
+    line([x, m - 10], [x, H - m], "#d62728", 2);
+    data.q.forEach(function (col, i) {
+      ctx.fillStyle = colors[i % colors.length];
+      ctx.beginPath(); ctx.arc(x, Y(col[state.k]), 4, 0, 2 * Math.PI); ctx.fill();
+    });
+  }
+
+  function draw() {
+    ctx.clearRect(0, 0, canvas.width, canvas.height);
+    if (n === 0) { return; }
+    if (data.mode === "3d") { draw3d(); } else { drawCursor(); }
+    label.textContent = "t = " + data.t[state.k].toFixed(3);
+    slider.value = String(state.k);
+  }
+
+  function tick(now) {
+    if (!state.playing) { return; }
+    if (state.last !== null) {
+      var target = data.t[state.k] + (now - state.last) / 1000;
+      while (state.k < n - 1 && data.t[state.k + 1] <= target) { state.k++; }
+      if (state.k >= n - 1) { state.playing = false; play.textContent = "Play"; }
+    }
+    state.last = now;
+    draw();
+    if (state.playing) { window.requestAnimationFrame(tick); }
+  }
+
+  play.addEventListener("click", function () {
+    state.playing = !state.playing;
+    play.textContent = state.playing ? "Pause" : "Play";
+    if (state.playing) {
+      if (state.k >= n - 1) { state.k = 0; }
+      state.last = null;
+      window.requestAnimationFrame(tick);
+    }
+  });
+  slider.addEventListener("input", function () { state.k = Number(slider.value); draw(); });
+  document.querySelectorAll("#anim-views button[data-view]").forEach(function (btn) {
+    btn.addEventListener("click", function () {
+      var v = VIEWS[btn.getAttribute("data-view")];
+      state.yaw = v[0]; state.pitch = v[1]; draw();
+    });
+  });
+  var drag = null;
+  canvas.addEventListener("mousedown", function (ev) { drag = [ev.clientX, ev.clientY]; });
+  window.addEventListener("mouseup", function () { drag = null; });
+  window.addEventListener("mousemove", function (ev) {
+    if (!drag || data.mode !== "3d") { return; }
+    state.yaw += 0.01 * (ev.clientX - drag[0]);
+    state.pitch = Math.max(-Math.PI / 2, Math.min(Math.PI / 2, state.pitch + 0.01 * (ev.clientY - drag[1])));
+    drag = [ev.clientX, ev.clientY];
+    draw();
+  });
+  canvas.addEventListener("wheel", function (ev) {
+    if (data.mode !== "3d") { return; }
+    ev.preventDefault();
+    state.zoom = Math.max(0.2, Math.min(50, state.zoom * Math.exp(-0.0015 * ev.deltaY)));
+    draw();
+  }, { passive: false });
+  document.getElementById("anim-zoom-in").addEventListener("click", function () {
+    state.zoom = Math.min(50, state.zoom * 1.5); draw();
+  });
+  document.getElementById("anim-zoom-out").addEventListener("click", function () {
+    state.zoom = Math.max(0.2, state.zoom / 1.5); draw();
+  });
+  document.getElementById("anim-follow").addEventListener("change", function (ev) {
+    state.follow = ev.target.checked; draw();
+  });
+  if (data.mode !== "3d") { document.getElementById("anim-views").style.display = "none"; }
+  window.kanebondReport = { state: state, draw: draw, frames: n };
+  draw();
+})();

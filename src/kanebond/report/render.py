@@ -1,0 +1,143 @@
+"""The report's HTML: one self-contained file rendered by Jinja2 (autoescape on) from the
+package's template, with the vendored CSS and JavaScript inlined and every data item escaped.
+
+:func:`build_report` turns a :class:`~kanebond.runspec.Case` and its trajectory into HTML;
+:func:`write_report` resolves a model name or ``.toml`` file, simulates it and writes the file.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from ..errors import ReportError
+from ..progress import working
+from ..runspec import Case, prepare, simulate_case
+from . import data
+from .animation import animation_data
+from .maths import form_equations
+
+__all__ = ["build_report", "write_report", "json_for_script", "DEFAULT_T_END",
+           "DEFAULT_POINTS", "DEMO_DEFAULTS", "ReportError"]
+
+DEFAULT_T_END = 5.0
+DEFAULT_POINTS = 501
+#: Constants and initial state of the default demo model (the rolling disk), used where the
+#: caller gives none: a leaned disk spinning forward, as ``kanebond demo`` simulates it.
+DEMO_DEFAULTS: dict[str, tuple[dict[str, float], dict[str, float]]] = {
+    "rolling_disk": ({"m": 2.0, "r": 0.3, "g": 9.81}, {"q2": 0.2, "u2": 6.0}),
+}
+
+
+def json_for_script(value: Any) -> str:
+    """JSON safe inside ``<script type="application/json">``: ``<``, ``>``, ``&`` and the
+    line separators escaped, so no text can close the element or start a comment."""
+    text = json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    for char, code in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"),
+                       ("\u2028", "\\u2028"), ("\u2029", "\\u2029")):
+        text = text.replace(char, code)
+    return text
+
+
+def _asset(name: str) -> str:
+    return resources.files(__package__).joinpath("assets", name).read_text(encoding="utf-8")
+
+
+def _environment() -> Any:
+    import jinja2
+
+    loader = jinja2.FileSystemLoader(str(resources.files(__package__).joinpath("templates")))
+    return jinja2.Environment(loader=loader, autoescape=True, undefined=jinja2.StrictUndefined)
+
+
+def _stage(text: str) -> None:
+    """A short progress line on stderr for the stages that may take a while."""
+    from ..progress import progress_wanted
+
+    if progress_wanted():
+        print(f"kanebond: report: {text}", file=sys.stderr, flush=True)
+
+
+def _context(case: Case, traj: Any, linearize: bool) -> dict[str, Any]:
+    """Everything the template shows."""
+    import markupsafe
+
+    system = case.system
+    _stage("equations")
+    with working("report: equations"):
+        equations = form_equations(system)
+    _stage("bond graph")
+    with working("report: bond graph"):
+        svg, svg_note = data.bond_graph_svg(system)
+    _stage("plots")
+    plots = {"trajectory": data.trajectory_plot(traj), "energy": data.energy_plot(traj)}
+    eigen = None
+    if linearize:
+        _stage("linearization")
+        with working("report: linearization"):
+            eigen = data.eigenvalue_table(system, traj, case.constants)
+    anim = animation_data(system, traj, case.constants)
+    return {
+        "summary": data.summary(case), "equations": equations,
+        "svg": markupsafe.Markup(svg) if svg else None, "svg_note": svg_note,
+        "plots": plots, "audit": data.audit_table(traj),
+        "constraints": data.constraint_tables(traj), "eigen": eigen,
+        "anim_note": anim["note"],
+        "anim_json": markupsafe.Markup(json_for_script(anim)),
+        "css": markupsafe.Markup(_asset("report.css")),
+        "js": markupsafe.Markup(_asset("report.js").replace("</", "<\\/")),
+        "samples": len(traj), "t_end": data.fmt(traj.t[-1]) if len(traj) else "0",
+    }
+
+
+def build_report(case: Case, traj: Any, *, linearize: bool = True) -> str:
+    """The HTML of the report of ``case`` (a :class:`~kanebond.runspec.Case`) and its
+    simulated trajectory ``traj``: summary, equations (MathML), plots, bond graph, energy
+    audit, constraint outputs, eigenvalues (with ``linearize``) and an animation."""
+    context = _context(case, traj, linearize)
+    return _environment().get_template("report.html.j2").render(**context)
+
+
+def _defaults(spec: str, sets: dict, initial: dict) -> tuple[dict, dict]:
+    """The demo model's constants and initial state under the caller's own values."""
+    consts, start = DEMO_DEFAULTS.get(spec, ({}, {}))
+    return {**consts, **sets}, {**start, **initial}
+
+
+def write_report(spec_or_case: str | Path | Case, path: str | Path, *,
+                 t_end: float | None = None, points: int | None = None,
+                 sets: dict[str, float] | None = None, initial: dict[str, float] | None = None,
+                 linearize: bool = True) -> Path:
+    """Simulate a model and write its self-contained HTML report to ``path``; return the path.
+
+    ``spec_or_case`` is a ready-made model name, a ``.toml`` model file or a prepared
+    :class:`~kanebond.runspec.Case`; ``sets`` and ``initial`` are {name: float} constants and
+    initial values (the rolling disk defaults to a leaned disk rolling forward); ``t_end``
+    defaults to the model file's ``[simulation]`` value or 5 s, ``points`` to 501.
+    """
+    if isinstance(spec_or_case, Case):
+        case = spec_or_case
+    else:
+        sets_, initial_ = _defaults(str(spec_or_case), dict(sets or {}), dict(initial or {}))
+        case = prepare(str(spec_or_case), sets_, initial_, cached=False)
+    t_end = float(t_end if t_end is not None else case.settings.get("t_end", DEFAULT_T_END))
+    if not t_end > 0:
+        raise ReportError(f"t_end must be positive, got {t_end:g}")
+    points = int(points if points is not None else case.settings.get("points", DEFAULT_POINTS))
+    if points < 2:
+        raise ReportError(f"points must be at least 2, got {points}")
+    _stage(f"simulating {case.name} to t = {t_end:g}")
+    traj = simulate_case(case, t_end, points)
+    html = build_report(case, traj, linearize=linearize)
+    out = Path(path)
+    try:
+        if out.parent != Path(""):
+            out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(html, encoding="utf-8")
+    except OSError as err:
+        raise ReportError(f"cannot write the report {str(out)!r}: {err.strerror or err}") \
+            from None
+    return out

@@ -1,0 +1,156 @@
+"""The points of a sweep: a Cartesian grid or a list of samples, split into constants and
+initial states of the model, checked before any work is shipped.
+
+Every mistake raises a :class:`~kanebond.KanebondError` naming the culprit: an empty grid or
+axis, a value that is not a number, an unknown name (:class:`~kanebond.ModelError`).
+"""
+
+from __future__ import annotations
+
+import importlib
+import itertools
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import ModelError, SweepError
+from ..runspec import cached_system, symbol_name
+
+__all__ = ["SweepError", "require", "Points", "expand", "split_names", "model_spec",
+           "model_system", "floats"]
+
+INSTALL_HINT = "pip install 'kanebond[sweep]'"
+
+
+def require(module: str) -> Any:
+    """The module ``module`` (dask, distributed, xarray, pyarrow, pandas), imported; a
+    :class:`SweepError` naming the ``sweep`` extra when it is not installed."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as err:
+        raise SweepError(f"sweeps need the optional package {module.split('.')[0]!r} "
+                         f"({err}): {INSTALL_HINT}") from None
+
+
+@dataclass
+class Points:
+    """The points of a sweep: ``names`` (swept names, in order) and ``values``, one tuple of
+    floats per point."""
+
+    names: list[str]
+    values: list[tuple[float, ...]]
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+    def column(self, name: str) -> list[float]:
+        """The values of ``name`` at every point."""
+        k = self.names.index(name)
+        return [v[k] for v in self.values]
+
+
+def _number(value: Any, where: str) -> float:
+    """``float(value)``; a SweepError naming ``where`` when it is not a number."""
+    if isinstance(value, (str, bytes)):
+        text = value.decode() if isinstance(value, bytes) else value
+    else:
+        text = value
+    try:
+        return float(text)
+    except (TypeError, ValueError):
+        raise SweepError(f"{where}: {value!r:.60} is not a number") from None
+
+
+def _grid(grid: Mapping[str, Any]) -> Points:
+    """The full Cartesian grid of the axes {name: sequence of values}."""
+    if not grid:
+        raise SweepError("empty grid: give at least one name with its values")
+    axes = []
+    for name, seq in grid.items():
+        if isinstance(seq, (str, bytes)) or not hasattr(seq, "__iter__"):
+            seq = [seq]
+        vals = [_number(v, f"grid axis {name!r}") for v in seq]
+        if not vals:
+            raise SweepError(f"grid axis {name!r} has no values")
+        axes.append(vals)
+    return Points([str(n) for n in grid], list(itertools.product(*axes)))
+
+
+def _records(samples: Any) -> list[Mapping[str, Any]]:
+    """The samples as a list of mappings (a pandas DataFrame row by row)."""
+    if hasattr(samples, "to_dict") and hasattr(samples, "columns"):
+        return list(samples.to_dict(orient="records"))
+    if isinstance(samples, Sequence) and not isinstance(samples, (str, bytes)):
+        return list(samples)
+    raise SweepError("the points must be a dict {name: values} (a grid), a list of dicts or a "
+                     f"pandas DataFrame (samples), got a {type(samples).__name__}")
+
+
+def _samples(samples: Any) -> Points:
+    """The samples (one mapping {name: value} per point, all with the same names)."""
+    rows = _records(samples)
+    if not rows:
+        raise SweepError("no samples: give at least one point")
+    first = rows[0]
+    if not isinstance(first, Mapping) or not first:
+        raise SweepError("each sample must be a non-empty mapping {name: value}")
+    names = [str(n) for n in first]
+    values = []
+    for i, row in enumerate(rows):
+        if not isinstance(row, Mapping) or {str(k) for k in row} != set(names):
+            raise SweepError(f"sample {i} does not name the same values as sample 0 "
+                             f"({', '.join(names)})")
+        values.append(tuple(_number(row[n], f"sample {i}, {n!r}") for n in names))
+    return Points(names, values)
+
+
+def expand(grid_or_samples: Any) -> Points:
+    """A dict {name: sequence} is the full Cartesian grid; a list of dicts or a DataFrame the
+    samples themselves (one point per row)."""
+    if isinstance(grid_or_samples, Mapping):
+        return _grid(grid_or_samples)
+    return _samples(grid_or_samples)
+
+
+def model_spec(model: Any) -> str:
+    """The model's text as shipped to the workers: a ready-made name as given, a ``.toml``
+    file's absolute path (workers elsewhere need the file at that path)."""
+    spec = str(model)
+    path = Path(spec)
+    if spec.lower().endswith(".toml") and path.is_file():
+        return str(path.resolve())
+    return spec
+
+
+def model_system(spec: str) -> Any:
+    """The system of model ``spec``, formed once per process (the cache
+    :func:`kanebond.runspec.prepare` uses)."""
+    return cached_system(spec)
+
+
+def split_names(spec: str, names: Sequence[str]) -> tuple[list[str], list[str]]:
+    """(constant or input names, coordinate or speed names) of ``names`` for model ``spec``; an
+    unknown name is a ModelError naming it and listing what may be swept."""
+    system = model_system(spec)
+    params = {symbol_name(c) for c in list(system.constants) + list(system.inputs)}
+    states = {symbol_name(s) for s in list(system.coordinates) + list(system.speeds)}
+    unknown = [n for n in names if n not in params and n not in states]
+    if unknown:
+        raise ModelError(
+            f"{', '.join(unknown)} is not a constant, input, coordinate or speed of "
+            f"{spec}; it has constants {', '.join(sorted(params)) or '(none)'} and states "
+            f"{', '.join(symbol_name(s) for s in list(system.coordinates) + list(system.speeds))}")
+    return [n for n in names if n in params], [n for n in names if n in states]
+
+
+def floats(mapping: Mapping[str, Any] | None, what: str) -> dict[str, float]:
+    """{name: float} of ``mapping`` (None: empty); a SweepError naming a value that is not a
+    number."""
+    if mapping is None:
+        return {}
+    if not isinstance(mapping, Mapping):
+        raise SweepError(f"{what} must be a mapping {{name: value}}, got "
+                         f"{type(mapping).__name__}")
+    return {symbol_name(k) if not isinstance(k, str) else k: _number(v, f"{what} {k!s}")
+            for k, v in mapping.items()}
