@@ -154,8 +154,37 @@ def test_simulate_closed_loop_reports_multipliers(tmp_path):
         assert max(abs(gap_x), abs(gap_y)) < 1e-8
 
 
+def _sleigh_without_inertia(tmp_path: Path) -> str:
+    """The shipped sleigh file with no value for I_G."""
+    from kanebond.modelfile import SHIPPED
+
+    text = (SHIPPED / "chaplygin_sleigh.toml").read_text(encoding="utf-8")
+    text = text.replace('I_G = {value = 0.2, unit = "kg m^2"}', 'I_G = {unit = "kg m^2"}')
+    assert 'I_G = {unit' in text
+    path = tmp_path / "sleigh.toml"
+    path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
+def test_ready_made_models_take_their_shipped_files_values(tmp_path):
+    """With no --set/--initial, a ready-made model runs with its shipped file's parameters,
+    [initial] and [simulation] (the sleigh: m=1, a=0.3, I_G=0.2, u1=1, u2=2, 10 s)."""
+    out = tmp_path / "s"
+    r = kb("simulate", "chaplygin_sleigh", "--points", "3", "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    with open(out / "trajectory.csv", newline="") as fh:
+        rows = list(csv.reader(fh))
+    head, first, last = rows[0], rows[1], rows[-1]
+    assert float(first[head.index("u1")]) == pytest.approx(1.0, rel=1e-12)
+    assert float(first[head.index("u2")]) == pytest.approx(2.0, rel=1e-12)
+    assert float(last[0]) == 10.0
+    # v_G = u1 B.x + a u2 B.y, so T* = ½ m u1² + ½ (I_G + m a²) u2² at t = 0
+    assert float(first[head.index("T_star")]) == pytest.approx(
+        0.5 * 1.0 * 1.0 + 0.5 * (0.2 + 1.0 * 0.3**2) * 4.0, rel=1e-12)
+
+
 def test_simulate_missing_constant(tmp_path):
-    r = kb("simulate", "chaplygin_sleigh", "--t-end", "0.5", "--set", "m=1", cwd=tmp_path)
+    r = kb("simulate", _sleigh_without_inertia(tmp_path), "--t-end", "0.5", cwd=tmp_path)
     assert r.returncode == 1
     assert "I_G" in r.stderr
     lines = r.stderr.strip().splitlines()
@@ -164,7 +193,7 @@ def test_simulate_missing_constant(tmp_path):
 
 
 def test_debug_shows_traceback(tmp_path):
-    r = kb("--debug", "simulate", "chaplygin_sleigh", "--t-end", "0.5", "--set", "m=1",
+    r = kb("--debug", "simulate", _sleigh_without_inertia(tmp_path), "--t-end", "0.5",
            cwd=tmp_path)
     assert r.returncode != 0
     assert "Traceback" in r.stderr and "I_G" in r.stderr

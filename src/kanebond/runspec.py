@@ -73,9 +73,40 @@ def _resolve(spec: str) -> _Resolved:
         raise ModelError(f"unknown model {spec!r}: give a ready-made model ({known}) or the "
                          "path of an existing .toml model file")
     system = MODELS[spec]()
+    shipped = _shipped_values(spec, system)
     table = default_tables().get(spec)
-    defaults = {k: float(v) for k, v in table().items()} if table else {}
-    return _Resolved(system, defaults)
+    defaults = {**shipped["parameters"],
+                **({k: float(v) for k, v in table().items()} if table else {})}
+    return _Resolved(system, defaults, shipped["initial"], shipped["simulation"])
+
+
+def _numbers(table: Any, value_key: str | None = None) -> dict[str, float]:
+    """{name: float} of the plain numbers in a TOML table (``{value = ...}`` tables too)."""
+    out: dict[str, float] = {}
+    for name, value in (table or {}).items() if isinstance(table, dict) else ():
+        if isinstance(value, dict) and value_key:
+            value = value.get(value_key)
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            out[str(name)] = float(value)
+    return out
+
+
+def _shipped_values(spec: str, system: Any) -> dict[str, dict[str, float]]:
+    """Parameter values, ``[initial]`` and ``[simulation]`` of the model file shipped for the
+    ready-made model ``spec`` (``models/files/<spec>.toml``, or ``<spec>_<n>.toml`` with the
+    same coordinates as the model built with its default size): the defaults of the command,
+    the report and the sweeps; empty where no file matches."""
+    from .modelfile import shipped_files, toml_tables
+
+    names = [symbol_name(q) for q in system.coordinates]
+    for path in shipped_files(spec):
+        tables = toml_tables(path)
+        coords = tables.get("coordinates", {})
+        if isinstance(coords, dict) and coords.get("names") == names:
+            return {"parameters": _numbers(tables.get("parameters"), "value"),
+                    "initial": _numbers(tables.get("initial")),
+                    "simulation": _numbers(tables.get("simulation"))}
+    return {"parameters": {}, "initial": {}, "simulation": {}}
 
 
 @lru_cache(maxsize=8)

@@ -111,7 +111,10 @@ from .frames import build_expressions, build_frames, build_points
 from .reader import MAX_BYTES, MAX_COUNT
 
 __all__ = ["LoadedModel", "ModelFileError", "load_model", "read_model", "MAX_BYTES",
-           "MAX_COUNT"]
+           "MAX_COUNT", "SHIPPED", "shipped_files", "toml_tables"]
+
+SHIPPED = Path(__file__).resolve().parent.parent / "models" / "files"
+"""The folder of the model files shipped with kanebond."""
 
 _TOP = {"name", "parameters", "inputs", "coordinates", "speeds", "kinematics", "frames",
         "expressions", "points", "bodies", "loads", "constraints", "initial", "simulation"}
@@ -169,3 +172,18 @@ def load_model(path: str | Path) -> Any:
     """The :class:`~kanebond.KaneSystem` the TOML model file at ``path`` describes (see the
     module docstring for the format); raises :class:`~kanebond.errors.ModelFileError`."""
     return read_model(path).system
+
+
+def shipped_files(name: str) -> list[Path]:
+    """The shipped model files of the ready-made model ``name``: ``<name>.toml``, then
+    ``<name>_<n>.toml`` for the sizes shipped (n ascending)."""
+    exact = SHIPPED / f"{name}.toml"
+    sized = [p for p in SHIPPED.glob(f"{name}_*.toml") if p.stem[len(name) + 1:].isdigit()]
+    return ([exact] if exact.is_file() else []) + sorted(
+        sized, key=lambda p: int(p.stem[len(name) + 1:]))
+
+
+def toml_tables(path: str | Path) -> dict:
+    """The TOML document of a model file, parsed with the size cap (no expression read, no
+    system formed); errors as :func:`read_model`'s."""
+    return _r.read_toml(_r.File(Path(path)))

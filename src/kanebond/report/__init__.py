@@ -15,7 +15,6 @@ from .maths import fix_mfenced, to_mathml
 from .render import (
     DEFAULT_POINTS,
     DEFAULT_T_END,
-    DEMO_DEFAULTS,
     ReportError,
     build_report,
     json_for_script,
@@ -23,4 +22,4 @@ from .render import (
 )
 
 __all__ = ["write_report", "build_report", "fix_mfenced", "to_mathml", "json_for_script",
-           "ReportError", "DEFAULT_T_END", "DEFAULT_POINTS", "DEMO_DEFAULTS"]
+           "ReportError", "DEFAULT_T_END", "DEFAULT_POINTS"]

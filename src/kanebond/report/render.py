@@ -21,15 +21,10 @@ from .animation import animation_data
 from .maths import form_equations
 
 __all__ = ["build_report", "write_report", "json_for_script", "DEFAULT_T_END",
-           "DEFAULT_POINTS", "DEMO_DEFAULTS", "ReportError"]
+           "DEFAULT_POINTS", "ReportError"]
 
 DEFAULT_T_END = 5.0
 DEFAULT_POINTS = 501
-#: Constants and initial state of the default demo model (the rolling disk), used where the
-#: caller gives none: a leaned disk spinning forward, as ``kanebond demo`` simulates it.
-DEMO_DEFAULTS: dict[str, tuple[dict[str, float], dict[str, float]]] = {
-    "rolling_disk": ({"m": 2.0, "r": 0.3, "g": 9.81}, {"q2": 0.2, "u2": 6.0}),
-}
 
 
 def json_for_script(value: Any) -> str:
@@ -101,12 +96,6 @@ def build_report(case: Case, traj: Any, *, linearize: bool = True) -> str:
     return _environment().get_template("report.html.j2").render(**context)
 
 
-def _defaults(spec: str, sets: dict, initial: dict) -> tuple[dict, dict]:
-    """The demo model's constants and initial state under the caller's own values."""
-    consts, start = DEMO_DEFAULTS.get(spec, ({}, {}))
-    return {**consts, **sets}, {**start, **initial}
-
-
 def write_report(spec_or_case: str | Path | Case, path: str | Path, *,
                  t_end: float | None = None, points: int | None = None,
                  sets: dict[str, float] | None = None, initial: dict[str, float] | None = None,
@@ -115,14 +104,14 @@ def write_report(spec_or_case: str | Path | Case, path: str | Path, *,
 
     ``spec_or_case`` is a ready-made model name, a ``.toml`` model file or a prepared
     :class:`~kanebond.runspec.Case`; ``sets`` and ``initial`` are {name: float} constants and
-    initial values (the rolling disk defaults to a leaned disk rolling forward); ``t_end``
+    initial values over the model's own (a ready-made model's come from its shipped model
+    file: the rolling disk leaned and rolling forward); ``t_end``
     defaults to the model file's ``[simulation]`` value or 5 s, ``points`` to 501.
     """
     if isinstance(spec_or_case, Case):
         case = spec_or_case
     else:
-        sets_, initial_ = _defaults(str(spec_or_case), dict(sets or {}), dict(initial or {}))
-        case = prepare(str(spec_or_case), sets_, initial_, cached=False)
+        case = prepare(str(spec_or_case), sets, initial, cached=False)
     t_end = float(t_end if t_end is not None else case.settings.get("t_end", DEFAULT_T_END))
     if not t_end > 0:
         raise ReportError(f"t_end must be positive, got {t_end:g}")
