@@ -97,6 +97,8 @@ def test_every_error_class_is_a_kanebond_error() -> None:
         kb.CausalityError,
         kb.ExpressionError,
         kb.ModelFileError,
+        kb.ReportError,
+        kb.SweepError,
     ]
     for cls in classes:
         assert issubclass(cls, kb.KanebondError), cls
