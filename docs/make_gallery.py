@@ -4,8 +4,10 @@ Run from the repository root: ``.venv/bin/python docs/make_gallery.py`` (all pic
 minute) or ``.venv/bin/python docs/make_gallery.py knife_edge bead_on_rod`` (some of them).
 Every picture comes from a simulation, a linearization or a bond graph of the model its page
 describes, with the numbers the page quotes; each run prints the energy audit it checked.
-The models that are not ready-made (knife edge, bead on a spinning rod, constant-speed
-particle) are defined here exactly as their pages show them.
+The bead on a spinning rod and the constant-speed particle are the ready-made
+``kanebond.models.bead_on_spinning_rod`` and ``constant_speed_particle``; the knife edge with two
+speeds is defined here as its page shows it (the ready-made ``knife_edge`` embeds the sideways
+speed instead).
 """
 
 from __future__ import annotations
@@ -63,40 +65,6 @@ def knife_edge() -> kb.KaneSystem:
         frame=N, coordinates=[x, y, phi], speeds=[u1, u2],
         kinematics=[x.diff() - u1 * sp.cos(phi), y.diff() - u1 * sp.sin(phi), phi.diff() - u2],
         bodies=[blade], loads={"gravity": (P, m * g * sp.sin(alpha) * N.x)}, name="knife edge")
-
-
-def bead_on_rod() -> kb.KaneSystem:
-    """A bead of mass m on a rod turning about N.z in a horizontal plane at the rate Omega
-    (a prescribed flow, [PA21] (45)–(50)); theta the rod angle, r the bead's distance."""
-    theta, r, w, v = me.dynamicsymbols("theta r w v")
-    m, Omega = sp.symbols("m Omega", positive=True)
-    N = me.ReferenceFrame("N")
-    O = me.Point("O")
-    O.set_vel(N, 0)
-    rod = N.orientnew("rod", "Axis", (theta, N.z))
-    rod.set_ang_vel(N, w * N.z)
-    bead = O.locatenew("bead", r * rod.x)
-    bead.set_vel(N, v * rod.x + r * w * rod.y)
-    free = kb.KaneSystem(N, [theta, r], [w, v], [theta.diff() - w, r.diff() - v],
-                         [me.Particle("bead", bead, m)], [], name="bead on a rod")
-    return free.prescribe({w: Omega})
-
-
-def constant_speed_particle() -> kb.KaneSystem:
-    """A particle in a vertical plane under gravity, its speed held at v0 by an adjoined
-    nonlinear nonholonomic constraint |v|² = v0² ([PA-VP] (4), (13))."""
-    x, y, vx, vy = me.dynamicsymbols("x y v_x v_y")
-    m, g, v0 = sp.symbols("m g v0", positive=True)
-    N = me.ReferenceFrame("N")
-    O = me.Point("O")
-    O.set_vel(N, 0)
-    P = O.locatenew("P", x * N.x + y * N.y)
-    P.set_vel(N, vx * N.x + vy * N.y)
-    free = kb.KaneSystem(N, [x, y], [vx, vy], [x.diff() - vx, y.diff() - vy],
-                         [me.Particle("particle", P, m)], {"gravity": (P, -m * g * N.y)},
-                         name="particle")
-    speed = kb.AdjoinedConstraint(lambda v: v.dot(v), [P], value=v0**2, name="speed")
-    return free.adjoin(speed)
 
 
 # ------------------------------------------------------------------------ the pictures
@@ -306,7 +274,7 @@ def four_bar() -> None:
 
 
 def bead_pictures() -> None:
-    system = bead_on_rod()
+    system = models.bead_on_spinning_rod()
     m, Om, r0, v0 = 2.0, 1.5, 1.0, 0.3
     tt = np.linspace(0, 1.5, 301)
     initial = {"theta": 0.0, "r": r0, "v": v0}
@@ -330,7 +298,7 @@ def bead_pictures() -> None:
 
 
 def constant_speed_pictures() -> None:
-    system = constant_speed_particle()
+    system = models.constant_speed_particle()
     m, g, v0, psi0 = 2.0, 9.81, 3.0, 0.3
     tt = np.linspace(0, 1.0, 201)
     initial = {"x": 0.0, "y": 0.0, "v_x": v0 * np.cos(psi0), "v_y": v0 * np.sin(psi0)}

@@ -12,7 +12,6 @@ import mpmath
 import numpy as np
 import pytest
 import sympy as sp
-import sympy.physics.mechanics as me
 from sympy.core.function import AppliedUndef
 
 import kanebond as kb
@@ -265,54 +264,6 @@ def _same_equations(a: kb.KaneSystem, b: kb.KaneSystem) -> None:
         _equal_matrices(a.reactions, b.reactions, "reactions")
 
 
-def _knife_edge() -> kb.KaneSystem:
-    """The knife edge on an inclined plane with its sideways speed s embedded (the file's
-    formulation; docs/gallery/knife_edge.md has the same blade with speeds u1, u2 only)."""
-    x, y, th, v, w, s = me.dynamicsymbols("x y theta v w s")
-    m, inertia, g, alpha = sp.symbols("m I g alpha", positive=True)
-    N = me.ReferenceFrame("N")
-    B = N.orientnew("B", "Axis", (th, N.z))
-    B.set_ang_vel(N, w * N.z)
-    O = me.Point("O")
-    P = O.locatenew("P", x * N.x + y * N.y)
-    P.set_vel(N, v * B.x + s * B.y)
-    blade = me.RigidBody("blade", P, B, m, (me.inertia(B, 0, 0, inertia), P))
-    kinematics = [x.diff() - (v * sp.cos(th) - s * sp.sin(th)),
-                  y.diff() - (v * sp.sin(th) + s * sp.cos(th)), th.diff() - w]
-    return kb.KaneSystem(N, [x, y, th], [v, w, s], kinematics, [blade],
-                         {"gravity": (P, -m * g * sp.sin(alpha) * N.x)},
-                         dependent_speeds=[s], velocity_constraints=[P.vel(N).dot(B.y)])
-
-
-def _bead_on_spinning_rod() -> kb.KaneSystem:
-    """tests/test_prescribed.py's bead, its rod's rate prescribed: w = Omega."""
-    th, r, w, v = me.dynamicsymbols("theta r w v")
-    m, Om = sp.symbols("m Omega", positive=True)
-    N = me.ReferenceFrame("N")
-    B = N.orientnew("B", "Axis", (th, N.z))
-    B.set_ang_vel(N, w * N.z)
-    P = me.Point("O").locatenew("P", r * B.x)
-    P.set_vel(N, v * B.x + r * w * B.y)
-    free = kb.KaneSystem(N, [th, r], [w, v], [th.diff() - w, r.diff() - v],
-                         [me.Particle("bead", P, m)], name="bead")
-    return free.prescribe({w: Om})
-
-
-def _constant_speed_particle() -> kb.KaneSystem:
-    """tests/test_adjoined.py's particle held at constant speed v0 under gravity."""
-    x, y, vx, vy = me.dynamicsymbols("x y v_x v_y")
-    m, g, v0 = sp.symbols("m g v0", positive=True)
-    N = me.ReferenceFrame("N")
-    O = me.Point("O")
-    O.set_vel(N, 0)
-    P = O.locatenew("P", x * N.x + y * N.y)
-    P.set_vel(N, vx * N.x + vy * N.y)
-    base = kb.KaneSystem(N, [x, y], [vx, vy], [x.diff() - vx, y.diff() - vy],
-                         [me.Particle("Pa", P, m)], [(P, -m * g * N.y)], name="planar")
-    return base.adjoin(kb.AdjoinedConstraint(lambda vel: vel.dot(vel), [P], value=v0**2,
-                                             name="speed"))
-
-
 #: shipped file stem: the Python model it describes (compared symbolically)
 EXACT = {
     "chaplygin_sleigh": kb.models.chaplygin_sleigh,
@@ -327,9 +278,9 @@ EXACT = {
     "chain_3d_3": lambda: kb.models.chain_3d(3),
     "four_bar": kb.models.four_bar,
     "n_four_bar_1": lambda: kb.models.n_four_bar(1),
-    "knife_edge": _knife_edge,
-    "bead_on_spinning_rod": _bead_on_spinning_rod,
-    "constant_speed_particle": _constant_speed_particle,
+    "knife_edge": kb.models.knife_edge,
+    "bead_on_spinning_rod": kb.models.bead_on_spinning_rod,
+    "constant_speed_particle": kb.models.constant_speed_particle,
 }
 #: shipped file stem: the Python model (compared through numeric models: symbolic equations of
 #: these are slow to form, or have no closed form)

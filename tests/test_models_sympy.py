@@ -454,6 +454,9 @@ def test_models_build_kanesystems() -> None:
         "bicycle_sympy",
         "n_four_bar",
         "differential_drive",
+        "knife_edge",
+        "bead_on_spinning_rod",
+        "constant_speed_particle",
     }
     for name, build in MODELS.items():
         system = build()

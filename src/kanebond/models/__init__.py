@@ -56,6 +56,7 @@ from kanebond.models.bicycle import (
 from kanebond.models.chain import chain_3d
 from kanebond.models.diffdrive import differential_drive, differential_drive_with_motors
 from kanebond.models.fourbar import FOUR_BAR_DEFAULTS, four_bar, four_bar_configuration
+from kanebond.models.gallery import bead_on_spinning_rod, constant_speed_particle, knife_edge
 from kanebond.models.gyrostat import gyrostat
 from kanebond.models.nfourbar import (
     N_FOUR_BAR_DEFAULTS,
@@ -86,7 +87,10 @@ __all__ = [
     "whipple_operating_point",
     "FOUR_BAR_DEFAULTS",
     "MODELS",
+    "bead_on_spinning_rod",
     "chain_3d",
+    "constant_speed_particle",
+    "knife_edge",
     "chaplygin_sleigh",
     "differential_drive",
     "differential_drive_with_motors",
@@ -112,5 +116,8 @@ MODELS: dict[str, Callable[..., Any]] = {
     "bicycle_sympy": bicycle_sympy,
     "n_four_bar": n_four_bar,
     "differential_drive": differential_drive,
+    "knife_edge": knife_edge,
+    "bead_on_spinning_rod": bead_on_spinning_rod,
+    "constant_speed_particle": constant_speed_particle,
 }
 """Every ready-made model by name; each function builds a fresh ``KaneSystem`` when called."""
