@@ -176,3 +176,22 @@ def test_bad_input_exits_1_with_one_line(tmp_path, args, culprit):
     assert run.returncode == 1
     assert len(lines) == 1 and culprit in lines[0]
     assert not (tmp_path / "r.html").exists()
+
+
+def test_a_prescribed_model_is_animated_from_its_origin_and_drawn_as_the_system_graph():
+    """The bead's point O has no velocity set (only positions hang from it): it is the
+    origin, so the bead's position is r (cos θ, sin θ, 0); its prescribed flow needs the
+    "system" graph ([PA-VP] Fig. 3) with an Sf source."""
+    import math
+
+    from kanebond.report.animation import animation_data
+
+    case = prepare("bead_on_spinning_rod", {}, {"r": 1.0, "v": 0.3})
+    traj = simulate_case(case, 0.5, 6)
+    data = animation_data(case.system, traj, case.constants)
+    assert data["mode"] == "3d"
+    pos = data["bodies"][0]["pos"]
+    for k, (th, r) in enumerate(zip(traj["theta"], traj["r"], strict=True)):
+        assert pos[k] == pytest.approx([r * math.cos(th), r * math.sin(th), 0.0], abs=2e-6)
+    html = build_report(case, traj, linearize=False)
+    assert "Bond graph (system form)" in html and ">Sf" in html

@@ -35,11 +35,16 @@ def _tree(point: me.Point) -> list[me.Point]:
 
 
 def fixed_origin(point: me.Point, frame: me.ReferenceFrame) -> me.Point | None:
-    """A point of ``point``'s position tree at rest in ``frame`` (``O`` preferred), or None."""
-    fixed = [p for p in _tree(point)
-             if frame in p._vel_dict and p._vel_dict[frame] == me.Vector(0)]
+    """A point of ``point``'s position tree at rest in ``frame`` (``O`` preferred), else a
+    point named ``O`` whose velocity was never set (the usual origin of a model that only
+    locates points from it), or None."""
+    tree = _tree(point)
+    fixed = [p for p in tree if frame in p._vel_dict and p._vel_dict[frame] == me.Vector(0)]
     fixed.sort(key=lambda p: (p.name != "O", p.name))
-    return fixed[0] if fixed else None
+    if fixed:
+        return fixed[0]
+    unset = [p for p in tree if p.name == "O" and p is not point and not p._vel_dict]
+    return unset[0] if unset else None
 
 
 def _function(exprs: list, coords: list, constants: dict) -> Any | None:

@@ -12,7 +12,7 @@ import numpy as np
 from ..runspec import symbol_name
 
 __all__ = ["summary", "audit_table", "constraint_tables", "eigenvalue_table", "png_uri",
-           "trajectory_plot", "energy_plot", "bond_graph_svg", "fmt"]
+           "trajectory_plot", "energy_plot", "bond_graph_svg", "graph_form", "fmt"]
 
 #: Widest plot in pixels.
 MAX_PLOT_WIDTH = 1000
@@ -145,17 +145,26 @@ def energy_plot(traj: Any) -> str:
     return png_uri(fig)
 
 
+def graph_form(system: Any) -> str:
+    """The bond graph the report draws: [PA21] Fig. 3/4's "momentum" form, or [PA-VP] Fig. 3's
+    "system" graph where prescribed flows or adjoined constraints need Sf(g(t)) / Se(λ)."""
+    constrained = getattr(system, "prescribed", None) or getattr(system, "adjoined", None)
+    return "system" if constrained else "momentum"
+
+
 def bond_graph_svg(system: Any) -> tuple[str | None, str]:
-    """(inline SVG markup or None, note): the momentum-form bond graph, never an error."""
+    """(inline SVG markup or None, note): the bond graph of :func:`graph_form`, never an
+    error."""
     from .maths import symbolic_work_is_slow
 
     if symbolic_work_is_slow(system):
         return None, ("not drawn: the bond graph needs this model's closed-form matrices, "
                       "which are too large to form here")
+    form = graph_form(system)
     try:
-        svg = system.bond_graph("momentum").to_svg()
+        svg = system.bond_graph(form).to_svg()
     except Exception as err:  # noqa: BLE001 - shown in the page instead of failing it
-        return None, f"the momentum-form bond graph could not be formed: {err}"
+        return None, f"the {form!r} bond graph could not be formed: {err}"
     start = svg.find("<svg")
     if start < 0:
         return None, "the bond graph drawing produced no SVG"

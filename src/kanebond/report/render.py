@@ -78,6 +78,7 @@ def _context(case: Case, traj: Any, linearize: bool) -> dict[str, Any]:
     return {
         "summary": data.summary(case), "equations": equations,
         "svg": markupsafe.Markup(svg) if svg else None, "svg_note": svg_note,
+        "graph_form": data.graph_form(system),
         "plots": plots, "audit": data.audit_table(traj),
         "constraints": data.constraint_tables(traj), "eigen": eigen,
         "anim_note": anim["note"],
