@@ -276,3 +276,30 @@ def test_equations_of_a_model_file():
     assert r.returncode == 0, r.stderr
     assert "velocity form of Chaplygin sleigh" in r.stdout
     assert "I_G" in r.stdout
+
+
+def test_simulate_a_model_file_with_motors(tmp_path):
+    """The robot file's [bondgraph] couples two DC motors: with equal voltages V the motor
+    runs up to ω_m = k V / (R_a b_m + k²) (torque balance k i = b_m ω_m, i = (V − k ω_m)/R_a),
+    the wheels at ω_m / n and the robot at v = r ω_m / n (file values k = 0.05, R_a = 1,
+    b_m = 1e-4, n = 20, r = 0.1)."""
+    from kanebond.modelfile import SHIPPED
+
+    out = tmp_path / "robot"
+    r = kb("simulate", str(SHIPPED / "differential_drive_with_motors.toml"), "--set", "V_l=6",
+           "--set", "V_r=6", "--t-end", "2", "--points", "201", "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    with open(out / "trajectory.csv", newline="") as fh:
+        rows = list(csv.reader(fh))
+    head = rows[0]
+    assert {"p_La_l", "p_La_r", "phi_l"} <= set(head)  # the motors' flux linkages are states
+    k, R_a, b_m, n, radius = 0.05, 1.0, 1e-4, 20.0, 0.1
+    w_m = k * 6.0 / (R_a * b_m + k**2)
+    t = [float(row[0]) for row in rows[-2:]]
+    x = [float(row[head.index("x")]) for row in rows[-2:]]
+    phi = [float(row[head.index("phi_l")]) for row in rows[-2:]]
+    assert (phi[1] - phi[0]) / (t[1] - t[0]) == pytest.approx(w_m / n, rel=1e-6)
+    assert (x[1] - x[0]) / (t[1] - t[0]) == pytest.approx(radius * w_m / n, rel=1e-6)
+    r = kb("simulate", str(SHIPPED / "differential_drive_with_motors.toml"), "--set", "Vx=1",
+           "--t-end", "0.1", "--out", str(out))
+    assert r.returncode == 1 and "Vx" in r.stderr and "V_l" in r.stderr

@@ -195,3 +195,17 @@ def test_a_prescribed_model_is_animated_from_its_origin_and_drawn_as_the_system_
         assert pos[k] == pytest.approx([r * math.cos(th), r * math.sin(th), 0.0], abs=2e-6)
     html = build_report(case, traj, linearize=False)
     assert "Bond graph (system form)" in html and ">Sf" in html
+
+
+def test_a_model_file_with_motors_reports_its_coupled_graph():
+    """The robot file's run is its coupled bond graph: the page draws that graph (the motors'
+    gyrators GY and armature resistors) and says why there are no eigenvalues."""
+    from kanebond.modelfile import SHIPPED
+
+    case = prepare(str(SHIPPED / "differential_drive_with_motors.toml"),
+                   {"V_l": 6.0, "V_r": 4.0}, {})
+    traj = simulate_case(case, 0.2, 11)
+    html = build_report(case, traj)
+    assert "Bond graph (coupled form)" in html
+    assert "GY" in html and "Ra_l" in html
+    assert "not linearized: the run is the model" in html

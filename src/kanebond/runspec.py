@@ -56,6 +56,7 @@ class _Resolved:
     defaults: dict[str, float]
     initial: dict[str, float] = field(default_factory=dict)
     settings: dict[str, Any] = field(default_factory=dict)
+    graph: Any = None
 
 
 def _resolve(spec: str) -> _Resolved:
@@ -67,7 +68,8 @@ def _resolve(spec: str) -> _Resolved:
         loaded = read_model(spec)
         return _Resolved(loaded.system, dict(loaded.defaults),
                          dict(getattr(loaded, "initial", None) or {}),
-                         dict(getattr(loaded, "simulation", None) or {}))
+                         dict(getattr(loaded, "simulation", None) or {}),
+                         getattr(loaded, "bondgraph", None))
     if spec not in MODELS:
         known = ", ".join(sorted(MODELS))
         raise ModelError(f"unknown model {spec!r}: give a ready-made model ({known}) or the "
@@ -218,6 +220,10 @@ class Case:
     constants: dict
     x0: dict
     settings: dict[str, Any] = field(default_factory=dict)
+    numeric: Any = None
+    """The compiled bond graph of a model file with a ``[bondgraph]`` section (motors,
+    hand-built elements: :class:`~kanebond.bondgraph.numeric.GraphNumeric`); then the run is
+    that graph's, ``constants`` and ``x0`` are {name: float} of its parameters and states."""
 
     @property
     def name(self) -> str:
@@ -236,12 +242,33 @@ def prepare(spec: str, sets: Mapping[str, float] | None = None,
     """
     sets, given = dict(sets or {}), dict(initial or {})
     r = _cached(spec) if cached else _resolve(spec)
+    if r.graph is not None:
+        return _prepare_graph(spec, r, sets, given)
     constants = constant_values(r.system, r.defaults, sets)
     start = {**r.initial, **given}
     x0 = state_values(r.system, start, "initial state")
     if dependent_coordinates(r.system):
         x0 = _with_guesses(spec, r.system, x0, start, constants)
     return Case((spec, sets, given), r.system, constants, x0, dict(r.settings))
+
+
+def _prepare_graph(spec: str, r: _Resolved, sets: dict, given: dict) -> Case:
+    """The :class:`Case` of a model file whose ``[bondgraph]`` couples other domains: its
+    graph compiled with the file's values under ``sets`` (a missing one is named), the
+    initial state by the graph's state names (other states 0)."""
+    num = r.graph.numeric({**r.defaults, **sets})
+    known = {symbol_name(p) for p in num.parameters}
+    unknown = [n for n in sets if n not in known]
+    if unknown:
+        raise ModelError(f"{', '.join(unknown)} is not a constant or input of the bond graph "
+                         f"of {spec}; they are {', '.join(sorted(known))}")
+    start = {**r.initial, **given}
+    bad = [n for n in start if n not in num.state_names]
+    if bad:
+        raise ModelError(f"{', '.join(bad)} is not a state of the bond graph of {spec} "
+                         f"(initial state); its states are {', '.join(num.state_names)}")
+    x0 = {n: float(start.get(n, 0.0)) for n in num.state_names}
+    return Case((spec, sets, given), r.system, dict(num.constants), x0, dict(r.settings), num)
 
 
 def simulate_case(case: Case, t_end: float, points: int | None = None, *,
@@ -254,6 +281,9 @@ def simulate_case(case: Case, t_end: float, points: int | None = None, *,
     from .simulate import simulate
 
     t_eval = None if points is None else np.linspace(0.0, float(t_end), int(points))
+    if case.numeric is not None:
+        return simulate(case.numeric, (0.0, float(t_end)), case.numeric.initial_state(case.x0),
+                        t_eval=t_eval, progress=progress, **options)
     if dependent_coordinates(case.system):
         num = case.system.numeric(case.constants)
         return simulate(num, (0.0, float(t_end)), num.consistent_initial(case.x0),

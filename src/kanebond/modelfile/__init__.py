@@ -85,6 +85,27 @@ Schema (every table is optional unless marked *required*; unknown keys are error
     [simulation]                        # defaults of `kanebond simulate`
     t_end = 5.0                         #   final time (> 0)
     points = 501                        #   output points (an integer, 2 to 1000000)
+    [bondgraph]                         # the system's bond graph (LoadedModel.bondgraph):
+    form = "momentum"                   #   unreduced, velocity, momentum (default),
+                                        #   lagrangian or system (KaneSystem.bond_graph)
+    [bondgraph.ports]                   # port name = its flow, linear and homogeneous in the
+    left = "(v - b*w)/r"                #   speeds: a 1-junction hand-built graphs attach to
+    [[bondgraph.motors]]                # a DC motor with gearbox on a port (library.dc_motor):
+    name = "l"                          #   elements V_l, Ra_l, La_l, k_l, b_l, gear_l
+    port = "left"                       #   a port of [bondgraph.ports]
+    V = "V_l"                           #   armature voltage (e.g. an input of [inputs])
+    R_a = "R_a"                         #   armature resistance, L_a its inductance, k the
+    L_a = "L_a"                         #   torque constant, b the bearing friction (default
+    k = "k"                             #   0), gear the ratio n (port speed = motor speed / n,
+    b = "b_m"                           #   default 1)
+    gear = "n"
+    [[bondgraph.elements]]              # a hand-built scalar element: kind Se, Sf, R, C, I,
+    kind = "R"                          #   TF, GY, 0 or 1 (junctions), its parameter under the
+    name = "drag"                       #   key of the JSON format: Se effort, Sf flow, R r,
+    r = "c_d"                           #   C c, I m, TF and GY modulus
+    [[bondgraph.bonds]]                 # a bond, power positive from source to target, between
+    source = "left"                     #   ports, elements and the motors' junctions
+    target = "drag"                     #   (i_<name>, shaft_<name>)
 
 A vector (position, velocity, angular_velocity, force, torque) is a list of 3 expressions,
 components in the frame the table names (or the parent frame, for angular_velocity), or a
@@ -106,6 +127,7 @@ from typing import Any, NamedTuple
 from ..errors import KanebondError, ModelFileError
 from . import reader as _r
 from .bodies import build_bodies, build_loads
+from .bondgraph import build_bondgraph
 from .constraints import build_constraints, initial_values, simulation_settings
 from .frames import build_expressions, build_frames, build_points
 from .reader import MAX_BYTES, MAX_COUNT
@@ -117,7 +139,8 @@ SHIPPED = Path(__file__).resolve().parent.parent / "models" / "files"
 """The folder of the model files shipped with kanebond."""
 
 _TOP = {"name", "parameters", "inputs", "coordinates", "speeds", "kinematics", "frames",
-        "expressions", "points", "bodies", "loads", "constraints", "initial", "simulation"}
+        "expressions", "points", "bodies", "loads", "constraints", "initial", "simulation",
+        "bondgraph"}
 
 
 class LoadedModel(NamedTuple):
@@ -134,6 +157,8 @@ class LoadedModel(NamedTuple):
     """{coordinate or speed name: initial value} of ``[initial]``."""
     simulation: dict[str, float | int] = {}
     """``t_end`` and ``points`` of ``[simulation]``, those given."""
+    bondgraph: Any = None
+    """The :class:`~kanebond.bondgraph.BondGraph` of ``[bondgraph]`` (None without one)."""
 
 
 def read_model(path: str | Path) -> LoadedModel:
@@ -165,7 +190,8 @@ def read_model(path: str | Path) -> LoadedModel:
                             **constraints)
     except (KanebondError, ValueError) as err:
         raise ModelFileError(f"{f.path}: the system it describes is invalid: {err}") from err
-    return LoadedModel(system, defaults, units, initial, simulation)
+    graph = build_bondgraph(f, doc, system)
+    return LoadedModel(system, defaults, units, initial, simulation, graph)
 
 
 def load_model(path: str | Path) -> Any:

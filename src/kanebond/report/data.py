@@ -152,11 +152,14 @@ def graph_form(system: Any) -> str:
     return "system" if constrained else "momentum"
 
 
-def bond_graph_svg(system: Any) -> tuple[str | None, str]:
-    """(inline SVG markup or None, note): the bond graph of :func:`graph_form`, never an
-    error."""
+def bond_graph_svg(system: Any, graph: Any = None) -> tuple[str | None, str]:
+    """(inline SVG markup or None, note): ``graph`` if given (a model file's coupled graph),
+    else the bond graph of :func:`graph_form`; never an error."""
     from .maths import symbolic_work_is_slow
 
+    if graph is not None:
+        svg = graph.to_svg()
+        return _strip_svg(svg[svg.find("<svg"):]), ""
     if symbolic_work_is_slow(system):
         return None, ("not drawn: the bond graph needs this model's closed-form matrices, "
                       "which are too large to form here")

@@ -65,12 +65,17 @@ def _context(case: Case, traj: Any, linearize: bool) -> dict[str, Any]:
     with working("report: equations"):
         equations = form_equations(system)
     _stage("bond graph")
+    graph = getattr(case.numeric, "graph", None)  # a model file's coupled bond graph
     with working("report: bond graph"):
-        svg, svg_note = data.bond_graph_svg(system)
+        svg, svg_note = data.bond_graph_svg(system, graph)
     _stage("plots")
     plots = {"trajectory": data.trajectory_plot(traj), "energy": data.energy_plot(traj)}
     eigen = None
-    if linearize:
+    if linearize and graph is not None:
+        states = ", ".join(case.numeric.state_names)
+        eigen = {"state": [], "rows": [], "note": "not linearized: the run is the model "
+                 f"file's coupled bond graph (states {states})"}
+    elif linearize:
         _stage("linearization")
         with working("report: linearization"):
             eigen = data.eigenvalue_table(system, traj, case.constants)
@@ -78,7 +83,7 @@ def _context(case: Case, traj: Any, linearize: bool) -> dict[str, Any]:
     return {
         "summary": data.summary(case), "equations": equations,
         "svg": markupsafe.Markup(svg) if svg else None, "svg_note": svg_note,
-        "graph_form": data.graph_form(system),
+        "graph_form": "coupled" if graph is not None else data.graph_form(system),
         "plots": plots, "audit": data.audit_table(traj),
         "constraints": data.constraint_tables(traj), "eigen": eigen,
         "anim_note": anim["note"],

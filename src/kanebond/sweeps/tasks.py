@@ -29,6 +29,8 @@ def numeric_model(case: Case) -> Any:
     """The numeric model of ``case`` with its constants: made (compiled, or loaded from the
     disk cache) on the first call for its system in this process, a re-parametrised copy of
     that one afterwards (and for that first call too: the cached one is never run)."""
+    if case.numeric is not None:  # a model file's bond graph, compiled by prepare()
+        return case.numeric
     if case.system.prescribed or case.system.adjoined:  # a ConstrainedModel: made afresh
         return case.system.numeric(dict(case.constants))
     base = _MODELS.get(case.system)
