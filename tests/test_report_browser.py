@@ -33,13 +33,17 @@ def _install_browser() -> str:
         return "not running as root, so chromium cannot be installed here"
     if shutil.which("apt-get") is None:
         return "apt-get is not available to install chromium"
-    try:
-        subprocess.run(["apt-get", "install", "-y", "chromium", "chromium-driver"],
-                       capture_output=True, timeout=600, check=True,
-                       env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"})
-    except (OSError, subprocess.SubprocessError) as err:
-        return f"apt-get install chromium chromium-driver failed: {err}"
-    return ""
+    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    install = ["apt-get", "install", "-y", "-q", "chromium", "chromium-driver"]
+    why = ""
+    for steps in ([install], [["apt-get", "update", "-q"], install]):  # lists may be empty
+        try:
+            for step in steps:
+                subprocess.run(step, capture_output=True, timeout=600, check=True, env=env)
+            return ""
+        except (OSError, subprocess.SubprocessError) as err:
+            why = f"{' '.join(step)} failed: {err}"
+    return why
 
 
 @pytest.fixture(scope="session")
