@@ -272,7 +272,8 @@ def _write_plot(traj: Any, path: Path) -> Path:
 @click.option("--at", "at", multiple=True, callback=_parse_assignments, metavar="NAME=VALUE",
               help="Operating-point coordinate or speed (repeatable; default 0).")
 @click.option("--sweep", "sweep_spec", callback=_parse_sweep, metavar="NAME=START:STOP:NUM",
-              help="Sweep a constant or operating-point value; also plots the real parts.")
+              help="Sweep a constant or operating-point value; also plots the real parts "
+                   "and the root locus.")
 @_out_option
 def linearize(model: str, sets: dict, at: dict, sweep_spec: tuple | None, out: Path) -> None:
     """Eigenvalues of MODEL's linear model about an operating point (or along a sweep)."""
@@ -321,16 +322,24 @@ def _run_sweep(system: Any, spec: tuple, op_point: dict, constants: dict, out: P
 
 
 def _sweep_plot(sw: Any, name: str) -> Any:
+    """Real parts against the swept value, and the root locus (Im against Re, coloured by the
+    swept value)."""
+    import numpy as np
     from matplotlib.figure import Figure
 
-    fig = Figure(figsize=(7, 4.5))
-    ax = fig.add_subplot()
+    fig = Figure(figsize=(11, 4.5), layout="constrained")
+    ax, locus = fig.subplots(1, 2)
     ax.plot(sw.values, sw.eigenvalues.real, ".", color="C0", markersize=4)
     ax.axhline(0.0, color="k", linewidth=0.8)
-    ax.set_xlabel(name)
-    ax.set_ylabel("Re(eigenvalue)")
-    ax.set_title(f"eigenvalue real parts against {name}")
-    ax.grid(True, alpha=0.3)
+    ax.set(xlabel=name, ylabel="Re(eigenvalue)", title=f"real parts against {name}")
+    ev = np.asarray(sw.eigenvalues)
+    values = np.repeat(np.asarray(sw.values, dtype=float), ev.shape[1] if ev.ndim == 2 else 1)
+    dots = locus.scatter(ev.real.ravel(), ev.imag.ravel(), c=values, s=6, cmap="viridis")
+    locus.axvline(0.0, color="k", linewidth=0.8)
+    locus.set(xlabel="Re", ylabel="Im", title="root locus")
+    fig.colorbar(dots, ax=locus, label=name)
+    for a in (ax, locus):
+        a.grid(True, alpha=0.3)
     return fig
 
 
