@@ -209,3 +209,9 @@ def test_a_model_file_with_motors_reports_its_coupled_graph():
     assert "Bond graph (coupled form)" in html
     assert "GY" in html and "Ra_l" in html
     assert "not linearized: the run is the model" in html
+    found = re.search(r'<script type="application/json" id="anim-data">(.*?)</script>', html,
+                      re.S)
+    anim = json.loads(found.group(1))  # the chassis at (x, y) of the graph's states
+    assert anim["mode"] == "3d" and anim["bodies"][0]["name"] == "chassis"
+    assert anim["bodies"][0]["pos"][-1][:2] == pytest.approx(
+        [traj["x"][-1], traj["y"][-1]], abs=2e-6)

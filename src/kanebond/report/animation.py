@@ -16,6 +16,8 @@ import sympy as sp
 import sympy.physics.mechanics as me
 from sympy.core.function import AppliedUndef
 
+from ..runspec import symbol_name
+
 __all__ = ["MAX_FRAMES", "animation_data", "fixed_origin"]
 
 #: The most samples the animation carries (the trajectory is resampled to this many).
@@ -150,10 +152,17 @@ def animation_data(system: Any, traj: Any, constants: dict) -> dict:
     columns ``q`` with their ``names`` (for the cursor fallback), ``mode`` ("3d" when some
     position or orientation was found, else "cursor") and a ``note``."""
     idx = _samples(np.asarray(traj.t))
-    Q = np.column_stack([np.asarray(traj[n], dtype=float)[idx]
-                         for n in traj.coordinate_names]) if traj.coordinate_names else \
-        np.zeros((len(idx), 0))
+    columns = set(traj.columns())
+    names = [symbol_name(q) for q in system.coordinates]
+    if not all(n in columns for n in names):  # e.g. a graph whose states are named otherwise
+        names = []
+    Q = np.column_stack([np.asarray(traj[n], dtype=float)[idx] for n in names]) if names \
+        else np.zeros((len(idx), 0))
     coords = list(system.coordinates)[: Q.shape[1]]
+    # constants by symbol (a coupled graph's run gives them by name)
+    by_name = {symbol_name(c): c for c in system.constants}
+    constants = {by_name.get(k, k) if isinstance(k, str) else k: v
+                 for k, v in constants.items()}
     bodies = [_body_entry(b, system, coords, constants, Q) for b in system.bodies]
     links = _links(system, bodies)
     keep = [k for k, b in enumerate(bodies) if b["pos"] is not None or b["axes"] is not None]
@@ -167,7 +176,10 @@ def animation_data(system: Any, traj: Any, constants: dict) -> dict:
     elif missing:
         note = (f"position not known for {', '.join(missing)} (a point known only by its "
                 "velocity): drawn at the origin, orientation only")
+    cursor = list(traj.coordinate_names)
+    Qc = np.column_stack([np.asarray(traj[n], dtype=float)[idx] for n in cursor]) if cursor \
+        else np.zeros((len(idx), 0))
     return {"t": np.round(np.asarray(traj.t)[idx], 6).tolist(),
-            "names": list(traj.coordinate_names), "q": np.round(Q.T, 6).tolist(),
+            "names": cursor, "q": np.round(Qc.T, 6).tolist(),
             "bodies": found, "links": [[index[i], index[j]] for i, j in links],
             "mode": "3d" if found else "cursor", "note": note}
