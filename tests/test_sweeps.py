@@ -210,8 +210,7 @@ def test_the_sweep_command(tmp_path, client):
     import pyarrow.parquet as pq
 
     address = client.scheduler.address  # the module's cluster, through its address
-    r = kb("sweep", DISK, "--grid", "u2=3:5:3", "--grid", "m=1,2", "--set", "m=2",
-           "--set", "r=0.3", "--set", "g=9.81", "--initial", "q2=0.1", "--t-end", "0.3",
+    r = kb("sweep", DISK, "--grid", "u2=3:5:3", "--grid", "m=1,2", "--set", "r=0.3", "--set", "g=9.81", "--initial", "q2=0.1", "--t-end", "0.3",
            "--points", "7", "--scheduler", address, "--out", "run", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     assert "6 points" in r.stdout
@@ -241,3 +240,46 @@ def test_the_sweep_command_errors(tmp_path):
     assert r.returncode == 1
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and "nosuch" in lines[0] and lines[0].startswith("kanebond: error")
+
+
+def test_sample_files_are_read_strictly(tmp_path):
+    """Errors name the file's own line numbers (blank lines kept in the count), a repeated
+    or empty column name, and text that is not UTF-8."""
+    from kanebond.sweeps.command import read_samples
+
+    bad = tmp_path / "bad.csv"
+    bad.write_text("m\n\n1\nabc\n", encoding="utf-8")
+    with pytest.raises(SweepError, match=r"bad\.csv, line 4: a value is not a number"):
+        read_samples(bad)
+    dup = tmp_path / "dup.csv"
+    dup.write_text("m,m\n1,2\n", encoding="utf-8")
+    with pytest.raises(SweepError, match="column 'm' appears twice"):
+        read_samples(dup)
+    latin = tmp_path / "latin.csv"
+    latin.write_bytes(b"m\n\xe9\n")
+    with pytest.raises(SweepError, match="not UTF-8"):
+        read_samples(latin)
+    good = tmp_path / "good.csv"
+    good.write_text("m, u2\n\n2.0,5\n3,6\n", encoding="utf-8")
+    assert read_samples(good) == [{"m": 2.0, "u2": 5.0}, {"m": 3.0, "u2": 6.0}]
+
+
+def test_a_dependent_coordinate_cannot_be_swept():
+    """The four-bar's q2 is solved from the loop closure: sweeping it would change nothing."""
+    with pytest.raises(SweepError, match="q2 of four_bar is a dependent coordinate"):
+        sweep_simulate("four_bar", {"q2": [0.1, 0.2]}, t_end=0.1, points=3, n_workers=0,
+                       progress=False)
+
+
+def test_the_sweep_command_refuses_conflicts_and_reports_total_failure(tmp_path):
+    r = kb("sweep", DISK, "--grid", "m=1,2", "--grid", "m=3", "--t-end", "1", cwd=tmp_path)
+    assert r.returncode == 2 and "m is given twice" in r.stderr
+    r = kb("sweep", DISK, "--grid", "m=1,2", "--set", "m=5", "--t-end", "1", cwd=tmp_path)
+    assert r.returncode == 2 and "give it in one place" in r.stderr
+    out = tmp_path / "fail"
+    r = kb("sweep", DISK, "--grid", "m=-1,-2", "--t-end", "0.1", "--points", "3",
+           "--workers", "0", "--out", str(out), cwd=tmp_path)
+    assert r.returncode == 1, r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert lines[-1].startswith("kanebond: error: every point failed") and "m" in lines[-1]
+    assert (out / "sweep.parquet").is_file()  # the records are kept

@@ -379,6 +379,8 @@ def _parse_grid(ctx: click.Context, param: click.Parameter,
             name, grid_values = parse_axis(text)
         except ValueError as err:
             raise click.BadParameter(str(err), ctx=ctx, param=param) from None
+        if name in grid:
+            raise click.BadParameter(f"{name} is given twice", ctx=ctx, param=param)
         grid[name] = grid_values
     return grid
 
@@ -413,6 +415,10 @@ def sweep_command(model: str, grid: dict, samples: Path | None, t_end: float | N
 
     if bool(grid) == bool(samples):
         raise click.UsageError("give --grid (repeatable) or --samples, one of the two")
+    both = sorted(set(grid) & (set(sets) | set(initial)))
+    if both:
+        raise click.UsageError(f"{', '.join(both)} is swept by --grid and also fixed by --set "
+                               "or --initial: give it in one place")
     where = {"scheduler": scheduler, "n_workers": workers, "progress": progress_wanted()}
     if linear:
         if len(grid) != 1:

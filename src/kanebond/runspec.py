@@ -18,8 +18,8 @@ from typing import Any
 
 from .errors import ModelError
 
-__all__ = ["Case", "resolve_model", "cached_system", "prepare", "simulate_case", "constant_values",
-           "state_values", "symbol_name", "default_tables"]
+__all__ = ["Case", "resolve_model", "cached_system", "cached_graph", "prepare", "simulate_case",
+           "constant_values", "state_values", "symbol_name", "default_tables"]
 
 
 def default_tables() -> dict[str, Callable[[], Mapping[str, float]]]:
@@ -127,6 +127,11 @@ def cached_system(spec: str) -> Any:
     """The system of model ``spec``, formed once per process (again for a changed file):
     the one :func:`prepare` uses with ``cached=True``."""
     return _cached(spec).system
+
+
+def cached_graph(spec: str) -> Any:
+    """The coupled bond graph of model file ``spec`` (its ``[bondgraph]`` section), or None."""
+    return _cached(spec).graph
 
 
 def resolve_model(spec: str) -> tuple[Any, dict[str, float]]:

@@ -46,15 +46,26 @@ def parse_axis(text: str) -> tuple[str, list[float]]:
 
 
 def read_samples(path: Path) -> list[dict[str, float]]:
-    """The points of a CSV file: a header row of names, then one row of numbers per point."""
-    with open(path, newline="", encoding="utf-8") as fh:
-        rows = list(csv.reader(fh))
-    rows = [r for r in rows if any(c.strip() for c in r)]
+    """The points of a CSV file: a header row of names, then one row of numbers per point
+    (blank lines skipped; errors name the file's own line numbers)."""
+    try:
+        with open(path, newline="", encoding="utf-8") as fh:
+            rows = [(i, r) for i, r in enumerate(csv.reader(fh), start=1)
+                    if any(c.strip() for c in r)]
+    except UnicodeDecodeError as err:
+        raise SweepError(f"{path}: not UTF-8 text (byte {err.start}); save it as UTF-8") \
+            from None
+    except (OSError, csv.Error) as err:
+        raise SweepError(f"{path}: cannot be read as CSV ({err})") from None
     if len(rows) < 2:
         raise SweepError(f"{path}: no samples (a header row of names, then one row per point)")
-    names = [n.strip() for n in rows[0]]
+    names = [n.strip() for n in rows[0][1]]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if "" in names or twice:
+        what = f"column {twice[0]!r} appears twice" if twice else "a column has no name"
+        raise SweepError(f"{path}, line {rows[0][0]}: {what}; give each column one name")
     out = []
-    for i, row in enumerate(rows[1:], start=2):
+    for i, row in rows[1:]:
         if len(row) != len(names):
             raise SweepError(f"{path}, line {i}: {len(row)} values for {len(names)} names")
         try:
@@ -109,7 +120,8 @@ def _simulation_plot(ds: Any, path: Path) -> Path:
     for v in states:
         top.plot(x, ds[v].values[:, -1], style, markersize=3, label=v)
     top.set_ylabel("final value")
-    top.legend(fontsize=8)
+    if states:
+        top.legend(fontsize=8)
     closure = np.abs(ds.audit_residual.values)
     bottom.semilogy(x, np.where(closure > 0, closure, np.nan), style, markersize=3)
     bottom.set_ylabel("|ΔT* − ∫P dt| at t_end")
@@ -162,6 +174,9 @@ def run_simulations(model: str, points: Any, where: Mapping[str, Any], t_end: fl
             f"|ΔT* − ∫P dt| at t_end: {worst:.3g}")
     for i in failed[:5]:
         text += f"\n  point {i}: {ds.error.values[i]}"
+    if failed and len(failed) == ds.sizes["point"]:
+        raise SweepError(f"every point failed (the records are in {paths[0]}); "
+                         f"point 0: {ds.error.values[0]}")
     return paths, text
 
 

@@ -129,18 +129,45 @@ def model_system(spec: str) -> Any:
     return cached_system(spec)
 
 
+def _names(spec: str) -> tuple[set[str], list[str], set[str]]:
+    """(constant and input names, state names in order, dependent coordinate names) of model
+    ``spec``; a model file's coupled bond graph gives its own parameters and states."""
+    from ..runspec import prepare
+
+    system = model_system(spec)
+    case = prepare(spec) if _has_graph(spec) else None
+    if case is not None:
+        return {symbol_name(p) for p in case.numeric.parameters}, \
+            list(case.numeric.state_names), set()
+    params = {symbol_name(c) for c in list(system.constants) + list(system.inputs)}
+    states = [symbol_name(s) for s in list(system.coordinates) + list(system.speeds)]
+    dependent = {symbol_name(q) for q in getattr(system, "dependent_coordinates", None) or []}
+    return params, states, dependent
+
+
+def _has_graph(spec: str) -> bool:
+    from ..runspec import cached_graph
+
+    return cached_graph(spec) is not None
+
+
 def split_names(spec: str, names: Sequence[str]) -> tuple[list[str], list[str]]:
     """(constant or input names, coordinate or speed names) of ``names`` for model ``spec``; an
-    unknown name is a ModelError naming it and listing what may be swept."""
-    system = model_system(spec)
-    params = {symbol_name(c) for c in list(system.constants) + list(system.inputs)}
-    states = {symbol_name(s) for s in list(system.coordinates) + list(system.speeds)}
+    unknown name is a ModelError naming it and listing what may be swept; a dependent
+    coordinate (solved from the loop closure, its value only Newton's guess) is a SweepError."""
+    params, states, dependent = _names(spec)
     unknown = [n for n in names if n not in params and n not in states]
     if unknown:
         raise ModelError(
             f"{', '.join(unknown)} is not a constant, input, coordinate or speed of "
             f"{spec}; it has constants {', '.join(sorted(params)) or '(none)'} and states "
-            f"{', '.join(symbol_name(s) for s in list(system.coordinates) + list(system.speeds))}")
+            f"{', '.join(states)}")
+    solved = [n for n in names if n in dependent]
+    if solved:
+        raise SweepError(f"{', '.join(solved)} of {spec} is a dependent coordinate: it is "
+                         "solved from the configuration constraints (a given value is only "
+                         "the guess of the branch), so sweeping it would change nothing; "
+                         "sweep an independent coordinate instead")
     return [n for n in names if n in params], [n for n in names if n in states]
 
 
