@@ -210,7 +210,8 @@ def test_the_sweep_command(tmp_path, client):
     import pyarrow.parquet as pq
 
     address = client.scheduler.address  # the module's cluster, through its address
-    r = kb("sweep", DISK, "--grid", "u2=3:5:3", "--grid", "m=1,2", "--set", "r=0.3", "--set", "g=9.81", "--initial", "q2=0.1", "--t-end", "0.3",
+    r = kb("sweep", DISK, "--grid", "u2=3:5:3", "--grid", "m=1,2", "--set", "r=0.3",
+           "--set", "g=9.81", "--initial", "q2=0.1", "--t-end", "0.3",
            "--points", "7", "--scheduler", address, "--out", "run", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     assert "6 points" in r.stdout
