@@ -82,32 +82,19 @@ def _resolve(spec: str) -> _Resolved:
     return _Resolved(system, defaults, shipped["initial"], shipped["simulation"])
 
 
-def _numbers(table: Any, value_key: str | None = None) -> dict[str, float]:
-    """{name: float} of the plain numbers in a TOML table (``{value = ...}`` tables too)."""
-    out: dict[str, float] = {}
-    for name, value in (table or {}).items() if isinstance(table, dict) else ():
-        if isinstance(value, dict) and value_key:
-            value = value.get(value_key)
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            out[str(name)] = float(value)
-    return out
-
-
 def _shipped_values(spec: str, system: Any) -> dict[str, dict[str, float]]:
     """Parameter values, ``[initial]`` and ``[simulation]`` of the model file shipped for the
     ready-made model ``spec`` (``models/files/<spec>.toml``, or ``<spec>_<n>.toml`` with the
     same coordinates as the model built with its default size): the defaults of the command,
     the report and the sweeps; empty where no file matches."""
-    from .modelfile import shipped_files, toml_tables
+    from .modelfile import file_values, shipped_files
 
     names = [symbol_name(q) for q in system.coordinates]
     for path in shipped_files(spec):
-        tables = toml_tables(path)
-        coords = tables.get("coordinates", {})
-        if isinstance(coords, dict) and coords.get("names") == names:
-            return {"parameters": _numbers(tables.get("parameters"), "value"),
-                    "initial": _numbers(tables.get("initial")),
-                    "simulation": _numbers(tables.get("simulation"))}
+        values = file_values(path)
+        if values.coordinates == names:
+            return {"parameters": values.defaults, "initial": values.initial,
+                    "simulation": values.simulation}
     return {"parameters": {}, "initial": {}, "simulation": {}}
 
 

@@ -133,7 +133,7 @@ from .frames import build_expressions, build_frames, build_points
 from .reader import MAX_BYTES, MAX_COUNT
 
 __all__ = ["LoadedModel", "ModelFileError", "load_model", "read_model", "MAX_BYTES",
-           "MAX_COUNT", "SHIPPED", "shipped_files", "toml_tables"]
+           "MAX_COUNT", "SHIPPED", "FileValues", "shipped_files", "file_values"]
 
 SHIPPED = Path(__file__).resolve().parent.parent / "models" / "files"
 """The folder of the model files shipped with kanebond."""
@@ -209,7 +209,29 @@ def shipped_files(name: str) -> list[Path]:
         sized, key=lambda p: int(p.stem[len(name) + 1:]))
 
 
-def toml_tables(path: str | Path) -> dict:
-    """The TOML document of a model file, parsed with the size cap (no expression read, no
-    system formed); errors as :func:`read_model`'s."""
-    return _r.read_toml(_r.File(Path(path)))
+class FileValues(NamedTuple):
+    """The numbers of a model file, read without forming its system (:func:`file_values`)."""
+
+    coordinates: list[str]
+    """The names of ``[coordinates]``, in order."""
+    defaults: dict[str, float]
+    """As :attr:`LoadedModel.defaults`."""
+    initial: dict[str, float]
+    """As :attr:`LoadedModel.initial`."""
+    simulation: dict[str, float | int]
+    """As :attr:`LoadedModel.simulation`."""
+
+
+def file_values(path: str | Path) -> FileValues:
+    """The coordinate names, parameter values, ``[initial]`` and ``[simulation]`` of a model
+    file, read by the same readers (and checks) as :func:`read_model` but without forming the
+    system: no expression is parsed, so ``[initial]`` is not checked against the dependent
+    speeds (which need the constraints)."""
+    f = _r.File(Path(path))
+    doc = _r.read_toml(f)
+    defaults, _ = _r.parameters(f, _r.entries(f, doc, "parameters", required=False))
+    coordinates = _r.names(f, doc, "coordinates", required=True)
+    speeds = _r.names(f, doc, "speeds", required=True)
+    return FileValues([q.func.__name__ for q in coordinates], defaults,
+                      initial_values(f, doc, [*coordinates, *speeds], []),
+                      simulation_settings(f, doc))
