@@ -132,23 +132,16 @@ def model_system(spec: str) -> Any:
 def _names(spec: str) -> tuple[set[str], list[str], set[str]]:
     """(constant and input names, state names in order, dependent coordinate names) of model
     ``spec``; a model file's coupled bond graph gives its own parameters and states."""
-    from ..runspec import prepare
+    from ..runspec import cached_graph, prepare
 
+    if cached_graph(spec) is not None:
+        num = prepare(spec).numeric
+        return {symbol_name(p) for p in num.parameters}, list(num.state_names), set()
     system = model_system(spec)
-    case = prepare(spec) if _has_graph(spec) else None
-    if case is not None:
-        return {symbol_name(p) for p in case.numeric.parameters}, \
-            list(case.numeric.state_names), set()
     params = {symbol_name(c) for c in list(system.constants) + list(system.inputs)}
     states = [symbol_name(s) for s in list(system.coordinates) + list(system.speeds)]
     dependent = {symbol_name(q) for q in getattr(system, "dependent_coordinates", None) or []}
     return params, states, dependent
-
-
-def _has_graph(spec: str) -> bool:
-    from ..runspec import cached_graph
-
-    return cached_graph(spec) is not None
 
 
 def split_names(spec: str, names: Sequence[str]) -> tuple[list[str], list[str]]:
