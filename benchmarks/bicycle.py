@@ -18,7 +18,7 @@ kanebond (each row repeated ``--repeats`` times, median and minimum printed):
 (a) formation: ``kanebond.models._common.to_system(parts, **constraints)`` (``KaneSystem``);
 (b) (a) + ``system.linearize(op(v), constants).select([lean, steer, lean rate, steer
     rate]).eigenvalues`` at one forward speed v (``--speed``, 5 m/s);
-(c) (a) + ``kanebond.linearize.sweep(system, rear_wheel_rate, values, op, constants,
+(c) (a) + ``kanebond.linear.sweep(system, rear_wheel_rate, values, op, constants,
     select=...)`` at ``--nspeeds`` (100) forward speeds, ``linspace(0, 10)`` m/s (the dependent
     speeds are left out of ``op``: they follow from the constraints at each value);
 (d) (c) + ``sweep.stability_boundaries()``: the weave and capsize speeds (Brent, xtol 1e-13 in
@@ -92,7 +92,7 @@ from scipy.optimize import brentq
 from sympy.core.cache import clear_cache
 
 import kanebond as kb
-from kanebond.linearize import sweep
+from kanebond.linear import sweep
 from kanebond.models import bicycle as bc
 from kanebond.models._common import ModelParts, to_system
 from kanebond.models.pendulum import _build_pendulum_on_cart

@@ -11,7 +11,7 @@ Two workloads (``--only`` picks one):
 
 Rows, each workload:
 
-(a) serial, the library's own loop: ``kanebond.linearize.sweep`` on a model formed and compiled
+(a) serial, the library's own loop: ``kanebond.linear.sweep`` on a model formed and compiled
     beforehand (linearize), ``sweep_simulate(..., n_workers=0)`` (simulate);
 (b) ``sweep_linearize`` / ``sweep_simulate`` with ``n_workers=2``: a ``LocalCluster`` of 2
     single-threaded processes made and closed by the call (its start-up, the workers' imports
@@ -39,7 +39,7 @@ import _env
 import numpy as np
 from _env import git_state
 
-from kanebond.linearize import sweep
+from kanebond.linear import sweep
 from kanebond.models import bicycle as bk
 from kanebond.runspec import prepare
 from kanebond.sweeps import sweep_linearize, sweep_simulate
@@ -70,7 +70,7 @@ def linearize_rows(n: int, cluster_client) -> list[tuple[str, float, float]]:
     sweep(case.system, "u6", values[:2], op, case.constants, select=SELECT)  # form, compile
     t_a, ref = timed(sweep, case.system, "u6", values, op, case.constants, select=SELECT)
     kw = {"op_point": op, "select": SELECT, "progress": False}
-    rows = [("(a) serial: kanebond.linearize.sweep", t_a, 0.0)]
+    rows = [("(a) serial: kanebond.linear.sweep", t_a, 0.0)]
     t_b, ds = timed(sweep_linearize, "whipple_bicycle", "u6", values, n_workers=2, **kw)
     rows.append(("(b) 2 workers, new LocalCluster", t_b, _diff(ds, ref)))
     for label in ("(c) 2 workers, cluster up, 1st call", "(d) 2 workers, cluster up, 2nd call"):

@@ -354,7 +354,7 @@ def differential_drive() -> None:
 
 
 def whipple_bicycle() -> None:
-    from kanebond.linearize import sweep
+    from kanebond.linear import sweep
     from kanebond.models import bicycle as bk
 
     system = bk.whipple_bicycle()

@@ -31,7 +31,7 @@ from scipy.optimize import linear_sum_assignment
 
 import kanebond as kb
 from kanebond.errors import ModelError
-from kanebond.linearize import sweep
+from kanebond.linear import sweep
 from kanebond.models.bicycle import (
     BENCHMARK_EIGENVALUES,
     BENCHMARK_PARAMETERS,

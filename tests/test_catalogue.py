@@ -25,7 +25,7 @@ import sympy as sp
 import sympy.physics.mechanics as me
 
 import kanebond as kb
-from kanebond import cbackend
+from kanebond.numeric import cbackend
 
 t = me.dynamicsymbols._t
 q, u = me.dynamicsymbols("q u")
@@ -414,13 +414,13 @@ def linearize_missing_constant(tmp):
 
 @case(kb.KanebondError, "zz")
 def sweep_unknown_parameter(tmp):
-    from kanebond.linearize import sweep
+    from kanebond.linear import sweep
     sweep(pendulum(), sp.Symbol("zz"), [1.0, 2.0], {q: 0.0, u: 0.0}, CONSTS)
 
 
 @case(kb.KanebondError, "values")
 def sweep_empty_values(tmp):
-    from kanebond.linearize import sweep
+    from kanebond.linear import sweep
     sweep(pendulum(), g, [], {q: 0.0, u: 0.0}, CONSTS)
 
 
@@ -648,13 +648,13 @@ def linearize_op_point_missing_coordinate(tmp):
 
 @case(kb.KanebondError, "zz")
 def sweep_parameter_named_by_unknown_text(tmp):
-    from kanebond.linearize import sweep
+    from kanebond.linear import sweep
     sweep(pendulum(), "zz", [1.0, 2.0], {q: 0.0, u: 0.0}, CONSTS)
 
 
 @case(kb.KanebondError, "values")
 def sweep_values_text(tmp):
-    from kanebond.linearize import sweep
+    from kanebond.linear import sweep
     sweep(pendulum(), g, ["a", "b"], {q: 0.0, u: 0.0}, CONSTS)
 
 
@@ -675,7 +675,7 @@ def four_bar_configuration_bad_branch(tmp):
 
 @case(kb.KanebondError, "bob", "mass")
 def identities_on_a_massless_body(tmp):
-    from kanebond.identities import check_identities
+    from kanebond.forms.identities import check_identities
     check_identities(pendulum(mass=0))
 
 

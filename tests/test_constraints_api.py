@@ -9,7 +9,7 @@ import sympy as sp
 import sympy.physics.mechanics as me
 
 import kanebond as kb
-from kanebond.numeric import NumericModel
+from kanebond.numeric.model import NumericModel
 
 t = me.dynamicsymbols._t
 

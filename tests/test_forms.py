@@ -19,7 +19,7 @@ import sympy as sp
 from conftest import MODEL_CASES
 
 import kanebond as kb
-from kanebond.identities import Sampler, relative_error
+from kanebond.forms.identities import Sampler, relative_error
 from kanebond.models import chaplygin_sleigh, gyrostat, heavy_symmetric_top, rolling_disk
 
 # every model whose symbolic rhs (symbolic A⁻¹) is cheap enough for the suite
@@ -138,7 +138,7 @@ def test_mass_matrix_uses_pythagoras():
 
 
 def test_pythagorean_is_exact_and_never_longer():
-    from kanebond.symbolic import pythagorean
+    from kanebond.symbolic.expressions import pythagorean
 
     a, b, x, y = sp.symbols("a b x y")
     cases = [

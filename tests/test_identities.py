@@ -8,7 +8,7 @@ import pytest
 import sympy as sp
 from conftest import MODEL_CASES
 
-from kanebond.identities import IdentityAudit, check_identities
+from kanebond.forms.identities import IdentityAudit, check_identities
 from kanebond.models import chaplygin_sleigh, pendulum_on_cart
 
 HOLONOMIC_ONLY = {

@@ -14,7 +14,7 @@ import pytest
 import sympy as sp
 from conftest import MODEL_CASES, sympy_kanes
 
-from kanebond.identities import Sampler, relative_error
+from kanebond.forms.identities import Sampler, relative_error
 
 
 @pytest.mark.parametrize("factory", [c[1] for c in MODEL_CASES], ids=[c[0] for c in MODEL_CASES])

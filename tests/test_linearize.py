@@ -1,7 +1,7 @@
-"""Linearization of the velocity form about equilibria and steady motions (kanebond.linearize).
+"""Linearization of the velocity form about equilibria and steady motions (kanebond.linear).
 
 Every expected value here is derived by hand (closed forms in the comments) or computed
-independently of kanebond.linearize (central differences of ``sympy.lambdify(system.rhs())``).
+independently of kanebond.linear (central differences of ``sympy.lambdify(system.rhs())``).
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ from conftest import MODEL_CASES
 from sympy.core.function import AppliedUndef
 
 import kanebond
-from kanebond.kinematics import t as T_SYM
+from kanebond.mechanics.kinematics import t as T_SYM
 from kanebond.models import chaplygin_sleigh, heavy_symmetric_top
 from kanebond.numeric import compiler_available
 

@@ -13,7 +13,7 @@ from conftest import sympy_kanes
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kanebond.identities import IdentityAudit, relative_error
+from kanebond.forms.identities import IdentityAudit, relative_error
 from kanebond.models import chain_3d, chaplygin_sleigh, pendulum_on_cart, rolling_disk
 
 FACTORIES = {

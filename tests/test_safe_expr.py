@@ -9,7 +9,7 @@ import pytest
 import sympy as sp
 
 import kanebond as kb
-from kanebond.safe_expr import FUNCTIONS, is_name, parse, parse_matrix, to_text
+from kanebond.symbolic.safe_expr import FUNCTIONS, is_name, parse, parse_matrix, to_text
 
 t = sp.Symbol("t")
 x, y, z, m, g = sp.symbols("x y z m g")

@@ -24,7 +24,7 @@ pytest.importorskip("xarray")
 pytest.importorskip("pyarrow")
 
 from kanebond import KanebondError, ModelError  # noqa: E402
-from kanebond.linearize import sweep  # noqa: E402
+from kanebond.linear import sweep  # noqa: E402
 from kanebond.runspec import prepare, simulate_case  # noqa: E402
 from kanebond.sweeps import SweepError, sweep_linearize, sweep_simulate, to_parquet  # noqa: E402
 from kanebond.sweeps.command import parse_axis  # noqa: E402

@@ -11,7 +11,7 @@ import sympy as sp
 import sympy.physics.mechanics as me
 
 import kanebond as kb
-from kanebond.identities import Sampler, relative_error
+from kanebond.forms.identities import Sampler, relative_error
 
 
 def _double_pendulum_parts():

@@ -4,10 +4,9 @@ Implements Phillips & Amirouche, *Kane's equations for nonholonomic systems in b
 compatible velocity and momentum forms* (ECCOMAS Multibody 2021, cited as [PA21]).
 """
 
-from . import models  # kb.models.<model>() right after `import kanebond`
+from . import _aliases, models  # kb.models.<model>() right after `import kanebond`
 from ._version import __version__
-from .constrained import ConstrainedModel
-from .constraints import AdjoinedConstraint, VelocityConstraint
+from .constraints.resolve import AdjoinedConstraint, VelocityConstraint
 from .errors import (
     BondGraphError,
     CausalityError,
@@ -27,9 +26,10 @@ from .errors import (
     SweepError,
     TrajectoryFileError,
 )
-from .forms import HamiltonianForm, LagrangianForm, MomentumForm, VelocityForm
-from .linearize import Linearization
-from .simulate import Event, Trajectory, simulate
+from .forms.kane import HamiltonianForm, LagrangianForm, MomentumForm, VelocityForm
+from .linear.linearization import Linearization
+from .numeric.constrained import ConstrainedModel
+from .simulate.solve import Event, Trajectory, simulate
 from .system import KaneSystem
 
 __all__ = [
@@ -64,15 +64,23 @@ __all__ = [
     "ReportError",
     "SweepError",
     "sweep_simulate",
+    "sweep_linearize",
     "__version__",
 ]
 
 
-def __getattr__(name: str):
-    """``kanebond.sweep_simulate``: :mod:`kanebond.sweeps` imported on first use, so that
-    ``import kanebond`` imports neither Dask nor xarray (the optional ``sweep`` extra)."""
-    if name == "sweep_simulate":
-        from .sweeps import sweep_simulate
+_aliases.install()  # the module paths of the flat layout before issue 20 keep working
 
-        return sweep_simulate
+
+def __getattr__(name: str):
+    """``kb.sweep_simulate`` and ``kb.sweep_linearize``: :mod:`kanebond.sweeps` imported on
+    first use, so that ``import kanebond`` imports neither Dask nor xarray (the optional
+    ``sweep`` extra); ``kb.<old module>`` (e.g. ``kb.linearize``): the module at its new path."""
+    if name in ("sweep_simulate", "sweep_linearize"):
+        from . import sweeps
+
+        return getattr(sweeps, name)
+    module = _aliases.moved_module(name)
+    if module is not None:
+        return module
     raise AttributeError(f"module 'kanebond' has no attribute {name!r}")

@@ -2,10 +2,11 @@
 
 :class:`KaneSystem` is :class:`~kanebond.model.KaneModel` (the validated model and its system
 matrices, [PA21] (53)–(62)) with the methods that reach the layers above it: the four forms
-(:mod:`kanebond.forms`), numeric models (:mod:`kanebond.numeric`, :mod:`kanebond.constrained`)
-and linearization (:mod:`kanebond.linearize`). It sits on the top floor, as Pinocchio's
-``RobotWrapper`` sits over ``Model``, ``Data`` and the free algorithms: every layer below takes a
-``KaneModel`` and none imports this module, so data flows one way.
+(:mod:`kanebond.forms.kane`), numeric models (:mod:`kanebond.numeric.model`,
+:mod:`kanebond.numeric.constrained`) and linearization (:mod:`kanebond.linear.linearization`). It
+sits on the top floor, as Pinocchio's ``RobotWrapper`` sits over ``Model``, ``Data`` and the free
+algorithms: every layer below takes a ``KaneModel`` and none imports this module, so data flows one
+way.
 """
 
 from __future__ import annotations
@@ -17,11 +18,11 @@ import sympy as sp
 
 from .bondgraph import BondGraph
 from .bondgraph.kane import kane_bond_graph
-from .constrained import ConstrainedModel
-from .forms import HamiltonianForm, LagrangianForm, MomentumForm, VelocityForm
-from .linearize import Linearization, linearize
-from .model import KaneModel
-from .numeric import NumericModel
+from .forms.kane import HamiltonianForm, LagrangianForm, MomentumForm, VelocityForm
+from .linear.linearization import Linearization, linearize
+from .model.kane_model import KaneModel
+from .numeric.constrained import ConstrainedModel
+from .numeric.model import NumericModel
 
 __all__ = ["KaneSystem"]
 
@@ -57,7 +58,7 @@ class KaneSystem(KaneModel):
         Configuration constraints g(q) = 0, one per dependent coordinate (kept in q). Their time
         derivatives are velocity constraints: leave them out of ``velocity_constraints`` and
         kanebond forms them. Numeric models solve consistent initial conditions and report the
-        residuals (:mod:`kanebond.constrained`).
+        residuals (:mod:`kanebond.numeric.constrained`).
     prescribed:
         {speed: g(t)}: rheonomic constraints by constraint relaxation ([PA21] (45)–(50)). The
         system matrices stay those of the relaxed system (all speeds); :attr:`reactions` and
@@ -142,7 +143,7 @@ class KaneSystem(KaneModel):
         baumgarte: float | None = None,
     ) -> NumericModel | ConstrainedModel:
         """A fast numeric model of this system: :class:`kanebond.numeric.NumericModel`, or
-        :class:`kanebond.constrained.ConstrainedModel` when the system has prescribed flows or
+        :class:`kanebond.numeric.ConstrainedModel` when the system has prescribed flows or
         adjoined constraints (state [q, ᵘf]; ``baumgarte`` ≥ 0 is the Baumgarte rate that pulls
         adjoined constraints back to φ = ᴾφ).
 
@@ -169,6 +170,6 @@ class KaneSystem(KaneModel):
         constants: Mapping | None = None,
         **kwargs,
     ) -> Linearization:
-        """Linearize the velocity form about an operating point: :mod:`kanebond.linearize`."""
+        """Linearize the velocity form about an operating point: :mod:`kanebond.linear`."""
         return linearize(self, op_point=op_point, constants=constants, **kwargs)
 

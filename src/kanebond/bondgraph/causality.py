@@ -46,6 +46,7 @@ from .elements import (
     C,
     Element,
     I,
+    Junction,
     OneJunction,
     R,
     Se,
@@ -53,7 +54,6 @@ from .elements import (
     Sf,
     TStar,
     ZeroJunction,
-    _Junction,
 )
 
 __all__ = ["CausalityReport", "assign_causality", "preferred_effort"]
@@ -153,7 +153,7 @@ class _Assigner:
                     todo.append(b.other(el))
 
     def _implied(self, el: Element) -> list[tuple[str, bool]]:
-        if isinstance(el, _Junction):
+        if isinstance(el, Junction):
             return self._junction(el)
         if isinstance(el, (TF, MTF, GY, MGY)) and el.square:
             a, b = self.imposes(el, "1"), self.imposes(el, "2")

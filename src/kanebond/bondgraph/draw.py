@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import BondGraphError, KanebondError, KanebondWarning
-from .elements import Element, _Field, _Junction, _TwoPort
+from .elements import Element, Field, Junction, TwoPort
 
 __all__ = ["to_dot", "to_svg", "draw", "FORMATS", "ENGINES"]
 
@@ -85,7 +85,7 @@ _SIZE = '<<TABLE BORDER="0" CELLPADDING="3"><TR><TD>{}</TD></TR></TABLE>>'
 
 def _ported(el: Element) -> bool:
     """Whether the element's ports are drawn and named (two-ports and fields)."""
-    return isinstance(el, (_TwoPort, _Field))
+    return isinstance(el, (TwoPort, Field))
 
 
 def _port_cell(el: Element, index: int) -> str:
@@ -96,13 +96,13 @@ def _node_label(el: Element) -> str:
     """The HTML-like label of an element: ``Kind:name``; a junction's kind over its name; a
     two-port's ports ``1`` and ``2`` either side, a field's ports ``I`` and ``C`` on its left."""
     text = f"{_html(el.kind)}:{_html(el.name)}"
-    if isinstance(el, _Junction):
+    if isinstance(el, Junction):
         return (f'<<FONT POINT-SIZE="18">{el.kind}</FONT><BR/>'
                 f'<FONT POINT-SIZE="9" COLOR="#555555">{_html(el.name)}</FONT>>')
-    if isinstance(el, _TwoPort):
+    if isinstance(el, TwoPort):
         row = f"<TR>{_port_cell(el, 0)}<TD>{text}</TD>{_port_cell(el, 1)}</TR>"
         return f"<{_TABLE.format(row)}>"
-    if isinstance(el, _Field):
+    if isinstance(el, Field):
         rows = (f'<TR>{_port_cell(el, 0)}<TD ROWSPAN="2">{text}</TD></TR>'
                 f"<TR>{_port_cell(el, 1)}</TR>")
         return f"<{_TABLE.format(rows)}>"
@@ -112,7 +112,7 @@ def _node_label(el: Element) -> str:
 def _node_attrs(el: Element, ident: str) -> dict[str, str]:
     """DOT attributes of one element's node."""
     attrs = {"label": _node_label(el), "id": ident}
-    if isinstance(el, _Junction):  # room for the causal strokes around the digit
+    if isinstance(el, Junction):  # room for the causal strokes around the digit
         attrs["margin"] = "0.1,0.03"
     return attrs
 

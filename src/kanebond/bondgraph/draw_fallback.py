@@ -40,7 +40,7 @@ from xml.sax.saxutils import escape, quoteattr
 
 import networkx as nx
 
-from .elements import Element, _Field, _Junction, _TwoPort
+from .elements import Element, Field, Junction, TwoPort
 
 __all__ = ["render"]
 
@@ -161,7 +161,7 @@ def _pav(want: list[float], seps: list[float]) -> list[float]:
 
 # ---------------------------------------------------------------------------- one part
 def _ported(el: Element) -> bool:
-    return isinstance(el, (_TwoPort, _Field))
+    return isinstance(el, (TwoPort, Field))
 
 
 @dataclass
@@ -186,7 +186,7 @@ class _Box:
     def __init__(self, el: Element, ends: list[_End]) -> None:
         self.el = el
         self.ends = {s: [e for e in ends if e.side == s] for s in "LR"}
-        if isinstance(el, _Junction):
+        if isinstance(el, Junction):
             self.core = max(_width(el.kind, _DIGIT), _width(el.name, _SMALL)) / 2 + 3
             self.half = 17.0
         else:
@@ -244,7 +244,7 @@ class _Part:
             ends.append(e)
         if _ported(el):  # a dangling port where its bond would be
             held = {e.port for e in ends}
-            sides = ("L", "R") if isinstance(el, _TwoPort) else ("L", "L")
+            sides = ("L", "R") if isinstance(el, TwoPort) else ("L", "L")
             ends += [_End(None, p, s) for p, s in zip(el.ports, sides, strict=True)
                      if p not in held]
         return ends
@@ -336,7 +336,7 @@ class _Part:
         box, (cx, cy) = self.boxes[n], self.centre(n)
         el = box.el
         item = Item(f"n{n}", "node", f"{el.kind}:{el.name}", {"kind": el.kind})
-        if isinstance(el, _Junction):
+        if isinstance(el, Junction):
             item.cls += " junction"
             item.texts = [Text(cx, cy + 3, el.kind, _DIGIT),
                           Text(cx, cy + 14, el.name, _SMALL, _GREY)]

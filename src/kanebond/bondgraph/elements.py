@@ -37,7 +37,8 @@ from ..errors import BondGraphError
 
 __all__ = [
     "t", "Element", "Se", "Sf", "R", "C", "I", "TF", "MTF", "GY", "MGY", "ZeroJunction",
-    "OneJunction", "IC", "NIC", "TStar", "SeLambda", "KINDS",
+    "OneJunction", "IC", "NIC", "TStar", "SeLambda", "KINDS", "Junction", "Field", "TwoPort",
+    "check_name", "check_size"
 ]
 
 t = me.dynamicsymbols._t
@@ -46,7 +47,7 @@ t = me.dynamicsymbols._t
 _MAX_SIZE = 10_000
 
 
-def _check_name(name: Any, what: str) -> str:
+def check_name(name: Any, what: str) -> str:
     if not isinstance(name, str) or not name or len(name) > 64 or not name.isprintable() \
             or name != name.strip():
         raise BondGraphError(
@@ -56,7 +57,7 @@ def _check_name(name: Any, what: str) -> str:
     return name
 
 
-def _check_size(size: Any, where: str) -> int:
+def check_size(size: Any, where: str) -> int:
     if isinstance(size, bool) or not isinstance(size, numbers.Integral) or not \
             0 < int(size) <= _MAX_SIZE:
         raise BondGraphError(f"{where}: a size must be an integer from 1 to {_MAX_SIZE}, "
@@ -113,11 +114,11 @@ class Element:
     ports: tuple[str, ...] = ("0",)
 
     def __init__(self, name: str, size: int | None = None) -> None:
-        self.name = _check_name(name, self.kind)
+        self.name = check_name(name, self.kind)
         self.inputs: dict = {}
         self._sizes: dict[str, int | None] = {p: None for p in self.ports}
         if size is not None:
-            k = _check_size(size, f"{self.kind} {name!r}")
+            k = check_size(size, f"{self.kind} {name!r}")
             self._sizes = {p: k for p in self.ports}
 
     def port_size(self, port: str) -> int | None:
@@ -266,7 +267,7 @@ class I(_OnePort):  # noqa: E742 - the bond-graph name of the inertia
     label = "m"
 
 
-class _TwoPort(Element):
+class TwoPort(Element):
     ports = ("1", "2")
     label = "modulus"
     matrix = False
@@ -295,13 +296,13 @@ class _TwoPort(Element):
         return {self.label: self.modulus}
 
 
-class TF(_TwoPort):
+class TF(TwoPort):
     """Transformer: f₂ = n f₁, e₁ = n e₂ (a scalar modulus on bonds of any size)."""
 
     kind = "TF"
 
 
-class MTF(_TwoPort):
+class MTF(TwoPort):
     """Modulated multibond transformer: f₂ = M f₁, e₁ = Mᵀ e₂; M is m×n (non-square M has
     fixed causality: f₁ and e₂ in, [PA21] Fig. 1's MTF(Q) and MTF(∂v/∂fᵀ))."""
 
@@ -309,43 +310,43 @@ class MTF(_TwoPort):
     matrix = True
 
 
-class GY(_TwoPort):
+class GY(TwoPort):
     """Gyrator: e₁ = r f₂, e₂ = r f₁."""
 
     kind = "GY"
 
 
-class MGY(_TwoPort):
+class MGY(TwoPort):
     """Modulated multibond gyrator: e₂ = G f₁, e₁ = Gᵀ f₂; G is m×n."""
 
     kind = "MGY"
     matrix = True
 
 
-class _Junction(Element):
+class Junction(Element):
     ports: tuple[str, ...] = ()
 
     def __init__(self, name: str, size: int | None = None) -> None:
         super().__init__(name, size)
-        self._size = None if size is None else _check_size(size, f"{self.kind} {name!r}")
+        self._size = None if size is None else check_size(size, f"{self.kind} {name!r}")
 
     def port_size(self, port: str) -> int | None:
         return self._size
 
 
-class ZeroJunction(_Junction):
+class ZeroJunction(Junction):
     """0-junction: one effort on all its bonds; the flows in sum to zero."""
 
     kind = "0"
 
 
-class OneJunction(_Junction):
+class OneJunction(Junction):
     """1-junction: one flow on all its bonds; the efforts in sum to zero."""
 
     kind = "1"
 
 
-class _Field(Element):
+class Field(Element):
     """A two-port store with I-port ``"I"`` and C-port ``"C"`` of the same size."""
 
     ports = ("I", "C")
@@ -371,7 +372,7 @@ def _mass_matrix(el: Element, value: Any) -> sp.Matrix | None:
     return A
 
 
-class IC(_Field):
+class IC(Field):
     """Hamiltonian two-port store T(q, p) ([PA21] Fig. 3, Karnopp's IC field): states p (I-port)
     and q (C-port); f_I = ∂T/∂p, e_C = ∂T/∂q, p' = e_I, q' = f_C. Monogenic: T gives both."""
 
@@ -393,7 +394,7 @@ class IC(_Field):
         return {"T": self.T}
 
 
-class NIC(_Field):
+class NIC(Field):
     """Nonholonomic IC ([PA21] §3.6, Figs. 4, 5): state p on the I-port with f_I = ∂T/∂p;
     the C-port effort is −ê, ê = Dᵀf the generalized gyration force ([PA21] (27)), which T does
     not generate (partially Hamiltonian). ``e_hat`` is written in q and in the flow symbols ``f``
@@ -420,7 +421,7 @@ class NIC(_Field):
         return {"T": self.T, "e_hat": self.e_hat}
 
 
-class TStar(_Field):
+class TStar(Field):
     """Two-port kinetic co-energy store of [PA21] Fig. 2: I-port effort A f' (flow causality),
     C-port effort D f (effort causality), both ports carrying f; power fᵀ(A f' + D f) = dT*/dt
     ([PA21] (19)). ``Df`` is written in the flow symbols ``f``."""

@@ -17,7 +17,7 @@ from typing import Any
 import sympy as sp
 
 from ..errors import BondGraphError
-from .elements import Element, OneJunction, _check_name, _check_size, _Junction, _TwoPort
+from .elements import Element, Junction, OneJunction, TwoPort, check_name, check_size
 
 __all__ = ["Bond", "BondGraph"]
 
@@ -64,7 +64,7 @@ class BondGraph:
     ``state_equations()`` or ``numeric(constants)``."""
 
     def __init__(self, name: str = "bond graph") -> None:
-        self.name = _check_name(name, "bond graph")
+        self.name = check_name(name, "bond graph")
         self._elements: dict[str, Element] = {}
         self.bonds: list[Bond] = []
         self.displacements: list[tuple[Element, list[sp.Symbol]]] = []
@@ -115,7 +115,7 @@ class BondGraph:
         bond = Bond(len(self.bonds) + 1, ea, pa, eb, pb, k)
         for el, port in ((ea, pa), (eb, pb)):
             el._bonds[port] = bond
-            if isinstance(el, _Junction) and el._size is None:
+            if isinstance(el, Junction) and el._size is None:
                 el._size = k
         self.bonds.append(bond)
         self.causality = None
@@ -142,7 +142,7 @@ class BondGraph:
         """Make a junction's common flow (1) or effort (0) a state named ``symbols``, fixed by
         the junction's balance: the speeds f of Kane's velocity forms ([PA21] Figs. 1, 2, 5, 6).
         Every bond on it then takes its effort (1) or flow (0) from its other end."""
-        if not isinstance(junction, _Junction) or getattr(junction, "_graph", None) is not self:
+        if not isinstance(junction, Junction) or getattr(junction, "_graph", None) is not self:
             raise BondGraphError(f"free_state: {junction!r:.60} is not a junction of "
                                  f"{self.name!r}.")
         syms = list(symbols)
@@ -157,7 +157,7 @@ class BondGraph:
         if not isinstance(el, Element) or getattr(el, "_graph", None) is not self:
             raise BondGraphError(f"connect: {el!r:.60} is not an element of {self.name!r}; "
                                  f"add() it first.")
-        if isinstance(el, _Junction):
+        if isinstance(el, Junction):
             if port is not None:
                 raise BondGraphError(f"connect: junction {el.name!r} has no named ports.")
             return el, str(len(el._bonds))
@@ -173,7 +173,7 @@ class BondGraph:
 
     @staticmethod
     def _free_port(el: Element, outgoing: bool) -> str:
-        if isinstance(el, _TwoPort):
+        if isinstance(el, TwoPort):
             return "2" if outgoing else "1"
         free = [p for p in el.ports if p not in el._bonds]
         if not free:
@@ -187,7 +187,7 @@ class BondGraph:
         need = [(el, p, el.port_size(p)) for el, p in ((ea, pa), (eb, pb))]
         sizes = {k for _, _, k in need if k is not None}
         if size is not None:
-            size = _check_size(size, f"connect({ea.name!r}, {eb.name!r})")
+            size = check_size(size, f"connect({ea.name!r}, {eb.name!r})")
             sizes.add(size)
         if len(sizes) > 1:
             said = "; ".join(f"{el.kind} {el.name!r} port {p!r} needs {k}" for el, p, k in need
@@ -205,7 +205,7 @@ class BondGraph:
         sensed = {id(j) for j, _ in self.displacements}  # a flow sensor, or a state's junction
         sensed |= {id(self._elements[n]) for n in self.free_states if n in self._elements}
         for el in self._elements.values():
-            if isinstance(el, _Junction):
+            if isinstance(el, Junction):
                 if len(el._bonds) < 2 and id(el) not in sensed:
                     raise BondGraphError(
                         f"junction {el.name!r} has {len(el._bonds)} bond(s); a junction joins "

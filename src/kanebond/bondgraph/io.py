@@ -5,8 +5,8 @@ SymPy Symbols; assumptions are not kept) and of its undefined ``functions`` of t
 order (kind, name, parameters as expression text, matrices as lists of rows of texts, the
 symbols of states), its bonds in order (source, source port, target, target port, size), the
 displacements and free states of its junctions and the order of its states. Expressions are
-read by :mod:`kanebond.safe_expr`, which never runs the text; everything else is checked, and
-every mistake raises a BondGraphError (ExpressionError in an expression) naming the file and
+read by :mod:`kanebond.symbolic.safe_expr`, which never runs the text; everything else is checked,
+and every mistake raises a BondGraphError (ExpressionError in an expression) naming the file and
 the key or element.
 """
 
@@ -16,19 +16,19 @@ import json
 import os
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, TypeVar
 
 import sympy as sp
 from sympy.core.function import AppliedUndef
 
 from ..errors import BondGraphError, ExpressionError
-from ..safe_expr import FUNCTIONS, is_name, parse, parse_matrix, to_text
-from .elements import KINDS, _Junction
+from ..symbolic.safe_expr import FUNCTIONS, is_name, parse, parse_matrix, to_text
+from .elements import KINDS, Junction
 
-if TYPE_CHECKING:  # pragma: no cover - the graph module imports this one (BondGraph.save)
-    from .graph import BondGraph
+#: the graph class :func:`load` builds (``BondGraph``; not imported: graph.py imports this module)
+G = TypeVar("G")
 
-__all__ = ["FORMAT", "VERSION", "save", "load"]
+__all__ = ["FORMAT", "VERSION", "save", "load", "ELEMENT_KEYS", "VALUE_KEYS"]
 
 FORMAT = "kanebond bond graph"
 VERSION = 1
@@ -38,9 +38,9 @@ _LIMITS = {"max_length": 1_000_000, "max_depth": 200, "max_power": 1000}
 _TOP = ("format", "version", "name", "symbols", "functions", "elements", "bonds",
         "displacements", "free_states", "state_order")
 _BOND = ("source", "source_port", "target", "target_port", "size")
-_VALUE = {"effort": "value", "flow": "value", "r": "value", "c": "value", "m": "value"}
+VALUE_KEYS = {"effort": "value", "flow": "value", "r": "value", "c": "value", "m": "value"}
 _SYMBOLS = ("state", "p", "q", "f", "multipliers")  # keys that hold lists of symbol names
-_KEYS: dict[str, tuple[str, ...]] = {  # per kind, the keys besides "kind" and "name"
+ELEMENT_KEYS: dict[str, tuple[str, ...]] = {  # per kind, the keys besides "kind" and "name"
     "Se": ("effort", "size"), "Sf": ("flow", "size"), "R": ("r", "size", "state"),
     "C": ("c", "size", "state"), "I": ("m", "size", "state"), "TF": ("modulus", "size"),
     "GY": ("modulus", "size"), "MTF": ("modulus", "size"), "MGY": ("modulus", "size"),
@@ -52,8 +52,9 @@ _NULLABLE = ("size", "state", "mass_matrix")
 
 
 # ---------------------------------------------------------------------------------- saving
-def save(graph: BondGraph, path: str | os.PathLike) -> None:
-    """Write ``graph`` to ``path`` as JSON (checked first by reading it back in memory)."""
+def save(graph: Any, path: str | os.PathLike) -> None:
+    """Write ``graph`` (a BondGraph) to ``path`` as JSON (checked first by reading it back in
+    memory)."""
     if not all(hasattr(graph, a) for a in ("elements", "bonds", "displacements", "free_states")):
         raise BondGraphError(f"save() takes a BondGraph, got {type(graph).__name__}.")
     names: dict[str, sp.Basic] = {}
@@ -94,9 +95,9 @@ def save(graph: BondGraph, path: str | os.PathLike) -> None:
 def _element(el: Any, names: dict) -> dict:
     """One element's record; its symbols and functions go into ``names``."""
     label = f"{el.kind} {el.name!r}"
-    if el.kind not in _KEYS or type(el) is not KINDS[el.kind]:
+    if el.kind not in ELEMENT_KEYS or type(el) is not KINDS[el.kind]:
         raise BondGraphError(f"{label}: a {type(el).__name__} cannot be saved; only the kinds "
-                             f"{', '.join(_KEYS)} can.")
+                             f"{', '.join(ELEMENT_KEYS)} can.")
     if el.inputs:
         raise BondGraphError(
             f"{label}: its parameter(s) {', '.join(str(f) for f in el.inputs)} were Python "
@@ -104,8 +105,8 @@ def _element(el: Any, names: dict) -> dict:
             f"the input again after load()."
         )
     rec: dict[str, Any] = {"kind": el.kind, "name": el.name}
-    for key in _KEYS[el.kind]:
-        value = getattr(el, _VALUE.get(key, key), None)
+    for key in ELEMENT_KEYS[el.kind]:
+        value = getattr(el, VALUE_KEYS.get(key, key), None)
         if key == "size":
             rec[key] = _size(el)
         elif key in _SYMBOLS:
@@ -123,7 +124,7 @@ def _element(el: Any, names: dict) -> dict:
 
 def _size(el: Any) -> int | None:
     """The size given when ``el`` was made (None where its matrix parameter fixes it)."""
-    if isinstance(el, _Junction):
+    if isinstance(el, Junction):
         return el._size
     value = next(iter(el.parameters().values()))
     return None if isinstance(value, sp.MatrixBase) else el.port_size(el.ports[0])
@@ -156,7 +157,7 @@ def _collect(value: sp.Basic, names: dict, where: str) -> None:
 
 
 # ---------------------------------------------------------------------------------- loading
-def load(path: str | os.PathLike, factory: type) -> BondGraph:
+def load(path: str | os.PathLike, factory: type[G]) -> G:
     """The bond graph in the JSON file ``path`` (written by :func:`save`), fully checked, built
     with ``factory`` (the BondGraph class; ``kanebond.bondgraph.load`` passes it)."""
     return _build(_read(Path(path)), str(path), factory)
@@ -220,7 +221,7 @@ def _list(obj: dict, key: str, where: str) -> list:
     return items
 
 
-def _build(data: Any, file: str, factory: type) -> BondGraph:
+def _build(data: Any, file: str, factory: type[G]) -> G:
     """The graph a parsed file describes; every mistake named by ``file`` and key."""
     top = _keys(data, _TOP, f"{file}: the top level")
     if top["format"] != FORMAT or type(top["version"]) is not int or top["version"] != VERSION:
@@ -253,22 +254,22 @@ def _build(data: Any, file: str, factory: type) -> BondGraph:
     for i, rec in enumerate(_list(top, "elements", file)):
         _check(rec, dict, f"{file}: elements[{i}]", "an object with a 'kind' and a 'name'")
         kind = _check(rec.get("kind"), str, f"{file}: elements[{i}]: key 'kind'", "a string")
-        if kind not in _KEYS:
+        if kind not in ELEMENT_KEYS:
             raise BondGraphError(f"{file}: elements[{i}]: unknown kind {kind!r:.20}; the kinds "
-                                 f"are {', '.join(_KEYS)}.")
+                                 f"are {', '.join(ELEMENT_KEYS)}.")
         where = f"{file}: elements[{i}] ({kind} {rec.get('name')!r:.40})"
-        _keys(rec, ("kind", "name", *_KEYS[kind]), where)
+        _keys(rec, ("kind", "name", *ELEMENT_KEYS[kind]), where)
         args: dict[str, Any] = {}
-        for key in _KEYS[kind]:
+        for key in ELEMENT_KEYS[kind]:
             value, at = rec[key], f"{where}: key {key!r}"
             if key in _SYMBOLS:
                 args[key] = symbols(rec, key, where)
             elif key == "size" or (value is None and key in _NULLABLE):
                 args[key] = value if value is None else _check(value, int, at, "an integer")
             elif isinstance(value, str):
-                args[_VALUE.get(key, key)] = parse(value, table, where=at, **_LIMITS)
+                args[VALUE_KEYS.get(key, key)] = parse(value, table, where=at, **_LIMITS)
             else:
-                args[_VALUE.get(key, key)] = parse_matrix(value, table, where=at, **_LIMITS)
+                args[VALUE_KEYS.get(key, key)] = parse_matrix(value, table, where=at, **_LIMITS)
         try:
             g.add(KINDS[kind](rec["name"], **args))
         except BondGraphError as err:
@@ -284,7 +285,7 @@ def _build(data: Any, file: str, factory: type) -> BondGraph:
                                      f"add it to 'elements' or fix the name.")
             el = g.element(name)
             _check(rec[f"{key}_port"], str, f"{where}: key '{key}_port'", "a port name")
-            ends.append(el if isinstance(el, _Junction) else (el, rec[f"{key}_port"]))
+            ends.append(el if isinstance(el, Junction) else (el, rec[f"{key}_port"]))
         size = _check(rec["size"], int, f"{where}: key 'size'", "an integer")
         try:
             bond = g.connect(*ends, size=size)

@@ -1,5 +1,5 @@
 """Numeric model of a bond graph: its state equations compiled through kanebond's own expression
-graph (:mod:`kanebond.codegen`, the same emitter the KaneSystem models use; no second code
+graph (:mod:`kanebond.symbolic.dag`, the same emitter the KaneSystem models use; no second code
 generator), ready for :func:`kanebond.simulate`.
 
 The right-hand side solves M(x, t) x' = b(x, t) (M is the identity unless a store is in
@@ -25,9 +25,9 @@ import numpy as np
 import sympy as sp
 from sympy.core.function import AppliedUndef
 
-from ..codegen import Graph, emit_python
 from ..errors import BondGraphError, SingularMassMatrixError
-from ..parameters import _initial_state, _Parameters
+from ..model.parameters import Parameters, initial_state_vector
+from ..symbolic.dag import Graph, emit_python
 from .elements import IC, NIC, C, Element, I, R, Se, SeLambda, Sf, TStar, t
 from .equations import momentum_matrix
 
@@ -114,7 +114,7 @@ class GraphNumeric:
         # the callables given to the elements themselves (Se("V", lambda t: ...)) are the
         # inputs' values unless the constants name them again
         constants = {**eqs.inputs, **dict(constants or {})}
-        self._params = _Parameters(self.parameters, constants, f"bond graph {graph.name!r}")
+        self._params = Parameters(self.parameters, constants, f"bond graph {graph.name!r}")
         self.constants = constants
         self._kernels = _compile(exprs, list(eqs.x), list(eqs.unknowns), self.parameters)
 
@@ -223,7 +223,7 @@ class GraphNumeric:
 
     def initial_state(self, initial: Any, t0: float = 0.0) -> np.ndarray:
         """x0 from a mapping {state symbol or name: value}, a sequence, or None (zeros)."""
-        return _initial_state(self, initial)
+        return initial_state_vector(self, initial)
 
 
 def _parameters(exprs: dict, states: set) -> list:

@@ -3,7 +3,7 @@
 :func:`load_model` reads a file and builds a :class:`~kanebond.KaneSystem` from plain
 :mod:`sympy.physics.mechanics` objects; :func:`read_model` also gives the parameters' default
 values and units, the initial state and the simulation settings. Expressions are text read only
-by :func:`kanebond.safe_expr.parse` (never evaluated); every mistake raises
+by :func:`kanebond.symbolic.safe_expr.parse` (never evaluated); every mistake raises
 :class:`~kanebond.errors.ModelFileError` naming the file, the TOML table and key, and what to do.
 ``docs/model_files.md`` is the user's guide; every shipped model is in
 ``kanebond/models/files/*.toml``.
@@ -112,8 +112,8 @@ components in the frame the table names (or the parent frame, for angular_veloci
 table summing components in several frames: ``position = {A = ["0", "0", "r"], E = ["0", "-r*s",
 "0"]}``. A frame's axis is written ``"F.x"``. An expression is text (or a number) in the
 declared names, ``pi``, ``E``, ``t``, ``+ - * / **`` and the functions of
-:data:`kanebond.safe_expr.FUNCTIONS`. Files are at most 1 MB, with at most 200 entries in each
-of parameters, inputs, coordinates, speeds, frames, expressions, points, bodies, loads,
+:data:`kanebond.symbolic.safe_expr.FUNCTIONS`. Files are at most 1 MB, with at most 200 entries in
+each of parameters, inputs, coordinates, speeds, frames, expressions, points, bodies, loads,
 initial and each constraint list; an expression is at most 10 000 characters, nested at most
 60 deep, with exponents at most 1000; a named expression, with the names it uses written out,
 has at most 20 000 terms and exponents at most 1000.

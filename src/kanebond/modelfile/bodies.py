@@ -6,7 +6,7 @@ from collections.abc import Mapping
 
 import sympy.physics.mechanics as me
 
-from ..safe_expr import is_name
+from ..symbolic.safe_expr import is_name
 from .reader import TOP_WHERE, File, capped, get, keys, kind
 
 __all__ = ["build_bodies", "build_loads"]

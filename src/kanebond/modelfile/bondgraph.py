@@ -13,11 +13,11 @@ from typing import Any
 import sympy as sp
 
 from ..bondgraph.elements import KINDS
-from ..bondgraph.io import _KEYS as _IO_KEYS
-from ..bondgraph.io import _VALUE
+from ..bondgraph.io import ELEMENT_KEYS as _IO_KEYS
+from ..bondgraph.io import VALUE_KEYS
 from ..bondgraph.library import dc_motor
 from ..errors import KanebondError
-from ..safe_expr import is_name
+from ..symbolic.safe_expr import is_name
 from . import reader as _r
 
 __all__ = ["FORMS", "build_bondgraph"]
@@ -25,7 +25,7 @@ __all__ = ["FORMS", "build_bondgraph"]
 FORMS = ("unreduced", "velocity", "momentum", "lagrangian", "system")
 """The forms ``[bondgraph] form`` may name (default ``"momentum"``)."""
 
-_KEYS = {"form", "ports", "motors", "elements", "bonds"}
+ELEMENT_KEYS = {"form", "ports", "motors", "elements", "bonds"}
 _SCALAR = ("Se", "Sf", "R", "C", "I", "TF", "GY", "0", "1")
 """The kinds ``[[bondgraph.elements]]`` may add (scalar, one-component bonds); their
 parameter keys are those of the bond-graph JSON format (:mod:`kanebond.bondgraph.io`)."""
@@ -56,7 +56,7 @@ def build_bondgraph(f: _r.File, doc: Mapping, system: Any) -> Any:
     table = _r.get(f, doc, "bondgraph", dict, _r.TOP_WHERE, required=False)
     if table is None:
         return None
-    _r.keys(f, table, _KEYS, _WHERE)
+    _r.keys(f, table, ELEMENT_KEYS, _WHERE)
     form = _r.get(f, table, "form", str, _WHERE, required=False) or "momentum"
     if form not in FORMS:
         raise f.error(f"{_WHERE} form", f"unknown form {form!r}",
@@ -131,7 +131,7 @@ def _elements(f: _r.File, table: Mapping, g: Any) -> None:
                           f"write one of {', '.join(_SCALAR)}")
         params = [k for k in _IO_KEYS[kind] if k not in ("size", "state")]
         _r.keys(f, spec, {"kind", "name", *params}, where)
-        args = {_VALUE.get(k, k): f.expr(_r.get(f, spec, k, object, where), f"{where} {k}")
+        args = {VALUE_KEYS.get(k, k): f.expr(_r.get(f, spec, k, object, where), f"{where} {k}")
                 for k in params}
         if not is_name(name):
             raise f.error(f"{where} name", f"{name!r} is not a usable element name",

@@ -8,7 +8,7 @@ from typing import Any
 
 import sympy as sp
 
-from ..constraints import AdjoinedConstraint
+from ..constraints.resolve import AdjoinedConstraint
 from .reader import TOP_WHERE, File, capped, formed, get, keys, kind, number
 
 __all__ = ["build_constraints", "initial_values", "simulation_settings"]

@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping
 import sympy as sp
 import sympy.physics.mechanics as me
 
-from ..safe_expr import is_name
+from ..symbolic.safe_expr import is_name
 from .reader import AXES, File, declare, formed, get, keys, kind
 
 __all__ = ["build_frames", "build_expressions", "build_points"]

@@ -19,7 +19,7 @@ import sympy as sp
 import sympy.physics.mechanics as me
 
 from ..errors import ExpressionError, ModelFileError
-from ..safe_expr import FUNCTIONS, is_name, parse
+from ..symbolic.safe_expr import FUNCTIONS, is_name, parse
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -53,7 +53,7 @@ class File:
         return ModelFileError(f"{self.path}: {where}: {why}; {todo}.")
 
     def expr(self, value: Any, where: str) -> sp.Expr:
-        """An expression (text or a number) read with :func:`kanebond.safe_expr.parse`."""
+        """An expression (text or a number) read with :func:`kanebond.symbolic.safe_expr.parse`."""
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             if not math.isfinite(value):
                 raise self.error(where, f"{value} is not a finite number", "write a finite one")

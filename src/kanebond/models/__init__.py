@@ -40,7 +40,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from kanebond.models.bicycle import (
+from .bicycle import (
     BENCHMARK_EIGENVALUES,
     BENCHMARK_PARAMETERS,
     CAPSIZE_SPEED,
@@ -53,21 +53,21 @@ from kanebond.models.bicycle import (
     whipple_bicycle,
     whipple_operating_point,
 )
-from kanebond.models.chain import chain_3d
-from kanebond.models.diffdrive import differential_drive, differential_drive_with_motors
-from kanebond.models.fourbar import FOUR_BAR_DEFAULTS, four_bar, four_bar_configuration
-from kanebond.models.gallery import bead_on_spinning_rod, constant_speed_particle, knife_edge
-from kanebond.models.gyrostat import gyrostat
-from kanebond.models.nfourbar import (
+from .chain import chain_3d
+from .diffdrive import differential_drive, differential_drive_with_motors
+from .fourbar import FOUR_BAR_DEFAULTS, four_bar, four_bar_configuration
+from .gallery import bead_on_spinning_rod, constant_speed_particle, knife_edge
+from .gyrostat import gyrostat
+from .nfourbar import (
     N_FOUR_BAR_DEFAULTS,
     n_four_bar,
     n_four_bar_initial,
     n_four_bar_reference,
 )
-from kanebond.models.pendulum import pendulum_on_cart
-from kanebond.models.rolling_disk import rolling_disk, rolling_disk_dependent
-from kanebond.models.sleigh import chaplygin_sleigh
-from kanebond.models.top import heavy_symmetric_top
+from .pendulum import pendulum_on_cart
+from .rolling_disk import rolling_disk, rolling_disk_dependent
+from .sleigh import chaplygin_sleigh
+from .top import heavy_symmetric_top
 
 __all__ = [
     "BENCHMARK_EIGENVALUES",

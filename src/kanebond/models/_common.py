@@ -14,8 +14,8 @@ from typing import Any, NamedTuple
 import sympy as sm
 import sympy.physics.mechanics as me
 
-from kanebond.errors import ModelError
-from kanebond.system import KaneSystem
+from ..errors import ModelError
+from ..system import KaneSystem
 
 __all__ = ["ModelParts", "model_error", "check_count", "to_system"]
 

@@ -15,7 +15,7 @@ from here:
   (Moore 2012, PhD dissertation, UC Davis, ch. "Bicycle equations of motion"; the
   "Moore2012" model of BicycleParameters): eight coordinates, eight speeds ``u_i = q_i'``,
   three independent speeds; :func:`moore_parameters` converts the benchmark parameters.
-* :func:`bicycle_sympy` (builder ``_build_bicycle_sympy``, in
+* :func:`bicycle_sympy` (builder ``build_bicycle_sympy``, in
   :mod:`kanebond.models.bicycle_sympy`): a faithful port of SymPy's own
   test model, ``sympy/physics/mechanics/tests/test_kane3.py::test_bicycle`` (an Autolev port,
   also in SymPy's documentation, "A bicycle"); :func:`sympy_bicycle_parameters` is that test's
@@ -42,31 +42,31 @@ from typing import TYPE_CHECKING, Any
 import sympy as sm
 import sympy.physics.mechanics as me
 
-from kanebond.models._common import ModelParts, to_system
-from kanebond.models.bicycle_benchmark import (
+from ._common import ModelParts, to_system
+from .bicycle_benchmark import (
     BENCHMARK_EIGENVALUES,
     BENCHMARK_PARAMETERS,
     CAPSIZE_SPEED,
     WEAVE_SPEED,
-    _params,
-    _solve_pitch,
     benchmark_eigenvalues,
     benchmark_matrices,
     benchmark_parameters_exact,
     benchmark_state_matrix,
+    merged_params,
+    solve_pitch,
 )
-from kanebond.models.bicycle_sympy import (
-    _build_bicycle_sympy as _build_bicycle_sympy,
-)
-from kanebond.models.bicycle_sympy import (
+from .bicycle_sympy import (
     bicycle_sympy,
     sympy_bicycle_operating_point,
     sympy_bicycle_parameters,
     sympy_bicycle_pitch,
 )
+from .bicycle_sympy import (
+    build_bicycle_sympy as build_bicycle_sympy,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
-    from kanebond.system import KaneSystem
+    from ..system import KaneSystem
 
 __all__ = [
     "BENCHMARK_EIGENVALUES",
@@ -130,11 +130,11 @@ def moore_parameters(
     numbers) symbolically and returns SymPy expressions; otherwise floats.
     """
     if exact:
-        p = _params(params, benchmark_parameters_exact())
+        p = merged_params(params, benchmark_parameters_exact())
         p = {k: sm.sympify(v, strict=True) for k, v in p.items()}
         sin, cos = sm.sin, sm.cos
     else:
-        p = {k: float(v) for k, v in _params(params, BENCHMARK_PARAMETERS).items()}
+        p = {k: float(v) for k, v in merged_params(params, BENCHMARK_PARAMETERS).items()}
         sin, cos = math.sin, math.cos
     lam, w, c, rR, rF = p["lam"], p["w"], p["c"], p["rR"], p["rF"]
     sl, cl = sin(lam), cos(lam)
@@ -321,8 +321,8 @@ def whipple_pitch(
     given lean ``q4`` and steer ``q7`` (Newton from ``lam``, to round-off). ``params`` are
     benchmark parameters (default :data:`BENCHMARK_PARAMETERS`). Upright it equals the steer
     axis tilt ``lam`` (exactly, for any parameters, by the construction of ``d2``)."""
-    p = _params(params, BENCHMARK_PARAMETERS)
-    return _solve_pitch(_build_whipple_bicycle, (3, 4, 6), lean, steer, moore_parameters(p),
+    p = merged_params(params, BENCHMARK_PARAMETERS)
+    return solve_pitch(_build_whipple_bicycle, (3, 4, 6), lean, steer, moore_parameters(p),
                         float(p["lam"]))
 
 
@@ -334,7 +334,7 @@ def whipple_operating_point(
     origin: ``q5`` = :func:`whipple_pitch` (``= lam``), rates ``u1 = v`` (rear contact),
     ``u6 = -v/rR``, ``u8 = -v/rF`` (wheels spin about ``-C.y``, ``-E.y`` when rolling
     forward, as ``y`` points right), everything else zero."""
-    p = _params(params, BENCHMARK_PARAMETERS)
+    p = merged_params(params, BENCHMARK_PARAMETERS)
     op = {f"q{i}": 0.0 for i in range(1, 9)} | {f"u{i}": 0.0 for i in range(1, 9)}
     op["q5"] = whipple_pitch(0.0, 0.0, p)
     op["u1"] = float(v)

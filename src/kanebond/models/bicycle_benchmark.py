@@ -27,8 +27,7 @@ __all__ = [
     "benchmark_eigenvalues",
     "benchmark_matrices",
     "benchmark_parameters_exact",
-    "benchmark_state_matrix",
-]
+    "benchmark_state_matrix", "merged_params", "solve_pitch"]
 
 # ---------------------------------------------------------------------------------------------
 # Published data: Meijaard et al. 2007, Tables 1 and 2
@@ -120,7 +119,7 @@ CAPSIZE_SPEED: float = 6.02426201538837
 (Meijaard et al. 2007, Table 2)."""
 
 
-def _params(params: Mapping[str, Any] | None, defaults: Mapping[str, Any]) -> dict[str, Any]:
+def merged_params(params: Mapping[str, Any] | None, defaults: Mapping[str, Any]) -> dict[str, Any]:
     values = dict(defaults)
     if params is not None:
         unknown = set(params) - set(defaults)
@@ -148,7 +147,7 @@ def benchmark_matrices(
     Table 1 names. Returned as 2×2 ``float`` arrays; for the benchmark they are the numbers
     the paper prints with its benchmark results.
     """
-    p = {k: float(v) for k, v in _params(params, BENCHMARK_PARAMETERS).items()}
+    p = {k: float(v) for k, v in merged_params(params, BENCHMARK_PARAMETERS).items()}
     w, c, lam = p["w"], p["c"], p["lam"]
     rR, mR, IRxx, IRyy = p["rR"], p["mR"], p["IRxx"], p["IRyy"]
     xB, zB, mB = p["xB"], p["zB"], p["mB"]
@@ -202,7 +201,7 @@ def benchmark_state_matrix(v: float, params: Mapping[str, float] | None = None) 
     """The 4×4 ``A`` of ``x' = A x`` for ``x = [phi, delta, phi', delta']`` at forward speed
     ``v``: ``A = [[0, I], [-M^-1 (g K0 + v^2 K2), -v M^-1 C1]]`` from :func:`benchmark_matrices`
     (the benchmark equations with ``f = 0``)."""
-    p = _params(params, BENCHMARK_PARAMETERS)
+    p = merged_params(params, BENCHMARK_PARAMETERS)
     M, C1, K0, K2 = benchmark_matrices(p)
     g = float(p["g"])
     A = np.zeros((4, 4))
@@ -263,7 +262,7 @@ def _pitch_functions(build: Callable[[], tuple[Any, dict[str, list]]],
     return f, df, names
 
 
-def _solve_pitch(build: Callable[[], tuple[Any, dict[str, list]]],
+def solve_pitch(build: Callable[[], tuple[Any, dict[str, list]]],
                  indices: tuple[int, int, int], lean: float, steer: float,
                  values: Mapping[str, float], guess: float) -> float:
     """The pitch solving the configuration constraint of ``build``'s model at ``lean`` and

@@ -14,18 +14,17 @@ from typing import TYPE_CHECKING
 import sympy as sm
 import sympy.physics.mechanics as me
 
-from kanebond.models._common import ModelParts, to_system
-from kanebond.models.bicycle_benchmark import BENCHMARK_PARAMETERS, _params, _solve_pitch
+from ._common import ModelParts, to_system
+from .bicycle_benchmark import BENCHMARK_PARAMETERS, merged_params, solve_pitch
 
 if TYPE_CHECKING:  # pragma: no cover
-    from kanebond.system import KaneSystem
+    from ..system import KaneSystem
 
 __all__ = [
     "bicycle_sympy",
     "sympy_bicycle_operating_point",
     "sympy_bicycle_parameters",
-    "sympy_bicycle_pitch",
-]
+    "sympy_bicycle_pitch", "build_bicycle_sympy"]
 
 # ---------------------------------------------------------------------------------------------
 # SymPy's test model (test_kane3.py::test_bicycle)
@@ -63,7 +62,7 @@ def sympy_bicycle_parameters(params: Mapping[str, float] | None = None) -> dict[
     ``mfork = mH``, ``mwr = mR``, ``mwf = mF``. Floats with ``math``; the test itself
     evaluates the same formulas with SymPy's ``evalf``.
     """
-    p = {k: float(v) for k, v in _params(params, BENCHMARK_PARAMETERS).items()}
+    p = {k: float(v) for k, v in merged_params(params, BENCHMARK_PARAMETERS).items()}
     w, c, rR, rF = p["w"], p["c"], p["rR"], p["rF"]
     HTA = math.pi / 2 - p["lam"]
     rake = -(c * math.sin(HTA) - rF * math.cos(HTA))
@@ -203,7 +202,7 @@ def _sympy_bodies(
     return BL, FL
 
 
-def _build_bicycle_sympy() -> tuple[ModelParts, dict[str, list]]:
+def build_bicycle_sympy() -> tuple[ModelParts, dict[str, list]]:
     """The SymPy objects of SymPy's test bicycle (``test_kane3.py::test_bicycle``), ported
     statement for statement, and its constraint keywords."""
     q1, q2, q4, q5 = me.dynamicsymbols("q1 q2 q4 q5")
@@ -255,7 +254,7 @@ def sympy_bicycle_pitch(
     parameters converted by :func:`sympy_bicycle_parameters`. Upright it is zero up to the
     rounding of the converted parameters (the frame angle ``htangle`` already holds the
     head angle)."""
-    return _solve_pitch(_build_bicycle_sympy, (1, 2, 3), lean, steer,
+    return solve_pitch(build_bicycle_sympy, (1, 2, 3), lean, steer,
                         sympy_bicycle_parameters(params), 0.0)
 
 
@@ -267,7 +266,7 @@ def sympy_bicycle_operating_point(
     (zero up to round-off), ``u3 = v/rR``, ``u6 = v/rF`` (``y`` points left, so forward
     rolling is a positive rate about ``Frame.y``, ``Fork.y``), everything else zero, as in
     SymPy's test."""
-    p = _params(params, BENCHMARK_PARAMETERS)
+    p = merged_params(params, BENCHMARK_PARAMETERS)
     op = {n: 0.0 for n in ("q1", "q2", "q4", "q5")} | {f"u{i}": 0.0 for i in range(1, 7)}
     op["q4"] = sympy_bicycle_pitch(0.0, 0.0, p)
     op["u3"] = float(v) / float(p["rR"])
@@ -312,5 +311,5 @@ def bicycle_sympy() -> KaneSystem:
         their sense); forward rolling at ``v`` has ``u3 = v/WRrad``, ``u6 = v/WFrad``; the
         upright pitch is ``q4 = 0``. :func:`sympy_bicycle_operating_point` gives it.
     """
-    parts, constraints = _build_bicycle_sympy()
+    parts, constraints = build_bicycle_sympy()
     return to_system(parts, **constraints)

@@ -8,10 +8,10 @@ import numpy as np
 import sympy as sm
 import sympy.physics.mechanics as me
 
-from kanebond.models._common import ModelParts, check_count, to_system
+from ._common import ModelParts, check_count, to_system
 
 if TYPE_CHECKING:  # pragma: no cover
-    from kanebond.system import KaneSystem
+    from ..system import KaneSystem
 
 __all__ = ["chain_3d", "chain_3d_parameters", "chain_3d_pinocchio"]
 

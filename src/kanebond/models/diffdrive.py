@@ -7,11 +7,11 @@ from typing import TYPE_CHECKING
 import sympy as sm
 import sympy.physics.mechanics as me
 
-from kanebond.models._common import ModelParts, to_system
+from ._common import ModelParts, to_system
 
 if TYPE_CHECKING:  # pragma: no cover
-    from kanebond.bondgraph import BondGraph
-    from kanebond.system import KaneSystem
+    from ..bondgraph import BondGraph
+    from ..system import KaneSystem
 
 __all__ = ["differential_drive", "differential_drive_with_motors"]
 
@@ -72,7 +72,7 @@ def differential_drive_with_motors(form: str = "momentum") -> tuple[KaneSystem, 
     (:func:`kanebond.bondgraph.library.dc_motor`): ports ``left``/``right`` are the wheels'
     spin rates relative to the chassis. Motor constants: ``V_l(t)``, ``V_r(t)`` (armature
     voltages, inputs), ``R_a``, ``L_a``, ``k``, ``b_m`` (bearing friction), ``n`` (gear ratio)."""
-    from kanebond.bondgraph.library import dc_motor
+    from ..bondgraph.library import dc_motor
 
     system = differential_drive()
     v, w = system.speeds

@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING, Any
 import sympy as sm
 import sympy.physics.mechanics as me
 
-from kanebond.models._common import ModelParts, model_error, to_system
+from ._common import ModelParts, model_error, to_system
 
 if TYPE_CHECKING:  # pragma: no cover
-    from kanebond.system import KaneSystem
+    from ..system import KaneSystem
 
 __all__ = ["FOUR_BAR_DEFAULTS", "four_bar", "four_bar_configuration"]
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 import sympy as sm
 import sympy.physics.mechanics as me
 
-from kanebond.constraints import AdjoinedConstraint
-from kanebond.system import KaneSystem
+from ..constraints.resolve import AdjoinedConstraint
+from ..system import KaneSystem
 
 __all__ = ["knife_edge", "bead_on_spinning_rod", "constant_speed_particle"]
 

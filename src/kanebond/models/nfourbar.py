@@ -119,10 +119,10 @@ import numpy as np
 import sympy as sm
 import sympy.physics.mechanics as me
 
-from kanebond.models._common import ModelParts, check_count, model_error, to_system
+from ._common import ModelParts, check_count, model_error, to_system
 
 if TYPE_CHECKING:  # pragma: no cover
-    from kanebond.system import KaneSystem
+    from ..system import KaneSystem
 
 __all__ = [
     "N_FOUR_BAR_DEFAULTS",

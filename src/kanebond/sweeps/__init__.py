@@ -3,11 +3,11 @@
 :func:`sweep_simulate` runs a model (a ready-made name or a ``.toml`` file) at every point of a
 Cartesian grid or a list of samples of its constants and initial states, one Dask task per
 point, and gathers the trajectories, sampled at the same times, into an ``xarray.Dataset``;
-:func:`sweep_linearize` splits :func:`kanebond.linearize.sweep` into chunks, one task per
+:func:`sweep_linearize` splits :func:`kanebond.linear.sweep` into chunks, one task per
 chunk; :func:`to_parquet` writes either result as a tidy table. What travels to a worker is the
 model's text and floats: each worker process rebuilds the model once
 (:func:`kanebond.runspec.prepare`, cached), loads its compiled code from the per-user cache
-(:func:`kanebond.numeric.cache_dir`) and, for each point, only sets the constants.
+(:func:`kanebond.numeric.model.cache_dir`) and, for each point, only sets the constants.
 
 Importing this package imports neither Dask nor xarray; the functions need the ``sweep`` extra
 (``pip install 'kanebond[sweep]'``) and say so when it is missing.

@@ -1,4 +1,4 @@
-"""Eigenvalue sweeps on Dask: :func:`sweep_linearize`, :func:`kanebond.linearize.sweep` split
+"""Eigenvalue sweeps on Dask: :func:`sweep_linearize`, :func:`kanebond.linear.sweep` split
 into chunks of consecutive values, one task per chunk, gathered into the same array."""
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ def sweep_linearize(model: str, parameter: str, values: Sequence[float] | np.nda
                     scheduler: str | None = None, n_workers: int | None = None,
                     retries: int = 2, progress: bool = True) -> Any:
     """Eigenvalues of ``model``'s linear models as ``parameter`` (a constant, input,
-    coordinate or speed, by name) runs through ``values``: :func:`kanebond.linearize.sweep`
+    coordinate or speed, by name) runs through ``values``: :func:`kanebond.linear.sweep`
     (``op_point`` {name: value}, the states not given 0 and a dependent coordinate solved;
     constants ``sets`` over the defaults; ``drop``; ``select``) split into ``chunks`` tasks of
     consecutive values (default: 1 in the plain loop, 16 on Dask), placed as for
@@ -64,7 +64,7 @@ def sweep_linearize(model: str, parameter: str, values: Sequence[float] | np.nda
     offered (it needs every value at once): name the states with ``drop`` or ``select``.
 
     Returns an ``xarray.Dataset``: ``eigenvalues`` (complex, dims ``("point", "mode")``, the
-    rows of :attr:`kanebond.linearize.Sweep.eigenvalues`), ``max_real`` (``point``), the values
+    rows of :attr:`kanebond.linear.Sweep.eigenvalues`), ``max_real`` (``point``), the values
     as the coordinate named ``parameter``; attrs ``parameter``, ``model``, ``state`` (the
     linear model's state). A model error raises (after the chunks that ran).
     """

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..errors import KanebondError
 from ..runspec import Case, dependent_coordinates, prepare, symbol_name
-from ..simulate import simulate
+from ..simulate.solve import simulate
 
 __all__ = ["numeric_model", "simulate_point", "linearize_chunk", "run_case"]
 
@@ -88,10 +88,10 @@ def linearize_chunk(values: Sequence[float], *, spec: str, parameter: str,
                     op_point: Mapping[str, float], sets: Mapping[str, float],
                     drop: Sequence[str] | None, select: Sequence[str] | None) -> dict:
     """Eigenvalues of the linear models of ``spec`` at the ``values`` of ``parameter``
-    (:func:`kanebond.linearize.sweep`): ``{"eigenvalues" (k × n), "state" (names)}``, or
+    (:func:`kanebond.linear.sweep`): ``{"eigenvalues" (k × n), "state" (names)}``, or
     ``{"error": exception}`` for a model error (raised on the caller's side, not retried).
     A swept constant is in ``sets`` (any value: the sweep replaces it)."""
-    from ..linearize import sweep
+    from ..linear.linearization import sweep
 
     try:
         case = prepare(spec, sets, {})

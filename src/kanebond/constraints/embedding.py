@@ -1,0 +1,602 @@
+"""Embedded constraints: validation, the constraint matrix B(q) and checked closed forms.
+
+Velocity constraints linear in the speeds u = [f; u_d] (independent speeds f, dependent speeds
+u_d) are written
+
+    B(q) u = B_f(q) f + B_d(q) u_d = 0,                                  [PA-VP] (1)–(3)
+
+and configuration constraints g(q) = 0 fix the dependent coordinates (kept in q); the time
+derivative of g is a velocity constraint, formed here when it is not given.
+
+kanebond does **not** solve B for u_d symbolically to form the equations. Symbolic elimination
+pivots in the order the constraints happen to be listed and cannot know which pivots vanish on
+the constraint manifold: G = −B_d⁻¹ B_f can be zero over zero there, finite in floating point
+and meaningless. The numeric models solve B_d u_d = −B_f f at every evaluation with partial
+pivoting and check the residual (:mod:`kanebond.numeric.model`); the equations of motion in f follow
+from the per-body kinematics in all speeds, projected with T = ∂u/∂fᵀ = [I; G].
+
+A closed form of G (``Embedding.closed_form``) is built only when someone asks for symbolic
+matrices (``system.A``, ``system.dependent_speed_map``, ...): its pivots are chosen by partial
+pivoting at a random point of the constraint manifold, and it is checked against the numeric
+solution at several such points; a closed form that disagrees raises
+:class:`~kanebond.ConstraintError`.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+import sympy as sp
+from sympy.core.function import AppliedUndef
+
+from ..errors import ConstraintError
+from ..mechanics.kinematics import (
+    NotLinear,
+    dag_atoms,
+    dag_xreplace,
+    linear_parts,
+    numeric_sample,
+    show,
+    t,
+    tidy,
+    time_dependence,
+)
+from ..symbolic.dag import Graph
+
+__all__ = [
+    "Embedding", "ClosedForm", "embed", "ADJOIN_HINT", "constraint_expression", "ManifoldSampler",
+    "eliminate", "pivot_order", "velocity_constraint", "dummies_for"
+]
+
+ADJOIN_HINT = (
+    "Adjoin it instead with kb.AdjoinedConstraint(phi, value=...) in adjoined=[...] ([PA-VP] "
+    "(4)), or prescribe a speed with prescribed={speed: g(t)} ([PA21] (45)–(50))."
+)
+
+#: Largest size (dependent speeds) of a closed-form G; beyond it symbolic elimination swells
+#: exponentially (a chain of loops) and the numeric models are the only sensible route.
+CLOSED_FORM_LIMIT = 12
+
+
+def constraint_expression(value, what: str) -> sp.Expr:
+    """``value`` as a scalar SymPy expression (an Eq becomes lhs − rhs), or ConstraintError."""
+    from ..mechanics.kinematics import scalar_expression
+
+    return scalar_expression(
+        value, what, ConstraintError, example="x.diff() * y.diff() (= 0)",
+        kind="constraints are scalar expressions in the coordinates, speeds, t and constants",
+    )
+
+
+def dummies_for(symbols: Sequence) -> tuple[list, dict, dict]:
+    d = [sp.Dummy(x.func.__name__) for x in symbols]
+    return d, dict(zip(symbols, d, strict=True)), dict(zip(d, symbols, strict=True))
+
+
+def _rank(M: sp.Matrix, samples: int = 2) -> int:
+    if M.rows == 0 or M.cols == 0:
+        return 0
+    rng = random.Random(4099)
+    return max(int(np.linalg.matrix_rank(numeric_sample(M, rng), tol=1e-9)) for _ in range(samples))
+
+
+@dataclass
+class ClosedForm:
+    """A checked closed form of the embedding: u_d = G(q) f and q' = Q(q) f."""
+
+    G: sp.Matrix
+    speed_map: dict
+    Q: sp.Matrix
+    kdd: dict
+
+
+@dataclass
+class Embedding:
+    """Embedded scleronomic constraints B(q) u = 0 and g(q) = 0 ([PA-VP] (1)–(3)).
+
+    Attributes
+    ----------
+    coordinates, speeds, dependent_speeds, dependent_coordinates:
+        q (all, dependent ones included), f (independent), u_d and the dependent coordinates.
+    velocity_constraints:
+        B(q) u = 0 as expressions in q and all speeds (given ones, then the derivatives of the
+        configuration constraints that kanebond formed).
+    labels:
+        A readable name of each velocity constraint, for messages.
+    names, targets, gradients:
+        Per velocity constraint: the name of its multiplier column (``velocity[i]``, or the
+        name of a :class:`~kanebond.constraints.resolve.VelocityConstraint`), and for a
+        VelocityConstraint the listed points and frames and ∂φ/∂v_n (Vectors in q): the
+        reaction on point n is (∂φ/∂v_n) λ.
+    configuration_constraints:
+        g(q) = 0 as expressions in q.
+    B:
+        k × (S + k) coefficients of the velocity constraints in u = [f; u_d].
+    Q_full:
+        R × (S + k): q' = Q_full u before embedding.
+    """
+
+    coordinates: list = field(default_factory=list)
+    speeds: list = field(default_factory=list)
+    dependent_speeds: list = field(default_factory=list)
+    dependent_coordinates: list = field(default_factory=list)
+    velocity_constraints: list = field(default_factory=list)
+    labels: list = field(default_factory=list)
+    configuration_constraints: list = field(default_factory=list)
+    B: sp.Matrix = field(default_factory=lambda: sp.zeros(0, 0))
+    Q_full: sp.Matrix = field(default_factory=lambda: sp.zeros(0, 0))
+    names: list = field(default_factory=list)
+    targets: list = field(default_factory=list)
+    gradients: list = field(default_factory=list)
+
+    @property
+    def active(self) -> bool:
+        return bool(self.dependent_speeds or self.configuration_constraints)
+
+    @property
+    def all_speeds(self) -> list:
+        """u = [f; u_d]: the independent speeds, then the dependent ones."""
+        return list(self.speeds) + list(self.dependent_speeds)
+
+    # ------------------------------------------------------------------ closed form
+    @cached_property
+    def closed_form(self) -> ClosedForm:
+        """G, {u_d: G f}, the embedded Q and {q': Q f}, with checked pivots (module docstring).
+
+        Raises :class:`~kanebond.ConstraintError` when the closed form is too large or
+        disagrees with the numeric solution of B u = 0 on the constraint manifold.
+        """
+        f, ud, q = list(self.speeds), list(self.dependent_speeds), list(self.coordinates)
+        S, k = len(f), len(ud)
+        if k == 0:
+            G = sp.zeros(0, S)
+        else:
+            if k > CLOSED_FORM_LIMIT:
+                raise ConstraintError(
+                    f"a closed form of the {k} dependent speeds {show(ud[:3])}... would be "
+                    f"enormous (symbolic elimination grows exponentially with the number of "
+                    f"loops); use the numeric model (system.numeric(...)), which solves the "
+                    f"velocity constraints with partial pivoting at every evaluation."
+                )
+            sampler = ManifoldSampler(self)
+            samples = sampler.samples(4)
+            order = pivot_order(samples[0]["Bd"])
+            G = eliminate(self.B[:, S:], self.B[:, :S], order)
+            _check_closed_form(G, sampler, samples, self)
+        speed_map = {ud[i]: sum((G[i, s] * f[s] for s in range(S)), sp.S.Zero) for i in range(k)}
+        Q = self.Q_full[:, :S]
+        if k:
+            Q = (Q + self.Q_full[:, S:] * G).applyfunc(tidy)
+        kdd = {x.diff(t): sum((Q[r, s] * f[s] for s in range(S)), sp.S.Zero)
+               for r, x in enumerate(q)}
+        return ClosedForm(G=G, speed_map=speed_map, Q=Q, kdd=kdd)
+
+
+def pivot_order(Bd: np.ndarray) -> list[int]:
+    """Row order of B_d chosen by LU with partial pivoting (the rows in pivot order)."""
+    import scipy.linalg
+
+    P, _, _ = scipy.linalg.lu(Bd)
+    return [int(np.argmax(P[:, i])) for i in range(P.shape[1])]
+
+
+def eliminate(Bd: sp.Matrix, Bf: sp.Matrix, order: list[int]) -> sp.Matrix:
+    """G = −B_d⁻¹ B_f by Gaussian elimination with the rows taken in ``order`` (no symbolic
+    pivot search: the pivots are those partial pivoting chose numerically)."""
+    k, S = Bf.shape
+    M = [[Bd[r, j] for j in range(k)] + [-Bf[r, s] for s in range(S)] for r in order]
+    for j in range(k):
+        piv = M[j][j]
+        for i in range(j + 1, k):
+            if M[i][j] == 0:
+                continue
+            fac = tidy(M[i][j] / piv)
+            M[i] = [tidy(a - fac * b) if c > j else sp.S.Zero
+                    for c, (a, b) in enumerate(zip(M[i], M[j], strict=True))]
+    G = sp.zeros(k, S)
+    for s in range(S):
+        for i in reversed(range(k)):
+            acc = M[i][k + s] - sum((M[i][j] * G[j, s] for j in range(i + 1, k)), sp.S.Zero)
+            G[i, s] = tidy(acc / M[i][i])
+    return G
+
+
+class ManifoldSampler:
+    """Random points (parameters, q) on the constraint manifold g(q) = 0, with B there."""
+
+    def __init__(self, emb: Embedding) -> None:
+        self.emb = emb
+        q = list(emb.coordinates)
+        self.qs = [sp.Dummy(x.func.__name__) for x in q]
+        rep = dict(zip(q, self.qs, strict=True))
+        g = sp.Matrix(emb.configuration_constraints).xreplace(rep) if \
+            emb.configuration_constraints else sp.zeros(0, 1)
+        dq = [rep[x] for x in emb.dependent_coordinates]
+        J = g.jacobian(dq) if g.rows else sp.zeros(0, 0)
+        B = emb.B.xreplace(rep)
+        self.params = sorted((g.free_symbols | B.free_symbols) - set(self.qs) - {t}, key=str)
+        args = [self.qs, self.params]
+        self.g = sp.lambdify(args, g, modules="numpy")
+        self.J = sp.lambdify(args, J, modules="numpy")
+        self.B = sp.lambdify(args, B, modules="numpy")
+        self.dep = [q.index(x) for x in emb.dependent_coordinates]
+
+    def _newton(self, qv: np.ndarray, pv: list) -> np.ndarray | None:
+        for _ in range(60):
+            g = np.asarray(self.g(qv, pv), dtype=float).reshape(-1)
+            if not np.all(np.isfinite(g)):
+                return None
+            if np.max(np.abs(g), initial=0.0) < 1e-13:
+                return qv
+            J = np.asarray(self.J(qv, pv), dtype=float)
+            try:
+                qv[self.dep] -= np.linalg.solve(J, g)
+            except np.linalg.LinAlgError:
+                return None
+        return None
+
+    def samples(self, n: int) -> list[dict]:
+        """``n`` points: {"q", "p", "B", "Bd", "Bf"} (falls back to points off the manifold
+        when the configuration constraints cannot be closed from random guesses)."""
+        rng = np.random.default_rng(20211)
+        S = len(self.emb.speeds)
+        out: list[dict] = []
+        for _attempt in range(40 * n):
+            pv = list(rng.uniform(0.5, 1.5, len(self.params)))
+            qv = rng.uniform(-1.2, 1.2, len(self.qs))
+            if self.dep:
+                qv = self._newton(qv, pv)
+                if qv is None:
+                    continue
+            B = np.asarray(self.B(qv, pv), dtype=float).reshape(self.emb.B.shape)
+            Bd = B[:, S:]
+            if not np.all(np.isfinite(B)) or np.linalg.cond(Bd) > 1e8:
+                continue
+            out.append({"q": qv, "p": pv, "B": B, "Bd": Bd, "Bf": B[:, :S]})
+            if len(out) == n:
+                break
+        if not out:
+            raise ConstraintError(
+                "no configuration satisfying the configuration constraints with a regular "
+                "B_d (the coefficients of the dependent speeds) was found from random guesses, "
+                "so a closed form of the dependent speeds cannot be checked; use the numeric "
+                "model (system.numeric(...)), which needs no closed form."
+            )
+        return out
+
+
+def _check_closed_form(G: sp.Matrix, sampler: ManifoldSampler, samples: list[dict],
+                       emb: Embedding) -> None:
+    """ConstraintError when the closed form G disagrees with −B_d⁻¹B_f at the samples."""
+    rep = dict(zip(emb.coordinates, sampler.qs, strict=True))
+    fn = sp.lambdify([sampler.qs, sampler.params], G.xreplace(rep), modules="numpy")
+    for smp in samples:
+        with np.errstate(all="ignore"):
+            Gv = np.asarray(fn(smp["q"], smp["p"]), dtype=float).reshape(G.shape)
+        Gn = -np.linalg.solve(smp["Bd"], smp["Bf"])
+        err = np.max(np.abs(Gv - Gn)) if Gv.size else 0.0
+        if not np.all(np.isfinite(Gv)) or err > 1e-8 * (1.0 + np.max(np.abs(Gn))):
+            raise ConstraintError(
+                f"the closed form of the dependent speeds {show(emb.dependent_speeds)} "
+                f"disagrees with the numeric solution of the velocity constraints at a point of "
+                f"the constraint manifold (by {err:.3g}): a symbolic pivot vanishes there. The "
+                f"numeric model (system.numeric(...)) is right; symbolic matrices of this system "
+                f"are not available."
+            )
+
+
+# ============================================================================================
+# validation
+# ============================================================================================
+
+
+def _configuration_constraint(expr, i: int, coordinates: list, speeds: list) -> sp.Expr:
+    what = f"configuration constraint {i}"
+    e = constraint_expression(expr, what)
+    label = f"{what} ({show(e)} = 0)"
+    if e.has(sp.Derivative):
+        raise ConstraintError(
+            f"{label} contains a time derivative; configuration constraints are g(q) = 0 in the "
+            f"coordinates only. Give velocity constraints in velocity_constraints."
+        )
+    sp_in = sorted({a for a in e.atoms(AppliedUndef) if a in set(speeds)}, key=show)
+    if sp_in:
+        raise ConstraintError(
+            f"{label} contains the speed {show(sp_in[0])}; configuration constraints are g(q) = 0 "
+            f"in the coordinates only. Give it in velocity_constraints instead."
+        )
+    what_t = time_dependence(e, coordinates)
+    if what_t:
+        raise ConstraintError(
+            f"{label} depends explicitly on time through {what_t}: a rheonomic constraint cannot "
+            f"be embedded. {ADJOIN_HINT}"
+        )
+    return e
+
+
+def velocity_constraint(
+    expr, i: int, coordinates: list, speeds: list, kdd: Mapping, what: str | None = None
+) -> tuple[sp.Expr, sp.Matrix]:
+    """(expression in q and u, row of coefficients B_i) of one linear velocity constraint."""
+    what = what or f"velocity constraint {i}"
+    e = constraint_expression(expr, what)
+    label = f"{what} ({show(e)} = 0)"
+    e = dag_xreplace(e, kdd)
+    stray = sorted(e.atoms(sp.Derivative), key=show)
+    if stray:
+        raise ConstraintError(
+            f"{label} contains {show(stray[0])}, an acceleration or the rate of a quantity that "
+            f"is neither a coordinate nor a speed; velocity constraints relate the speeds and "
+            f"coordinate rates only."
+        )
+    what_t = time_dependence(e, list(coordinates) + list(speeds))
+    if what_t:
+        raise ConstraintError(
+            f"{label} depends explicitly on time through {what_t}: a rheonomic constraint cannot "
+            f"be embedded. {ADJOIN_HINT}"
+        )
+    try:  # one pass over the expression DAG (velocity constraints of contact points are big)
+        rest, coeffs = linear_parts(e, {x: j for j, x in enumerate(speeds)})
+        row = sp.Matrix([[coeffs.get(j, sp.S.Zero) for j in range(len(speeds))]])
+        if _mentions(row, speeds):
+            raise NotLinear
+    except NotLinear:
+        rest, row = _linear_row_symbolic(e, speeds, label)
+    rest = sp.expand(rest) if rest != 0 else rest
+    if rest != 0:
+        raise ConstraintError(
+            f"{label} has a term free of the speeds ({show(rest)}); embedded velocity "
+            f"constraints must be homogeneous, B(q) u = 0. {ADJOIN_HINT}"
+        )
+    return e, row
+
+
+def _mentions(row: sp.Matrix, speeds: list) -> bool:
+    seen: set = set()
+    found: set = set()
+    for x in row:
+        found |= dag_atoms(x, AppliedUndef, seen=seen)
+    return bool(found & set(speeds))
+
+
+def _linear_row_symbolic(e: sp.Expr, speeds: list, label: str) -> tuple[sp.Expr, sp.Matrix]:
+    """(rest, coefficients) by differentiation, with the linearity test that names a speed."""
+    d, to_d, back = dummies_for(speeds)
+    ex = e.xreplace(to_d)
+    row = sp.zeros(1, len(speeds))
+    for j, sym in enumerate(d):
+        c = ex.diff(sym)
+        if c.has(*d):
+            raise ConstraintError(
+                f"{label} is nonlinear in the speed {show(speeds[j])}; embedded velocity "
+                f"constraints must be linear in the speeds, B(q) u = 0. {ADJOIN_HINT}"
+            )
+        row[0, j] = c.xreplace(back)
+    return ex.xreplace({s: 0 for s in d}).xreplace(back), row
+
+
+def _check_redundant(B: sp.Matrix, labels: list[str], k: int) -> None:
+    """ConstraintError naming the first row of B that depends on the rows before it."""
+    if B.rows == 0 or _rank(B) == B.rows:
+        return
+    for i in range(B.rows):
+        if all(x == 0 for x in B[i, :]) or _rank(B[: i + 1, :]) < i + 1:
+            raise ConstraintError(
+                f"{labels[i]} is redundant: it is a combination of the constraints before it "
+                f"(or involves no speed), so the constraints do not determine the {k} dependent "
+                f"speeds. Remove it, and one dependent speed."
+            )
+
+
+def _derived_rows(cfg, q, u, Q_full, which) -> list[tuple[int, sp.Expr, sp.Expr, sp.Matrix]]:
+    """(i, g_i, dg_i/dt, its row in u) for the configuration constraints ``which``."""
+    index = {x: r for r, x in enumerate(q)}
+    rows = Q_full.tolist()
+    qdot = {}
+    out = []
+    for i in which:
+        g = cfg[i]
+        present = sorted(index[a] for a in dag_atoms(g, AppliedUndef) if a in index)
+        for r in present:  # q'_r = (Q_full u)_r, formed once per coordinate
+            if r not in qdot:
+                qdot[r] = sp.Add(*[c * u[j] for j, c in enumerate(rows[r]) if c != 0])
+        # differentiate with respect to plain symbols (functions of t cost a dummy each call)
+        d = {r: sp.Dummy(q[r].func.__name__) for r in present}
+        gd = g.xreplace({q[r]: d[r] for r in present})
+        back = {d[r]: q[r] for r in present}
+        dg = sp.Add(*[gd.diff(d[r]).xreplace(back) * qdot[r] for r in present])
+        e, row = velocity_constraint(dg, i, q, u, {}, what=f"d/dt configuration constraint {i}")
+        out.append((i, g, e, row))
+    return out
+
+
+def _numeric_pieces(B: sp.Matrix, cfg: list, q: list, qd: list, Q_full: sp.Matrix,
+                    samples: int = 2) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """(B, ∂g/∂qᵀ Q_full, ∂g/∂q_dᵀ) evaluated at random points, from one expression graph
+    (derivatives of the configuration constraints by the graph, not by SymPy)."""
+
+    graph = Graph()
+    exprs = list(B) + list(cfg) + list(Q_full)
+    seen: set = set()
+    atoms: set = set()
+    for x in exprs:
+        atoms |= dag_atoms(x, sp.Symbol, AppliedUndef, sp.Derivative, seen=seen)
+    leaves = sorted((a for a in atoms if a != t), key=lambda a: (str(type(a)), str(a)))
+    sym = {a: graph.inp("x", k) for k, a in enumerate(leaves)}
+    sym[t] = graph.inp("t", 0)
+    memo: dict = {}
+    Bn = [graph.from_sympy(x, sym, memo) for x in B]
+    gn = [graph.from_sympy(x, sym, memo) for x in cfg]
+    Qn = [[graph.from_sympy(Q_full[r, j], sym, memo) for j in range(Q_full.cols)]
+          for r in range(Q_full.rows)]
+    index = {x: r for r, x in enumerate(q)}
+    dg = []
+    for i, n in enumerate(gn):  # derivatives only in the coordinates each constraint contains
+        present = {index[a] for a in dag_atoms(cfg[i], AppliedUndef) if a in index}
+        dg.append({r: graph.partial(n, sym[q[r]]) for r in present})
+    D = [graph.add(*(graph.mul(d, Qn[r][j]) for r, d in dg[i].items()))
+         for i in range(len(cfg)) for j in range(Q_full.cols)]
+    Jd = [dg[i].get(index[x], graph.ZERO) for i in range(len(cfg)) for x in qd]
+    rng = random.Random(4099)
+    out = []
+    for _ in range(samples):
+        inputs = {sym[a]: rng.uniform(0.3, 1.3) for a in leaves}
+        vals = graph.evaluate(Bn + D + Jd, inputs)
+        nb, nd = len(Bn), len(D)
+        out.append((np.array(vals[:nb]).reshape(B.shape),
+                    np.array(vals[nb : nb + nd]).reshape(len(cfg), Q_full.cols),
+                    np.array(vals[nb + nd :]).reshape(len(cfg), len(qd))))
+    return out
+
+
+def _num_rank(Ms: list[np.ndarray]) -> int:
+    return max((int(np.linalg.matrix_rank(M, tol=1e-9)) if M.size else 0) for M in Ms)
+
+
+def _check_coordinate_count(qd: list, cfg: list) -> None:
+    """ConstraintError unless there is one dependent coordinate per configuration constraint."""
+    if len(qd) != len(cfg):
+        if not cfg:
+            raise ConstraintError(
+                f"dependent coordinates {show(qd)} were given without configuration constraints; "
+                f"give one configuration constraint g(q) = 0 per dependent coordinate."
+            )
+        raise ConstraintError(
+            f"there are {len(cfg)} configuration constraint(s) but {len(qd)} dependent "
+            f"coordinate(s) {show(qd)}; give one dependent coordinate per configuration "
+            f"constraint (the coordinates the constraints are solved for)."
+        )
+
+
+def _live_constraints(cfg: list, qd: list, ud: list, pieces: list) -> list[int]:
+    """Indices of the configuration constraints whose derivatives the kinematics do not imply."""
+    # (a quaternion's unit norm needs no dependent speed)
+    live = [i for i in range(len(cfg)) if _num_rank([D[i : i + 1] for _, D, _ in pieces])]
+    if live and not ud:
+        raise ConstraintError(
+            f"there are {len(cfg)} configuration constraint(s) but no dependent speeds; list "
+            f"dependent_speeds (one per constraint, e.g. the speeds of the dependent coordinates "
+            f"{show(qd)}), whose values the constraints' time derivatives determine."
+        )
+    return live
+
+
+def _derived_constraints(cfg: list, q: list, u: list, ud: list, Q_full: sp.Matrix, n_vel: int,
+                         live: list[int], pieces: list) -> list:
+    """(i, g_i, dg_i/dt, row) that B(q) u = 0 ([PA-VP] (1)–(3)) still needs; [] if implied."""
+    if n_vel + len(live) == len(ud):
+        return _derived_rows(cfg, q, u, Q_full, live)
+    if n_vel == len(ud):
+        rank_B = _num_rank([Bn for Bn, _, _ in pieces])
+        for i in live:
+            if _num_rank([np.vstack([Bn, D[i : i + 1]]) for Bn, D, _ in pieces]) > rank_B:
+                raise ConstraintError(
+                    f"the time derivative of configuration constraint {i} ({show(cfg[i])} = 0) "
+                    f"is not implied by the velocity constraints, so the two sets are "
+                    f"inconsistent; include its derivative among velocity_constraints, or "
+                    f"leave it out there and kanebond derives it."
+                )
+        return []
+    if cfg:
+        raise ConstraintError(
+            f"there are {len(ud)} dependent speed(s) {show(ud)} but {n_vel} velocity "
+            f"constraint(s) and {len(cfg)} configuration constraint(s); give one velocity "
+            f"constraint per dependent speed (the time derivatives of the configuration "
+            f"constraints may be left out: kanebond forms them)."
+        )
+    raise ConstraintError(
+        f"there are {len(ud)} dependent speed(s) {show(ud)} but {n_vel} velocity "
+        f"constraint(s); give exactly one velocity constraint per dependent speed."
+    )
+
+
+def embed(
+    *,
+    coordinates: list,
+    dependent_coordinates: list,
+    speeds: list,
+    dependent_speeds: list,
+    Q_full: sp.Matrix,
+    kdd_full: Mapping,
+    velocity_constraints: Sequence,
+    configuration_constraints: Sequence,
+    names: Sequence | None = None,
+    targets: Sequence | None = None,
+    gradients: Sequence | None = None,
+) -> Embedding:
+    """Validate embedded constraints and form B(q) ([PA-VP] (1)–(3)); see the module docstring.
+
+    ``speeds`` are the independent speeds f, ``dependent_speeds`` u_d; ``Q_full`` is the
+    R × (S + S_d) matrix of q' = Q_full [f; u_d]. Missing velocity constraints are the
+    derivatives ∂g/∂qᵀ Q_full u of the configuration constraints; a configuration constraint
+    whose derivative vanishes by the kinematic equations alone (a quaternion's unit norm) needs
+    no dependent speed. Redundant constraints, dependent speeds the constraints do not determine
+    and dependent coordinates the configuration constraints do not determine raise
+    :class:`~kanebond.ConstraintError`.
+    """
+    q, f, ud = list(coordinates), list(speeds), list(dependent_speeds)
+    u = f + ud
+    qd = list(dependent_coordinates)
+    cfg = [_configuration_constraint(g, i, q, u)
+           for i, g in enumerate(configuration_constraints)]
+    if isinstance(velocity_constraints, (sp.Basic, str)):
+        velocity_constraints = [velocity_constraints]
+    vel = [velocity_constraint(c, i, q, u, kdd_full)
+           for i, c in enumerate(velocity_constraints)]
+    _check_coordinate_count(qd, cfg)
+    labels = [f"velocity constraint {i} ({show(e)} = 0)" for i, (e, _) in enumerate(vel)]
+    names = list(names) if names is not None else [f"velocity[{i}]" for i in range(len(vel))]
+    targets = list(targets) if targets is not None else [[] for _ in vel]
+    gradients = list(gradients) if gradients is not None else [[] for _ in vel]
+    B = sp.Matrix.vstack(*[row for _, row in vel]) if vel else sp.zeros(0, len(u))
+    exprs = [e for e, _ in vel]
+    _check_redundant(B, labels, len(ud))
+    pieces = _numeric_pieces(B, cfg, q, qd, Q_full)
+    live = _live_constraints(cfg, qd, ud, pieces)
+    for i, g, e, row in _derived_constraints(cfg, q, u, ud, Q_full, len(vel), live, pieces):
+        exprs.append(e)
+        B = B.col_join(row)
+        labels.append(f"the time derivative of configuration constraint {i} ({show(g)} = 0)")
+        names.append(f"config[{i}]'")
+        targets.append([])
+        gradients.append([])
+    if ud:
+        _check_redundant(B, labels, len(ud))
+        _check_determined(B, labels, u, f, ud)
+    if cfg and _num_rank([Jd for _, _, Jd in pieces]) < len(cfg):
+        raise ConstraintError(
+            f"the configuration constraints cannot be solved for the dependent coordinates "
+            f"{show(qd)}: their Jacobian in these coordinates is singular (a redundant "
+            f"constraint, or a constraint that does not involve them). Choose other "
+            f"dependent coordinates, or remove the redundant constraint."
+        )
+    return Embedding(
+        coordinates=q, speeds=f, dependent_speeds=ud, dependent_coordinates=qd,
+        velocity_constraints=exprs, labels=labels, configuration_constraints=cfg, B=B,
+        Q_full=Q_full, names=names, targets=targets, gradients=gradients,
+    )
+
+
+def _check_determined(B: sp.Matrix, labels: list, u: list, f: list, ud: list) -> None:
+    """ConstraintError when B_d is singular at generic points (the dependent speeds are not
+    determined by the constraints), suggesting dependent speeds that are."""
+    k = len(ud)
+    Bd = B[:, len(f):]
+    if _rank(Bd) == k:
+        return
+    import scipy.linalg
+
+    _, _, piv = scipy.linalg.qr(numeric_sample(B, random.Random(4099)), pivoting=True)
+    better = [show(u[j]) for j in sorted(piv[:k])]
+    idle = [show(ud[j]) for j in range(k) if all(x == 0 for x in Bd[:, j])]
+    why = (f"{', '.join(idle)} appear(s) in no constraint" if idle else
+           "their coefficients in these speeds form a singular matrix")
+    raise ConstraintError(
+        f"the velocity constraints ({'; '.join(labels)}) cannot be solved for the dependent "
+        f"speeds {', '.join(map(show, ud))}: {why}. Choose dependent speeds the constraints "
+        f"determine, e.g. {', '.join(better)}."
+    )

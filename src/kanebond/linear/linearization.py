@@ -1,0 +1,594 @@
+r"""Linear models of the velocity form about equilibria and steady motions.
+
+The velocity form ([PA21] (14), (1)) with state x = [q, f] and inputs r is
+
+.. math::
+
+    q' = Q(q)\,f,\qquad f' = A(q)^{-1}\bigl(e(q, f, r) - D(q, f)\,f\bigr),
+
+and its linear model about an operating point (x₀, r₀) is δx' = 𝔸 δx + 𝔹 δr with
+𝔸 = ∂x'/∂x and 𝔹 = ∂x'/∂r there. Both are computed from the compiled numeric model by
+complex-step differentiation (:mod:`kanebond.linear.jacobians`): exact to round-off, with no
+symbolic differentiation of the equations, so a bicycle linearizes in seconds and every further
+operating point (a :func:`sweep` value) costs one batched evaluation.
+
+Embedded constraints are respected: the dependent speeds are never states (u_d = G f), and the
+dependent coordinates are eliminated through the linearized configuration constraints
+(:attr:`Linearization.eliminated`), so the linear model lives on the constraint manifold in the
+independent state [q_i, f]. :meth:`Linearization.select` keeps the states asked for (e.g. lean,
+steer and their rates) when the others do not feed back into them, and
+:meth:`Sweep.stability_boundaries` finds where an eigenvalue crosses the imaginary axis.
+
+Operating points need not be equilibria: steady motions with nonzero speeds are allowed and no
+check is made. :attr:`Linearization.residual` is f' at the operating point; it vanishes exactly
+when the speeds are stationary (an equilibrium if also f = 0, a steady motion otherwise). For a
+steady motion the coordinates still move (q' = Q f ≠ 0); the linear model describes the
+perturbations about the moving reference motion as a time-invariant system only when the
+coordinates that move do not enter the equations of the rest, i.e. they are ignorable and are
+dropped with :meth:`Linearization.reduce` (the rolling disk's x, y, heading and spin angle).
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import sympy as sp
+from sympy.core.function import AppliedUndef
+
+from ..errors import ModelError
+from ..mechanics.kinematics import show, t
+from .jacobians import Linearizer
+
+if TYPE_CHECKING:  # pragma: no cover - import for annotations only
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+    from ..model.kane_model import KaneModel
+
+__all__ = ["Linearization", "Linearizer", "Sweep", "linearize", "sweep"]
+
+#: Relative tolerance below which an entry of 𝔸 counts as zero when looking for ignorable
+#: coordinates (relative to the largest entry of 𝔸).
+ZERO_TOL = 1e-12
+
+
+# ---------------------------------------------------------------------------------- results
+@dataclass(frozen=True, eq=False)
+class Linearization:
+    r"""A linear model δx' = A δx + B δr of a system about an operating point.
+
+    Attributes
+    ----------
+    state:
+        The state symbols, kept coordinates first and then the speeds (dynamicsymbols).
+    A:
+        ∂x'/∂x at the operating point, a float array of shape (n, n), n = ``len(state)``.
+    B:
+        ∂x'/∂r for the inputs :attr:`inputs`, a float array of shape (n, len(inputs)); shape
+        (n, 0) when the system has no inputs.
+    inputs:
+        The system's time-varying inputs r (``system.inputs``).
+    op_point:
+        The operating point used: {coordinate, speed or input: float}, every coordinate, speed
+        and input of the system (inputs not given are 0, coordinates that appear in no equation
+        and were not given are 0 and do not affect the result).
+    constants:
+        {parameter symbol: float} used.
+    residual:
+        f' = A(q)⁻¹ (e − D f) at the operating point ([PA21] (14)), shape (S,). It is zero when
+        the operating point is an equilibrium or a steady motion; nonzero values mean the
+        linear model is a local Jacobian along a non-stationary motion.
+    coordinates, speeds:
+        The coordinates kept in :attr:`state` and the speeds (``state == coordinates +
+        speeds``).
+    dropped:
+        States removed by :meth:`drop`, :meth:`reduce` or :meth:`select` (empty for a full
+        model).
+    eliminated:
+        Dependent coordinates eliminated through the linearized configuration constraints
+        (their perturbations follow from those of the independent coordinates).
+    """
+
+    state: list
+    A: np.ndarray
+    B: np.ndarray
+    inputs: list
+    op_point: dict
+    constants: dict
+    residual: np.ndarray
+    coordinates: list
+    speeds: list
+    dropped: tuple = field(default=())
+    eliminated: tuple = field(default=())
+
+    @property
+    def eigenvalues(self) -> np.ndarray:
+        """Eigenvalues of :attr:`A` (complex array of length n, sorted by real then imaginary)."""
+        return np.sort_complex(np.linalg.eigvals(self.A).astype(complex))
+
+    def eig(self) -> tuple[np.ndarray, np.ndarray]:
+        """Eigenvalues and right eigenvectors of :attr:`A` (as :func:`numpy.linalg.eig`)."""
+        w, v = np.linalg.eig(self.A)
+        return w.astype(complex), v.astype(complex)
+
+    def index(self, symbol: Any) -> int:
+        """Position of a state symbol (or its name) in :attr:`state`."""
+        for i, s in enumerate(self.state):
+            if s == symbol or (isinstance(symbol, str) and _name(s) == symbol):
+                return i
+        raise ModelError(
+            f"{_label(symbol)} is not a state of this linear model; its state is "
+            f"[{', '.join(_name(s) for s in self.state)}]"
+            + (f" (dropped: {', '.join(_name(s) for s in self.dropped)})" if self.dropped else "")
+            + "."
+        )
+
+    def ignorable(self, tol: float = ZERO_TOL) -> list:
+        r"""Coordinates whose perturbation affects no other state, directly or indirectly.
+
+        The rule: the largest set 𝓘 of coordinates such that 𝔸[i, j] = 0 for every j ∈ 𝓘 and
+        every state i ∉ 𝓘 (no speed, and no coordinate outside 𝓘, has a rate that depends on a
+        coordinate in 𝓘). It is found by starting from all coordinates and removing, until
+        nothing changes, each coordinate whose column has a nonzero entry in a row outside the
+        set. A coordinate that appears in no equation at all (the rolling disk's x, y and spin
+        angle) is in 𝓘; so is one that appears only in the rates of such coordinates (the
+        rolling disk's heading, which enters only x' and y').
+
+        With the states ordered [𝓘, rest], 𝔸 is block triangular, so the eigenvalues of 𝔸 are
+        those of the kept block together with those of 𝔸[𝓘, 𝓘] (zero for genuinely ignorable
+        coordinates, whose own rates do not depend on themselves). An entry counts as zero when
+        its magnitude is at most ``tol`` times the largest magnitude in 𝔸.
+        """
+        nonzero = np.abs(self.A) > tol * _scale(self.A)
+        return [self.coordinates[i] for i in _ignorable_indices(nonzero, len(self.coordinates))]
+
+    def drop(
+        self, coordinates: Iterable, *, check: bool = True, tol: float = ZERO_TOL
+    ) -> Linearization:
+        """A new linear model with the rows and columns of ``coordinates`` removed.
+
+        With ``check`` (the default) every dropped coordinate must leave the kept states
+        unaffected (zero entries of :attr:`A` in the kept rows of its column, see
+        :meth:`ignorable`), so that the reduced model is exact; otherwise
+        :class:`~kanebond.ModelError` names the coordinate and the state it affects.
+        """
+        if isinstance(coordinates, (str, sp.Basic)):
+            coordinates = [coordinates]
+        idx = []
+        for c in coordinates:
+            i = self.index(c)
+            if i >= len(self.coordinates):
+                raise ModelError(
+                    f"{_name(self.state[i])} is a speed; only coordinates can be dropped."
+                )
+            if i not in idx:
+                idx.append(i)
+        kept = [i for i in range(len(self.state)) if i not in idx]
+        if check and idx:
+            scale = _scale(self.A)
+            for j in idx:
+                hits = [i for i in kept if abs(self.A[i, j]) > tol * scale]
+                if hits:
+                    i = hits[0]
+                    raise ModelError(
+                        f"coordinate {_name(self.state[j])} cannot be dropped: the rate of "
+                        f"{_name(self.state[i])} depends on it (A[{i}, {j}] = "
+                        f"{self.A[i, j]:.6g}), so the reduced model would be wrong. Drop only "
+                        f"coordinates listed by ignorable(), or pass check=False."
+                    )
+        dropped_syms = tuple(self.state[i] for i in idx)
+        return replace(
+            self,
+            state=[self.state[i] for i in kept],
+            A=self.A[np.ix_(kept, kept)].copy(),
+            B=self.B[kept, :].copy(),
+            coordinates=[c for c in self.coordinates if c not in dropped_syms],
+            dropped=self.dropped + dropped_syms,
+        )
+
+    def reduce(self, tol: float = ZERO_TOL) -> Linearization:
+        """Drop every ignorable coordinate (:meth:`ignorable`); the eigenvalues lost are zero."""
+        return self.drop(self.ignorable(tol), check=False)
+
+    drop_ignorable = reduce
+
+    def select(self, states: Iterable, *, tol: float = ZERO_TOL) -> Linearization:
+        """The linear model in the given states only (symbols or names, in that order).
+
+        Exact when the states left out do not feed back into those kept (zero entries of
+        :attr:`A` in the kept rows of every column left out, within ``tol`` of its largest
+        entry), which is checked: the kept block is then autonomous and its eigenvalues are
+        eigenvalues of the full model. For example a bicycle's lean, steer and their rates,
+        with yaw (ignorable) and the rear wheel's rate (decoupled at the upright steady
+        motion) left out. Otherwise :class:`~kanebond.ModelError` names the coupling.
+        """
+        if isinstance(states, (str, sp.Basic)):
+            states = [states]
+        keep = []
+        for sym in states:
+            i = self.index(sym)
+            if i not in keep:
+                keep.append(i)
+        scale = _scale(self.A)
+        out = [j for j in range(len(self.state)) if j not in keep]
+        for j in out:
+            hits = [i for i in keep if abs(self.A[i, j]) > tol * scale]
+            if hits:
+                i = hits[0]
+                raise ModelError(
+                    f"{_name(self.state[j])} cannot be left out: the rate of "
+                    f"{_name(self.state[i])} depends on it (A[{i}, {j}] = {self.A[i, j]:.6g}); "
+                    f"keep it, or linearize about an operating point where they decouple."
+                )
+        dropped = tuple(self.state[j] for j in out)
+        return replace(
+            self,
+            state=[self.state[i] for i in keep],
+            A=self.A[np.ix_(keep, keep)].copy(),
+            B=self.B[keep, :].copy(),
+            coordinates=[self.state[i] for i in keep if self.state[i] in self.coordinates],
+            speeds=[self.state[i] for i in keep if self.state[i] in self.speeds],
+            dropped=self.dropped + dropped,
+        )
+
+    def __repr__(self) -> str:
+        state = ", ".join(_name(s) for s in self.state)
+        return (
+            f"Linearization(state=[{state}], inputs=[{', '.join(map(_name, self.inputs))}], "
+            f"max Re(eigenvalue)={float(np.max(self.eigenvalues.real)):.6g})"
+        )
+
+
+@dataclass(frozen=True, eq=False)
+class Sweep:
+    """Eigenvalues of linear models along a parameter: the result of :func:`sweep`.
+
+    Attributes
+    ----------
+    parameter:
+        The swept symbol (a constant, or a coordinate, speed or input of the operating point).
+    values:
+        The parameter values, float array of shape (k,).
+    eigenvalues:
+        Complex array of shape (k, n): row i holds the eigenvalues of ``linearizations[i].A``,
+        sorted by real part then imaginary part.
+    linearizations:
+        The k :class:`Linearization` objects.
+    """
+
+    parameter: Any
+    values: np.ndarray
+    eigenvalues: np.ndarray
+    linearizations: list
+    refine: Any = field(default=None, repr=False, compare=False)
+
+    @property
+    def state(self) -> list:
+        """The state of every linear model of the sweep."""
+        return self.linearizations[0].state if self.linearizations else []
+
+    @property
+    def max_real(self) -> np.ndarray:
+        """The largest real part of the eigenvalues at each value (the stability margin)."""
+        return self.eigenvalues.real.max(axis=1)
+
+    def stability_boundaries(self, xtol: float = 1e-13) -> np.ndarray:
+        """Parameter values where the largest real part of the eigenvalues crosses zero.
+
+        Every sign change of :attr:`max_real` between neighbouring values of the sweep is
+        refined by Brent's method on a fresh linearization at each trial value (the weave and
+        capsize speeds of a bicycle, the critical spin of a top), to ``xtol`` in the
+        parameter. Coordinates whose eigenvalues are identically zero (ignorable ones) must
+        have been removed (``reduce=True`` or ``select=``), or there is no sign change.
+        """
+        from scipy.optimize import brentq
+
+        if self.refine is None:  # pragma: no cover - sweeps always set it
+            raise ModelError("this sweep cannot be refined (it was not made by sweep()).")
+        mr = self.max_real
+        out = []
+        for i in range(len(self.values) - 1):
+            a, b = mr[i], mr[i + 1]
+            if a == 0.0 or not np.isfinite(a) or not np.isfinite(b) or a * b >= 0.0:
+                continue
+            out.append(brentq(self.refine, self.values[i], self.values[i + 1], xtol=xtol,
+                              rtol=4 * np.finfo(float).eps, maxiter=200))
+        return np.array(out)
+
+    def plot(self, ax: Axes | None = None, *, imaginary: bool = True) -> Figure:
+        """Plot the eigenvalue loci against the parameter; returns the Matplotlib figure.
+
+        Real parts are drawn as filled dots; with ``imaginary`` the imaginary parts are added
+        as hollow circles. Without ``ax`` a new :class:`matplotlib.figure.Figure` is made
+        directly (no pyplot state, safe with the Agg backend); nothing is shown.
+        """
+        try:
+            from matplotlib.figure import Figure
+        except ImportError as err:  # pragma: no cover - depends on the environment
+            raise ImportError("Sweep.plot needs Matplotlib: pip install matplotlib") from err
+        if ax is None:
+            fig = Figure(figsize=(6.4, 4.4))
+            ax = fig.add_subplot()
+        else:
+            fig = ax.figure
+        k = self.eigenvalues.shape[1] if self.eigenvalues.ndim == 2 else 0
+        x = np.repeat(self.values, k)
+        ax.plot(x, self.eigenvalues.real.ravel(), ".", color="C0", label="real part")
+        if imaginary:
+            ax.plot(
+                x, self.eigenvalues.imag.ravel(), "o", markersize=3, markerfacecolor="none",
+                color="C1", label="imaginary part",
+            )
+        ax.axhline(0.0, color="0.6", linewidth=0.8)
+        ax.set_xlabel(_name(self.parameter))
+        ax.set_ylabel("eigenvalue")
+        ax.legend(loc="best")
+        return fig
+
+    def __repr__(self) -> str:
+        return (
+            f"Sweep({_name(self.parameter)}: {len(self.values)} values, "
+            f"{self.eigenvalues.shape[1] if self.eigenvalues.ndim == 2 else 0} eigenvalues each)"
+        )
+
+
+# ---------------------------------------------------------------------------------- helpers
+def _name(x: Any) -> str:
+    if isinstance(x, AppliedUndef):
+        return x.func.__name__
+    if isinstance(x, sp.Symbol):
+        return x.name
+    return show(x) if isinstance(x, sp.Basic) else str(x)
+
+
+def _label(x: Any) -> str:
+    return repr(x) if isinstance(x, str) else _name(x)
+
+
+def _scale(A: np.ndarray) -> float:
+    m = float(np.max(np.abs(A))) if A.size else 0.0
+    return m if m > 0 else 1.0
+
+
+def _ignorable_indices(nonzero: np.ndarray, R: int) -> list[int]:
+    """Largest set I ⊆ {0..R-1} with no nonzero[i, j] for j ∈ I, i ∉ I (a fixed point)."""
+    inside = set(range(R))
+    changed = True
+    while changed:
+        changed = False
+        for j in sorted(inside):
+            if any(nonzero[i, j] for i in range(nonzero.shape[0]) if i not in inside):
+                inside.discard(j)
+                changed = True
+    return sorted(inside)
+
+
+# ---------------------------------------------------------------------------------- numeric
+def _make(lz: Linearizer, x0: np.ndarray, r0: np.ndarray, p0: np.ndarray,
+          t0: float) -> Linearization:
+    """The :class:`Linearization` of the velocity form at one operating point."""
+    A, B, f_dot = lz.evaluate(x0, r0, p0, t0)
+    A, B, state, eliminated = lz.reduce_to_manifold(A, B, x0, p0, r0)
+    states = lz.coordinates + lz.speeds
+    op = {s: float(v) for s, v in zip(states, x0, strict=True)}
+    op.update({s: float(v) for s, v in zip(lz.inputs, r0, strict=True)})
+    if lz.depends_on_time:
+        op[t] = float(t0)
+    kept_q = [s for s in state if s in lz.coordinates]
+    return Linearization(
+        state=state,
+        A=A,
+        B=B,
+        inputs=list(lz.inputs),
+        op_point=op,
+        constants={s: float(v) for s, v in zip(lz.constants, p0, strict=True)},
+        residual=f_dot,
+        coordinates=kept_q,
+        speeds=list(lz.speeds),
+        eliminated=tuple(eliminated),
+    )
+
+
+_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def linearizer(system: KaneModel) -> Linearizer:
+    """The compiled :class:`Linearizer` of ``system`` (built on first use, then cached)."""
+    try:
+        return _CACHE[system]
+    except KeyError:
+        pass
+    except TypeError:  # pragma: no cover - an unhashable / non-weakref system
+        return Linearizer(system)
+    lin = _CACHE[system] = Linearizer(system)
+    return lin
+
+
+# ---------------------------------------------------------------------------------- public
+def linearize(
+    system: KaneModel,
+    op_point: Mapping | None = None,
+    constants: Mapping | None = None,
+) -> Linearization:
+    r"""Linearize the velocity form of ``system`` about an operating point.
+
+    The velocity form A(q) f' + D f = e, q' = Q(q) f ([PA21] (14), (1)) is M x' = F(x, r) with
+    x = [q, f]; the result holds 𝔸 = ∂x'/∂x = M⁻¹(∂F/∂x − Σ_k (∂M/∂x_k) x' e_kᵀ) and
+    𝔹 = ∂x'/∂r = M⁻¹ ∂F/∂r at the operating point (see :mod:`kanebond.linear.linearization`).
+
+    Parameters
+    ----------
+    system:
+        The :class:`~kanebond.KaneSystem`.
+    op_point:
+        {coordinate or speed or input: number} (symbols or their names). Every coordinate and
+        speed that appears in M or F needs a value; coordinates that appear nowhere (e.g. a
+        position in the plane) may be left out. Inputs default to 0. Speeds may be nonzero
+        (steady motions); whether the point is stationary is reported, not checked: see
+        :attr:`Linearization.residual`.
+    constants:
+        {parameter: number} for every symbol of ``system.constants``.
+
+    Raises
+    ------
+    ModelError
+        A missing or unknown symbol (the message names it), a non-numeric value, or a point
+        where the equations are not finite.
+    SingularMassMatrixError
+        A(q) is singular at the operating point.
+
+    Examples
+    --------
+    >>> import numpy as np, sympy as sp
+    >>> from kanebond.models import pendulum_on_cart
+    >>> s = pendulum_on_cart(1)
+    >>> m0, m1, l1, g = sp.symbols('m0 m1 l1 g', positive=True)
+    >>> q0, q1, u0, u1 = s.coordinates + s.speeds
+    >>> lin = s.linearize({q1: 0, u0: 0, u1: 0}, {m0: 1, m1: 1, l1: 1, g: 9.81})
+    >>> lin.A.round(3)  # x' = [u0, u1, m1 g q1 / m0, -(m0 + m1) g q1 / (m0 l1)]
+    array([[  0.  ,   0.  ,   1.  ,   0.  ],
+           [  0.  ,   0.  ,   0.  ,   1.  ],
+           [  0.  ,   9.81,   0.  ,   0.  ],
+           [  0.  , -19.62,   0.  ,   0.  ]])
+    >>> bool(abs(lin.eigenvalues.real).max() < 1e-12)  # ±i sqrt((m0 + m1) g / (m0 l1)), 0, 0
+    True
+    >>> np.sort(lin.eigenvalues.imag).round(4)
+    array([-4.4294,  0.    ,  0.    ,  4.4294])
+    >>> lin.B.ravel().round(3)  # the cart force F: [0, 0, 1/m0, -1/(m0 l1)]
+    array([ 0.,  0.,  1., -1.])
+    """
+    lz = linearizer(system)
+    x0, r0, p0, t0 = lz.resolve(op_point, constants)
+    return _make(lz, x0, r0, p0, t0)
+
+
+def sweep(
+    system: KaneModel,
+    parameter: Any,
+    values: Sequence[float] | np.ndarray,
+    op_point: Mapping | None = None,
+    constants: Mapping | None = None,
+    *,
+    drop: Iterable | None = None,
+    reduce: bool = False,
+    select: Iterable | None = None,
+    tol: float = ZERO_TOL,
+) -> Sweep:
+    """Eigenvalues of the linear model as ``parameter`` runs through ``values``.
+
+    ``parameter`` is a constant of the system (its value in ``constants`` may be left out), or
+    a coordinate, speed or input of the operating point (e.g. the forward speed of a steady
+    motion; its value in ``op_point`` may be left out), given as the symbol or its name. The
+    Jacobians are formed and compiled once (:class:`Linearizer`); each value costs a numeric
+    evaluation and a few linear solves.
+
+    ``drop`` removes the given coordinates from every linear model (:meth:`Linearization.drop`,
+    checked); ``reduce`` removes the coordinates that are ignorable at every value (the rule of
+    :meth:`Linearization.ignorable` applied to the union of the nonzero patterns of all 𝔸), so
+    every row of :attr:`Sweep.eigenvalues` has the same length; ``select`` keeps only the
+    given states (:meth:`Linearization.select`, checked). :meth:`Sweep.stability_boundaries`
+    then refines where the largest real part of the eigenvalues changes sign.
+    """
+    vals = _sweep_values(values)
+    lz = linearizer(system)
+    states = lz.coordinates + lz.speeds
+    parameter = _sweep_parameter(system, lz, parameter)
+    first = float(vals[0]) if len(vals) else 0.0
+    op, cst = _with_parameter(system, lz, parameter, first, op_point, constants)
+    x0, r0, p0, t0 = lz.resolve(op, cst)
+    if parameter in lz.constants:
+        target, pos = p0, lz.constants.index(parameter)
+    elif parameter in states:
+        target, pos = x0, states.index(parameter)
+    else:
+        target, pos = r0, lz.inputs.index(parameter)
+    lins = []
+    for v in vals:
+        target[pos] = v
+        lins.append(_make(lz, x0.copy(), r0.copy(), p0.copy(), t0))
+    drop = None if drop is None else list(drop)  # used once per value: not an iterator
+    names = _ignorable_everywhere(lins, drop, tol) if reduce and lins else []
+
+    def post(lin: Linearization) -> Linearization:
+        if drop is not None:
+            lin = lin.drop(drop, tol=tol)
+        if names:
+            lin = lin.drop(names, check=False)
+        if select is not None:
+            lin = lin.select(select, tol=tol)
+        return lin
+
+    lins = [post(lin) for lin in lins]
+
+    def refine(v: float) -> float:
+        target[pos] = v
+        lin = post(_make(lz, x0.copy(), r0.copy(), p0.copy(), t0))
+        return float(np.max(lin.eigenvalues.real))
+
+    n = len(lins[0].state) if lins else len(states)
+    eig = np.array([lin.eigenvalues for lin in lins], dtype=complex).reshape(len(lins), n)
+    return Sweep(parameter=parameter, values=vals, eigenvalues=eig, linearizations=lins,
+                 refine=refine)
+
+
+def _sweep_values(values: Any) -> np.ndarray:
+    """The swept values as a 1-D float array, checked: one or more finite numbers."""
+    try:
+        vals = np.asarray(values, dtype=float).reshape(-1)
+    except (TypeError, ValueError) as err:
+        raise ModelError(f"sweep: values must be numbers, got {values!r:.80}.") from err
+    if not len(vals) or not np.all(np.isfinite(vals)):
+        raise ModelError("sweep: values must be one or more finite numbers (the parameter's "
+                         f"values to linearize at), got {values!r:.80}.")
+    return vals
+
+
+def _sweep_parameter(system: KaneModel, lz: Linearizer, parameter: Any) -> Any:
+    """The swept symbol: ``parameter`` itself, or the state, input or constant it names."""
+    if not isinstance(parameter, str):
+        return parameter
+    names = {_name(s): s for s in [*lz.coordinates, *lz.speeds, *lz.inputs, *lz.constants]}
+    if parameter not in names:
+        raise ModelError(
+            f"sweep: {parameter!r} names no constant, coordinate, speed or input of "
+            f"{system.name}."
+        )
+    return names[parameter]
+
+
+def _with_parameter(system: KaneModel, lz: Linearizer, parameter: Any, first: float,
+                    op_point: Mapping | None, constants: Mapping | None) -> tuple[dict, dict]:
+    """(op_point, constants) with the swept parameter's own entry (symbol or name) replaced
+    by its first value."""
+    op = dict(op_point or {})
+    cst = dict(constants or {})
+    if parameter in lz.constants:
+        cst = {k: v for k, v in cst.items() if k != parameter and k != _name(parameter)}
+        cst[parameter] = first
+    elif parameter in lz.coordinates + lz.speeds or parameter in lz.inputs:
+        op = {k: v for k, v in op.items() if k != parameter and k != _name(parameter)}
+        op[parameter] = first
+    else:
+        raise ModelError(
+            f"sweep: {_label(parameter)} is neither a constant "
+            f"([{', '.join(map(_name, lz.constants))}]) nor a coordinate, speed or input of "
+            f"{system.name}; sweep one of those."
+        )
+    return op, cst
+
+
+def _ignorable_everywhere(lins: list[Linearization], drop: Iterable | None,
+                          tol: float) -> list:
+    """The coordinates ignorable at every value: the rule of :meth:`Linearization.ignorable`
+    applied to the union of the nonzero patterns of all 𝔸 (after ``drop``)."""
+    if drop is not None:
+        lins = [lin.drop(drop, tol=tol) for lin in lins]
+    pattern = np.zeros_like(lins[0].A, dtype=bool)
+    for lin in lins:
+        pattern |= np.abs(lin.A) > tol * _scale(lin.A)
+    idx = _ignorable_indices(pattern, len(lins[0].coordinates))
+    return [lins[0].coordinates[i] for i in idx]

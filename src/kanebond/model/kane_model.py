@@ -1,0 +1,558 @@
+"""KaneModel: a validated multibody model and its system matrices ([PA21] §2–§4).
+
+Users describe frames, points, bodies and loads with ``sympy.physics.mechanics``; a
+:class:`KaneModel` (the lower floor of the public :class:`~kanebond.KaneSystem`) solves the
+kinematic differential equations for q' = Q(q) f ([PA21] (1)), takes the partial velocities of
+every body and load point, and builds A, D, C, e, p̂, ê and T* from the rigid-body formulas
+(53)–(62). Matrices are computed on first access and cached.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from functools import cached_property
+
+import sympy as sp
+import sympy.physics.mechanics as me
+from sympy.core.function import AppliedUndef
+from sympy.physics.vector import ReferenceFrame, Vector
+
+from ..constraints.auxiliary import check_auxiliary_speeds, zero_auxiliary
+from ..constraints.embedding import Embedding, embed
+from ..constraints.resolve import (
+    Adjoined,
+    resolve_adjoined,
+    resolve_prescribed,
+    velocity_constraint_items,
+)
+from ..constraints.views import ConstraintViews
+from ..errors import ModelError
+from ..mechanics import matrices
+from ..mechanics.kinematics import (
+    BodyKinematics,
+    VelocityField,
+    check_dynamicsymbols,
+    dag_atoms,
+    frame_tree,
+    orientation_entries,
+    show,
+    solve_kinematics,
+    t,
+    vanishes,
+)
+from ..mechanics.loads import listed_loads, resolve_loads
+from ..progress import working
+
+__all__ = ["KaneModel"]
+
+
+def _listed_bodies(bodies) -> list:
+    """The bodies as a list: RigidBody/Particle objects, at least one, each listed once."""
+    if isinstance(bodies, (me.RigidBody, me.Particle)):
+        raise ModelError(
+            f"bodies must be a list of RigidBody/Particle objects, got the single body "
+            f"{bodies.name}; write bodies=[{bodies.name}]."
+        )
+    if isinstance(bodies, (str, sp.Basic)) or not isinstance(bodies, Iterable):
+        raise ModelError(f"bodies must be a list of RigidBody/Particle objects, got {bodies!r}.")
+    bodies = list(bodies)
+    if not bodies:
+        raise ModelError("a system needs at least one body (RigidBody or Particle).")
+    seen: set = set()
+    for b in bodies:
+        if id(b) in seen:
+            raise ModelError(
+                f"body {getattr(b, 'name', b)!r} is listed twice in bodies; list each body once "
+                f"(twice would count its mass twice)."
+            )
+        seen.add(id(b))
+    return bodies
+
+
+def _default_load_names(loads: list) -> list[str]:
+    """'force on P', 'torque on B', ...; a name used twice gets ' (2)', ' (3)', ..."""
+    out: list[str] = []
+    for i, ld in enumerate(loads):
+        try:
+            where = ld.location if hasattr(ld, "location") else ld[0]
+            if isinstance(where, me.RigidBody):
+                where = where.frame if isinstance(ld, me.Torque) else where.masscenter
+            elif isinstance(where, me.Particle):
+                where = where.point
+            kind = "torque on" if isinstance(where, ReferenceFrame) else "force on"
+            name = f"{kind} {where.name}"
+        except Exception:  # malformed: resolve_loads reports it
+            name = f"load {i}"
+        k = sum(1 for n in out if n == name or n.startswith(name + " ("))
+        out.append(name if k == 0 else f"{name} ({k + 1})")
+    return out
+
+
+class KaneModel(ConstraintViews):
+    """The validated model and its system matrices, with no numerics (the lower floor of
+    :class:`~kanebond.KaneSystem`, whose docstring gives the parameters).
+
+    Holds q, f, Q ([PA21] (1)), the bodies, loads and constraints, and computes A, D, C, e, p̂,
+    ê and T* ([PA21] (53)–(62)) on first access. Forms, numeric models and linearization are
+    reached through the :class:`~kanebond.KaneSystem` facade, which subclasses this.
+    """
+
+    def __init__(
+        self,
+        frame: ReferenceFrame,
+        coordinates: Sequence,
+        speeds: Sequence,
+        kinematics: Sequence | Mapping,
+        bodies: Iterable,
+        loads: Iterable = (),
+        *,
+        dependent_speeds: Sequence = (),
+        velocity_constraints: Sequence = (),
+        dependent_coordinates: Sequence = (),
+        configuration_constraints: Sequence = (),
+        prescribed: Mapping | None = None,
+        adjoined: Sequence = (),
+        auxiliary_speeds: Sequence = (),
+        name: str = "system",
+        strict: bool = False,
+    ) -> None:
+        self._init_args = dict(
+            frame=frame, coordinates=coordinates, speeds=speeds, kinematics=kinematics,
+            bodies=bodies, loads=loads, dependent_speeds=dependent_speeds,
+            velocity_constraints=velocity_constraints,
+            dependent_coordinates=dependent_coordinates,
+            configuration_constraints=configuration_constraints, prescribed=prescribed,
+            adjoined=adjoined, auxiliary_speeds=auxiliary_speeds, name=name, strict=strict,
+        )
+        if not isinstance(frame, ReferenceFrame):
+            raise ModelError(
+                f"frame must be the inertial sympy.physics.vector ReferenceFrame, got {frame!r}."
+            )
+        self.name = name
+        self.frame = frame
+        self.strict = strict
+        dep_q = check_dynamicsymbols(dependent_coordinates, "dependent coordinate")
+        dep_u = check_dynamicsymbols(dependent_speeds, "dependent speed")
+        self._set_coordinates_and_speeds(coordinates, speeds, dep_q, dep_u)
+        if isinstance(velocity_constraints, (sp.Basic, str)):
+            velocity_constraints = [velocity_constraints]
+        if isinstance(configuration_constraints, (sp.Basic, str)):
+            configuration_constraints = [configuration_constraints]
+        embedding = bool(dep_u or dep_q or velocity_constraints or configuration_constraints)
+        self._dep_u = [x for x in dep_u]
+        kinematics, velocity_constraints, aux_zero = self._set_auxiliary_speeds(
+            auxiliary_speeds, dep_u, kinematics, velocity_constraints
+        )
+        sub_full = self._solve_kinematics_full(kinematics, dep_u, aux_zero)
+        if embedding:
+            self.embedding = self._embed_constraints(
+                dep_q, dep_u, velocity_constraints, configuration_constraints, sub_full
+            )
+        else:
+            self.embedding = Embedding(
+                coordinates=list(self.coordinates), speeds=list(self.speeds), Q_full=self._Q_full
+            )
+        self.bodies = _listed_bodies(bodies)
+        self._set_body_kinematics_full(sub_full)
+        self.prescribed: dict = resolve_prescribed(
+            prescribed, coordinates=self.coordinates, speeds=self.speeds,
+            dependent_speeds=dep_u,
+        )
+        if not embedding:
+            self._check_every_speed_moves_a_body()
+        self._set_loads_and_adjoined(loads, adjoined, sub_full)
+
+    def _set_auxiliary_speeds(
+        self, auxiliary_speeds, dep_u: list, kinematics, velocity_constraints
+    ) -> tuple:
+        """Check the auxiliary speeds; (kinematics, velocity constraints, {aux: 0}) with them
+        set to zero."""
+        # auxiliary speeds (SymPy's u_auxiliary) are zero in the equations of motion: they only
+        # give velocities to points where noncontributing forces act (auxiliary.py)
+        self.auxiliary_speeds = check_auxiliary_speeds(
+            auxiliary_speeds, self.coordinates, self.speeds + dep_u
+        )
+        aux_zero = {x: sp.S.Zero for x in self.auxiliary_speeds}
+        if aux_zero:
+            kinematics = zero_auxiliary(kinematics, aux_zero)
+            velocity_constraints = zero_auxiliary(velocity_constraints, aux_zero)
+        return kinematics, velocity_constraints, aux_zero
+
+    def _solve_kinematics_full(self, kinematics, dep_u: list, aux_zero: dict) -> dict:
+        """Solve the kinematic equations for q' = Q_full u in all speeds ([PA21] (1)); the
+        substitution q' → Q_full u, auxiliary speeds → 0."""
+        Q_full, kdd_full, self.kd_eqs = solve_kinematics(
+            self.coordinates, self.speeds + dep_u, kinematics, check_rank=False
+        )
+        self._Q_full, self._kdd_full = Q_full, kdd_full
+        return {**kdd_full, **aux_zero}  # q' → Q_full u and auxiliary speeds → 0
+
+    def _embed_constraints(
+        self, dep_q: list, dep_u: list, velocity_constraints, configuration_constraints,
+        sub_full: dict,
+    ) -> Embedding:
+        """The embedding of the dependent coordinates and speeds by the constraints."""
+        exprs, names, targets, grads = velocity_constraint_items(
+            velocity_constraints, self.frame, sub_full)
+        return embed(
+            coordinates=self.coordinates, dependent_coordinates=dep_q,
+            speeds=self.speeds, dependent_speeds=dep_u, Q_full=self._Q_full,
+            kdd_full=self._kdd_full, velocity_constraints=exprs,
+            configuration_constraints=list(configuration_constraints),
+            names=names, targets=targets, gradients=grads,
+        )
+
+    def _set_body_kinematics_full(self, sub_full: dict) -> None:
+        """The kinematics of every body (and their common arguments) in all speeds."""
+        # kinematics in all speeds u = [f; u_d] with q' = Q_full u: what the numeric models use
+        # (the closed forms in f alone are built only on request, see _body_kinematics)
+        self._common_full = dict(
+            frame=self.frame, coordinates=self.coordinates, speeds=self.all_speeds,
+            kdd=sub_full, strict=self.strict,
+        )
+        self._bodies_full = [BodyKinematics(b, **self._common_full) for b in self.bodies]
+
+    def _set_loads_and_adjoined(self, loads, adjoined, sub_full: dict) -> None:
+        """The loads with their names and velocity fields, and the adjoined constraints, in all
+        speeds."""
+        self.loads, given_names = listed_loads(loads)
+        self.load_names = given_names or _default_load_names(self.loads)
+        self._loads_full = self._resolve_loads(
+            self.loads, self._common_full, self._bodies_full, sub_full
+        )
+        # adjoined constraints in all speeds (the numeric models project them with T = [I; G])
+        self.adjoined: list[Adjoined] = resolve_adjoined(
+            adjoined, frame=self.frame, coordinates=self.coordinates, speeds=self.all_speeds,
+            subs=sub_full, Q=self._Q_full,
+        )
+
+    def _set_coordinates_and_speeds(self, coordinates, speeds, dep_q: list,
+                                    dep_u: list) -> None:
+        """q (dependent coordinates stay in it) and f (dependent speeds leave it); either may
+        be listed among the coordinates / speeds or not."""
+        coordinates = check_dynamicsymbols(coordinates, "coordinate")
+        speeds = check_dynamicsymbols(speeds, "speed")
+        self.coordinates = coordinates + [x for x in dep_q if x not in coordinates]
+        self.speeds = [x for x in speeds if x not in dep_u]
+        if not self.coordinates:
+            raise ModelError("a system needs at least one coordinate.")
+        if not self.speeds:
+            raise ModelError("a system needs at least one speed.")
+        both = set(self.coordinates) & set(self.speeds)
+        if both:
+            raise ModelError(
+                f"{sorted(map(show, both))[0]} is listed both as a coordinate and as a speed; "
+                f"speeds f are separate dynamicsymbols (e.g. u1) related to q' by the kinematics "
+                f"(e.g. q1' - u1 = 0)."
+            )
+
+    def _check_every_speed_moves_a_body(self) -> None:
+        """A speed in no body's velocity would make A singular (prescribed ones excepted:
+        nothing solves for them)."""
+        for s, f_s in enumerate(self.speeds):
+            if f_s in self.prescribed:
+                continue
+            if not any(b.depends_on(s) for b in self._bodies_full):
+                raise ModelError(
+                    f"speed {show(f_s)} appears in the velocity of no body, so the mass "
+                    f"matrix would be singular; remove it, or check the velocities that "
+                    f"should contain it (set_vel / set_ang_vel / v2pt_theory)."
+                )
+
+    # ------------------------------------------------------------------ loads
+    def _resolve_loads(
+        self, loads: list, common: dict, bodies: list, subs: Mapping
+    ) -> list[tuple[VelocityField, Vector]]:
+        return resolve_loads(loads, frame=self.frame, common=common, bodies=bodies, subs=subs)
+
+    # ------------------------------------------------------------------ basic data
+    @property
+    def q(self) -> sp.Matrix:
+        """Generalized coordinates as a column."""
+        return sp.Matrix(self.coordinates)
+
+    @property
+    def f(self) -> sp.Matrix:
+        """Generalized velocities (speeds) as a column."""
+        return sp.Matrix(self.speeds)
+
+    @property
+    def u(self) -> sp.Matrix:
+        """Alias of :attr:`f` in SymPy's vocabulary."""
+        return self.f
+
+    @property
+    def all_speeds(self) -> list:
+        """u = [f; u_d]: the independent speeds, then the embedded dependent ones."""
+        return list(self.speeds) + list(self._dep_u)
+
+    @property
+    def Q(self) -> sp.Matrix:
+        """Q(q) with q' = Q f ([PA21] (1)), R×S (with embedded constraints Q_full [I; G], a
+        checked closed form, see :mod:`kanebond.constraints.embedding`)."""
+        return self._Q
+
+    @property
+    def Q_full(self) -> sp.Matrix:
+        """Q_full(q) with q' = Q_full u in all speeds u = [f; u_d] (R × (S + S_d))."""
+        return self._Q_full
+
+    def kindiffdict(self) -> dict:
+        """{q_r': (Q f)_r}, as SymPy's ``KanesMethod.kindiffdict``."""
+        return dict(self._kdd)
+
+    # the closed forms in the independent speeds (symbolic matrices of embedded systems)
+    @cached_property
+    def _closed(self):
+        return self.embedding.closed_form if self.embedding.active else None
+
+    @property
+    def _Q(self) -> sp.Matrix:
+        return self._closed.Q if self._closed is not None else self._Q_full
+
+    @property
+    def _kdd(self) -> dict:
+        return self._closed.kdd if self._closed is not None else self._kdd_full
+
+    @cached_property
+    def _subs(self) -> dict:
+        """q' → Q f and u_d → G f (and auxiliary speeds → 0): the substitution that writes
+        velocities in f alone."""
+        aux_zero = {x: sp.S.Zero for x in self.auxiliary_speeds}
+        if self._closed is None:
+            return {**self._kdd_full, **aux_zero}
+        return {**self._closed.kdd, **self._closed.speed_map, **aux_zero}
+
+    @cached_property
+    def _common(self) -> dict:
+        if self._closed is None:
+            return self._common_full
+        return dict(frame=self.frame, coordinates=self.coordinates, speeds=self.speeds,
+                    kdd=self._subs, strict=self.strict)
+
+    @cached_property
+    def _body_kinematics(self) -> list[BodyKinematics]:
+        """Per-body kinematics in the independent speeds f (closed forms when embedded)."""
+        if self._closed is None:
+            return self._bodies_full
+        return [BodyKinematics(b, **self._common) for b in self.bodies]
+
+    def partial_velocities(self) -> list[tuple[str, sp.Expr, sp.Matrix, sp.Matrix | None,
+                                             sp.Matrix | None]]:
+        """Per body ``(name, m, V, W, I)``: its mass, the partial velocities of its mass centre
+        V = ∂v/∂fᵀ and of its frame W = ∂ω/∂fᵀ (3×S, inertial components, functions of q) and
+        its central inertia I in inertial components ([PA21] (51)–(52)); W and I are None for a
+        particle. The moduli of [PA21] Fig. 1's MTF(∂v/∂fᵀ)."""
+        N, out = self.frame, []
+        for b in self._body_kinematics:
+            V = sp.Matrix.hstack(*[v.to_matrix(N) for v in b.translation.V])
+            if not b.is_rigid:
+                out.append((b.name, b.mass, V, None, None))
+                continue
+            try:
+                inertia = b.inertia.to_matrix(N)
+            except ValueError as err:
+                raise ModelError(
+                    f"the inertia of body {b.name} cannot be written in {N.name}: its frame "
+                    f"{b.frame.name} has an angular velocity but no orientation relative to "
+                    f"{N.name} ({err}); orient it (frame.orient_axis(...)) for this view."
+                ) from err
+            W = sp.Matrix.hstack(*[w.to_matrix(N) for w in b.rotation.V])
+            out.append((b.name, b.mass, V, W, inertia))
+        return out
+
+    @cached_property
+    def _load_fields(self) -> list[tuple[VelocityField, Vector]]:
+        if self._closed is None:
+            return self._loads_full
+        return self._resolve_loads(self.loads, self._common, self._body_kinematics, self._subs)
+
+    @cached_property
+    def _adjoined_f(self) -> list[Adjoined]:
+        """The adjoined constraints in the independent speeds (symbolic views)."""
+        if self._closed is None:
+            return self.adjoined
+        return resolve_adjoined(
+            self._init_args["adjoined"], frame=self.frame, coordinates=self.coordinates,
+            speeds=self.speeds, subs=self._subs, Q=self._Q,
+        )
+
+    @cached_property
+    def p(self) -> sp.Matrix:
+        """Momentum state symbols p_s (dynamicsymbols named ``p_<speed>``), one per speed."""
+        return sp.Matrix(me.dynamicsymbols([f"p_{s.func.__name__}" for s in self.speeds]))
+
+    @property
+    def is_holonomic(self) -> bool:
+        """True when S = R: no nonholonomic constraints ([PA21] §2.1, remark)."""
+        return len(self.speeds) == len(self.coordinates)
+
+    @cached_property
+    def in_holonomic_form(self) -> bool:
+        """True when f = q' (Q = I), the paper's 'holonomic form' ([PA21] §2.1, remark)."""
+        if not self.is_holonomic:
+            return False
+        return vanishes(self.Q - sp.eye(len(self.coordinates)))
+
+    @cached_property
+    def _parameter_atoms(self) -> tuple[list, list]:
+        """(parameter symbols, time-varying inputs) of everything the equations are made of:
+        masses, inertia coefficients, velocities in all speeds, loads, Q, the constraints and
+        the direction cosines along the frame-tree path of every frame a vector is written in
+        (a parameter may appear only in an orientation, e.g. a fixed tilt angle)."""
+        known = set(self.coordinates) | set(self.all_speeds)
+        seen: set = set()
+        syms: set = set()
+        funcs: set = set()
+        frames: set = set()
+
+        def scan(expr) -> None:
+            for a in dag_atoms(sp.sympify(expr, strict=True), sp.Symbol, AppliedUndef, seen=seen):
+                if isinstance(a, AppliedUndef):
+                    if a not in known:
+                        funcs.add(a)
+                elif a != t:
+                    syms.add(a)
+
+        def scan_vector(vec) -> None:
+            for m, fr in vec.args:
+                frames.add(fr)
+                for x in m:
+                    scan(x)
+
+        for b in self._bodies_full:
+            scan(b.mass)
+            for fld in (b.translation, b.rotation):
+                if fld is not None:
+                    scan_vector(fld.v)
+            if b.inertia is not None:
+                for coef, u1, u2 in b.inertia.args:
+                    scan(coef)
+                    frames.update((u1.args[0][1], u2.args[0][1]) if u1.args and u2.args else ())
+        for fld, vec in self._loads_full:
+            scan_vector(fld.v)
+            scan_vector(vec)
+        for x in self._Q_full:
+            scan(x)
+        for x in self._constraint_expressions():
+            scan(x)
+        tree = frame_tree(self.frame)
+        for x in orientation_entries(frames, tree):
+            scan(x)
+        return sorted(syms, key=str), sorted(funcs, key=str)
+
+    @property
+    def constants(self) -> list[sp.Symbol]:
+        """Parameter symbols of the model (masses, lengths, ...), sorted by name."""
+        return list(self._parameter_atoms[0])
+
+    @cached_property
+    def inputs(self) -> list:
+        """Time-varying inputs: dynamicsymbols in the loads that are neither q nor u."""
+        known = set(self.coordinates) | set(self.all_speeds)
+        found: set = set()
+        for _, vec in self._loads_full:
+            for m, _ in vec.args:
+                found |= {a for a in m.atoms(AppliedUndef) if a not in known}
+        return sorted(found, key=str)
+
+    def _constraint_expressions(self) -> list:
+        """Expressions of the constraints that may carry parameters (for ``constants``)."""
+        out = list(self.embedding.configuration_constraints)
+        out += list(self.embedding.B)
+        out += list(self.prescribed.values())
+        for c in self.adjoined:
+            out += [c.phi, c.value]
+        return out
+
+    # ------------------------------------------------------------------ system matrices
+    @cached_property
+    def A(self) -> sp.Matrix:
+        """Mass matrix A(q) ([PA21] (15), (55)); symmetric, positive definite."""
+        with working(f"forming the mass matrix A of {self.name!r}"):
+            return matrices.mass_matrix(self._body_kinematics, len(self.speeds))
+
+    @cached_property
+    def dA_dq(self) -> tuple[sp.Matrix, ...]:
+        """∂A/∂q_r for each coordinate, shared by Ȧ (17), ∂T/∂q (34) and ignorability (44)."""
+        return tuple(self.A.diff(x) for x in self.coordinates)
+
+    @cached_property
+    def D(self) -> sp.Matrix:
+        """Gyrator matrix D(q, f) ([PA21] (16), (56)); Ȧ = D + Dᵀ (17)."""
+        with working(f"forming the gyrator matrix D of {self.name!r}"):
+            return matrices.gyrator_matrix(self._body_kinematics, len(self.speeds))
+
+    @cached_property
+    def Df(self) -> sp.Matrix:
+        """The product D f, computed body by body without forming D ([PA21] (14), (56))."""
+        with working(f"forming D f of {self.name!r}"):
+            return matrices.gyrator_product(self._body_kinematics, len(self.speeds))
+
+    @cached_property
+    def C(self) -> sp.Matrix:
+        """The C matrix of [PA18], D = Cᵀ + Wᵀ(ω × ∂h/∂fᵀ) ([PA21] (61), (62))."""
+        with working(f"forming the matrix C of {self.name!r}"):
+            return matrices.c_matrix(self._body_kinematics, len(self.speeds))
+
+    def _gyroscopic_coupling(self) -> sp.Matrix:
+        """G = Wᵀ(ω × ∂h/∂fᵀ), the last term of D in [PA21] (56), (62)."""
+        return matrices.gyroscopic_coupling(self._body_kinematics, len(self.speeds))
+
+    @cached_property
+    def e(self) -> sp.Matrix:
+        """Generalized impressed forces e ([PA21] (9), (53))."""
+        return matrices.impressed_forces(self._load_fields, len(self.speeds))
+
+    @cached_property
+    def p_hat(self) -> sp.Matrix:
+        """Generalized momentum p̂(q, f) = A f ([PA21] (21), (54))."""
+        return matrices.generalized_momentum(self._body_kinematics, len(self.speeds))
+
+    @cached_property
+    def e_hat(self) -> sp.Matrix:
+        """Generalized gyration forces ê = Dᵀ f ([PA21] (27), (57))."""
+        with working(f"forming ê of {self.name!r}"):
+            return matrices.gyration_forces(self._body_kinematics, len(self.speeds))
+
+    @cached_property
+    def T_star(self) -> sp.Expr:
+        """Kinetic co-energy T*(q, f) = ½ fᵀ A f ([PA21] (18))."""
+        return matrices.kinetic_coenergy(self._body_kinematics)
+
+    @cached_property
+    def T(self) -> sp.Expr:
+        """Kinetic energy T(q, p) = ½ pᵀ A⁻¹ p in the momentum symbols :attr:`p` ([PA21] (33))."""
+        return (self.p.T * self.A.LUsolve(self.p))[0] / 2
+
+    # ------------------------------------------------------------------ SymPy conventions
+    @property
+    def mass_matrix(self) -> sp.Matrix:
+        """A, as SymPy's ``KanesMethod.mass_matrix`` (S×S)."""
+        return self.A
+
+    @cached_property
+    def forcing(self) -> sp.Matrix:
+        """e − D f, as SymPy's ``KanesMethod.forcing`` (S×1)."""
+        return self.e - self.Df
+
+    def __repr__(self) -> str:
+        R, S = len(self.coordinates), len(self.speeds)
+        n_cfg = len(self.embedding.configuration_constraints)
+        if self.is_holonomic:
+            kind = "holonomic"
+        elif n_cfg == R - S:
+            kind = f"holonomic, {n_cfg} configuration constraint{'s' if n_cfg > 1 else ''}"
+        else:
+            kind = f"nonholonomic ({R - S} constraint{'s' if R - S > 1 else ''})"
+        extra = ""
+        if self.dependent_speeds:
+            extra += f", {len(self.dependent_speeds)} embedded velocity constraint(s)"
+        if self.prescribed:
+            extra += f", {len(self.prescribed)} prescribed flow(s)"
+        if self.adjoined:
+            extra += f", {len(self.adjoined)} adjoined constraint(s)"
+        return (
+            f"{type(self).__name__}({self.name!r}: R={R} coordinates, S={S} speeds, "
+            f"{len(self.bodies)} bodies, {len(self.loads)} loads, {kind}{extra})"
+        )

@@ -1,0 +1,147 @@
+"""The C emitter of the expression graph (:class:`~kanebond.symbolic.dag.Graph`): straight-line C
+for one point per call, split into chunks for large kernels (used by the C backend,
+cbackend.py)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+
+from ..errors import ModelError
+from ..symbolic.dag import Graph, children
+
+__all__ = ["emit_c"]
+
+_C = {
+    "sin": "sin", "cos": "cos", "tan": "tan", "exp": "exp", "log": "log", "sqrt": "sqrt",
+    "asin": "asin", "acos": "acos", "atan": "atan", "sinh": "sinh", "cosh": "cosh",
+    "tanh": "tanh", "Abs": "fabs", "asinh": "asinh", "acosh": "acosh", "atanh": "atanh",
+    "atan2": "atan2",
+}
+
+
+def _c_expr(g: Graph, node: tuple, name) -> str:
+    op = node[0]
+    if op == "add":
+        return " + ".join(name(a) for a in node[1:])
+    if op == "mul":
+        return " * ".join(name(a) for a in node[1:])
+    if op == "pow":
+        e = g.value(node[2])
+        b = name(node[1])
+        if e is not None and e == int(e) and abs(e) <= 4:
+            k = int(abs(e))
+            prod = " * ".join([b] * k)
+            return f"1.0 / ({prod})" if e < 0 else f"({prod})"
+        if e == 0.5:
+            return f"sqrt({b})"
+        if e == -0.5:
+            return f"1.0 / sqrt({b})"
+        return f"pow({b}, {name(node[2])})"
+    fname = node[1]
+    args = ", ".join(name(a) for a in node[2:])
+    if fname in _C:
+        return f"{_C[fname]}({args})"
+    if fname == "sign":
+        a = name(node[2])
+        return f"(double)(({a} > 0) - ({a} < 0))"
+    inv = {"cot": "tan", "sec": "cos", "csc": "sin"}[fname]
+    return f"1.0 / {inv}({args})"
+
+
+def emit_c(
+    g: Graph,
+    inputs: Mapping[str, int],
+    outputs: Sequence[int],
+    fname: str = "kernel",
+    chunk: int = 1000,
+) -> str:
+    """C source of ``void fname(const double *<group>..., double *out)`` for one point.
+
+    Large kernels are split into functions of at most ``chunk`` statements; values used only
+    inside their own chunk stay local (registers), the others pass through a work array. This
+    keeps gcc's compile time about linear in the kernel size.
+    """
+    order = [i for i in g.needed(outputs) if g.nodes[i][0] not in ("num", "in")]
+    if len(order) <= chunk:
+        return _emit_c_single(g, inputs, outputs, fname, order)
+    return _emit_c_chunked(g, inputs, outputs, fname, order, chunk)
+
+
+def _c_namer(g: Graph, names: Mapping[int, str]) -> Callable[[int], str]:
+    """name(i): node i in C: an input slot ``group[index]``, a literal, or ``names[i]``."""
+
+    def name(i: int) -> str:
+        node = g.nodes[i]
+        if node[0] == "in":
+            return f"{node[1]}[{node[2]}]"
+        if node[0] == "num":
+            return _c_num(node[1])
+        return names[i]
+
+    return name
+
+
+def _emit_c_single(
+    g: Graph, inputs: Mapping[str, int], outputs: Sequence[int], fname: str, order: list[int]
+) -> str:
+    """One C function computing the operations ``order`` into locals ``x<i>``, then ``out``."""
+    name = _c_namer(g, {i: f"x{i}" for i in order})
+    params = ", ".join(f"const double *{k}" for k in inputs)
+    body = [f"    const double x{i} = {_c_expr(g, g.nodes[i], name)};" for i in order]
+    body.extend(f"    out[{k}] = {name(o)};" for k, o in enumerate(outputs))
+    return f"void {fname}({params}, double *out) {{\n" + "\n".join(body) + "\n}\n"
+
+
+def _c_work_slots(g: Graph, outputs: Sequence[int], order: list[int], chunk: int) -> dict:
+    """Work-array slot of each operation read after its own chunk (or an output): {node: k}."""
+    chunk_of = {i: k // chunk for k, i in enumerate(order)}
+    shared: set[int] = set(outputs)  # values read after their own chunk go to the work array
+    for i in order:
+        for a in children(g.nodes[i]):
+            if a in chunk_of and chunk_of[a] != chunk_of[i]:
+                shared.add(a)
+    return {i: k for k, i in enumerate(sorted(shared & set(chunk_of)))}
+
+
+def _emit_c_chunked(
+    g: Graph,
+    inputs: Mapping[str, int],
+    outputs: Sequence[int],
+    fname: str,
+    order: list[int],
+    chunk: int,
+) -> str:
+    """Static functions ``fname_part<k>`` of ``chunk`` operations each, sharing values through
+    a work array ``w``, and ``fname`` calling them in turn and copying the outputs."""
+    slot = _c_work_slots(g, outputs, order, chunk)
+    name = _c_namer(g, {i: f"w[{slot[i]}]" if i in slot else f"x{i}" for i in order})
+    params = ", ".join(f"const double *restrict {k}" for k in inputs)
+    args = ", ".join(inputs)
+    parts = []
+    calls = []
+    for c0 in range(0, len(order), chunk):
+        body = []
+        for i in order[c0 : c0 + chunk]:
+            expr = _c_expr(g, g.nodes[i], name)
+            body.append(
+                f"    w[{slot[i]}] = {expr};" if i in slot else f"    const double x{i} = {expr};"
+            )
+        sub = f"{fname}_part{c0 // chunk}"
+        parts.append(
+            f"static void {sub}({params}, double *restrict w) {{\n" + "\n".join(body) + "\n}\n"
+        )
+        calls.append(f"    {sub}({args}, w);")
+    outs = [f"    out[{k}] = {name(o)};" for k, o in enumerate(outputs)]
+    main = (
+        f"void {fname}({params}, double *out) {{\n"
+        f"    double *w = (double *)malloc(sizeof(double) * {max(len(slot), 1)});\n"
+        + "\n".join(calls) + "\n" + "\n".join(outs) + "\n    free(w);\n}\n"
+    )
+    return "\n".join(parts) + main
+
+
+def _c_num(v: float) -> str:
+    if math.isinf(v) or math.isnan(v):  # pragma: no cover - folded constants are finite
+        raise ModelError(f"the equations contain the non-finite number {v}.")
+    return f"({v!r})"

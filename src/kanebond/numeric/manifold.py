@@ -1,0 +1,223 @@
+"""The constraint manifold of embedded constraints, numerically.
+
+For a :class:`~kanebond.numeric.NumericModel` of a system with embedded constraints:
+configuration residuals g(q), velocity residuals B(q) u, consistent initial conditions (Newton
+on g(q) = 0 in the dependent coordinates, the others held), projection back onto g(q) = 0, and
+the named output columns of a trajectory. g, its Jacobian ∂g/∂qᵀ and B are compiled from the
+expression graph as vectorised NumPy (no lambdify, so nothing here costs set-up time that
+grows with the size of the closed forms).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from ..errors import ConstraintError, ModelError
+from ..mechanics.kinematics import show, t
+from ..model.parameters import INITIAL_TOL
+from ..symbolic.dag import Graph, emit_python
+
+__all__ = ["ConstraintManifold", "check_initial_embedding"]
+
+
+class ConstraintManifold:
+    """g(q), ∂g/∂qᵀ and B(q) of the embedded constraints of a numeric model."""
+
+    def __init__(self, model: Any) -> None:
+        """``model``: the NumericModel this manifold belongs to (numeric/model.py, which
+        imports this module, hence ``Any``)."""
+        system = model.system
+        emb = system.embedding
+        self.model = model
+        self.R, self.S = model.R, model.S
+        q = list(system.coordinates)
+        u = list(system.all_speeds)
+        self.q_index = [q.index(x) for x in emb.dependent_coordinates]
+        self.dep_names = [show(x) for x in model.dependent_speed_symbols] if \
+            model.embedded else [show(x) for x in emb.dependent_speeds]
+        g_exprs = list(emb.configuration_constraints)
+        self.k_g = len(g_exprs)
+        self.k_v = emb.B.rows
+        graph = Graph()
+        sym: dict = {t: graph.inp("t", 0)}
+        for i, x in enumerate(q):
+            sym[x] = graph.inp("q", i)
+        for k, x in enumerate(model.parameters):
+            sym[x] = graph.inp("c", k)
+        memo: dict = {}
+        outs = [graph.from_sympy(g, sym, memo) for g in g_exprs]
+        gn = list(outs)
+        # ∂g/∂qᵀ by differentiating the graph (linear in its size; no SymPy diff)
+        outs += [graph.partial(n, sym[x]) for n in gn for x in q]
+        outs += [graph.from_sympy(x, sym, memo) for x in emb.B]
+        # ∂φ/∂v_n (inertial components) of every VelocityConstraint, for its reactions
+        self._grad_keys: list[tuple[int, str, str]] = []
+        self._grad_at = len(outs)
+        for row, (name, tgs, grs) in enumerate(zip(emb.names, emb.targets, emb.gradients,
+                                                   strict=True)):
+            for tg, gr in zip(tgs, grs, strict=True):
+                self._grad_keys.append((row, name, tg.name))
+                outs += [graph.from_sympy(x, sym, memo) for x in gr.to_matrix(system.frame)]
+        ns: dict = {"np": np}
+        groups = {"t": 1, "q": len(q), "c": len(model.parameters)}
+        exec(compile(emit_python(graph, groups, outs, "k_manifold"), "<kanebond manifold>",
+                     "exec"), ns)  # our own generated code
+        self._kernel = ns["k_manifold"]
+        self._n_out = len(outs)
+        self.n_u = len(u)
+        self.names = {
+            "config": [f"config[{i}]" for i in range(self.k_g)],
+            "velocity": [f"velocity[{i}]" for i in range(self.k_v)],
+        }
+
+    def _run(self, q: np.ndarray) -> np.ndarray:
+        """The constraint kernel's outputs (n_out, n) at coordinates q (n, R), t = 0."""
+        n = len(q)
+        tt = np.zeros(n)
+        c = self.model._c(tt, q, np.zeros((n, self.S)))
+        out = np.zeros((self._n_out, n))
+        with np.errstate(all="ignore"):
+            self._kernel(tt[None, :], q.T, c.T, out)
+        return out
+
+    def _eval(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(g (n, k_g), ∂g/∂qᵀ (n, k_g, R), B (n, k_v, n_u)) at coordinates q (n, R)."""
+        out = self._run(q)
+        n = len(q)
+        kg, R = self.k_g, self.R
+        g = out[:kg].T
+        J = np.moveaxis(out[kg : kg + kg * R].reshape(kg, R, n), 2, 0)
+        nb = self.k_v * self.n_u
+        B = np.moveaxis(out[kg + kg * R : kg + kg * R + nb].reshape(self.k_v, self.n_u, n), 2, 0)
+        return g, J, B
+
+    def gradients(self, q: np.ndarray) -> dict[tuple[int, str, str], np.ndarray]:
+        """{(row, constraint name, target name): ∂φ/∂v_n (N, 3)} at coordinates q (N, R)."""
+        if not self._grad_keys:
+            return {}
+        out = self._run(q)
+        res = {}
+        for k, key in enumerate(self._grad_keys):
+            a = self._grad_at + 3 * k
+            res[key] = out[a : a + 3].T
+        return res
+
+    def _batch(self, q) -> tuple[bool, np.ndarray]:
+        q = np.asarray(q, dtype=float)
+        single = q.ndim == 1
+        qb = q[None, :] if single else q
+        if qb.ndim != 2 or qb.shape[1] != self.R:
+            raise ModelError(f"q must have {self.R} entries per point, got shape {q.shape}.")
+        return single, qb
+
+    def configuration_residuals(self, q) -> np.ndarray:
+        single, qb = self._batch(q)
+        g = self._eval(qb)[0]
+        return g[0] if single else g
+
+    def all_speeds(self, q: np.ndarray, f: np.ndarray) -> np.ndarray:
+        """u = [f; u_d] with u_d solved from B u = 0 (the system's own partition)."""
+        B = self._eval(q)[2]
+        S = self.S
+        u = np.zeros((len(q), self.n_u))
+        u[:, :S] = f
+        if self.k_v:
+            rhs = np.einsum("nks,ns->nk", B[:, :, :S], f)[..., None]
+            with np.errstate(all="ignore"):
+                u[:, S:] = -np.linalg.solve(B[:, :, S:], rhs)[..., 0]
+        return u
+
+    def dependent_speeds(self, q, f) -> np.ndarray:
+        return self.model.dependent_speeds(q, f)
+
+    def velocity_residuals(self, q, f) -> np.ndarray:
+        single, qb = self._batch(q)
+        fb = np.atleast_2d(np.asarray(f, dtype=float))
+        u = np.atleast_2d(self.model.all_speed_values(qb, fb))
+        B = self._eval(qb)[2]
+        r = np.einsum("nku,nu->nk", B, u)
+        return r[0] if single else r
+
+    def solve_coordinates(self, q: np.ndarray, tol: float = 1e-13, iters: int = 50) -> np.ndarray:
+        """Newton on g(q) = 0 in the dependent coordinates, the others held fixed."""
+        q = np.array(q, dtype=float)
+        if not self.q_index:
+            return q
+        for _ in range(iters):
+            g, J, _ = self._eval(q[None, :])
+            g, J = g[0], J[0][:, self.q_index]
+            if np.all(np.isfinite(g)) and np.max(np.abs(g)) < tol:
+                return q
+            try:
+                dq = np.linalg.solve(J, g)
+            except np.linalg.LinAlgError:
+                dq = np.linalg.lstsq(J, g, rcond=None)[0]
+            q[self.q_index] -= dq
+        g = self._eval(q[None, :])[0][0]
+        if not np.all(np.isfinite(g)) or np.max(np.abs(g)) > 1e-9:
+            names = self.model.state_names
+            raise ConstraintError(
+                f"the configuration constraints could not be solved for the dependent "
+                f"coordinates {', '.join(names[i] for i in self.q_index)} from the guess given "
+                f"(residuals {np.array2string(g, precision=3)}): the independent coordinates "
+                f"may admit no closed configuration, or the guess is too far; give a better "
+                f"guess."
+            )
+        return q
+
+    def outputs_from_all_speeds(self, tt, q, u) -> dict[str, np.ndarray]:
+        """The output columns from all speeds u (N, n_u): dependent speeds (of the system's own
+        partition) and the residuals of the configuration and velocity constraints."""
+        g, _, B = self._eval(q)
+        out: dict[str, np.ndarray] = {}
+        dep = self.model._dep if self.model.embedded else np.arange(self.S, self.n_u)
+        for i, n in enumerate(self.dep_names):
+            out[n] = u[:, dep[i]]
+        if self.k_v:
+            r = np.einsum("nku,nu->nk", B, u)
+            for i, n in enumerate(self.names["velocity"]):
+                out[f"residual[{n}]"] = r[:, i]
+        for i, n in enumerate(self.names["config"]):
+            out[f"residual[{n}]"] = g[:, i]
+        return out
+
+    def outputs(self, tt, q, f) -> dict[str, np.ndarray]:
+        """:meth:`outputs_from_all_speeds` with u solved from the independent speeds f (NaN
+        at a singular point of a stored trajectory); without velocity constraints there are
+        no dependent speeds and u is not needed."""
+        u = np.zeros((len(q), self.n_u))
+        if self.k_v:
+            try:
+                u = np.atleast_2d(self.model.all_speed_values(q, f))
+            except Exception:  # a singular point along a stored trajectory: report NaN
+                u = np.full((len(q), self.n_u), np.nan)
+        return self.outputs_from_all_speeds(tt, q, u)
+
+
+def check_initial_embedding(model: Any, emb: ConstraintManifold, x0: np.ndarray,
+                            given: Mapping[str, float]) -> None:
+    """ConstraintError when x0 violates a configuration constraint or a given dependent speed
+    disagrees with the one the velocity constraints give."""
+    R = model.R
+    g = emb.configuration_residuals(x0[:R])
+    for i, r in enumerate(np.atleast_1d(g)):
+        if abs(r) > INITIAL_TOL:
+            expr = model.system.embedding.configuration_constraints[i]
+            raise ConstraintError(
+                f"the initial coordinates violate configuration constraint {i} ({show(expr)} = "
+                f"0) by {r:.3e}; solve the dependent coordinates with "
+                f"num.consistent_initial(initial) (Newton from your values as the guess)."
+            )
+    if given:
+        ud = np.atleast_1d(emb.dependent_speeds(x0[:R], x0[R:]))
+        for n, v in given.items():
+            k = emb.dep_names.index(n)
+            if abs(v - ud[k]) > INITIAL_TOL * (1 + abs(ud[k])):
+                raise ConstraintError(
+                    f"the initial value {n}={v:.10g} of the dependent speed {n} violates the "
+                    f"velocity constraints by {v - ud[k]:.3e}: they give {n}={ud[k]:.10g} from "
+                    f"the independent speeds. Leave {n} out of initial, or correct it."
+                )

@@ -1,0 +1,574 @@
+"""Numeric model: fast evaluation of A, Df, e, p̂, ê, T* and the right-hand sides of the forms.
+
+Two paths give the same numbers (tests prove it to 1e-12):
+
+* ``path="bodies"`` (the scalable one, DESIGN principle 2): code is generated only for the
+  per-body kinematic quantities in inertial components (:mod:`kanebond.numeric.program`) and the
+  system quantities are assembled numerically with the rigid-body formulas ([PA21] (53)–(57)):
+
+  - A   = Σ m VᵀV + WᵀIW                               (55)
+  - Df  = Σ m Vᵀa + Wᵀ(Iα + ω × Iω)                     (56)·f
+  - e   = Σ_loads V_Pᵀ F                                (53)
+  - p̂   = Σ m Vᵀv + WᵀIω                               (54)
+  - ê   = Σ m V̇ᵀv + ẆᵀIω                               (57)
+  - T*  = ½ Σ m v·v + ω·Iω                              (18)
+
+  f' = A⁻¹(e − Df) is solved by Cholesky factorization. Embedded velocity constraints are
+  embedded **numerically** at every evaluation: the dependent speeds are solved from
+  B_d u_d = −B_f f with partial pivoting and the quantities above, formed in all speeds, are
+  projected with T = ∂u/∂fᵀ (:mod:`kanebond.numeric.npbackend` states the formulas). A point where
+  B_d is singular raises :class:`~kanebond.SingularConfigurationError` naming the constraints, the
+  configuration and t; :meth:`NumericModel.repartition` chooses other dependent speeds, and
+  :func:`kanebond.simulate` does so on its own when the choice degrades.
+* ``path="symbolic"``: the closed-form matrices of :class:`~kanebond.KaneSystem`, lambdified
+  (small systems; a cross-check of the first).
+
+Backends: ``"c"`` compiles the generated C (with the assembly, the embedding and the Cholesky
+solve) once and caches the shared library on disk (:mod:`kanebond.numeric.cbackend`); ``"numpy"``
+runs the same generated code as vectorised NumPy and needs no compiler (and accepts complex inputs,
+for complex-step derivatives). ``"auto"`` uses C when a compiler works.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+
+from ..errors import ModelError, SingularMassMatrixError
+from ..mechanics.kinematics import show
+from ..model.admissible import check_mass_and_inertia, warn_not_finite
+from ..model.parameters import Parameters, initial_state_vector, split_named
+from ..progress import working
+from .cbackend import CBackend, cache_dir, compiler_available
+from .manifold import ConstraintManifold, check_initial_embedding
+from .npbackend import (
+    EmbeddingSingular,
+    NumpyBackend,
+    assemble,
+    embed_speeds,
+    project,
+    solve_spd,
+)
+from .partitions import PartitionMixin
+from .program import Program
+from .reactions import ReactionMixin
+from .sbackend import SymbolicBackend
+
+__all__ = ["NumericModel", "cache_dir", "compiler_available"]
+
+
+# ============================================================================================
+# public model
+# ============================================================================================
+
+
+class NumericModel(PartitionMixin, ReactionMixin):
+    """Numeric evaluation of a :class:`~kanebond.KaneSystem` (see the module docstring).
+
+    Every method takes NumPy arrays: one point (shapes (R,), (S,), ...) or a batch (shapes
+    (N, R), (N, S), ...), and returns the same kind. ``t`` is a float or an array of N times.
+    The state is x = [q, f]: every coordinate (dependent ones included) and the independent
+    speeds of the current partition (:attr:`speeds`; the system's by default).
+
+    Examples
+    --------
+    >>> import numpy as np, kanebond as kb
+    >>> sys = kb.models.pendulum_on_cart(1)
+    >>> num = sys.numeric({"m0": 1.0, "m1": 0.5, "l1": 2.0, "g": 9.81}, backend="numpy")
+    >>> num.rhs(0.0, np.array([0.0, 0.0, 0.0, 0.0]))
+    array([0., 0., 0., 0.])
+    """
+
+    def __init__(
+        self,
+        system,
+        constants: Mapping | None = None,
+        *,
+        backend: str = "auto",
+        path: str = "auto",
+        _relaxed: bool = False,
+        _admissible: bool = True,
+    ) -> None:
+        if (system.prescribed or system.adjoined) and not _relaxed:
+            raise ModelError(
+                f"{system.name!r} has prescribed flows or adjoined constraints; make its numeric "
+                f"model with system.numeric(constants) (a ConstrainedModel), not NumericModel."
+            )
+        if backend not in ("auto", "c", "numpy"):
+            raise ModelError(f"backend must be 'auto', 'c' or 'numpy', got {backend!r}.")
+        if path not in ("auto", "bodies", "symbolic"):
+            raise ModelError(f"path must be 'auto', 'bodies' or 'symbolic', got {path!r}.")
+        self.system = system
+        self.coordinates = list(system.coordinates)
+        self.all_speeds = list(system.all_speeds)
+        self.speeds = list(system.speeds)
+        self.R, self.S = len(self.coordinates), len(self.speeds)
+        self.n_u = len(self.all_speeds)
+        self.path = "bodies" if path == "auto" else path
+        self._fast = False
+        with working(f"forming the per-body program of {system.name!r}"):
+            prog = Program(system) if self.path == "bodies" else None
+        self._program = prog
+        syms, funcs = system._parameter_atoms
+        params = prog.params if prog is not None else list(syms) + list(funcs)
+        self.parameters = params
+        self._params = Parameters(params, constants, f"system {system.name!r}")
+        self.constants = dict(constants or {})
+        self.load_names = list(system.load_names)
+        self._ind = np.arange(self.S, dtype=np.intc)
+        self._dep = np.arange(self.S, self.n_u, dtype=np.intc)
+        self.embedded = False
+        self._rotations: dict = {}
+        if self.path == "symbolic":
+            self._be = SymbolicBackend(system, params)
+            self.backend = "symbolic"
+            return
+        if backend == "auto":
+            backend = "c" if compiler_available() else "numpy"
+        if backend == "c":
+            if not compiler_available():
+                raise ModelError(
+                    "backend='c' needs a working C compiler (cc/gcc/clang, or $CC); none was "
+                    "found. Use backend='numpy'."
+                )
+            with working(f"generating and compiling the C code of {system.name!r}"):
+                self._be = CBackend(prog)
+        else:
+            with working(f"generating the NumPy code of {system.name!r}"):
+                self._be = NumpyBackend(prog)
+        self.backend = self._be.name
+        self.layout = prog.layout
+        self.embedded = self.layout.K_c > 0
+        self._buffers()
+        if _admissible:  # (the linearizer checks at each operating point's constants)
+            check_mass_and_inertia(self)
+
+    def with_constants(self, constants: Mapping) -> NumericModel:
+        """This model with other constant values: the same generated (compiled) code, new
+        parameter values and buffers, the masses and inertias checked again. What a sweep
+        uses per point instead of forming and compiling again (constants are run-time
+        arguments of the generated code)."""
+        model = copy.copy(self)
+        model._params = Parameters(self.parameters, constants, f"system {self.system.name!r}")
+        model.constants = dict(constants)
+        model.__dict__.pop("_manifold", None)
+        if self.path != "symbolic":
+            model._buffers()
+            check_mass_and_inertia(model)
+        return model
+
+    def _buffers(self) -> None:
+        """Buffers and cached pointers of the single-point fast path (C, constant parameters),
+        and the partition array of the C runtime: [kl, ku, ind, dep, role]."""
+        if self.embedded:
+            L = self.layout
+            col = {j: r for r, j in enumerate(self._dep)}
+            pairs = [(i, col[j]) for i, j in zip(L.B_rows, L.B_cols, strict=True) if j in col]
+            kl = max([i - j for i, j in pairs] + [0])
+            ku = max([j - i for i, j in pairs] + [0])
+            role = np.zeros(self.n_u, dtype=np.intc)
+            role[self._ind] = np.arange(self.S)
+            role[self._dep] = -(1 + np.arange(len(self._dep)))
+            self._part = np.concatenate([[kl, ku], self._ind, self._dep, role]).astype(np.intc)
+        self._t1 = np.zeros(1)
+        self._c1 = np.zeros(max(len(self.parameters), 1))
+        self._c1[: len(self.parameters)] = self._params.fixed
+        self._x1 = np.zeros(self.R + self.S)
+        self._o1 = np.zeros(self.R + self.S)
+        self._u1 = np.zeros(max(self.n_u, 1))
+        self._fast = isinstance(self._be, CBackend) and not self._params.varying
+        if not self._fast:
+            return
+        base = (self._t1.ctypes.data, self._x1.ctypes.data, self._c1.ctypes.data)
+        if self.embedded:
+            self._ptrs = (*base, self._part.ctypes.data, self._o1.ctypes.data,
+                          self._u1.ctypes.data)
+            self._kb_rhs = self._be.lib.kb_rhs_emb
+        else:
+            self._ptrs = (*base, self._o1.ctypes.data)
+            self._kb_rhs = self._be.lib.kb_rhs
+
+    # ------------------------------------------------------------------ plumbing
+    @property
+    def state_names(self) -> list[str]:
+        """Names of x = [q, f]."""
+        return [show(x) for x in self.coordinates + self.speeds]
+
+    def _check(self, name: str, a: np.ndarray, size: int) -> None:
+        if a.shape[-1] != size:
+            raise ModelError(f"{name} must have {size} entries per point, got shape {a.shape}.")
+        if not np.all(np.isfinite(a)):
+            self._not_finite(name, a)
+
+    def _not_finite(self, name: str, a: np.ndarray):
+        """ModelError naming the first NaN or infinite entry of a state or batch ``a``."""
+        a = np.atleast_2d(a)
+        k, j = (int(i[0]) for i in np.nonzero(~np.isfinite(a)))
+        names = {"q": self.state_names[: self.R], "f": self.state_names[self.R :]}.get(
+            name, self.state_names)
+        label = names[j] if j < len(names) else f"entry {j}"
+        where = f" of point {k}" if a.shape[0] > 1 else ""
+        raise ModelError(
+            f"{name}{where} has {label} = {a[k, j]}; states must be finite numbers (a NaN or "
+            f"infinite value gives no meaningful derivative)."
+        )
+
+    def _state_batch(self, name: str, t, x) -> tuple[bool, np.ndarray, np.ndarray]:
+        """(single point?, times (n,), states (n, R+S)) of a state or batch of states."""
+        x = np.asarray(x)
+        if not np.iscomplexobj(x):
+            try:
+                x = x.astype(float)
+            except (TypeError, ValueError) as err:
+                raise ModelError(f"{name} must hold numbers, got {x!r:.80}.") from err
+        single = x.ndim == 1
+        xb = x[None, :] if single else x
+        if xb.ndim != 2:
+            raise ModelError(f"{name} must be one state or a 2-D batch, got shape {x.shape}.")
+        self._check(name, xb, self.R + self.S)
+        tt = np.broadcast_to(np.asarray(t, dtype=float), (xb.shape[0],)).copy()
+        return single, tt, xb
+
+    def _c(self, t, q, f) -> np.ndarray:
+        if not self._params.varying:
+            return np.repeat(self._params.fixed[None, :], len(t), axis=0)
+        return self._params.values(t, np.hstack([np.real(q), np.real(f)]))
+
+    def _work(self, kind: str, t, q, u, c=None) -> np.ndarray:
+        if c is None:
+            c = self._c(t, q, u[:, : self.S] if not self.embedded else u[:, self._ind])
+        return self._be.work(kind, t, q, u, c)
+
+    def _eval(self, t, q, f, want: set, c=None) -> dict:
+        """The quantities ``want`` in the independent speeds at a batch of points."""
+        if c is None:
+            c = self._c(t, q, f)
+        if self.path == "symbolic":
+            return self._be.parts(t, q, f, c, set(want))
+        L = self.layout
+        if not self.embedded:
+            if isinstance(self._be, CBackend):
+                return self._be.parts(t, q, f, c, set(want))
+            wp = self._be.work("pos", t, q, f, c)
+            wv = self._be.work("vel", t, q, f, c) if want & {"Df", "e", "eload"} else None
+            wd = self._be.work("dot", t, q, f, c) if "e_hat" in want else None
+            return assemble(L, wp, wv, wd, f, want)
+        wp, emb = self._embed(t, q, f, c)
+        need_vel = bool(want & {"Df", "e", "eload"})
+        wv = self._be.work("vel", t, q, emb.u, c) if need_vel else None
+        wd = self._be.work("dot", t, q, emb.u, c) if "e_hat" in want else None
+        full_want = set(want) | ({"A"} if "Df" in want else set())
+        if "e_hat" in want:
+            full_want |= {"p_hat"}
+        full = assemble(L, wp, wv, wd, emb.u, full_want | {"Q"})
+        out = project(L, emb, full, wv, wd, self._ind, self._dep, set(want))
+        out["u"] = emb.u
+        out["G_emb"] = emb.G
+        return out
+
+    def _parts(self, t, q, f, want: set) -> tuple[bool, dict]:
+        q, f = np.asarray(q, dtype=float), np.asarray(f, dtype=float)
+        single = q.ndim == 1
+        qb = q[None, :] if single else q
+        fb = f[None, :] if f.ndim == 1 else f
+        if qb.ndim != 2 or fb.ndim != 2 or len(qb) != len(fb):
+            raise ModelError(
+                f"q and f must be single points or batches of equal length, got shapes "
+                f"{q.shape} and {f.shape}."
+            )
+        self._check("q", qb, self.R)
+        self._check("f", fb, self.S)
+        tt = np.broadcast_to(np.asarray(t, dtype=float), (len(qb),)).copy()
+        res = self._eval(tt, qb, fb, set(want))
+        if single:
+            res = {k: v[0] for k, v in res.items()}
+        return single, res
+
+    # ------------------------------------------------------------------ pieces
+    def Q(self, q) -> np.ndarray:
+        """Q(q) with q' = Q f ([PA21] (1)); embedded: Q_full T."""
+        q = np.asarray(q, dtype=float)
+        return self._parts(0.0, q, np.zeros(q.shape[:-1] + (self.S,)), {"Q"})[1]["Q"]
+
+    def A(self, q) -> np.ndarray:
+        """Mass matrix A(q) ([PA21] (55)); embedded: Tᵀ A_u T."""
+        q = np.asarray(q, dtype=float)
+        return self._parts(0.0, q, np.zeros(q.shape[:-1] + (self.S,)), {"A"})[1]["A"]
+
+    def Df(self, q, f) -> np.ndarray:
+        """D(q, f) f ([PA21] (56))."""
+        return self._parts(0.0, q, f, {"Df"})[1]["Df"]
+
+    def e(self, t, q, f) -> np.ndarray:
+        """Generalized impressed forces e(t, q, f) ([PA21] (53))."""
+        return self._parts(t, q, f, {"e"})[1]["e"]
+
+    def e_loads(self, t, q, f) -> np.ndarray:
+        """Contribution of every load to e: shape (S, n_loads) (or (N, S, n_loads))."""
+        return self._parts(t, q, f, {"eload"})[1]["eload"]
+
+    def load_powers(self, t, q, f) -> np.ndarray:
+        """Power fᵀe_L of every load L: shape (n_loads,) or (N, n_loads)."""
+        el = self.e_loads(t, q, f)
+        fa = np.asarray(f, dtype=float)
+        return np.einsum("...s,...sl->...l", fa, el)
+
+    def p_hat(self, q, f, t=None) -> np.ndarray:
+        """Generalized momentum p̂ = A f ([PA21] (54)) (``t`` ignored)."""
+        return self._parts(0.0, q, f, {"p_hat"})[1]["p_hat"]
+
+    def e_hat(self, q, f) -> np.ndarray:
+        """Generalized gyration forces ê = Dᵀ f ([PA21] (57))."""
+        return self._parts(0.0, q, f, {"e_hat"})[1]["e_hat"]
+
+    def T_star(self, q, f, t=None) -> np.ndarray:
+        """Kinetic co-energy T* = ½ fᵀ A f ([PA21] (18)) (``t`` ignored)."""
+        return self._parts(0.0, q, f, {"T_star"})[1]["T_star"]
+
+    def f_from_p(self, q, p, t=None) -> np.ndarray:
+        """f = A(q)⁻¹ p ([PA21] (26)). (``t`` is accepted for the interface of constrained
+        models and ignored.)"""
+        A = self.A(q)
+        p = np.asarray(p, dtype=float)
+        return solve_spd(A, p, q)
+
+    # ------------------------------------------------------------------ embedded constraints
+    @property
+    def has_embedding(self) -> bool:
+        """True when the system has embedded velocity or configuration constraints."""
+        return self.system.embedding.active
+
+    @cached_property
+    def _manifold(self):
+        return ConstraintManifold(self)
+
+    @property
+    def _embedding(self):  # the name constrained.py and older code use
+        return self._manifold
+
+    def all_speed_values(self, q, f) -> np.ndarray:
+        """u = [f; u_d] in the order of ``system.all_speeds`` (the speeds of every body)."""
+        single, q, f = self._pair(q, f)
+        if not self.embedded:
+            u = self._manifold.all_speeds(q, f)
+        else:
+            u = self._embed(np.zeros(len(q)), q, f)[1].u
+        return u[0] if single else u
+
+    def _embed(self, t, q, f, c=None):
+        """(position work array, :class:`~kanebond.numeric.npbackend.Embedded`) at a batch: the
+        dependent speeds of the current partition solved from B_d u_d = −B_f f, or a
+        SingularConfigurationError naming the point where B_d is singular."""
+        zeros = np.zeros((len(t), self.n_u), dtype=np.result_type(f, float))
+        wp = self._work("pos", t, q, zeros, c)
+        try:
+            return wp, embed_speeds(self.layout, wp, f, self._ind, self._dep)
+        except EmbeddingSingular as err:
+            i = err.index
+            self._singular_configuration(float(t[i]), q[i], f[i], err.cond)
+
+    def energy_and_powers(self, t, q, u) -> tuple[np.ndarray, np.ndarray]:
+        """(T* (N,), load powers (N, n_loads)) from all speeds u (N, n_u): ½ uᵀA_u u and u·e_L
+        in all speeds, which need no partition (so they are exact also where the system's own
+        dependent speeds are ill-conditioned)."""
+        q = np.atleast_2d(np.asarray(q, dtype=float))
+        u = np.atleast_2d(np.asarray(u, dtype=float))
+        tt = np.broadcast_to(np.asarray(t, dtype=float), (len(q),)).copy()
+        if self.path == "symbolic" or not self.embedded:
+            f = u[:, self._ind] if self.embedded else u[:, : self.S]
+            res = self._eval(tt, q, f, {"T_star", "eload"})
+            return res["T_star"], np.einsum("ns,nsl->nl", f, res["eload"])
+        c = self._c(tt, q, u[:, self._ind])
+        wp = self._be.work("pos", tt, q, u, c)
+        wv = self._be.work("vel", tt, q, u, c)
+        full = assemble(self.layout, wp, wv, None, u, {"T_star", "eload"})
+        return full["T_star"], np.einsum("ns,nsl->nl", u, full["eload"])
+
+    def dependent_speeds(self, q, f) -> np.ndarray:
+        """u_d: the dependent speeds of the current partition, solved from B(q) u = 0."""
+        u = np.atleast_2d(self.all_speed_values(q, f))
+        out = u[:, self._dep]
+        return out[0] if np.asarray(q).ndim == 1 else out
+
+    def dependent_speed_rates(self, t, x) -> np.ndarray:
+        """u_d' = G f' + c (c = −B_d⁻¹ Ḃu) at states x = [q, f]: the dependent accelerations."""
+        single, tt, xb = self._state_batch("x", t, x)
+        q, f = xb[:, : self.R], xb[:, self.R :]
+        if not self.embedded:
+            if self.has_embedding:
+                raise ModelError(
+                    "dependent_speed_rates needs the numeric embedding of path='bodies'."
+                )
+            out = np.zeros((len(tt), 0))
+            return out[0] if single else out
+        res = self._eval(tt, q, f, {"A", "Df", "e"})
+        fd = solve_spd(res["A"], res["e"] - res["Df"], q, tt)
+        wp = self._work("pos", tt, q, np.zeros((len(tt), self.n_u)))
+        emb = embed_speeds(self.layout, wp, f, self._ind, self._dep)
+        out = np.einsum("nks,ns->nk", emb.G, fd) + res["c"]
+        return out[0] if single else out
+
+    def _pair(self, q, f):
+        q = np.asarray(q, dtype=float)
+        f = np.asarray(f, dtype=float)
+        single = q.ndim == 1
+        qb = q[None, :] if single else q
+        fb = f[None, :] if f.ndim == 1 else f
+        self._check("q", qb, self.R)
+        self._check("f", fb, self.S)
+        return single, qb, fb
+
+    def configuration_residuals(self, q) -> np.ndarray:
+        """g(q) of the configuration constraints: (k,) or (N, k)."""
+        return self._manifold.configuration_residuals(q)
+
+    def velocity_residuals(self, q, f) -> np.ndarray:
+        """B(q) u of the embedded velocity constraints, with u_d solved (zero to round-off)."""
+        return self._manifold.velocity_residuals(q, f)
+
+    def consistent_initial(self, initial: Any) -> np.ndarray:
+        """x0 = [q0, f0] with the dependent coordinates solved from g(q) = 0 by Newton.
+
+        ``initial`` is as in :func:`kanebond.simulate` (a mapping naming every coordinate and
+        speed, or a sequence); its dependent coordinates are the Newton guess (the assembly
+        branch of a linkage is chosen by them). Dependent speeds need not be given: they
+        follow from the velocity constraints.
+        """
+        dep = set(self._manifold.dep_names) if self.has_embedding else set()
+        x0 = initial_state_vector(self, split_named(initial, dep)[0])
+        if self.has_embedding:
+            x0[: self.R] = self._manifold.solve_coordinates(x0[: self.R])
+        return x0
+
+    def project(self, x) -> np.ndarray:
+        """x with the dependent coordinates re-solved from g(q) = 0 (the independent ones and
+        the speeds kept): the projection back onto the constraint manifold."""
+        x = np.array(x, dtype=float)
+        if not self.has_embedding:
+            return x
+        if x.ndim == 2:
+            return np.stack([self.project(row) for row in x])
+        x[: self.R] = self._manifold.solve_coordinates(x[: self.R])
+        return x
+
+    def initial_state(self, initial: Any, t0: float = 0.0) -> np.ndarray:
+        """x0 = [q0, f0] from ``initial`` (as :func:`kanebond.simulate`), checked against the
+        embedded constraints (ConstraintError stating the violation)."""
+        dep = set(self._manifold.dep_names) if self.has_embedding else set()
+        initial, given = split_named(initial, dep)
+        x0 = initial_state_vector(self, initial)
+        if self.has_embedding:
+            check_initial_embedding(self, self._manifold, x0, given)
+        return x0
+
+    def outputs(self, t, q, f) -> dict[str, np.ndarray]:
+        """Named extra columns along a trajectory: dependent speeds and constraint residuals."""
+        if not self.has_embedding:
+            return {}
+        tt = np.broadcast_to(np.asarray(t, dtype=float), (len(q),)).copy()
+        return self._manifold.outputs(tt, np.asarray(q, dtype=float), np.asarray(f, dtype=float))
+
+    # ------------------------------------------------------------------ right-hand sides
+    def rhs(self, t, x) -> np.ndarray:
+        """Velocity form ([PA21] (14)): x = [q, f] → x' = [Q f, A⁻¹(e − D f)]."""
+        if self._fast and getattr(x, "shape", None) == self._x1.shape:
+            self._t1[0] = t
+            self._x1[:] = x
+            code = self._kb_rhs(1, *self._ptrs)
+            if code:
+                self._fail(code, self._t1, self._x1[None, :], self._o1[None, :])
+            return self._o1.copy()
+        single, tt, xb = self._state_batch("x", t, x)
+        q, f = xb[:, : self.R], xb[:, self.R :]
+        c = self._c(tt, q, f)
+        if isinstance(self._be, CBackend) and not np.iscomplexobj(xb):
+            xb = np.ascontiguousarray(xb)
+            if self.embedded:
+                out, _, code = self._be.rhs_embedded(tt, xb, c, self._part)
+            else:
+                out, code = self._be.rhs(tt, xb, c)
+            if code:
+                self._fail(code, tt, xb, out)
+            return out[0] if single else out
+        else:
+            with np.errstate(all="ignore"):  # non-finite results are named below
+                res = self._eval(tt, q, f, {"Q", "A", "Df", "e"}, c=c)
+                qd = np.einsum("nrs,ns->nr", res["Q"], f)
+                fd = solve_spd(res["A"], res["e"] - res["Df"], q, tt)
+                out = np.hstack([qd, fd])
+        if not np.all(np.isfinite(out)):
+            self._warn_not_finite(tt, xb, out)
+        return out[0] if single else out
+
+    def rhs_momentum(self, t, y) -> np.ndarray:
+        """Momentum form ([PA21] (25)–(28)): y = [q, p] → y' = [Q f, e + ê], f = A⁻¹ p."""
+        single, tt, yb = self._state_batch("y", t, y)
+        q, p = yb[:, : self.R], yb[:, self.R :]
+        if isinstance(self._be, CBackend) and not self._params.varying:
+            c = self._c(tt, q, p)
+            yb = np.ascontiguousarray(yb)
+            if self.embedded:
+                out, _, code = self._be.rhs_embedded(tt, yb, c, self._part, momentum=True)
+            else:
+                out, _, code = self._be.rhs_momentum(tt, yb, c)
+            if code:
+                self._fail(code, tt, yb)
+        else:
+            zeros = np.zeros_like(p)
+            A = self._eval(tt, q, zeros, {"A"}, c=self._c(tt, q, zeros))["A"]
+            f = solve_spd(A, p, q, tt)
+            res = self._eval(tt, q, f, {"Q", "e", "e_hat"})
+            qd = np.einsum("nrs,ns->nr", res["Q"], f)
+            out = np.hstack([qd, res["e"] + res["e_hat"]])
+        return out[0] if single else out
+
+    # ------------------------------------------------------------------ errors
+    def _warn_not_finite(self, tt: np.ndarray, xb: np.ndarray, out: np.ndarray) -> None:
+        warn_not_finite(self, tt, xb, out)
+
+    def _fail(self, code: int, tt: np.ndarray, xb: np.ndarray, out: np.ndarray | None = None):
+        """The C runtime's return code: point i = |code| − 1 has a singular A (code > 0) or
+        B_d (code < 0); code ≥ 2²⁸: a result that is not finite (a warning naming it)."""
+        if code >= _NONFINITE:
+            if not np.all(np.isfinite(xb)):
+                self._not_finite("x", xb)
+            if out is not None:
+                self._warn_not_finite(tt, xb, out)
+            return
+        i = abs(code) - 1
+        if not np.all(np.isfinite(xb[i])):
+            self._not_finite("x", xb[i])
+        q = xb[i, : self.R]
+        if code > 0:
+            _singular(self, float(tt[i]), q)
+        self._singular_configuration(float(tt[i]), q, None, None)
+
+    def __repr__(self) -> str:
+        return (
+            f"NumericModel({self.system.name!r}: R={self.R}, S={self.S}, path={self.path!r}, "
+            f"backend={self.backend!r})"
+        )
+
+
+#: The C runtime's code for a result that is not finite (KB_NONFINITE in runtime.c).
+_NONFINITE = 1 << 28
+
+
+def _singular(model: NumericModel, t: float, q: np.ndarray):
+    vals = ", ".join(f"{n}={v:.6g}" for n, v in zip(model.state_names, q, strict=False))
+    if not np.all(np.isfinite(q)) or not np.all(np.isfinite(model._c1)):
+        raise SingularMassMatrixError(
+            f"the mass matrix A(q) of {model.system.name!r} could not be factorized at t={t:.6g} "
+            f"because the coordinates or constants are not finite ({vals}); check the state and "
+            f"the constants (a callable constant may have returned nan or inf)."
+        )
+    raise SingularMassMatrixError(
+        f"the mass matrix A(q) of {model.system.name!r} is singular or not positive definite at "
+        f"t={t:.6g}, {vals}: the coordinates are at a singular configuration (e.g. gimbal lock of "
+        f"Euler angles) or a mass or inertia is zero or negative. Choose other coordinates, or "
+        f"check the constants."
+    )

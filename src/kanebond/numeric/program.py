@@ -1,0 +1,238 @@
+"""The per-body program of a system: its kinematic quantities as one expression graph.
+
+Code is generated only for per-body kinematic quantities in inertial components, in **all**
+speeds u = [f; u_d] (independent speeds f, then the dependent speeds of embedded constraints):
+
+* ``pos`` (functions of t, q): Q_full (q' = Q_full u), every body's mass, partial velocities
+  V, W (3 × k, the k speeds it depends on), central inertia in N, every load point's partial
+  velocities, and the velocity-constraint matrix B(q) (k_c × n_u) of embedded constraints,
+  stored by its structural nonzeros (``Layout.B_rows``, ``Layout.B_cols``) so that chains of
+  loops cost their number of entries, not k_c × n_u;
+* ``vel`` (linear or quadratic in u): q' = Q_full u, the velocity-dependent accelerations
+  a = Σ V̇_s u_s, α = Σ Ẇ_s u_s ([PA21] (56)), the loads, and Ḃ u = d(B u)/dt at u' = 0;
+* ``dot``: the rates V̇, Ẇ of the partial velocities (for ê, [PA21] (57)) and Ḃ (same
+  pattern as B).
+
+Vectors keep SymPy's per-frame measure numbers; the direction cosine matrix of each frame
+relative to N is composed down the frame tree (R_N←B = R_N←P · R_P←B), so a body's code grows
+with its depth in the tree. The backends (:mod:`kanebond.numeric.npbackend`,
+:mod:`kanebond.numeric.cbackend`) assemble A, D f, e, p̂, ê and T* from these numbers with [PA21]
+(53)–(57) and embed the constraints numerically (:mod:`kanebond.numeric.npbackend` states the
+projection).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import sympy as sp
+
+from ..errors import ModelError
+from ..mechanics.kinematics import frame_tree, t
+from ..symbolic.dag import Graph, NotLinearError
+
+__all__ = ["Program", "Layout"]
+
+
+@dataclass
+class Layout:
+    """Where each per-body quantity sits in the work arrays of the generated kernels.
+
+    ``S`` is the number of speeds the kernels take (all speeds n_u = S_f + K_c), ``S_f`` the
+    independent ones and ``K_c`` the embedded velocity constraints (dependent speeds).
+    """
+
+    R: int
+    S: int
+    K: int
+    S_f: int = 0
+    K_c: int = 0
+    Q: int = 0
+    QD: int = 0
+    B: int = 0
+    Bud: int = 0
+    Bdot: int = 0
+    B_rows: list = field(default_factory=list)
+    B_cols: list = field(default_factory=list)
+    bodies: list[dict] = field(default_factory=list)
+    loads: list[dict] = field(default_factory=list)
+    n_pos: int = 0
+    n_vel: int = 0
+    n_dot: int = 0
+
+
+class Program:
+    """The graph of per-body kinematic quantities of a system, in inertial components."""
+
+    def __init__(self, system) -> None:
+        self.system = system
+        g = self.g = Graph()
+        q, u = list(system.coordinates), list(system.all_speeds)
+        R, S = len(q), len(u)
+        syms, funcs = system._parameter_atoms
+        self.params = list(syms) + list(funcs)
+        K = len(self.params)
+        sym: dict = {t: g.inp("t", 0)}
+        for i, x in enumerate(q):
+            sym[x] = g.inp("q", i)
+        for i, x in enumerate(u):
+            sym[x] = g.inp("f", i)
+        for k, x in enumerate(self.params):
+            sym[x] = g.inp("c", k)
+        self.sym = sym
+        self.memo: dict = {}
+        Qf = system.Q_full
+        Q = [[self.node(Qf[r, s]) for s in range(S)] for r in range(R)]
+        qdot = [g.add(*(g.mul(Q[r][s], sym[u[s]]) for s in range(S))) for r in range(R)]
+        for r, x in enumerate(q):
+            sym[x.diff(t)] = qdot[r]
+        self.rates = {sym[x]: qdot[r] for r, x in enumerate(q)}
+        self.speed_index = {sym[x]: s for s, x in enumerate(u)}
+        self.R_of: dict = {system.frame: [[g.ONE, g.ZERO, g.ZERO],
+                                          [g.ZERO, g.ONE, g.ZERO],
+                                          [g.ZERO, g.ZERO, g.ONE]]}
+        self._tree = frame_tree(system.frame)
+        emb = system.embedding
+        L = self.layout = Layout(R, S, K, S_f=len(system.speeds), K_c=len(emb.dependent_speeds))
+        pos: list[int] = []
+        vel: list[int] = []
+        dot: list[int] = []
+        L.Q = 0
+        pos.extend(Q[r][s] for r in range(R) for s in range(S))
+        L.QD = 0
+        vel.extend(qdot)
+        for b in system._bodies_full:
+            self._body(b, pos, vel, dot)
+        for i, (fieldv, vec) in enumerate(system._loads_full):
+            vP = self.vector(fieldv.v)
+            Lc = self.columns(vP, f"velocity of load {i}")
+            cols = sorted(Lc)
+            item = dict(name=system.load_names[i], cols=np.array(cols, dtype=np.intp),
+                        k=len(cols))
+            item["V"] = len(pos)
+            pos.extend(Lc[s][c] for c in range(3) for s in cols)
+            item["F"] = len(vel)
+            vel.extend(self.vector(vec))
+            L.loads.append(item)
+        if L.K_c:
+            self._constraints(emb.B, u, pos, vel, dot)
+        self.pos, self.vel, self.dot = pos, vel, dot
+        L.n_pos, L.n_vel, L.n_dot = len(pos), len(vel), len(dot)
+
+    # ------------------------------------------------------------------ pieces
+    def _body(self, b, pos: list, vel: list, dot: list) -> None:
+        g, L = self.g, self.layout
+        v = self.vector(b.translation.v)
+        Vc = self.columns(v, f"velocity of {b.name}'s mass centre")
+        rigid = b.rotation is not None
+        if rigid:
+            w = self.vector(b.rotation.v)
+            Wc = self.columns(w, f"angular velocity of {b.name}")
+        else:
+            Wc = {}
+        cols = sorted(set(Vc) | set(Wc))
+        zero3 = [g.ZERO] * 3
+        item = dict(name=b.name, rigid=rigid, cols=np.array(cols, dtype=np.intp), k=len(cols))
+        item["m"] = len(pos)
+        pos.append(self.node(b.mass))
+        item["V"] = len(pos)
+        Vm = [Vc.get(s, zero3) for s in cols]
+        pos.extend(Vm[j][i] for i in range(3) for j in range(len(cols)))
+        item["a"] = len(vel)
+        vel.extend(g.dt(x, self.rates) for x in v)
+        item["Vd"] = len(dot)
+        dot.extend(g.dt(Vm[j][i], self.rates) for i in range(3) for j in range(len(cols)))
+        if rigid:
+            Wm = [Wc.get(s, zero3) for s in cols]
+            item["W"] = len(pos)
+            pos.extend(Wm[j][i] for i in range(3) for j in range(len(cols)))
+            item["I"] = len(pos)
+            pos.extend(self.dyadic(b.inertia, b.name))
+            item["al"] = len(vel)
+            vel.extend(g.dt(x, self.rates) for x in w)
+            item["Wd"] = len(dot)
+            dot.extend(g.dt(Wm[j][i], self.rates) for i in range(3) for j in range(len(cols)))
+        L.bodies.append(item)
+
+    def _constraints(self, B: sp.Matrix, u: list, pos: list, vel: list, dot: list) -> None:
+        """B(q) (pos) and Ḃ (dot) at its structural nonzeros, and Ḃu = d(Bu)/dt at u' = 0."""
+        g, L = self.g, self.layout
+        nodes = [[self.node(B[i, j]) for j in range(B.cols)] for i in range(B.rows)]
+        pattern = [(i, j) for i in range(B.rows) for j in range(B.cols)
+                   if nodes[i][j] != g.ZERO]
+        L.B_rows = [i for i, _ in pattern]
+        L.B_cols = [j for _, j in pattern]
+        L.B = len(pos)
+        pos.extend(nodes[i][j] for i, j in pattern)
+        L.Bud = len(vel)
+        for row in nodes:
+            Bu = g.add(*(g.mul(x, self.sym[u[j]]) for j, x in enumerate(row) if x != g.ZERO))
+            vel.append(g.dt(Bu, self.rates))
+        L.Bdot = len(dot)
+        dot.extend(g.dt(nodes[i][j], self.rates) for i, j in pattern)
+
+    # ------------------------------------------------------------------ helpers
+    def node(self, expr) -> int:
+        return self.g.from_sympy(expr, self.sym, self.memo)
+
+    def rotation(self, frame) -> list[list[int]]:
+        """R_N←frame, composed frame by frame down the frame tree."""
+        if frame in self.R_of:
+            return self.R_of[frame]
+        if frame not in self._tree:
+            raise ModelError(
+                f"frame {frame.name} is not connected to the inertial frame "
+                f"{self.system.frame.name} by orientations, but a vector (a velocity, an "
+                f"inertia or a load) is written in it; orient {frame.name} relative to a frame "
+                f"that is (a frame with only an angular velocity is fine as long as nothing is "
+                f"written in its unit vectors)."
+            )
+        chain = []
+        fr = frame
+        while fr not in self.R_of:
+            chain.append(fr)
+            fr = self._tree[fr]
+        for fr in reversed(chain):
+            P = self._tree[fr]
+            E = P._dcm_dict[fr]
+            En = [[self.node(E[i, j]) for j in range(3)] for i in range(3)]
+            self.R_of[fr] = self.g.matmul(self.R_of[P], En)
+        return self.R_of[frame]
+
+    def vector(self, vec) -> list[int]:
+        """Inertial components Σ_frames R_N←frame · (measure numbers) of a SymPy Vector."""
+        g = self.g
+        out = [g.ZERO, g.ZERO, g.ZERO]
+        for m, fr in vec.args:
+            mm = [self.node(x) for x in m]
+            if all(x == g.ZERO for x in mm):
+                continue
+            rn = g.matvec(self.rotation(fr), mm)
+            out = [g.add(a, b) for a, b in zip(out, rn, strict=True)]
+        return out
+
+    def dyadic(self, dy, owner: str = "") -> list[int]:
+        """Inertial components (row-major 3×3) of a SymPy Dyadic."""
+        g = self.g
+        out = [g.ZERO] * 9
+        for coef, u1, u2 in dy.args:
+            c = self.node(coef)
+            a = self.vector(u1)
+            b = self.vector(u2)
+            out = [g.add(out[3 * i + j], g.mul(c, a[i], b[j])) for i in range(3) for j in range(3)]
+        return out
+
+    def columns(self, vec: list[int], label: str) -> dict[int, list[int]]:
+        """Partial velocities: {s: [3 nodes]} of the nonzero columns ∂v/∂u_s."""
+        g = self.g
+        cols: dict[int, list[int]] = {}
+        for c in range(3):
+            try:
+                rest, coeffs = g.linear(vec[c], self.speed_index)
+            except NotLinearError:  # pragma: no cover - KaneSystem validated linearity
+                raise ModelError(f"{label} is not linear in the speeds.") from None
+            for s, node in coeffs.items():
+                if node != g.ZERO:
+                    cols.setdefault(s, [g.ZERO, g.ZERO, g.ZERO])[c] = node
+        return cols

@@ -1,0 +1,160 @@
+"""Reactions of embedded constraints, numerically.
+
+In all speeds the constraint forces are what the equations of motion leave over,
+A_u u' + D_u u − e_u = Bᵀ λ ([PA-VP] (24)–(27) with embedded rows): λ from the rows of the
+dependent speeds, checked on those of the independent ones. A constraint written as a
+:class:`~kanebond.VelocityConstraint` through the velocities it restrains turns λ into the force
+(∂φ/∂v_n) λ on each listed point, in inertial components or in any frame of the model.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import ConstraintError, ModelError
+from ..mechanics.kinematics import t
+from ..symbolic.dag import Graph, emit_python
+from .npbackend import (
+    assemble,
+    multipliers,
+    project,
+    solve_spd,
+)
+
+__all__ = ["ReactionMixin"]
+
+
+class ReactionMixin:
+    """Multipliers and reaction forces (mixed into :class:`~kanebond.numeric.NumericModel`)."""
+
+    def constraint_multipliers(self, t, x) -> np.ndarray:
+        """λ of the embedded velocity constraints at states x = [q, f]: A_u u' + D_u u − e_u =
+        Bᵀ λ in all speeds, the generalized constraint forces with the sign of the impressed
+        forces. A constraint written as a velocity component, v_P · n = 0, has λ = the force
+        the constraint exerts on P along n. (The Lagrangian convention of the IFToMM benchmark
+        formulations, M q'' + Φ_qᵀ λ = Q, has the opposite sign.) Checked: the rows of the
+        independent speeds must hold to 1e-8 (ConstraintError otherwise). (k,) or (N, k)."""
+        single, tt, xb = self._state_batch("x", t, x)
+        lam = self._multipliers(tt, xb[:, : self.R], xb[:, self.R :])
+        return lam[0] if single else lam
+
+    multipliers = constraint_multipliers  # the name ConstrainedModel used first
+
+    def _multipliers(self, tt, q, f) -> np.ndarray:
+        if not self.embedded:
+            if self.has_embedding:
+                raise ModelError("constraint multipliers need path='bodies'.")
+            return np.zeros((len(tt), 0))
+        L = self.layout
+        c_par = self._c(tt, q, f)
+        wp, emb = self._embed(tt, q, f, c_par)
+        wv = self._be.work("vel", tt, q, emb.u, c_par)
+        full = assemble(L, wp, wv, None, emb.u, {"A", "Df", "e"})
+        proj = project(L, emb, full, wv, None, self._ind, self._dep, {"A", "Df", "e"})
+        fd = solve_spd(proj["A"], proj["e"] - proj["Df"], q, tt)
+        lam, rest = multipliers(emb, full, fd, proj["c"], self._ind, self._dep)
+        if not np.all(rest <= 1e-8):
+            i = int(np.argmax(~(rest <= 1e-8)))
+            raise ConstraintError(
+                f"the constraint multipliers of {self.system.name!r} at t={tt[i]:.6g} do not "
+                f"balance the equations of the independent speeds (relative residual "
+                f"{rest[i]:.2e}): the constraints are close to losing rank there."
+            )
+        return lam
+
+    def constraint_forces(self, t, x) -> dict[tuple[str, str], np.ndarray]:
+        """{(constraint name, point or frame name): force or torque}: (∂φ/∂v_n) λ in inertial
+        components, (3,) or (N, 3), for every embedded :class:`~kanebond.VelocityConstraint`
+        and each point and frame it lists (the reaction it exerts on the system)."""
+        single, tt, xb = self._state_batch("x", t, x)
+        lam = self._multipliers(tt, xb[:, : self.R], xb[:, self.R :])
+        grads = self._manifold.gradients(xb[:, : self.R])
+        out = {}
+        for (row, name, target), g in grads.items():
+            F = g * lam[:, row : row + 1]
+            out[(name, target)] = F[0] if single else F
+        return out
+
+    def rotation_matrix(self, frame, q) -> np.ndarray:
+        """R_N←F(q), (3, 3) or (N, 3, 3): the columns are the unit vectors of ``frame`` in
+        inertial components, composed down the frame tree (``v_F = Rᵀ v_N``)."""
+        from ..mechanics.kinematics import frame_tree
+
+        fn = self._rotations.get(frame)
+        if fn is None:
+            g = Graph()
+            sym: dict = {t: g.inp("t", 0)}
+            for i, x in enumerate(self.coordinates):
+                sym[x] = g.inp("q", i)
+            for k, x in enumerate(self.parameters):
+                sym[x] = g.inp("c", k)
+            tree = frame_tree(self.system.frame)
+            if frame not in tree:
+                raise ModelError(
+                    f"frame {getattr(frame, 'name', frame)!r} is not connected to the inertial "
+                    f"frame {self.system.frame.name} by orientations; orient it to express "
+                    f"vectors in it."
+                )
+            chain, fr = [], frame
+            while tree[fr] is not None:
+                chain.append(fr)
+                fr = tree[fr]
+            memo: dict = {}
+            Rm = [[g.ONE if i == j else g.ZERO for j in range(3)] for i in range(3)]
+            for fr in reversed(chain):
+                E = tree[fr]._dcm_dict[fr]
+                Rm = g.matmul(Rm, [[g.from_sympy(E[i, j], sym, memo) for j in range(3)]
+                                   for i in range(3)])
+            ns: dict = {"np": np}
+            groups = {"t": 1, "q": self.R, "c": len(self.parameters)}
+            exec(compile(emit_python(g, groups, [x for row in Rm for x in row], "k_rot"),
+                         "<kanebond rotation>", "exec"), ns)  # our own generated code
+            fn = self._rotations[frame] = ns["k_rot"]
+        qa = np.asarray(q, dtype=float)
+        single = qa.ndim == 1
+        qb = qa[None, :] if single else qa
+        n = len(qb)
+        tt = np.zeros(n)
+        c = self._c(tt, qb, np.zeros((n, self.S)))
+        out = np.zeros((9, n))
+        fn(tt[None, :], qb.T, c.T, out)
+        Rn = np.moveaxis(out.reshape(3, 3, n), 2, 0)
+        return Rn[0] if single else Rn
+
+    def express(self, vectors, frame, q) -> np.ndarray:
+        """Inertial components (3,) or (N, 3) expressed in ``frame`` at configurations q."""
+        Rn = self.rotation_matrix(frame, q)
+        v = np.asarray(vectors, dtype=float)
+        return np.einsum("...ji,...j->...i", Rn, v)
+
+    def reaction_outputs(self, t, q, u) -> dict[str, np.ndarray]:
+        """Trajectory columns from stored rows of all speeds: ``lambda[<constraint>]`` and
+        ``force[<constraint>,<point>]_x|y|z``; rows where the system's own partition is
+        singular are evaluated with a better one (λ does not depend on the partition)."""
+        if not self.embedded or not len(t):
+            return {}
+        q = np.asarray(q, dtype=float)
+        u = np.asarray(u, dtype=float)
+        k = self.layout.K_c
+        lam = np.full((len(t), k), np.nan)
+        try:
+            lam[:] = self._multipliers(np.asarray(t, dtype=float), q, u[:, self._ind])
+        except Exception:  # noqa: BLE001 - row by row, with a regular partition where needed
+            for i in range(len(t)):
+                for view in (self, None):
+                    try:
+                        if view is None:
+                            view = self.repartition(self.best_partition(q[i]))
+                        lam[i] = view._multipliers(np.asarray(t[i : i + 1], dtype=float),
+                                                   q[i : i + 1], u[i : i + 1, view._ind])[0]
+                        break
+                    except Exception:  # noqa: BLE001
+                        continue
+        names = self.system.embedding.names
+        out = {f"lambda[{names[r]}]": lam[:, r] for r in range(k)}
+        grads = self._manifold.gradients(q)
+        for (row, name, target), g in grads.items():
+            F = g * lam[:, row : row + 1]
+            for j, ax in enumerate("xyz"):
+                out[f"force[{name},{target}]_{ax}"] = F[:, j]
+        return out

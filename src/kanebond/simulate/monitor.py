@@ -1,0 +1,327 @@
+"""Watching a simulation of a constrained system between steps.
+
+Things can go wrong with constraints that no single evaluation of the right-hand side sees,
+because they happen *between* the points the integrator visits:
+
+* **The dependent speeds degrade.** With embedded constraints the state holds the independent
+  speeds f of a partition u = [f; u_d] and u_d is solved from B_d u_d = −B_f f. Where B_d
+  becomes singular while B keeps full rank (a falling bicycle whose front-contact Jacobian in
+  yaw, pitch and front-wheel rates is singular; a four-bar at a toggle position), the chosen
+  f cannot describe the motion, but other speeds can. After every accepted step the condition
+  number of B_d is checked on the step's dense output; when it exceeds :data:`SWITCH_COND` at
+  the end of the step and another partition (the dependent speeds chosen by QR with column
+  pivoting of B) is at least ten times better, the run switches there: the state is
+  converted (f_new = u[ind_new], or p_new = T_newᵀ A_u u) and the integrator restarts. When it
+  exceeds :data:`REDO_COND` inside the step (the step passed close to a singular B_d, where the
+  dependent speeds lose digits), the step is discarded and taken again from its start with a
+  better partition. This is coordinate partitioning (Wehage & Haug) at the level of speeds;
+  the trajectory keeps reporting the system's own speeds, which stay well defined.
+* **The configuration drifts.** The dependent coordinates, integrated like the others, leave
+  g(q) = 0 by the integration error (a quaternion's norm); beyond :data:`PROJECT_TOL` they are
+  projected back by Newton, the independent coordinates and the speeds kept.
+* **The constraints lose rank** (a bifurcation: the N four-bar lying flat, a linkage passing a
+  singular position). No partition helps, the motion through the point is not unique, and an
+  integrator that steps across it may continue on another assembly branch without any
+  residual showing it. The rank margin — the smallest over the largest singular value of the
+  constraint Jacobian (B for embedded constraints, ∂φ/∂ᵘfᵀ for adjoined ones) — is watched
+  on the solver's dense output inside each step (sampled, then minimized where it dips);
+  below :data:`SINGULAR_MARGIN` the run stops with a
+  :class:`~kanebond.SimulationError` that names the constraints, the time and the
+  configuration, and keeps the trajectory so far.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from ..errors import KanebondError, SingularConfigurationError
+from ..mechanics.kinematics import show
+from ..model.parameters import name_of
+
+__all__ = ["ConstraintWatch", "SWITCH_COND", "REDO_COND", "SINGULAR_MARGIN", "PROJECT_TOL"]
+
+#: Condition number of B_d at the end of a step above which a better partition is taken.
+SWITCH_COND = 1e2
+#: Condition number of B_d inside a step above which the step is taken again, from its start,
+#: with a better partition (the dependent speeds there have lost six digits).
+REDO_COND = 1e6
+#: Rank margin σ_min/σ_max of the constraint Jacobian below which a configuration is singular.
+SINGULAR_MARGIN = 1e-6
+#: Residual of the configuration constraints (relative to 1 + |q|) above which the dependent
+#: coordinates are projected back onto g(q) = 0 after a step.
+PROJECT_TOL = 1e-10
+
+
+def _margin(J: np.ndarray) -> float:
+    """σ_min/σ_max of J (1 for no rows; 0 if not finite). Rows are not rescaled: a constraint
+    whose coefficients all vanish together (the loop of a four-bar lying flat) is exactly the
+    loss of rank to be seen, and rescaling its row would hide it."""
+    if J.size == 0:
+        return 1.0
+    if not np.all(np.isfinite(J)):
+        return 0.0
+    s = np.linalg.svd(J, compute_uv=False)
+    return float(s[-1] / s[0]) if s[0] > 0 else 0.0
+
+
+class ConstraintWatch:
+    """Partition switching and singular-configuration detection for one simulation run.
+
+    ``model`` is the system's numeric model (:class:`~kanebond.numeric.NumericModel` with
+    embedded constraints, or a :class:`~kanebond.ConstrainedModel` with adjoined ones);
+    ``momentum`` says which form is integrated. ``active`` is the model (partition view) the
+    integrator currently uses.
+    """
+
+    def __init__(self, model: Any, momentum: bool) -> None:
+        self.user = model
+        self.active = model
+        self.momentum = momentum
+        self.embedded = bool(getattr(model, "embedded", False))
+        self.adjoined = bool(getattr(model, "L", 0))
+        self.switches: list[tuple[float, list[str]]] = []
+        self.margin_min = 1.0
+        self._last_margin: float | None = None
+        self._pending: tuple[Any, float] | None = None
+        self.projections = 0
+        self.config = bool(getattr(model, "has_embedding", False)) and bool(
+            getattr(getattr(model, "system", None), "embedding", None)
+            and model.system.embedding.configuration_constraints)
+
+    @staticmethod
+    def applies(model: Any) -> bool:
+        return bool(getattr(model, "embedded", False)) or bool(getattr(model, "L", 0)) or (
+            bool(getattr(model, "has_embedding", False)))
+
+    # ------------------------------------------------------------------ conversions
+    def speeds_of(self, model: Any, t: float, y: np.ndarray) -> np.ndarray:
+        """The model's own speeds f (n, S) from integrated states y (n, R + S)."""
+        R = model.R
+        if self.momentum:
+            return np.atleast_2d(model.f_from_p(y[:, :R], y[:, R:], t=t))
+        return y[:, R:]
+
+    @property
+    def stores_all_speeds(self) -> bool:
+        """True when stored rows hold [q, u, W] with all speeds u, whatever the form and the
+        partition integrated (embedded runs): the system's own speeds f = u[ind] are defined
+        at every configuration, also where their partition is singular, and T* and the powers
+        follow from u without any partition."""
+        return self.embedded
+
+    def stored_rows(self, t, Z: np.ndarray, n: int) -> np.ndarray:
+        """Rows [y_active, W] → [q, u, W] (embedded runs; others are returned as they are)."""
+        if not self.embedded:
+            return Z
+        R = self.user.R
+        tt = np.broadcast_to(np.asarray(t, dtype=float), (len(Z),))
+        out = np.zeros((len(Z), R + self.user.n_u + Z.shape[1] - n))
+        out[:, :R] = Z[:, :R]
+        out[:, R + self.user.n_u :] = Z[:, n:]
+        for i in range(len(Z)):
+            y = Z[i : i + 1, :n]
+            try:
+                f = self.speeds_of(self.active, float(tt[i]), y)
+                out[i, R : R + self.user.n_u] = np.atleast_2d(
+                    self.active.all_speed_values(y[:, :R], f))[0]
+            except KanebondError:  # a singular point kept for a failure message: NaN speeds
+                out[i, R : R + self.user.n_u] = np.nan
+        return out
+
+    def user_x(self, t: float, y: np.ndarray) -> np.ndarray:
+        """x = [q, f_user] from one integrated state y of the active model."""
+        R = self.active.R
+        f = self.speeds_of(self.active, t, y[None, :])
+        if self.active is not self.user and self.embedded:
+            u = np.atleast_2d(self.active.all_speed_values(y[None, :R], f))
+            f = u[:, self.user._ind]
+        return np.concatenate([y[:R], f[0]])
+
+    def convert(self, new: Any, t: float, z: np.ndarray, n: int) -> np.ndarray:
+        """The state z = [y, W] of the active model as a state of the partition ``new``."""
+        R = self.active.R
+        y = z[None, :n]
+        f = self.speeds_of(self.active, t, y)
+        u = np.atleast_2d(self.active.all_speed_values(y[:, :R], f))
+        fn = u[:, new._ind]
+        if self.momentum:
+            fn = np.atleast_2d(new.p_hat(y[:, :R], fn))
+        out = z.copy()
+        out[R:n] = fn[0]
+        return out
+
+    # ------------------------------------------------------------------ checks
+    def margin(self, t: float, y: np.ndarray) -> float:
+        """The rank margin of the constraint Jacobian at one integrated state."""
+        model = self.active
+        R = model.R
+        if self.embedded:
+            return _margin(model.constraint_matrix(y[:R]))
+        if not self.adjoined:
+            return 1.0
+        f = self.speeds_of(model, t, y[None, :])
+        return _margin(model.constraint_jacobian(t, y[:R], f[0]))
+
+    def inspect(self, sol: Any, t_old: float, t_new: float, y_new: np.ndarray, n: int
+                ) -> tuple[str, Any]:
+        """Look inside the step just taken: ("singular", (t, margin)) where the constraints
+        lose rank in it; ("redo", view) when the active partition became ill-conditioned
+        inside it (the step must be taken again from t_old with ``view``); ("switch", view)
+        when it is ill-conditioned at its end; ("ok", None) otherwise.
+
+        The rank margin (and, with embedded constraints, the condition number of B_d) is
+        sampled at nine points of the step's dense output; every interior local minimum of
+        the margin (and a minimum at the boundary with the previous step, which ended
+        falling) is refined with bounded Brent minimization, so a V-shaped dip to zero
+        between samples is not missed.
+        """
+        if not (self.embedded or self.adjoined):
+            return "ok", None
+        ts = np.linspace(t_old, t_new, 9)
+        Y = np.asarray(sol(ts[1:-1])).T[:, :n]
+        ys = [None] + [Y[k] for k in range(7)] + [y_new]
+        first = self._last_margin if self._last_margin is not None else \
+            self.margin(t_old, np.asarray(sol(t_old))[:n])
+        ms = [first] + [self.margin(float(ts[k]), ys[k]) for k in range(1, 9)]
+        hit = self._dip(sol, ts, ms, n, t_new)
+        self._last_margin = ms[8]
+        if hit is not None:
+            return "singular", hit
+        if not self.embedded:
+            return "ok", None
+        conds = [float(self.active.embedding_condition(ys[k][: self.active.R]))
+                 for k in range(1, 9)]
+        k = int(np.argmax(conds))
+        if conds[k] > REDO_COND and k < 7:
+            new = self._best_at(ys[k + 1][: self.active.R], conds[k])
+            if new is not None:
+                return "redo", new
+        if conds[-1] > SWITCH_COND:
+            new = self._best_at(y_new[: self.active.R], conds[-1])
+            if new is not None:
+                return "switch", new
+        return "ok", None
+
+    def _dip(self, sol, ts, ms, n: int, t_new: float) -> tuple[float, float] | None:
+        from scipy.optimize import minimize_scalar
+
+        windows: list[tuple[Any, float, float]] = []
+        for k in range(1, 8):  # strict dips only: a flat margin (one constraint row) has none
+            if ms[k] < ms[k - 1] and ms[k] < ms[k + 1]:
+                windows.append((sol, ts[k - 1], ts[k + 1]))
+        if self._pending is not None and ms[1] > ms[0]:
+            psol, pt = self._pending
+            windows += [(psol, pt, ts[0]), (sol, ts[0], ts[1])]
+        self._pending = (sol, ts[7]) if ms[8] < ms[7] else None
+        k = int(np.argmin(ms))
+        best_t, best = float(ts[k]), float(ms[k])
+        for ws, a, b in windows:
+            lo, hi = min(a, b), max(a, b)
+            if hi <= lo:
+                continue
+            res = minimize_scalar(
+                lambda tt, ws=ws: self.margin(float(tt), np.asarray(ws(tt))[:n]),
+                bounds=(lo, hi), method="bounded",
+                options={"xatol": 1e-13 * max(1.0, abs(t_new))},
+            )
+            if res.fun < best:
+                best_t, best = float(res.x), float(res.fun)
+        self.margin_min = min(self.margin_min, best)
+        if best < SINGULAR_MARGIN:
+            return best_t, best
+        return None
+
+    def forget_step(self) -> None:
+        """The step just inspected is discarded (redone): forget what it left behind."""
+        self._last_margin = None
+        self._pending = None
+
+    def _best_at(self, q: np.ndarray, cond: float) -> Any | None:
+        """The best partition at q when it is ten times better than the active one."""
+        independent = self.active.best_partition(q)
+        if [show(x) for x in independent] == [show(x) for x in self.active.speeds]:
+            return None
+        new = self.user.repartition(independent)
+        if float(new.embedding_condition(q)) * 10.0 > cond:
+            return None
+        return new
+
+    def better_partition(self, y: np.ndarray) -> Any | None:
+        """A partition view to switch to at state y, or None to keep the active one."""
+        if not self.embedded:
+            return None
+        q = y[: self.active.R]
+        cond = float(self.active.embedding_condition(q))
+        if cond < SWITCH_COND:
+            return None
+        return self._best_at(q, cond)
+
+    def project(self, t: float, z: np.ndarray, n: int) -> np.ndarray | None:
+        """z with the dependent coordinates re-solved from g(q) = 0 (the others and the speeds
+        kept; in the momentum form p = A(q) f for the new q), or None when the configuration
+        constraints hold to :data:`PROJECT_TOL`. Integration error lets g(q) drift (a
+        quaternion's norm); this keeps the state on its manifold."""
+        if not self.config:
+            return None
+        model = self.active
+        R = model.R
+        q = np.asarray(z[:R], dtype=float)
+        g = np.atleast_1d(model.configuration_residuals(q))
+        if not len(g) or np.max(np.abs(g)) <= PROJECT_TOL * (1.0 + np.max(np.abs(q))):
+            return None
+        f = self.speeds_of(model, t, z[None, :n])
+        out = np.array(z, dtype=float)
+        out[:R] = model._manifold.solve_coordinates(q)
+        out[R:n] = np.atleast_2d(model.p_hat(out[None, :R], f))[0] if self.momentum else f[0]
+        self.projections += 1
+        return out
+
+    def message(self, t: float, margin: float, x: np.ndarray, names: list[str]) -> str:
+        """What the singular-configuration error says."""
+        vals = ", ".join(f"{k}={v:.6g}" for k, v in zip(names, x, strict=False))
+        if self.embedded:
+            labels = self.user.system.embedding.labels
+            what = (f"the embedded velocity constraints ({'; '.join(labels[:4])}"
+                    f"{'; ...' if len(labels) > 4 else ''})")
+        else:
+            what = "the adjoined constraints " + ", ".join(
+                repr(n) for n in getattr(self.user, "adjoined_names", []))
+        return (
+            f"{what} lose rank at t≈{t:.10g} (rank margin σ_min/σ_max = {margin:.2e}), "
+            f"{vals}: a singular configuration of the mechanism (a bifurcation: there the "
+            f"number of degrees of freedom jumps and the motion through it is not unique). "
+            f"kanebond stops here rather than continue on an assembly branch it would choose "
+            f"silently; model the mechanism without the redundancy (e.g. fewer loops) or "
+            f"avoid the configuration"
+        )
+
+
+def regular_start(num: Any, initial: Mapping, t0: float):
+    """(partition view, its initial state) for a start where the system's own dependent
+    speeds cannot be solved: the best partition at q0, whose speeds ``initial`` must give."""
+    given = {name_of(k) for k in initial}
+    q_names = [show(x) for x in num.coordinates]
+    missing_q = [n for n in q_names if n not in given]
+    if missing_q:
+        raise SingularConfigurationError(
+            f"the dependent speeds of {num.system.name!r} cannot be solved at the initial "
+            f"configuration, and initial does not give every coordinate ({missing_q[0]} is "
+            f"missing) to choose other dependent speeds with."
+        )
+    vals = {name_of(k): v for k, v in initial.items()}
+    q0 = np.array([float(vals[n]) for n in q_names])
+    view = num.repartition(num.best_partition(q0))
+    lacking = [show(x) for x in view.speeds if show(x) not in given]
+    if lacking:
+        raise SingularConfigurationError(
+            f"the dependent speeds {', '.join(show(x) for x in num.dependent_speed_symbols)} "
+            f"of {num.system.name!r} cannot be solved from its speeds at the initial "
+            f"configuration (their coefficients in the velocity constraints are singular "
+            f"there), so the motion is not determined by them; give the speeds "
+            f"{', '.join(show(x) for x in view.speeds)} in initial (missing: "
+            f"{', '.join(lacking)}), and kanebond starts with those as independent."
+        )
+    return view, view.initial_state(initial, t0)

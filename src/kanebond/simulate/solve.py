@@ -1,0 +1,217 @@
+"""Simulation: integrate the velocity or momentum form, keep a :class:`Trajectory`, audit energy.
+
+Two first-order forms of Kane's equations can be integrated ([PA21] §3):
+
+* ``form="velocity"``, state x = [q, f] ([PA21] (14)):
+
+      q' = Q(q) f,        A(q) f' = e(t, q, f) − D(q, f) f;
+
+* ``form="momentum"`` (the default), state y = [q, p] ([PA21] (25)–(28)):
+
+      q' = Q(q) f,        p' = e(t, q, f) + ê(q, f),        f = A(q)⁻¹ p,
+
+  started from p(t0) = A(q0) f0 ([PA21] (21)).
+
+Whatever form is integrated, the :class:`Trajectory` holds q, f and p (the other one of f, p is
+computed from the states), the kinetic co-energy T* = ½ fᵀA f ([PA21] (18)) and the power
+of every source: P_L = fᵀ e_L of every load L, ᶜf_k ᶜe_k of every prescribed flow
+([PA21] (48)) and ᵃᶜf_ℓ λ_ℓ of every adjoined constraint ([PA-VP] (19)); embedded constraints do
+no work. The power balance is
+
+      dT*/dt = fᵀ e + ᶜfᵀ ᶜe + ᵃᶜfᵀ λ = Σ_sources P,
+
+and T*(t) − T*(t0) − ∫ P dt vanishes along the exact motion. To audit it to the integrator's
+tolerance the work W_L = ∫ P_L dt of every load is integrated as an extra state appended to
+the ODE, W_L' = fᵀ e_L (``audit=True``), so that the residual ΔT* − ΣW measures only the
+integration error (see :meth:`Trajectory.energy_audit`). For the explicit Runge–Kutta solvers
+(``DOP853``, ``RK45``, ``RK23``) this costs one *batched* evaluation of the load powers per
+step instead of one per stage: since W does not feed back into the motion, its Runge–Kutta
+update W_new = W_old + h Σ b_i P(t_i, Y_i) is formed after each accepted step from the stage
+states Y_i, which gives exactly the numbers of the appended state (only the step-size control
+does not look at W). Other solvers get W appended to the ODE. With ``audit=False`` the work is
+the cumulative trapezoid of the power at the output times (second order only).
+
+Integration is driven step by step (:class:`kanebond.simulate.driver.Run`) through SciPy's
+``OdeSolver`` classes (``DOP853``, ``RK45``, ``RK23``, ``Radau``, ``BDF``, ``LSODA``, the ones
+behind ``solve_ivp``) rather than by one call of ``solve_ivp``. That gives full control of every
+accepted step, which is what makes the run robust and its failures useful:
+
+* every accepted step is kept at once, so when a run fails the steps computed so far are not
+  lost: they are attached to the :class:`~kanebond.SimulationError` as ``err.trajectory``;
+* the right-hand side never raises inside the solver: where A(q) is singular or indefinite
+  (:class:`~kanebond.SingularMassMatrixError`) or the derivative is not finite (a NaN input, an
+  overflow), it returns NaN, which makes the solver reject the trial step and retry a smaller
+  one. A trial stage that merely overshoots into a bad region is thus recovered from, and a
+  genuine singularity is approached until the step size underflows; the run then stops with a
+  SimulationError stating t, the last accepted state and what went wrong where;
+* the state is checked to be finite after every accepted step;
+* the progress bar is advanced by simulated time after every accepted step (a step's stages are
+  evaluated at times that go back and forth, accepted steps only move forward);
+* events are located in each step with the solver's dense output, exactly as ``solve_ivp``
+  does (Brent's method on the interpolant), with x = [q, f] passed to every event function
+  whatever the form integrated.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
+
+import numpy as np
+
+from ..errors import ModelError
+from ..numeric.constrained import ConstrainedModel
+from ..numeric.model import NumericModel
+from .driver import STALL_STEPS_TO_GO, Run
+from .events import Event
+from .integration import run_arguments
+from .trajectory import EnergyAudit, Trajectory
+
+__all__ = ["simulate", "Trajectory", "Event", "EnergyAudit", "STALL_STEPS_TO_GO"]
+
+
+class MakesNumeric(Protocol):
+    """What :func:`simulate` takes besides a numeric model: an object with ``numeric()``, such
+    as a :class:`~kanebond.KaneSystem` (system.py, above this floor)."""
+
+    def numeric(self, constants: Any = None, **options: Any) -> NumericModel: ...
+
+
+def simulate(
+    system: MakesNumeric | NumericModel,
+    t_span: tuple[float, float] | Sequence[float],
+    initial: Mapping[Any, float] | Sequence[float] | np.ndarray | None,
+    constants: Mapping[Any, Any] | None = None,
+    *,
+    form: str = "momentum",
+    t_eval: Sequence[float] | np.ndarray | None = None,
+    rtol: float = 1e-9,
+    atol: float = 1e-12,
+    method: str | type = "DOP853",
+    events: Any = None,
+    progress: bool | None = None,
+    backend: str = "auto",
+    max_step: float = np.inf,
+    audit: bool = True,
+    metadata: Mapping[str, Any] | None = None,
+    baumgarte: float | None = None,
+    max_nfev: int | None = 10_000_000,
+    stall_steps: int = 1000,
+    **options: Any,
+) -> Trajectory:
+    """Integrate the equations of motion of ``system`` over ``t_span``.
+
+    Parameters
+    ----------
+    system:
+        A :class:`~kanebond.KaneSystem` (made numeric with ``system.numeric(constants,
+        backend=backend)``) or a prebuilt :class:`~kanebond.numeric.NumericModel` (then
+        ``constants`` must be None: they were given to the model).
+    t_span:
+        (t0, t_final); t_final < t0 integrates backwards.
+    initial:
+        Initial coordinates and speeds: a mapping {symbol or its name: value} that names every
+        coordinate and speed (a missing or unknown one raises :class:`~kanebond.ModelError`
+        naming it), a sequence x0 = [q0, f0], or ``None`` for all zeros. In the momentum form
+        p(t0) = A(q0) f0 ([PA21] (21)).
+    constants:
+        Values of the constants and inputs: numbers or callables of t or (t, x), x = [q, f].
+    form:
+        ``"momentum"``: y = [q, p], p' = e + ê ([PA21] (25)–(28)); ``"velocity"``:
+        x = [q, f], A f' = e − D f ([PA21] (14)).
+    t_eval:
+        Output times (from the solver's dense output); default: every accepted step.
+    rtol, atol, max_step:
+        Solver tolerances and largest step.
+    method:
+        A SciPy solver: ``"DOP853"``, ``"RK45"``, ``"RK23"``, ``"Radau"``, ``"BDF"``,
+        ``"LSODA"`` or an ``OdeSolver`` subclass. Other keyword ``options`` (``first_step``,
+        ``jac``, ...) are passed to it.
+    events:
+        An :class:`Event`, a SymPy expression, a callable g(t, x) (with optional attributes
+        ``terminal`` and ``direction``, as in ``solve_ivp``; x = [q, f] whatever the form), or a
+        list of them. A terminal event ends the run successfully (status 1).
+    progress:
+        ``None`` (auto): a tqdm bar on stderr when it is a terminal and the run lasts over a
+        second; ``True``: always; ``False``: never.
+    backend:
+        Numeric backend for a KaneSystem: ``"auto"``, ``"c"`` or ``"numpy"``.
+    audit:
+        ``True``: integrate the work ∫ fᵀe_L dt of every load as extra states, so that
+        :meth:`Trajectory.energy_audit` closes to the integrator's tolerance (costs one
+        evaluation of the load powers per stage, and one of f = A⁻¹p in the momentum form);
+        ``False``: no extra states, the work is the trapezoid rule on the output times.
+    metadata:
+        Extra entries for :attr:`Trajectory.metadata`.
+    baumgarte:
+        For a system with adjoined constraints: the Baumgarte rate β ≥ 0 (1/time) of the
+        stabilized constraint d/dt(φ − ᴾφ) = −β (φ − ᴾφ); ``None`` (0) enforces the
+        differentiated constraint exactly, so φ − ᴾφ drifts only by the integration error.
+
+    max_nfev:
+        Largest number of evaluations of the right-hand side (``None``: no limit); beyond it
+        the run stops with a SimulationError that keeps the trajectory so far.
+    stall_steps:
+        The run stops with a SimulationError when this many consecutive accepted steps
+        advance t by less than 1e-9 of the time span in all, or so little that at their pace
+        the rest of the span would take more than 1e8 steps: a solver crawling into a
+        singularity never finishes otherwise.
+
+    With embedded constraints the integrated speeds are those of a *partition* of all speeds
+    into independent and dependent ones; where the system's own dependent speeds cannot be
+    solved (their coefficient matrix B_d nearly singular) the run switches to a better
+    partition and restarts there, and where the constraints themselves lose rank (a
+    bifurcation) it stops with a SimulationError naming the constraints and the time
+    (:mod:`kanebond.simulate.monitor`). The trajectory always reports the system's own speeds;
+    ``metadata["partition_switches"]`` lists the switches.
+
+    Returns
+    -------
+    Trajectory
+
+    Raises
+    ------
+    SimulationError
+        A singular or indefinite A(q), a non-finite state or derivative, a step size that
+        underflows or stalls, too many evaluations, or constraints that lose rank. The message
+        states t and the state; ``err.trajectory`` holds the accepted steps so far.
+    ModelError
+        Bad arguments (initial values, constants, events, options).
+
+    Examples
+    --------
+    >>> import kanebond as kb
+    >>> from kanebond.models import pendulum_on_cart
+    >>> cart_pole = pendulum_on_cart(1)
+    >>> consts = {"m0": 1.0, "m1": 0.5, "l1": 2.0, "g": 9.81}
+    >>> traj = kb.simulate(cart_pole, (0.0, 1.0), {"q0": 0, "q1": 0.1, "u0": 0, "u1": 0},
+    ...                    consts, backend="numpy")
+    >>> traj.success, traj.q.shape[1], traj.energy_audit().rel_residual < 1e-9
+    (True, 2, True)
+    """
+    wall0 = time.perf_counter()
+    if isinstance(system, (NumericModel, ConstrainedModel)) or getattr(
+            system, "is_numeric_model", False):
+        if constants is not None:
+            raise ModelError(
+                "constants were given with a prebuilt NumericModel, whose constants are fixed "
+                "when it is made; pass constants=None, or pass the KaneSystem instead."
+            )
+        num = system
+    elif hasattr(system, "numeric"):
+        if getattr(system, "adjoined", None):
+            num = system.numeric(constants, backend=backend, baumgarte=baumgarte)
+        else:
+            num = system.numeric(constants, backend=backend)
+    else:
+        raise ModelError(
+            f"simulate needs a KaneSystem or a NumericModel, got {type(system).__name__}."
+        )
+    t0, tf, direction, t_eval, solver_cls, method_name = run_arguments(
+        form, t_span, t_eval, method, rtol, atol, max_nfev)
+    opts = dict(wall0=wall0, events=events, audit=audit, rtol=rtol, atol=atol,
+                max_step=max_step, max_nfev=max_nfev, stall_steps=stall_steps,
+                progress=progress, metadata=metadata, options=options)
+    return Run(num, form, (t0, tf, direction, t_eval), (solver_cls, method_name), initial,
+               opts).run()
