@@ -636,6 +636,25 @@ def test_violated_initial_rheonomic_value_at_t0(pl, ramp_system):
                                rtol=1e-9)
 
 
+@pytest.mark.filterwarnings("ignore:invalid value encountered in sqrt:RuntimeWarning")
+def test_initial_state_outside_the_domain_of_an_adjoined_constraint(pl):
+    """φ = sqrt(v_x) at v_x < 0, and ᴾφ = sqrt(t − 1) at t0 = 0, are NaN: the initial state is
+    refused naming the constraint (a NaN residual fails no |φ − ᴾφ| > tol test)."""
+    consts = {pl.m: M1, pl.g: GRAV, pl.v0: 1.0}
+    root = pl.base.adjoin(kb.AdjoinedConstraint(sp.sqrt(pl.vx), value=pl.v0, name="root"))
+    num = root.numeric(consts, backend="numpy")
+    with pytest.raises(kb.ConstraintError, match=r"'root' \(sqrt\(v_x\) = v0\) is not defined "
+                                                 r"at the initial state .*φ = nan"):
+        num.initial_state({pl.x: 0, pl.y: 0, pl.vx: -1.0, pl.vy: 0})
+    assert num.initial_state({pl.x: 0, pl.y: 0, pl.vx: 1.0, pl.vy: 0})[2] == 1.0
+    late = pl.base.adjoin(kb.AdjoinedConstraint(pl.vx, value=sp.sqrt(t - 1), name="late"))
+    num = late.numeric({pl.m: M1, pl.g: GRAV}, backend="numpy")
+    with pytest.raises(kb.ConstraintError, match=r"'late' \(v_x = sqrt\(t - 1\)\) is not "
+                                                 r"defined at the initial state \(t0=0\).*= nan"):
+        num.initial_state({pl.x: 0, pl.y: 0, pl.vx: 0.0, pl.vy: 0})
+    assert num.initial_state({pl.x: 0, pl.y: 0, pl.vx: 1.0, pl.vy: 0}, t0=2.0)[2] == 1.0
+
+
 # ============================================================================================
 # 6. a prescribed flow and an adjoined constraint together
 # ============================================================================================

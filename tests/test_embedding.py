@@ -713,3 +713,53 @@ def test_quaternion_norm_stays_on_its_manifold():
     norm = np.sum(tr.q[:, [0, 1, 2, 6]] ** 2, axis=1) - 1.0
     assert np.max(np.abs(norm)) < 1e-8
     assert np.max(np.abs(tr.constraint_residuals)) < 1e-8
+
+
+def _root_slider(**kw):
+    """A particle at (x, y), speeds vx = x', vy = y', with the constraints ``kw``."""
+    x, y, vx, vy = me.dynamicsymbols("x y vx vy")
+    m = sp.Symbol("m", positive=True)
+    N = me.ReferenceFrame("N")
+    P = me.Point("P")
+    P.set_vel(N, vx * N.x + vy * N.y)
+    return kb.KaneSystem(N, [x, y], [vx, vy], [x.diff(t) - vx, y.diff(t) - vy],
+                         [me.Particle("bead", P, m)], name="slider", **kw), (x, y, vx, vy, m)
+
+
+NAN_SQRT = "ignore:invalid value encountered in sqrt:RuntimeWarning"  # NumPy's sqrt(-1)
+
+
+@pytest.mark.filterwarnings(NAN_SQRT)
+def test_initial_state_outside_the_domain_of_a_configuration_constraint():
+    """y = sqrt(l² − x²) is NaN at |x| > l: such a state is refused, naming the constraint
+    (a NaN residual fails no |g| > tol test); so is a NaN dependent speed given."""
+    x, y, vx, vy = me.dynamicsymbols("x y vx vy")
+    l = sp.Symbol("l", positive=True)
+    s, (x, y, vx, vy, m) = _root_slider(
+        dependent_coordinates=[y], configuration_constraints=[y - sp.sqrt(l**2 - x**2)],
+        dependent_speeds=[vy])
+    num = s.numeric({l: 1.0, m: 1.0}, backend="numpy")
+    with pytest.raises(kb.ConstraintError,
+                       match=r"configuration constraint 0 \(-sqrt\(l\*\*2 - x\*\*2\) \+ y = 0\) "
+                             r"evaluates to nan .*\(x=2, y=0\).*outside its domain"):
+        num.initial_state({x: 2.0, y: 0.0, vx: 0.1})
+    with pytest.raises(kb.ConstraintError,
+                       match=r"vy=nan of the dependent speed vy is not finite"):
+        num.initial_state({x: 0.6, y: 0.8, vx: 0.1, vy: float("nan")})
+    x0 = num.initial_state({x: 0.6, y: 0.8, vx: 0.1, vy: -0.075})
+    assert np.array_equal(x0, [0.6, 0.8, 0.1])
+
+
+@pytest.mark.filterwarnings(NAN_SQRT)
+def test_initial_state_outside_the_domain_of_a_velocity_constraint():
+    """vy = sqrt(x) vx gives a NaN dependent speed at x < 0: a given vy is refused there,
+    naming the velocity constraints, rather than compared (NaN) and accepted."""
+    x, y, vx, vy = me.dynamicsymbols("x y vx vy")
+    s, (x, y, vx, vy, m) = _root_slider(dependent_speeds=[vy],
+                                        velocity_constraints=[vy - sp.sqrt(x) * vx])
+    num = s.numeric({m: 1.0}, backend="numpy", path="symbolic")
+    with pytest.raises(kb.ConstraintError,
+                       match=r"velocity constraints \(-vx\*sqrt\(x\) \+ vy = 0\) give the "
+                             r"dependent speed vy=nan .*outside their domain"):
+        num.initial_state({x: -1.0, y: 0.0, vx: 0.1, vy: 0.0})
+    assert np.array_equal(num.initial_state({x: 4.0, y: 0.0, vx: 0.1, vy: 0.2}), [4, 0, 0.1])

@@ -362,6 +362,26 @@ def test_missing_and_unknown_symbols_are_named(cart):
     np.testing.assert_array_equal(by_name.A, cart.linearize({q1: 0, u0: 0, u1: 0}, consts).A)
 
 
+@pytest.mark.filterwarnings("ignore:invalid value encountered in sqrt:RuntimeWarning")
+def test_operating_point_outside_the_domain_of_a_configuration_constraint():
+    """y = sqrt(l² − x²) is NaN at x = 2 > l: an operating point giving x and y there is
+    refused naming the constraint (a NaN residual fails no |g| > tol test)."""
+    x, y, vx, vy = me.dynamicsymbols("x y vx vy")
+    l, m = sp.symbols("l m", positive=True)
+    N = me.ReferenceFrame("N")
+    P = me.Point("P")
+    P.set_vel(N, vx * N.x + vy * N.y)
+    s = kb.KaneSystem(N, [x, y], [vx, vy], [x.diff() - vx, y.diff() - vy],
+                      [me.Particle("bead", P, m)], dependent_coordinates=[y],
+                      configuration_constraints=[y - sp.sqrt(l**2 - x**2)], dependent_speeds=[vy])
+    consts = {l: 1.0, m: 1.0}
+    with pytest.raises(kb.ModelError, match=r"configuration constraint 0 \(-sqrt\(l\*\*2 - "
+                                            r"x\*\*2\) \+ y = 0\) evaluates to nan at the "
+                                            r"operating point"):
+        s.linearize({x: 2.0, y: 0.0, vx: 0.0}, consts)
+    assert s.linearize({x: 0.6, y: 0.8, vx: 0.0}, consts).A.shape == (2, 2)
+
+
 def test_singular_operating_points():
     # a particle on a line with the force -k log(q): the equations are not finite at q = 0
     q, u = me.dynamicsymbols("q u")

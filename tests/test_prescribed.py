@@ -526,6 +526,25 @@ def test_initial_prescribed_speed_disagrees(bead):
     assert "5.000e-01" in str(err.value)  # 2.0 − 1.5
 
 
+@pytest.mark.filterwarnings("ignore:invalid value encountered in sqrt:RuntimeWarning")
+def test_prescribed_value_outside_its_domain_at_t0(bead):
+    """w = sqrt(t − 1) is NaN at t0 = 0: refused, naming the prescribed value, whether or not
+    w is given in initial; a NaN given for a prescribed speed is refused too (it fails no
+    |w − g(t0)| > tol test)."""
+    num = bead.free.prescribe({bead.w: sp.sqrt(t - 1)}).numeric({bead.m: M_BEAD},
+                                                                 backend="numpy")
+    state = {bead.th: 0, bead.r: R0, bead.v: V0}
+    for init in (state, {**state, bead.w: 0.0}):
+        with pytest.raises(kb.ConstraintError, match=r"prescribed value of w, sqrt\(t - 1\), "
+                                                     r"evaluates to nan at t0=0"):
+            num.initial_state(init)
+    np.testing.assert_array_equal(num.initial_state({**state, bead.w: 1.0}, t0=2.0),
+                                  [0, R0, V0])
+    num = bead.spun.numeric({bead.m: M_BEAD, bead.Om: OMEGA}, backend="numpy")
+    with pytest.raises(kb.ConstraintError, match=r"w=nan of the prescribed speed w differs"):
+        num.initial_state({**state, bead.w: float("nan")})
+
+
 def test_prescribed_flow_may_move_no_mass():
     """A spring's base point B driven at the prescribed speed V carries no mass (its speed is
     in no body's velocity, which is refused for a free speed: the mass matrix would be

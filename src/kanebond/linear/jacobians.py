@@ -264,9 +264,17 @@ class Linearizer:
         q = x0[: self.R].copy()
         g = man_eval(man, q, c)[0]
         if given and len(given) == len(self._dq):
-            bad = np.abs(g) > 1e-8 * (1.0 + np.abs(q).max())
+            bad = ~(np.abs(g) <= 1e-8 * (1.0 + np.abs(q).max()))
             if np.any(bad):
                 i = int(np.argmax(bad))
+                if not np.isfinite(g[i]):
+                    raise ModelError(
+                        f"configuration constraint {i} "
+                        f"({show(self.system.embedding.configuration_constraints[i])} = 0) "
+                        f"evaluates to {g[i]} at the operating point: its coordinates lie "
+                        f"outside the constraint's domain (a square root of a negative number, "
+                        f"a division by zero, ...); give coordinates where it is defined."
+                    )
                 raise ModelError(
                     f"the operating point violates configuration constraint {i} "
                     f"({show(self.system.embedding.configuration_constraints[i])} = 0) by "
@@ -293,7 +301,7 @@ class Linearizer:
         u = self._all_speeds(x0, c)
         for s, v in ud_given.items():
             k = self.system.all_speeds.index(s)
-            if abs(v - u[k]) > 1e-8 * (1.0 + abs(u[k])):
+            if not (abs(v - u[k]) <= 1e-8 * (1.0 + abs(u[k]))):  # a NaN u[k] fails too
                 raise ModelError(
                     f"the operating point gives the dependent speed {name_of(s)} = {v:.10g}, but "
                     f"the velocity constraints give {name_of(s)} = {u[k]:.10g} from the "

@@ -567,9 +567,18 @@ class ConstrainedModel:
         q = x0[None, : self.R]
         f = self._full(tt, q, x0[None, self.R :])
         for k, n in enumerate(self.prescribed_names):
+            want = f[0, self.ci[k]]
+            if not np.isfinite(want):
+                expr = self.system.prescribed[self.all_speeds[self.ci[k]]]
+                raise ConstraintError(
+                    f"the prescribed value of {n}, {show(expr)}, evaluates to {want} at "
+                    f"t0={float(t0):.10g}: t0 lies outside its domain (a square root of a "
+                    f"negative number, a division by zero, ...); start at a t0 where it is "
+                    f"defined, or change the expression."
+                )
             if n in given:
-                v, want = given.pop(n), f[0, self.ci[k]]
-                if abs(v - want) > INITIAL_TOL * (1 + abs(want)):
+                v = given.pop(n)
+                if not (abs(v - want) <= INITIAL_TOL * (1 + abs(want))):
                     raise ConstraintError(
                         f"the initial value {n}={v:.10g} of the prescribed speed {n} differs "
                         f"from its prescribed value g(t0)={want:.10g} by {v - want:.3e}; leave "
@@ -582,7 +591,15 @@ class ConstrainedModel:
             pcs = self._pieces(tt, q, f)
             res = pcs["phi"][0, :, 0] - pcs["val"][0, :, 0]
             for k, c in enumerate(self.adjoined):
-                tol = INITIAL_TOL * (1 + abs(pcs["val"][0, k, 0]) + abs(pcs["phi"][0, k, 0]))
+                phi, val = pcs["phi"][0, k, 0], pcs["val"][0, k, 0]
+                if not (np.isfinite(phi) and np.isfinite(val)):
+                    raise ConstraintError(
+                        f"{c.label} is not defined at the initial state (t0={float(t0):.10g}):"
+                        f" φ = {phi}, ᴾφ(t0) = {val}, the state lies outside its domain (a "
+                        f"square root of a negative number, a division by zero, ...); choose "
+                        f"initial values (and t0) where it is defined."
+                    )
+                tol = INITIAL_TOL * (1 + abs(val) + abs(phi))
                 if abs(res[k]) > tol:
                     raise ConstraintError(
                         f"the initial state violates {c.label} by {res[k]:.3e} "

@@ -204,17 +204,42 @@ def check_initial_embedding(model: Any, emb: ConstraintManifold, x0: np.ndarray,
     R = model.R
     g = emb.configuration_residuals(x0[:R])
     for i, r in enumerate(np.atleast_1d(g)):
-        if abs(r) > INITIAL_TOL:
-            expr = model.system.embedding.configuration_constraints[i]
+        if abs(r) <= INITIAL_TOL:
+            continue
+        expr = model.system.embedding.configuration_constraints[i]
+        if not np.isfinite(r):
+            at = ", ".join(f"{n}={v:.10g}" for n, v in zip(model.state_names[:R], x0[:R],
+                                                         strict=True))
             raise ConstraintError(
-                f"the initial coordinates violate configuration constraint {i} ({show(expr)} = "
-                f"0) by {r:.3e}; solve the dependent coordinates with "
-                f"num.consistent_initial(initial) (Newton from your values as the guess)."
+                f"configuration constraint {i} ({show(expr)} = 0) evaluates to {r} at the "
+                f"initial coordinates ({at}): they lie outside its domain (a square root or "
+                f"logarithm of a negative number, a division by zero, ...); give initial "
+                f"coordinates where it is defined and holds."
             )
+        raise ConstraintError(
+            f"the initial coordinates violate configuration constraint {i} ({show(expr)} = "
+            f"0) by {r:.3e}; solve the dependent coordinates with "
+            f"num.consistent_initial(initial) (Newton from your values as the guess)."
+        )
     if given:
         ud = np.atleast_1d(emb.dependent_speeds(x0[:R], x0[R:]))
         for n, v in given.items():
             k = emb.dep_names.index(n)
+            if not np.isfinite(v):
+                raise ConstraintError(
+                    f"the initial value {n}={v} of the dependent speed {n} is not finite; "
+                    f"leave {n} out of initial (the velocity constraints give it), or give a "
+                    f"finite number."
+                )
+            if not np.isfinite(ud[k]):
+                vel = "; ".join(f"{show(c)} = 0"
+                                for c in model.system.embedding.velocity_constraints)
+                raise ConstraintError(
+                    f"the velocity constraints ({vel}) give the dependent speed {n}={ud[k]} "
+                    f"at the initial state: it lies outside their domain (a square root of a "
+                    f"negative number, a division by zero, ...); give an initial state where "
+                    f"they are defined."
+                )
             if abs(v - ud[k]) > INITIAL_TOL * (1 + abs(ud[k])):
                 raise ConstraintError(
                     f"the initial value {n}={v:.10g} of the dependent speed {n} violates the "
