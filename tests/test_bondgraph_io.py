@@ -56,8 +56,7 @@ def multibond() -> bg.BondGraph:
 
 
 def _close(g1: bg.BondGraph, g2: bg.BondGraph, seed: int = 7) -> None:
-    """Equal state names, and equal rates at random points (symbols matched by name: the loaded
-    graph's symbols are plain)."""
+    """Equal state names, and equal rates at random points (symbols matched by name)."""
     e1, e2 = g1.state_equations(), g2.state_equations()
     assert e1.state_names == e2.state_names
     rng = random.Random(seed)
@@ -85,9 +84,8 @@ def test_hand_built_graphs_round_trip(build, tmp_path) -> None:
     assert [(e.kind, e.name) for e in h.elements] == [(e.kind, e.name) for e in g.elements]
     assert [str(x) for x in h.bonds] == [str(x) for x in g.bonds]
     for e1, e2 in zip(g.elements, h.elements, strict=True):
-        for key, value in e1.parameters().items():
-            assert sp.simplify(value.xreplace({s: sp.Symbol(s.name) for s in value.free_symbols})
-                               - e2.parameters()[key]) == 0 * value
+        for key, value in e1.parameters().items():  # the loaded symbols keep their assumptions
+            assert sp.simplify(value - e2.parameters()[key]) == 0 * value
     _close(g, h)
     h.save(tmp_path / "again.json")  # saving the loaded graph gives the same file
     assert (tmp_path / "again.json").read_text() == path.read_text()
@@ -102,6 +100,83 @@ def test_rolling_disk_graphs_round_trip(form, tmp_path) -> None:
     assert [(j.name, s) for j, s in h.displacements] == [(j.name, s) for j, s in g.displacements]
     assert h.free_states.keys() == g.free_states.keys()
     _close(g, h)
+
+
+@pytest.mark.parametrize("model", ["rolling_disk", "chaplygin_sleigh"])
+def test_kane_graph_round_trip_keeps_assumptions(model, tmp_path) -> None:
+    """A KaneSystem's graph (positive constants) loads back with symbols equal to the original's
+    (assumptions included): equal state equations for SymPy, and a constants dict keyed by the
+    original symbols gives the loaded graph's numeric model the same rates."""
+    g = getattr(kb.models, model)().bond_graph("momentum")
+    g.save(tmp_path / "g.json")
+    h = bg.load(tmp_path / "g.json")
+    e1, e2 = g.state_equations(), h.state_equations()
+    assert list(e2.x) == list(e1.x)
+    assert sp.simplify(e2.xdot - e1.xdot) == sp.zeros(*e1.xdot.shape)
+    assert _free(h) == _free(g) and any(s.is_positive for s in _free(g))
+    rng = random.Random(3)
+    consts = {s: rng.uniform(0.5, 2.0) for s in _free(g) if s.is_positive}  # m, r, g, ...
+    n1, n2 = g.numeric(consts), h.numeric(consts)
+    assert n2.parameters == n1.parameters and set(n1.parameters) == consts.keys()
+    state = [rng.uniform(-1.0, 1.0) for _ in e1.x]
+    assert max(abs(a - c) for a, c in zip(n1.rhs(0.3, state), n2.rhs(0.3, state),
+                                          strict=True)) < 1e-12
+
+
+def _free(g: bg.BondGraph) -> set:
+    """The symbols of the graph's parameters."""
+    return set().union(*(sp.sympify(v).free_symbols for el in g.elements
+                         for v in el.parameters().values()))
+
+
+def test_assumptions_of_symbols_and_functions_round_trip(tmp_path) -> None:
+    """Each symbol's given assumptions (an input function's, none redundant) are kept in the file
+    and restored: the loaded graph's symbols and functions are == to the original's."""
+    a, z = sp.Symbol("a", positive=True), sp.Symbol("z", nonnegative=True, real=True)
+    n_, w = sp.Symbol("n", integer=True, nonzero=True), sp.Symbol("w")
+    V = sp.Function("V", real=True)
+    g = bg.BondGraph("assumed")
+    j = g.add(bg.OneJunction("j"))
+    g.connect(g.add(bg.Se("E", a * V(t) + w)), j)
+    g.connect(j, g.add(bg.R("R", n_**2 + z)))
+    g.connect(j, g.add(bg.C("C", a)))
+    g.save(tmp_path / "g.json")
+    data = json.loads((tmp_path / "g.json").read_text(encoding="utf-8"))
+    assert data["assumptions"] == {"V": {"real": True}, "a": {"positive": True},
+                                   "n": {"integer": True, "nonzero": True},
+                                   "z": {"nonnegative": True, "real": True}}
+    h = bg.load(tmp_path / "g.json")
+    assert _free(h) == {a, z, n_, w, t}
+    assert h.element("E").parameters()["effort"] == a * V(t) + w
+    assert sp.simplify(h.state_equations().xdot - g.state_equations().xdot) == sp.zeros(1, 1)
+    h.save(tmp_path / "again.json")
+    assert (tmp_path / "again.json").read_text() == (tmp_path / "g.json").read_text()
+
+
+def test_a_file_without_assumptions_loads_plain_symbols(tmp_path) -> None:
+    """Files from before assumptions were kept (no "assumptions" key) still load, with plain
+    symbols; a graph of plain symbols is saved without the key."""
+    data = _saved(tmp_path)
+    assert data["assumptions"] == {n: {"positive": True} for n in
+                                   ("Cap", "J", "L", "R1", "Vs", "b", "k", "n")}
+    del data["assumptions"]
+    (tmp_path / "old.json").write_text(json.dumps(data), encoding="utf-8")
+    h = bg.load(tmp_path / "old.json")
+    assert h.element("R").parameters()["r"] == sp.Symbol("R1") != R1
+    _close(rlc_motor(), h)
+    multibond().save(tmp_path / "plain.json")
+    assert "assumptions" not in json.loads((tmp_path / "plain.json").read_text())
+
+
+def test_unknown_assumptions_cannot_be_saved(tmp_path) -> None:
+    g = bg.BondGraph("odd")
+    j = g.add(bg.OneJunction("j"))
+    g.connect(g.add(bg.Se("E", sp.Symbol("x", bounded=True))), j)  # sympy keeps any keyword
+    g.connect(j, g.add(bg.R("R", 1)))
+    with pytest.raises(kb.BondGraphError, match=r"'odd' cannot be saved.*symbol 'x': unknown "
+                                                r"assumption \"bounded\""):
+        g.save(tmp_path / "x.json")
+    assert not (tmp_path / "x.json").exists()
 
 
 def test_a_callable_parameter_cannot_be_saved(tmp_path) -> None:
@@ -233,6 +308,22 @@ TAMPERED = [
     ("reserved symbol name", _reserved_symbol, kb.BondGraphError, r"symbols\[\d+\]: 't'"),
     ("elements not a list", _wrong_type, kb.BondGraphError, r"key 'elements' must be a list"),
     ("name not a string", _set(["name"], ["x"]), kb.BondGraphError, r"key 'name' must be"),
+    ("unknown assumption", _set(["assumptions", "R1"], {"postive": True}), kb.BondGraphError,
+     r"key 'assumptions': symbol 'R1': unknown assumption \"postive\" \(did you mean positive"),
+    ("assumption as text", _set(["assumptions", "u"], {"real": "true"}), kb.BondGraphError,
+     r"key 'assumptions': function 'u': assumption 'real' must be true or false, got \"true\""),
+    ("assumption as a number", _set(["assumptions", "R1", "positive"], 1), kb.BondGraphError,
+     r"symbol 'R1': assumption 'positive' must be true or false, got 1"),
+    ("assumption as null", _set(["assumptions", "R1", "positive"], None), kb.BondGraphError,
+     r"symbol 'R1': assumption 'positive' must be true or false, got null"),
+    ("assumptions not an object", _set(["assumptions"], ["R1"]), kb.BondGraphError,
+     r"key 'assumptions' must be an object"),
+    ("symbol's assumptions not an object", _set(["assumptions", "R1"], True),
+     kb.BondGraphError, r"key 'assumptions': symbol 'R1' must be an object"),
+    ("assumptions of an undeclared name", _set(["assumptions", "nobody"], {"real": True}),
+     kb.BondGraphError, r"key 'assumptions': \"nobody\" is not in the file's symbols or"),
+    ("contradictory assumptions", _set(["assumptions", "R1", "negative"], True),
+     kb.BondGraphError, r"key 'assumptions': symbol 'R1': the assumptions .* contradict"),
 ]
 
 

@@ -1,17 +1,19 @@
 """Bond graphs as JSON files: :func:`save` and :func:`load`.
 
-A file holds a format marker and version, the graph's name, the names of its ``symbols`` (plain
-SymPy Symbols; assumptions are not kept) and of its undefined ``functions`` of t, its elements in
-order (kind, name, parameters as expression text, matrices as lists of rows of texts, the
-symbols of states), its bonds in order (source, source port, target, target port, size), the
-displacements and free states of its junctions and the order of its states. Expressions are
-read by :mod:`kanebond.symbolic.safe_expr`, which never runs the text; everything else is checked,
-and every mistake raises a BondGraphError (ExpressionError in an expression) naming the file and
-the key or element.
+A file holds a format marker and version, the graph's name, the names of its ``symbols`` and of
+its undefined ``functions`` of t, their SymPy ``assumptions`` (such as positive=True; optional:
+a file without them declares plain symbols), its elements in order (kind, name, parameters as
+expression text, matrices as lists of rows of texts, the symbols of states), its bonds in order
+(source, source port, target, target port, size), the displacements and free states of its
+junctions and the order of its states. Expressions are read by
+:mod:`kanebond.symbolic.safe_expr`, which never runs the text; everything else is checked, and
+every mistake raises a BondGraphError (ExpressionError in an expression) naming the file and the
+key or element.
 """
 
 from __future__ import annotations
 
+import difflib
 import json
 import os
 import tempfile
@@ -19,6 +21,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import sympy as sp
+from sympy.core.assumptions import _assume_defined
 from sympy.core.function import AppliedUndef
 
 from ..errors import BondGraphError, ExpressionError
@@ -37,6 +40,8 @@ _MAX_COUNT = 100_000  # elements, bonds, symbols, ... in one file
 _LIMITS = {"max_length": 1_000_000, "max_depth": 200, "max_power": 1000}
 _TOP = ("format", "version", "name", "symbols", "functions", "elements", "bonds",
         "displacements", "free_states", "state_order")
+_OPTIONAL = ("assumptions",)  # top-level keys a file may leave out (older files have none)
+_ASSUMPTIONS = frozenset(_assume_defined)  # the names Symbol(name, **assumptions) understands
 _BOND = ("source", "source_port", "target", "target_port", "size")
 VALUE_KEYS = {"effort": "value", "flow": "value", "r": "value", "c": "value", "m": "value"}
 _SYMBOLS = ("state", "p", "q", "f", "multipliers")  # keys that hold lists of symbol names
@@ -60,7 +65,8 @@ def save(graph: Any, path: str | os.PathLike) -> None:
     names: dict[str, sp.Basic] = {}
     record = {
         "format": FORMAT, "version": VERSION, "name": graph.name, "symbols": [],
-        "functions": [], "elements": [_element(el, names) for el in graph.elements],
+        "functions": [], "assumptions": {},
+        "elements": [_element(el, names) for el in graph.elements],
         "bonds": [dict(zip(_BOND, (b.source.name, b.source_port, b.target.name, b.target_port,
                                    b.size), strict=True)) for b in graph.bonds],
         "displacements": [{"junction": j.name, "symbols": _names(s, names, "displacement")}
@@ -71,6 +77,9 @@ def save(graph: Any, path: str | os.PathLike) -> None:
     }
     record["symbols"] = sorted(n for n, v in names.items() if isinstance(v, sp.Symbol))
     record["functions"] = sorted(n for n, v in names.items() if not isinstance(v, sp.Symbol))
+    record["assumptions"] = {n: a for n in sorted(names) if (a := _assumptions(n, names[n]))}
+    if not record["assumptions"]:
+        del record["assumptions"]  # a graph of plain symbols: the file an older kanebond reads
     target = Path(path)
     try:
         _build(record, f"{target} (being saved)", type(graph))
@@ -156,6 +165,26 @@ def _collect(value: sp.Basic, names: dict, where: str) -> None:
         _claim(f.func.__name__, f.func, names, where)
 
 
+def _assumptions(name: str, value: Any) -> dict[str, bool]:
+    """The assumptions that make ``value`` again with ``Symbol(name, **them)`` (or Function):
+    a symbol's as given when it was made; else (a function, or a SymPy that does not keep them)
+    a subset of the deduced ones that gives the same object, none of them redundant."""
+    if isinstance(value, sp.Symbol):
+        given = getattr(value, "_assumptions_orig", None)
+        if given is not None:
+            return dict(sorted(given.items()))
+        make, facts = sp.Symbol, value.assumptions0
+    else:  # an undefined function keeps its deduced assumptions (and any other keywords)
+        make, facts = sp.Function, getattr(value, "_kwargs", {})
+    facts = {k: v for k, v in sorted(facts.items()) if k in _ASSUMPTIONS and isinstance(v, bool)}
+    target = make(name, **facts)
+    for key in list(facts):
+        rest = {k: v for k, v in facts.items() if k != key}
+        if make(name, **rest) == target:
+            facts = rest
+    return facts
+
+
 # ---------------------------------------------------------------------------------- loading
 def load(path: str | os.PathLike, factory: type[G]) -> G:
     """The bond graph in the JSON file ``path`` (written by :func:`save`), fully checked, built
@@ -202,15 +231,16 @@ def _check(value: Any, types: type, where: str, what: str) -> Any:
     return value
 
 
-def _keys(obj: Any, keys: tuple, where: str) -> dict:
+def _keys(obj: Any, keys: tuple, where: str, optional: tuple = ()) -> dict:
     _check(obj, dict, where, f"an object with the keys {', '.join(keys)}")
     missing = [k for k in keys if k not in obj]
-    extra = [k for k in obj if k not in keys]
+    extra = [k for k in obj if k not in keys and k not in optional]
     if missing or extra:
         said = "; ".join(s for s in (missing and f"missing {', '.join(map(repr, missing))}",
                                      extra and f"unknown {', '.join(map(repr, extra))}") if s)
+        may = f" (and may have {', '.join(optional)})" if optional else ""
         raise BondGraphError(f"{where}: {said}; it must have exactly the keys "
-                             f"{', '.join(keys)}.")
+                             f"{', '.join(keys)}{may}.")
     return obj
 
 
@@ -223,21 +253,31 @@ def _list(obj: dict, key: str, where: str) -> list:
 
 def _build(data: Any, file: str, factory: type[G]) -> G:
     """The graph a parsed file describes; every mistake named by ``file`` and key."""
-    top = _keys(data, _TOP, f"{file}: the top level")
+    top = _keys(data, _TOP, f"{file}: the top level", _OPTIONAL)
     if top["format"] != FORMAT or type(top["version"]) is not int or top["version"] != VERSION:
         raise BondGraphError(f"{file}: format {top['format']!r:.40} version "
                              f"{top['version']!r:.20}; this kanebond reads {FORMAT!r} version "
                              f"{VERSION} (the file is not a bond graph, or from another version).")
-    table: dict[str, Any] = {}
-    for key, make in (("symbols", sp.Symbol), ("functions", sp.Function)):
+    declared: dict[str, str] = {}  # name: "symbol" or "function"
+    for key in ("symbols", "functions"):
         for i, name in enumerate(_list(top, key, file)):
             where = f"{file}: {key}[{i}]"
             _check(name, str, where, "a name")
-            if not is_name(name) or name in ("t", "pi") or name in table or (
+            if not is_name(name) or name in ("t", "pi") or name in declared or (
                     key == "functions" and (name in FUNCTIONS or name == "Float")):
                 raise BondGraphError(f"{where}: {name!r:.40} is not a usable name (a Python "
                                      f"identifier, declared once, not t, pi or a function).")
-            table[name] = make(name)
+            declared[name] = key[:-1]
+    assumed = _assumed(top, declared, f"{file}: key 'assumptions'")
+    table: dict[str, Any] = {}
+    for name, kind in declared.items():
+        try:
+            table[name] = (sp.Symbol if kind == "symbol" else sp.Function)(
+                name, **assumed.get(name, {}))
+        except ValueError:  # sympy's InconsistentAssumptions
+            raise BondGraphError(f"{file}: key 'assumptions': {kind} {name!r:.40}: the assumptions "
+                                 f"{json.dumps(assumed[name])[:200]} contradict each other; "
+                                 f"fix them.") from None
 
     def symbols(obj: dict, key: str, where: str) -> list[sp.Symbol] | None:
         if obj[key] is None and key in _NULLABLE:
@@ -310,3 +350,28 @@ def _build(data: Any, file: str, factory: type[G]) -> G:
                 raise BondGraphError(f"{where}: {err}") from None
     g.state_order = symbols(top, "state_order", file) or []
     return g
+
+
+def _assumed(top: dict, declared: dict[str, str], where: str) -> dict[str, dict[str, bool]]:
+    """The file's checked ``assumptions``: {declared name: {assumption name: true/false}}."""
+    if "assumptions" not in top:
+        return {}  # a file from before assumptions were kept: plain symbols
+    given = _check(top["assumptions"], dict, where,
+                   "an object {symbol or function name: {assumption: true or false}}")
+    for name, facts in given.items():
+        if name not in declared:
+            raise BondGraphError(f"{where}: {json.dumps(name)[:40]} is not in the file's "
+                                 f"symbols or functions lists; declare it there or remove it.")
+        at = f"{where}: {declared[name]} {name!r:.40}"
+        _check(facts, dict, at, "an object {assumption: true or false}, such as "
+                                '{"positive": true}')
+        for fact, value in facts.items():
+            if fact not in _ASSUMPTIONS:
+                near = difflib.get_close_matches(fact, sorted(_ASSUMPTIONS), n=2)
+                hint = f" (did you mean {' or '.join(near)}?)" if near else ""
+                raise BondGraphError(f"{at}: unknown assumption {json.dumps(fact)[:40]}{hint}; "
+                                     f"the assumptions are {', '.join(sorted(_ASSUMPTIONS))}.")
+            if not isinstance(value, bool):
+                raise BondGraphError(f"{at}: assumption {fact!r} must be true or false, got "
+                                     f"{json.dumps(value)[:40]}.")
+    return given
