@@ -104,6 +104,30 @@ def test_bondgraph_svg(tmp_path):
     assert root.tag.endswith("svg")
 
 
+def test_bondgraph_of_a_model_file_with_motors(tmp_path):
+    """A file's [bondgraph] section couples two DC motors: the command draws that coupled graph
+    (the motors' elements), not the mechanical graph alone; another --form than the file's
+    is a usage error naming the file's form."""
+    from kanebond.modelfile import SHIPPED, read_model
+
+    path = SHIPPED / "differential_drive_with_motors.toml"
+    loaded = read_model(path)
+    mechanical = {el.name for el in loaded.system.bond_graph("momentum").elements}
+    motors = [el.name for el in loaded.bondgraph.elements if el.name not in mechanical]
+    assert {"V_l", "Ra_l", "La_l", "k_l", "gear_l", "V_r", "Ra_r", "La_r", "k_r"} <= set(motors)
+    out = tmp_path / "robot.svg"
+    r = kb("bondgraph", str(path), "-o", str(out))
+    assert r.returncode == 0, r.stderr
+    graph = loaded.bondgraph
+    assert r.stdout.startswith(f"{len(graph.elements)} elements, {len(graph.bonds)} multibonds")
+    texts = [t.text or "" for t in ET.parse(out).getroot().iter() if t.tag.endswith("text")]
+    missing = [name for name in motors if not any(name in text for text in texts)]
+    assert not missing, f"not drawn: {missing}"
+    r = kb("bondgraph", str(path), "--form", "velocity", "-o", str(tmp_path / "v.svg"))
+    assert r.returncode == 2 and "'momentum'" in r.stderr and "Traceback" not in r.stderr
+    assert not (tmp_path / "v.svg").exists()
+
+
 def test_bondgraph_bad_suffix(tmp_path):
     r = kb("bondgraph", "rolling_disk", "-o", str(tmp_path / "out.txt"))
     assert r.returncode == 2

@@ -16,9 +16,12 @@ from pathlib import Path
 from typing import Any
 
 import click
+from click.core import ParameterSource
 
 from .errors import KanebondError
 from .runspec import (
+    cached_graph,
+    cached_system,
     constant_values,
     prepare,
     resolve_model,
@@ -168,15 +171,27 @@ def equations(model: str, form: str, latex: bool) -> None:
 @cli.command()
 @click.argument("model")
 @click.option("--form", type=click.Choice(GRAPH_FORMS), default="momentum", show_default=True,
-              help="Which bond graph to draw.")
+              help="Which bond graph to draw (a model file with a [bondgraph] section: its "
+                   "coupled graph, built on the form the file names).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), required=True,
               help="Output file: .svg, .png or .pdf.")
-def bondgraph(model: str, form: str, output: Path) -> None:
-    """Draw the multibond graph of MODEL and print its causality report."""
+@click.pass_context
+def bondgraph(ctx: click.Context, model: str, form: str, output: Path) -> None:
+    """Draw the multibond graph of MODEL and print its causality report; a model file's
+    [bondgraph] section gives the graph it couples (motors, hand-built elements)."""
     if output.suffix.lower() not in (".svg", ".png", ".pdf"):
         raise click.BadParameter("the file must end in .svg, .png or .pdf", param_hint="-o")
-    system, _ = resolve_model(model)
-    graph = system.bond_graph(form)
+    system, graph = cached_system(model), cached_graph(model)
+    if graph is None:
+        graph = system.bond_graph(form)
+    elif ctx.get_parameter_source("form") is not ParameterSource.DEFAULT:
+        from .modelfile import bondgraph_form
+
+        own = bondgraph_form(model)
+        if form != own:
+            raise click.BadParameter(f"the bond graph of {model} is the one its [bondgraph] "
+                                     f"section couples, built on the {own!r} form; leave out "
+                                     "--form to draw it", param_hint="--form")
     click.echo(f"{len(graph.elements)} elements, {len(graph.bonds)} multibonds")
     click.echo(str(graph.assign_causality()))
     if output.parent != Path(""):

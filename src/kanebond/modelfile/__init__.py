@@ -127,13 +127,14 @@ from typing import Any, NamedTuple
 from ..errors import KanebondError, ModelFileError
 from . import reader as _r
 from .bodies import build_bodies, build_loads
-from .bondgraph import build_bondgraph
+from .bondgraph import build_bondgraph, graph_form
 from .constraints import build_constraints, initial_values, simulation_settings
 from .frames import build_expressions, build_frames, build_points
 from .reader import MAX_BYTES, MAX_COUNT
 
 __all__ = ["LoadedModel", "ModelFileError", "load_model", "read_model", "MAX_BYTES",
-           "MAX_COUNT", "SHIPPED", "FileValues", "shipped_files", "file_values"]
+           "MAX_COUNT", "SHIPPED", "FileValues", "shipped_files", "file_values",
+           "bondgraph_form"]
 
 SHIPPED = Path(__file__).resolve().parent.parent / "models" / "files"
 """The folder of the model files shipped with kanebond."""
@@ -235,3 +236,11 @@ def file_values(path: str | Path) -> FileValues:
     return FileValues([q.func.__name__ for q in coordinates], defaults,
                       initial_values(f, doc, [*coordinates, *speeds], []),
                       simulation_settings(f, doc))
+
+
+def bondgraph_form(path: str | Path) -> str | None:
+    """The form the coupled graph of a model file's ``[bondgraph]`` section is built on
+    (:attr:`LoadedModel.bondgraph`; default ``"momentum"``), or None for a file without that
+    section; read and checked as :func:`read_model` does, without forming the system."""
+    f = _r.File(Path(path))
+    return graph_form(f, _r.read_toml(f))

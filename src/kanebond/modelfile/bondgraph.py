@@ -20,7 +20,7 @@ from ..errors import KanebondError
 from ..symbolic.safe_expr import is_name
 from . import reader as _r
 
-__all__ = ["FORMS", "build_bondgraph"]
+__all__ = ["FORMS", "build_bondgraph", "graph_form"]
 
 FORMS = ("unreduced", "velocity", "momentum", "lagrangian", "system")
 """The forms ``[bondgraph] form`` may name (default ``"momentum"``)."""
@@ -50,9 +50,9 @@ def _port_flow(f: _r.File, text: Any, speeds: list, kinematics: Mapping, where: 
     return flow
 
 
-def build_bondgraph(f: _r.File, doc: Mapping, system: Any) -> Any:
-    """The :class:`~kanebond.bondgraph.BondGraph` ``[bondgraph]`` describes (None if absent):
-    ``system.bond_graph(form, ports=...)`` with the motors attached to their ports."""
+def graph_form(f: _r.File, doc: Mapping) -> str | None:
+    """The form ``[bondgraph] form`` names (default ``"momentum"``), None without a
+    ``[bondgraph]`` section; the section's keys are checked."""
     table = _r.get(f, doc, "bondgraph", dict, _r.TOP_WHERE, required=False)
     if table is None:
         return None
@@ -61,6 +61,16 @@ def build_bondgraph(f: _r.File, doc: Mapping, system: Any) -> Any:
     if form not in FORMS:
         raise f.error(f"{_WHERE} form", f"unknown form {form!r}",
                       f"write one of {', '.join(FORMS)}")
+    return form
+
+
+def build_bondgraph(f: _r.File, doc: Mapping, system: Any) -> Any:
+    """The :class:`~kanebond.bondgraph.BondGraph` ``[bondgraph]`` describes (None if absent):
+    ``system.bond_graph(form, ports=...)`` with the motors attached to their ports."""
+    form = graph_form(f, doc)
+    if form is None:
+        return None
+    table = doc["bondgraph"]
     ports_table = _r.get(f, table, "ports", dict, _WHERE, required=False) or {}
     _r.capped(f, ports_table, "[bondgraph.ports]")
     kin = system.kindiffdict()
