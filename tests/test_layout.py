@@ -1,8 +1,8 @@
-"""The package's layout: data flows one way, no import cycle, no module over ~600 lines.
+"""The package's layout: a folder per floor, data flowing one way, no import circle, module
+interfaces without private names, no module over ~600 lines.
 
 Read from the source with ``ast`` (nothing is imported): every ``import`` of a kanebond module,
-at module level or inside a function, except those under ``if TYPE_CHECKING:`` (annotations
-only, never run).
+at module level, inside a function or under ``if TYPE_CHECKING:`` (a reader follows those too).
 """
 
 from __future__ import annotations
@@ -14,22 +14,27 @@ import pytest
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "kanebond"
 
-#: Floors from the bottom: a module may import its own floor or a lower one, never a higher one
-#: (model -> kinematics -> matrices -> forms -> numeric -> simulate / linearize / facade).
+#: Floors from the bottom, each a package (or a module directly in src/kanebond): a module may
+#: import its own package, its own floor or a lower floor, never a higher one. README's
+#: "Architecture" section shows the same table.
 FLOORS: list[set[str]] = [
-    {"_version", "errors", "progress", "safe_expr", "codegen", "cemit"},
-    {"symbolic", "kinematics", "loads", "embedding", "constraints", "auxiliary",
-     "constraint_views", "matrices", "model"},
-    {"forms"},
-    {"program", "npbackend", "cbackend", "parameters", "manifold", "partitions", "reactions",
-     "numeric", "constrained", "monitor", "admissible", "sbackend"},
-    {"events", "integration", "trajectory", "trajectory_io", "driver", "simulate",
-     "linearizer",
-     "linearize", "bondgraph"},
-    {"system", "identities", "models", "modelfile"},
-    {"runspec"},
-    {"demo", "cli", "report", "sweeps", ""},  # "" is the package
+    {"_version", "errors", "progress", "_aliases"},  # what every floor may use
+    {"symbolic"},  # expression DAG, helpers, safe text
+    {"mechanics"},  # q' = Q f, partial velocities, loads, A, D, C, e, p̂, ê, T*
+    {"constraints"},  # embedded, prescribed, adjoined; auxiliary speeds
+    {"model"},  # KaneModel: the validated model; values of constants; admissibility
+    {"forms"},  # velocity, momentum, Lagrangian, Hamiltonian forms; identities
+    {"numeric"},  # per-body program, C/NumPy backends, NumericModel, ConstrainedModel
+    {"simulate", "linear"},  # integration, events, monitor, trajectory; linear models
+    {"bondgraph"},  # elements, graph, causality, equations, Kane's graphs, drawing, files
+    {"system"},  # KaneSystem, the facade
+    {"models", "modelfile"},  # ready-made models, TOML model files
+    {"runspec"},  # a run named by text
+    {"report", "sweeps"},  # the HTML report, Dask sweeps
+    {"demo", "cli", ""},  # the command; "" is the package's __init__
 ]
+#: at most this many modules directly in src/kanebond (DESIGN: about a dozen)
+TOP_LEVEL_LIMIT = 12
 LINE_LIMIT = 620
 
 
@@ -47,43 +52,68 @@ def _floor(name: str) -> int:
     raise AssertionError(f"module {name!r} is on no floor of tests/test_layout.py; add it")
 
 
-def _runtime_imports(path: Path, name: str, known: set[str]) -> set[str]:
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    skip: set[int] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
-            skip.update(id(n) for b in node.body for n in ast.walk(b))
-    package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
-    if name == "":
-        package = []
-    out: set[str] = set()
-    for node in ast.walk(tree):
-        if id(node) in skip:
-            continue
-        if isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package[: len(package) - (node.level - 1)]
-                mod = ".".join(base + ([node.module] if node.module else []))
-            elif node.module and node.module.startswith("kanebond"):
-                mod = node.module.removeprefix("kanebond").lstrip(".")
-            else:
-                continue
-            # ``from . import x`` names the submodule x, not the package's __init__
-            targets = ([mod] if node.module else []) + [
-                f"{mod}.{a.name}".lstrip(".") for a in node.names]
-        elif isinstance(node, ast.Import):
-            targets = [a.name.removeprefix("kanebond").lstrip(".") for a in node.names
-                       if a.name.startswith("kanebond")]
+class _Module:
+    """One source file's kanebond imports: targets, private names taken, unresolved paths."""
+
+    def __init__(self, path: Path, name: str, known: set[str]) -> None:
+        self.name, self.known = name, known
+        self.package = (name.split(".") if path.name == "__init__.py" else
+                        name.split(".")[:-1]) if name else []
+        self.targets: set[str] = set()
+        self.private: list[str] = []
+        self.unresolved: list[str] = []
+        self.module_aliases: set[str] = set()
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom):
+                self._import_from(node)
+            elif isinstance(node, ast.Import):
+                for a in node.names:
+                    if a.name == "kanebond" or a.name.startswith("kanebond."):
+                        self._add(a.name.removeprefix("kanebond").lstrip("."), node)
+                        self.module_aliases.add(a.asname or a.name.split(".")[0])
+        for node in ast.walk(tree):  # kanebond_module._private
+            if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+                    and node.value.id in self.module_aliases and _is_private(node.attr)):
+                self.private.append(f"{node.value.id}.{node.attr} (line {node.lineno})")
+
+    def _import_from(self, node: ast.ImportFrom) -> None:
+        if node.level:
+            base = self.package[: len(self.package) - (node.level - 1)]
+            mod = ".".join(base + ([node.module] if node.module else []))
+        elif node.module and (node.module == "kanebond" or node.module.startswith("kanebond.")):
+            mod = node.module.removeprefix("kanebond").lstrip(".")
         else:
-            continue
-        out.update(t for t in targets if t in known and t != name)
-    return out
+            return
+        for a in node.names:
+            sub = f"{mod}.{a.name}".lstrip(".")
+            if sub in self.known:  # ``from . import x`` names the submodule x
+                self._add(sub, node)
+                self.module_aliases.add(a.asname or a.name)
+            else:
+                self._add(mod, node)
+                if _is_private(a.name):
+                    self.private.append(f"{a.name} from {mod or 'kanebond'} (line {node.lineno})")
+
+    def _add(self, target: str, node: ast.AST) -> None:
+        if target not in self.known:
+            self.unresolved.append(f"{target} (line {node.lineno})")
+        elif target != self.name:
+            self.targets.add(target)
+
+
+def _is_private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+def _modules() -> dict[str, _Module]:
+    paths = {_module_name(p): p for p in SRC.rglob("*.py")}
+    known = set(paths)
+    return {n: _Module(p, n, known) for n, p in paths.items()}
 
 
 def _graph() -> dict[str, set[str]]:
-    paths = {_module_name(p): p for p in SRC.rglob("*.py")}
-    known = set(paths)
-    return {n: _runtime_imports(p, n, known) for n, p in paths.items()}
+    return {n: m.targets for n, m in _modules().items()}
 
 
 def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
@@ -108,15 +138,23 @@ def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
     return None
 
 
-def test_the_checker_finds_a_cycle_and_an_upward_import():
+def test_the_checker_finds_a_cycle_an_upward_import_and_a_private_name(tmp_path):
     assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
     assert _cycle({"a": {"b"}, "b": set()}) is None
-    assert _floor("numeric") > _floor("model")
+    assert _floor("numeric.model") > _floor("model.kane_model") > _floor("mechanics.matrices")
     with pytest.raises(AssertionError):
         _floor("no_such_module")
+    f = tmp_path / "m.py"
+    f.write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+                 "    from .numeric.model import NumericModel, _helper\n"
+                 "from . import errors\nerrors._secret\nfrom .flat_old_path import x\n")
+    m = _Module(f, "x", {"numeric.model", "errors"})
+    assert m.targets == {"numeric.model", "errors"}  # TYPE_CHECKING counts
+    assert [p.split(" ")[0] for p in m.private] == ["_helper", "errors._secret"]
+    assert m.unresolved == ["flat_old_path (line 6)"]
 
 
-def test_no_import_cycle():
+def test_no_import_circle():
     cycle = _cycle(_graph())
     assert cycle is None, " -> ".join(c or "kanebond" for c in cycle)
 
@@ -128,6 +166,27 @@ def test_imports_go_down_the_floors():
         if n.split(".")[0] != m.split(".")[0] and _floor(m) > _floor(n)
     ]
     assert not up, "\n".join(up)
+
+
+def test_no_private_name_crosses_a_module():
+    """What another module uses is an interface: a public name in the module that owns it."""
+    bad = [f"{n}: {p}" for n, m in _modules().items() for p in m.private]
+    assert not bad, "\n".join(bad)
+
+
+def test_imports_name_real_modules():
+    """No module imports through an old path of the flat layout (kanebond._aliases keeps those
+    for users) or a module that does not exist."""
+    bad = [f"{n}: {u}" for n, m in _modules().items() for u in m.unresolved]
+    assert not bad, "\n".join(bad)
+
+
+def test_few_modules_at_the_top():
+    top = sorted(p.name for p in SRC.glob("*.py"))
+    assert len(top) <= TOP_LEVEL_LIMIT, top
+    packages = {p.parent.name for p in SRC.glob("*/__init__.py")}
+    on_floors = set().union(*FLOORS)
+    assert packages <= on_floors, packages - on_floors
 
 
 def test_modules_stay_readable_in_size():

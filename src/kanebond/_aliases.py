@@ -15,7 +15,7 @@ import importlib.util
 import sys
 from types import ModuleType
 
-__all__ = ["MOVED", "install", "moved_module"]
+__all__ = ["MOVED", "install", "moved_module", "old_module_attribute"]
 
 #: old module (under ``kanebond.``) -> its new home
 MOVED: dict[str, str] = {
@@ -80,6 +80,21 @@ def moved_module(old: str) -> ModuleType | None:
     if old not in MOVED:
         return None
     return importlib.import_module("kanebond." + old)
+
+
+def old_module_attribute(package: str, name: str):
+    """``kanebond.<package>.<name>`` where ``<package>`` was also a module of the flat layout
+    (``kanebond.constraints``, ``model``, ``forms``, ``numeric``, ``simulate``, ``symbolic``):
+    the name as that module had it, from the module's new home. A package's ``__getattr__``."""
+    old = package.removeprefix("kanebond.")
+    if not name.startswith("__"):
+        value = getattr(importlib.import_module("kanebond." + MOVED[old]), name, _MISSING)
+        if value is not _MISSING:
+            return value
+    raise AttributeError(f"module {package!r} has no attribute {name!r}")
+
+
+_MISSING = object()
 
 
 def install() -> None:

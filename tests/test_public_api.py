@@ -1,0 +1,244 @@
+"""The public API is a contract (DESIGN.md): ``kanebond.__all__``, the signatures of its
+functions and of its classes' public methods, and the module paths the README and the docs
+show. The pin below was taken from the flat layout before issue 20 moved every module into a
+package: moving files must not change what users call."""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+
+import pytest
+
+import kanebond as kb
+from kanebond._aliases import MOVED
+
+API: dict = {'AdjoinedConstraint': {'__init__': '(self, phi, velocities=(), value=0, *, name=None)'},
+ 'BondGraphError': 'exception',
+ 'CausalityError': 'exception',
+ 'ConstrainedModel': {'T_star': '(self, q, uf, t=0.0)',
+                      '__init__': "(self, system, constants=None, *, backend='auto', "
+                                  "path='auto', baumgarte=None)",
+                      'adjoined_forces': '(self, t, x)',
+                      'constraint_jacobian': '(self, t, q, uf)',
+                      'constraint_multipliers': '(self, t, x)',
+                      'f_from_p': '(self, q, p, t=0.0)',
+                      'full_speeds': '(self, t, q, uf)',
+                      'has_embedding': 'property',
+                      'initial_state': '(self, initial, t0=0.0)',
+                      'load_powers': '(self, t, q, uf)',
+                      'multipliers': '(self, t, x)',
+                      'outputs': '(self, tt, q, uf)',
+                      'p_hat': '(self, q, uf, t=0.0)',
+                      'reactions': '(self, t, x)',
+                      'rhs': '(self, t, x)',
+                      'rhs_momentum': '(self, t, y)',
+                      'state_names': 'property'},
+ 'ConstraintError': 'exception',
+ 'Event': {'__init__': '(self, condition, *, terminal=False, direction=0, name=None)'},
+ 'ExpressionError': 'exception',
+ 'FormError': 'exception',
+ 'HamiltonianForm': {'__init__': '(self, system)',
+                     'dT_dp': 'property',
+                     'dT_dq': 'property',
+                     'e': 'property',
+                     'equations': '(self)',
+                     'rhs': 'property',
+                     'state': 'property'},
+ 'KaneSystem': {'bond_graph': "(self, form='momentum', ports=None)",
+                'forcing_full': 'property',
+                'hamiltonian_form': '(self)',
+                'lagrangian_form': '(self)',
+                'linearize': '(self, op_point=None, constants=None, **kwargs)',
+                'mass_matrix_full': 'property',
+                'momentum_form': '(self)',
+                'numeric': "(self, constants=None, *, backend='auto', path='auto', "
+                           'baumgarte=None)',
+                'rhs': '(self)',
+                'velocity_form': '(self)'},
+ 'KanebondError': 'exception',
+ 'KanebondWarning': 'exception',
+ 'KinematicsError': 'exception',
+ 'LagrangianForm': {'Df': 'property',
+                    '__init__': '(self, system)',
+                    'dp_dq': 'property',
+                    'equations': '(self)',
+                    'f_dot': 'property',
+                    'rhs': 'property',
+                    'state': 'property'},
+ 'Linearization': {'__init__': '(self, state, A, B, inputs, op_point, constants, residual, '
+                               'coordinates, speeds, dropped=(), eliminated=())',
+                   'drop': '(self, coordinates, *, check=True, tol=1e-12)',
+                   'drop_ignorable': '(self, tol=1e-12)',
+                   'eig': '(self)',
+                   'eigenvalues': 'property',
+                   'ignorable': '(self, tol=1e-12)',
+                   'index': '(self, symbol)',
+                   'reduce': '(self, tol=1e-12)',
+                   'select': '(self, states, *, tol=1e-12)'},
+ 'LoadError': 'exception',
+ 'ModelError': 'exception',
+ 'ModelFileError': 'exception',
+ 'MomentumForm': {'__init__': '(self, system)',
+                  'equations': '(self)',
+                  'f_of_p': 'property',
+                  'p_dot': 'property',
+                  'rhs': 'property',
+                  'state': 'property'},
+ 'ReportError': 'exception',
+ 'SimulationError': 'exception',
+ 'SingularConfigurationError': 'exception',
+ 'SingularMassMatrixError': 'exception',
+ 'SweepError': 'exception',
+ 'Trajectory': {'__init__': '(self, *, t, q, f, p, T_star, load_power, work, coordinate_names, '
+                            "speed_names, load_names, form, method, work_method='state', "
+                            "success=True, status=0, message='', nfev=0, njev=0, nlu=0, "
+                            't_events=None, x_events=None, event_names=None, metadata=None, '
+                            'symbols=None, extras=None, source_kinds=None)',
+                'adjoined_forces': 'property',
+                'columns': '(self)',
+                'constraint_force': '(self, constraint, target, frame=None, model=None)',
+                'constraint_power': 'property',
+                'constraint_residual_names': 'property',
+                'constraint_residuals': 'property',
+                'constraint_velocities': 'property',
+                'energy_audit': '(self)',
+                'energy_cost': 'property',
+                'load': '(cls, path)',
+                'momentum_names': 'property',
+                'multiplier_names': 'property',
+                'multipliers': 'property',
+                'plot': '(self, *, figsize=None)',
+                'power': 'property',
+                'prescribed_power': 'property',
+                'prescribed_work': 'property',
+                'reaction_names': 'property',
+                'reactions': 'property',
+                'save': '(self, path)',
+                'state_names': 'property',
+                'to_dataframe': '(self)',
+                'x': 'property',
+                'y': 'property',
+                'y_names': 'property'},
+ 'TrajectoryFileError': 'exception',
+ 'VelocityConstraint': {'__init__': '(self, phi, velocities, *, name=None)'},
+ 'VelocityForm': {'__init__': '(self, system)',
+                  'equations': '(self)',
+                  'f_dot': 'property',
+                  'forcing_full': 'property',
+                  'mass_matrix_full': 'property',
+                  'rhs': 'property',
+                  'state': 'property'},
+ '__version__': 'str',
+ 'models': 'module',
+ 'simulate': "(system, t_span, initial, constants=None, *, form='momentum', t_eval=None, "
+             "rtol=1e-09, atol=1e-12, method='DOP853', events=None, progress=None, "
+             "backend='auto', max_step=inf, audit=True, metadata=None, baumgarte=None, "
+             'max_nfev=10000000, stall_steps=1000, **options)',
+ 'sweep_linearize': '(model, parameter, values, op_point=None, sets=None, *, drop=None, '
+                    'select=None, chunks=None, client=None, scheduler=None, n_workers=None, '
+                    'retries=2, progress=True)',
+ 'sweep_simulate': '(model, grid_or_samples, *, t_end, points=101, initial=None, sets=None, '
+                   'client=None, scheduler=None, n_workers=None, retries=2, progress=True, '
+                   'options=None)'}
+
+
+def _signature(f) -> str:
+    """The signature without annotations (their spelling is not part of the contract)."""
+    s = inspect.signature(f)
+    params = [p.replace(annotation=inspect.Parameter.empty) for p in s.parameters.values()]
+    return str(s.replace(parameters=params, return_annotation=inspect.Signature.empty))
+
+
+def _public(name: str):
+    return getattr(kb, name)
+
+
+def test_all_is_the_pinned_list():
+    assert sorted(kb.__all__) == sorted(API)
+    for name in kb.__all__:
+        assert hasattr(kb, name), name
+
+
+@pytest.mark.parametrize("name", sorted(API))
+def test_signatures_are_pinned(name):
+    pytest.importorskip("dask") if name.startswith("sweep_") else None
+    obj, pin = _public(name), API[name]
+    if pin == "exception":
+        assert issubclass(obj, kb.KanebondError) or obj is kb.KanebondWarning
+    elif isinstance(pin, dict):
+        for member, want in pin.items():
+            v = inspect.getattr_static(obj, member)
+            if want == "property":
+                assert isinstance(v, property) or type(v).__name__ == "cached_property", member
+            else:
+                f = v.__func__ if isinstance(v, (staticmethod, classmethod)) else v
+                assert _signature(f) == want, f"{name}.{member}"
+    elif pin in ("str", "module"):
+        assert type(obj).__name__ == pin
+    else:
+        assert _signature(obj) == pin
+
+
+def test_sweeps_at_the_top_level():
+    sweeps = pytest.importorskip("kanebond.sweeps")
+    assert kb.sweep_simulate is sweeps.sweep_simulate
+    assert kb.sweep_linearize is sweeps.sweep_linearize
+
+
+# (module path, name) as the README and the docs write them
+DOCUMENTED = [
+    ("kanebond.identities", "check_identities"),
+    ("kanebond.linearize", "sweep"),
+    ("kanebond.safe_expr", "parse"),
+    ("kanebond.safe_expr", "FUNCTIONS"),
+    ("kanebond.models", "FOUR_BAR_DEFAULTS"),
+    ("kanebond.models.chain", "chain_3d_parameters"),
+    ("kanebond.models.diffdrive", "differential_drive_with_motors"),
+    ("kanebond.modelfile", "load_model"),
+    ("kanebond.modelfile", "read_model"),
+    ("kanebond.bondgraph", "load"),
+    ("kanebond.bondgraph.library", "dc_motor"),
+    ("kanebond.runspec", "prepare"),
+    ("kanebond.cli", "cli"),
+    ("kanebond.numeric", "NumericModel"),
+    ("kanebond.numeric", "cache_dir"),
+    ("kanebond.linear", "sweep"),
+    ("kanebond.forms", "check_identities"),
+]
+
+
+@pytest.mark.parametrize(("path", "name"), DOCUMENTED)
+def test_documented_paths_import(path, name):
+    assert getattr(importlib.import_module(path), name) is not None
+
+
+@pytest.mark.parametrize("old", sorted(MOVED))
+def test_old_module_paths_are_the_moved_modules(old):
+    """``kanebond.<old>`` (the flat layout) is the module at its new path, the same object, with
+    its own name and spec (pickles and relative imports inside it see the new path)."""
+    new = importlib.import_module("kanebond." + MOVED[old])
+    assert new.__name__ == new.__spec__.name == "kanebond." + MOVED[old]
+    alias = importlib.import_module("kanebond." + old)
+    if alias.__name__ == "kanebond." + old:
+        # a package now stands where the module stood (kanebond.numeric): every name the
+        # module exported is still there, the same object
+        assert hasattr(alias, "__path__")
+        for name in new.__all__:
+            assert getattr(alias, name) is getattr(new, name), name
+        with pytest.raises(AttributeError):
+            getattr(alias, "no_such_name")
+    else:
+        assert alias is new
+        assert getattr(kb, old) is new  # kb.<old> as an attribute too
+
+
+def test_old_paths_give_the_same_objects():
+    from kanebond.constrained import ConstrainedModel
+    from kanebond.kinematics import solve_kinematics
+    from kanebond.mechanics.kinematics import solve_kinematics as new
+
+    assert ConstrainedModel is kb.ConstrainedModel
+    assert solve_kinematics is new
+    with pytest.raises(ImportError):
+        importlib.import_module("kanebond.no_such_module")
