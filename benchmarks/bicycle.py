@@ -3,7 +3,7 @@
 Two descriptions of the same bicycle, both in ``kanebond.models.bicycle``:
 
 * ``sympy_test``: SymPy's own test model (``sympy/physics/mechanics/tests/test_kane3.py``,
-  builder ``_build_bicycle_sympy``): 4 coordinates (1 dependent), 6 speeds (3 dependent);
+  builder ``build_bicycle_sympy``): 4 coordinates (1 dependent), 6 speeds (3 dependent);
   parameters ``sympy_bicycle_parameters()``, operating points
   ``sympy_bicycle_operating_point(v)``; lean, steer = q2, q5; rear wheel rate u3 = v / rR.
 * ``moore``: J. K. Moore's formulation (builder ``_build_whipple_bicycle``): 8 coordinates
@@ -119,7 +119,7 @@ class Spec:
 
 
 MODELS = {
-    "sympy_test": Spec("sympy_test", "SymPy test_kane3 description", bc._build_bicycle_sympy,
+    "sympy_test": Spec("sympy_test", "SymPy test_kane3 description", bc.build_bicycle_sympy,
                        bc.sympy_bicycle_operating_point, bc.sympy_bicycle_parameters,
                        ("q2", "q5", "u2", "u5"), "q1", "u3", 1.0 / RR),
     "moore": Spec("moore", "Moore's formulation (whipple_bicycle)", bc._build_whipple_bicycle,

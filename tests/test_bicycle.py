@@ -37,7 +37,7 @@ from kanebond.models.bicycle import (
     BENCHMARK_PARAMETERS,
     CAPSIZE_SPEED,
     WEAVE_SPEED,
-    _build_bicycle_sympy,
+    build_bicycle_sympy,
     _build_whipple_bicycle,
     benchmark_state_matrix,
     bicycle_sympy,
@@ -115,7 +115,7 @@ SPECS = {
     # holds the head angle, so the upright pitch q4 is 0; yaw rate u1 = 0, pitch rate u4 = 0,
     # front wheel u6 = v/rF.
     "sympy": Spec(
-        name="sympy", factory=bicycle_sympy, build=_build_bicycle_sympy,
+        name="sympy", factory=bicycle_sympy, build=build_bicycle_sympy,
         constants=sympy_bicycle_parameters(), lean_steer=("q2", "q5", "u2", "u5"), wheel="u3",
         wheel_per_speed=1.0 / RR, pitch="q4", upright_pitch=0.0,
         upright_dependent=lambda v: {"u1": 0.0, "u4": 0.0, "u6": v / RF},

@@ -25,7 +25,7 @@ from kanebond.models.bicycle import (
     BENCHMARK_PARAMETERS,
     CAPSIZE_SPEED,
     WEAVE_SPEED,
-    _build_bicycle_sympy,
+    build_bicycle_sympy,
     _build_whipple_bicycle,
     benchmark_eigenvalues,
     benchmark_matrices,
@@ -266,7 +266,7 @@ def test_moore_geometry_is_the_benchmark():
 def test_sympy_port_geometry_is_the_benchmark():
     """The same for SymPy's test model, whose axes are the benchmark's turned half a turn
     about x (y left, z up): positions (x, -y, -z) and products of inertia of opposite sign."""
-    parts, cons = _build_bicycle_sympy()
+    parts, cons = build_bicycle_sympy()
     subs = _numeric_subs(parts, sympy_bicycle_parameters(), sympy_bicycle_operating_point(0.0))
     N, pts = parts.frame, parts.points
     o = pts["WR_cont"]
@@ -308,7 +308,7 @@ def test_builder_shapes():
     assert len(parts.bodies) == 4 and len(parts.loads) == 4 and len(parts.kd_eqs) == 8
     assert {str(s) for s in parts.parameters} == set(moore_parameters())
 
-    parts, cons = _build_bicycle_sympy()
+    parts, cons = build_bicycle_sympy()
     assert [str(q.func) for q in parts.coordinates] == ["q1", "q2", "q4", "q5"]
     assert [str(u.func) for u in parts.speeds] == [f"u{i}" for i in range(1, 7)]
     assert [str(q.func) for q in cons["dependent_coordinates"]] == ["q4"]
@@ -413,7 +413,7 @@ def moore():
 
 @pytest.fixture(scope="module")
 def sympy_port():
-    model = _Model(_build_bicycle_sympy, sympy_bicycle_parameters())
+    model = _Model(build_bicycle_sympy, sympy_bicycle_parameters())
     model.q_dep = np.array([sympy_bicycle_pitch()])
     return model
 
@@ -537,7 +537,7 @@ def test_formulations_agree_on_a_nonlinear_motion(moore, sympy_port):
 def test_sympys_own_linearizer_on_the_port():
     """SymPy's symbolic ``KanesMethod.linearize`` (as in its own test; about a minute) agrees
     with the closed form."""
-    parts, cons = _build_bicycle_sympy()
+    parts, cons = build_bicycle_sympy()
     km, qi, ui = kanes_of_parts(parts, cons)
     v = sm.Symbol("v")
     op = {x: 0 for x in parts.coordinates}
