@@ -13,7 +13,8 @@ import pytest
 import kanebond as kb
 from kanebond._aliases import MOVED
 
-API: dict = {'AdjoinedConstraint': {'__init__': '(self, phi, velocities=(), value=0, *, name=None)'},
+API: dict = {
+ 'AdjoinedConstraint': {'__init__': '(self, phi, velocities=(), value=0, *, name=None)'},
  'BondGraphError': 'exception',
  'CausalityError': 'exception',
  'ConstrainedModel': {'T_star': '(self, q, uf, t=0.0)',
@@ -226,8 +227,7 @@ def test_old_module_paths_are_the_moved_modules(old):
         assert hasattr(alias, "__path__")
         for name in new.__all__:
             assert getattr(alias, name) is getattr(new, name), name
-        with pytest.raises(AttributeError):
-            getattr(alias, "no_such_name")
+        assert not hasattr(alias, "no_such_name")
     else:
         assert alias is new
         assert getattr(kb, old) is new  # kb.<old> as an attribute too
@@ -236,6 +236,7 @@ def test_old_module_paths_are_the_moved_modules(old):
 def test_old_paths_give_the_same_objects():
     from kanebond.constrained import ConstrainedModel
     from kanebond.kinematics import solve_kinematics
+
     from kanebond.mechanics.kinematics import solve_kinematics as new
 
     assert ConstrainedModel is kb.ConstrainedModel
