@@ -128,6 +128,19 @@ def test_bondgraph_of_a_model_file_with_motors(tmp_path):
     assert not (tmp_path / "v.svg").exists()
 
 
+def test_linearize_refuses_a_coupled_graph():
+    """The robot file's [bondgraph] couples motors: linearizing its mechanics alone would print
+    the eigenvalues of another system (seven zeros), so the command says so instead."""
+    from kanebond.modelfile import SHIPPED
+
+    path = SHIPPED / "differential_drive_with_motors.toml"
+    r = kb("linearize", str(path))
+    assert r.returncode == 1 and "eigenvalues" not in r.stdout
+    assert "[bondgraph]" in r.stderr and "Traceback" not in r.stderr
+    r = kb("linearize", str(SHIPPED / "differential_drive.toml"))
+    assert r.returncode == 0 and "eigenvalues" in r.stdout
+
+
 def test_bondgraph_bad_suffix(tmp_path):
     r = kb("bondgraph", "rolling_disk", "-o", str(tmp_path / "out.txt"))
     assert r.returncode == 2

@@ -18,7 +18,7 @@ from typing import Any
 import click
 from click.core import ParameterSource
 
-from .errors import KanebondError
+from .errors import KanebondError, ModelError
 from .runspec import (
     cached_graph,
     cached_system,
@@ -292,6 +292,13 @@ def _write_plot(traj: Any, path: Path) -> Path:
 @_out_option
 def linearize(model: str, sets: dict, at: dict, sweep_spec: tuple | None, out: Path) -> None:
     """Eigenvalues of MODEL's linear model about an operating point (or along a sweep)."""
+    if cached_graph(model) is not None:
+        raise ModelError(
+            f"{model} couples a bond graph to its mechanics ([bondgraph] section: motors, "
+            f"hand-built elements), and kanebond linearize linearizes the mechanical system "
+            f"only: its eigenvalues would be those of another system. Simulate the coupled "
+            f"graph (kanebond simulate {model}), or linearize a copy of the file without its "
+            f"[bondgraph] section.")
     system, defaults = resolve_model(model)
     swept = (sweep_spec[0],) if sweep_spec else ()
     constants = _constants(system, defaults, sets, optional=swept)
