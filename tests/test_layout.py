@@ -196,3 +196,34 @@ def test_modules_stay_readable_in_size():
         if (n := len(p.read_text(encoding="utf-8").splitlines())) > LINE_LIMIT
     }
     assert not long, f"modules over {LINE_LIMIT} lines: {long}"
+
+
+def _private_attributes() -> tuple[dict[str, set[str]], list[tuple[str, str, int]]]:
+    """({private attribute: packages whose classes define it}, [(module, attribute, line) of
+    every ``obj._attribute`` read where obj is not self or cls])."""
+    defined: dict[str, set[str]] = {}
+    reads: list[tuple[str, str, int]] = []
+    for path in SRC.rglob("*.py"):
+        name = _module_name(path)
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _is_private(
+                    node.name):
+                defined.setdefault(node.name, set()).add(name.split(".")[0])
+            elif isinstance(node, ast.Attribute) and _is_private(node.attr):
+                own = isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")
+                if own and isinstance(node.ctx, ast.Store):
+                    defined.setdefault(node.attr, set()).add(name.split(".")[0])
+                elif not own:
+                    reads.append((name, node.attr, node.lineno))
+    return defined, reads
+
+
+def test_no_private_attribute_crosses_a_package():
+    """A class's ``_attribute`` is read only inside the package that defines the class: what a
+    package above (or beside) needs of an object is a public attribute (``num.ind_index``,
+    ``system.load_fields``), so the floors' interfaces are what their names say."""
+    defined, reads = _private_attributes()
+    bad = [f"{module}:{line} reads {attr}, defined in {sorted(defined[attr])}"
+           for module, attr, line in reads
+           if attr in defined and module.split(".")[0] not in defined[attr]]
+    assert not bad, "\n".join(bad)

@@ -93,7 +93,7 @@ class GraphNumeric:
         self.coordinates = list(eqs.x)
         self.speeds: list = []
         self.R, self.S, self.n_u = len(self.coordinates), 0, 0
-        self._ind = np.zeros(0, dtype=np.intc)
+        self.ind_index = np.zeros(0, dtype=np.intc)
         self.state_names = eqs.state_names
         energies = store_energies(graph, eqs)
         powers = source_powers(graph, eqs)

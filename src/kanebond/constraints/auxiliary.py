@@ -42,6 +42,10 @@ class AuxiliaryHost(Protocol):
     loads: list
     strict: bool
     embedding: Any
+    init_args: dict
+
+    def resolve_load_fields(self, loads: list, common: dict, bodies: list, subs: Any) -> list:
+        """Each load with the velocity field it acts through."""
 
 __all__ = ["check_auxiliary_speeds", "zero_auxiliary", "auxiliary_equations"]
 
@@ -91,7 +95,7 @@ def auxiliary_equations(system: AuxiliaryHost) -> list[sp.Expr]:
     common = dict(frame=system.frame, coordinates=system.coordinates, speeds=augmented,
                   kdd=kdd, strict=system.strict)
     bodies = [BodyKinematics(b, **common) for b in system.bodies]
-    loads = system._resolve_loads(system.loads, common, bodies, kdd)
+    loads = system.resolve_load_fields(system.loads, common, bodies, kdd)
     S = len(augmented)
     A = matrices.mass_matrix(bodies, S)
     Df = matrices.gyrator_product(bodies, S)
@@ -119,7 +123,7 @@ def _augmented_kinematics(system: AuxiliaryHost, aux: list) -> dict:
     """{q': expression in u and the auxiliary speeds}: the kinematic equations solved with the
     auxiliary speeds kept (a rolling condition may contain one), as SymPy's q' map does; a
     virtual motion along u_a then moves what those coordinates move."""
-    kin = system._init_args["kinematics"]
+    kin = system.init_args["kinematics"]
     _, kdd, _ = solve_kinematics(system.coordinates, list(system.all_speeds) + aux, kin,
                                  check_rank=False)
     return kdd
@@ -130,7 +134,7 @@ def _dependent_response(system: AuxiliaryHost, aux: list, kdd: dict) -> sp.Matri
     constraints (zero when no constraint contains an auxiliary speed)."""
 
     emb = system.embedding
-    given = system._init_args.get("velocity_constraints") or ()
+    given = system.init_args.get("velocity_constraints") or ()
     if isinstance(given, (sp.Basic, str)):
         given = [given]
     q = list(system.coordinates)

@@ -188,13 +188,13 @@ class ConstraintViews:
 
     def prescribe(self, prescribed: Mapping) -> ConstraintViews:
         """A copy of this system with further speeds prescribed as functions of time."""
-        args = dict(self._init_args)
+        args = dict(self.init_args)
         args["prescribed"] = {**dict(args.get("prescribed") or {}), **dict(prescribed)}
         return type(self)(**args)
 
     def adjoin(self, *constraints) -> ConstraintViews:
         """A copy of this system with further adjoined constraints ([PA-VP] (4))."""
-        args = dict(self._init_args)
+        args = dict(self.init_args)
         old = args.get("adjoined") or ()
         if isinstance(old, (AdjoinedConstraint, sp.Basic)) or callable(old):
             old = [old]

@@ -15,6 +15,7 @@ import numpy as np
 import sympy as sp
 
 from ..errors import KanebondError, SingularMassMatrixError
+from .kane import HamiltonianForm, LagrangianForm
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..model.kane_model import KaneModel
@@ -105,11 +106,11 @@ class IdentityAudit:
         s = self.system = system
         self.sampler = Sampler(system)
         self.dA = s.dA_dq
-        self.lagrangian = s.lagrangian_form()
-        self.G = s._gyroscopic_coupling()
+        self.lagrangian = LagrangianForm(s)
+        self.G = s.gyroscopic_coupling()
         self.holonomic = s.in_holonomic_form
         if self.holonomic:
-            self.hamiltonian = s.hamiltonian_form()
+            self.hamiltonian = HamiltonianForm(s)
             self.dTs_dq = sp.Matrix([s.T_star.diff(x) for x in s.coordinates])
 
     def errors(self, v: dict) -> dict[str, float]:

@@ -122,7 +122,7 @@ class Linearizer:
         self._c_const = [params.index(p) for p in self.constants]
         self._c_input = [params.index(r) for r in self.inputs]
         # what the equations use, read off the expression graph of the numeric model
-        prog = self.num._program
+        prog = self.num.program
         graph = prog.g
         needed = graph.needed(prog.pos + prog.vel)
         used = {graph.nodes[i][1:] for i in needed if graph.nodes[i][0] == "in"}
@@ -259,7 +259,7 @@ class Linearizer:
 
     def _on_manifold(self, x0, p0, r0, given: set) -> None:
         """Solve missing dependent coordinates from g(q) = 0; check given ones."""
-        man = self.num._manifold
+        man = self.num.manifold
         c = self.c_vector(p0, r0)
         q = x0[: self.R].copy()
         g = man_eval(man, q, c)[0]
@@ -309,7 +309,7 @@ class Linearizer:
                 )
 
     def _all_speeds(self, x0: np.ndarray, c: np.ndarray) -> np.ndarray:
-        res = self.num._eval(np.zeros(1), x0[None, : self.R], x0[None, self.R :], {"A"},
+        res = self.num.evaluate(np.zeros(1), x0[None, : self.R], x0[None, self.R :], {"A"},
                              c=c[None, :])
         return res["u"][0] if "u" in res else x0[self.R :]
 
@@ -319,7 +319,7 @@ class Linearizer:
         R = self.R
         tt = np.full(len(X), t0)
         q, f = X[:, :R], X[:, R:]
-        res = self.num._eval(tt, q, f, {"Q", "A", "Df", "e"}, c=C)
+        res = self.num.evaluate(tt, q, f, {"Q", "A", "Df", "e"}, c=C)
         qd = np.einsum("nrs,ns->nr", res["Q"], f)
         fd = np.linalg.solve(res["A"], (res["e"] - res["Df"])[..., None])[..., 0]
         return np.hstack([qd, fd])
@@ -331,7 +331,7 @@ class Linearizer:
         n, nr = self.R + self.S, len(self.inputs)
         c0 = self.c_vector(p0, r0)
         check_mass_and_inertia(self.num, np.real(c0)[None, :], t0, x0)
-        base = self.num._eval(np.full(1, t0), x0[None, : self.R], x0[None, self.R :],
+        base = self.num.evaluate(np.full(1, t0), x0[None, : self.R], x0[None, self.R :],
                               {"A", "Df", "e"}, c=c0[None, :])
         A = np.real(base["A"][0])
         if not np.all(np.isfinite(A)):
@@ -406,7 +406,7 @@ class Linearizer:
         """(𝔸, 𝔹, kept state, eliminated coordinates) in the independent state [q_i, f]."""
         if not self._dq:
             return A, B, self.coordinates + self.speeds, []
-        man = self.num._manifold
+        man = self.num.manifold
         c = self.c_vector(p0, r0)
         J = man_eval(man, x0[: self.R], c)[1]
         Jd, Ji = J[:, self._dq], J[:, self._iq]
@@ -440,10 +440,10 @@ def _chop(D: np.ndarray) -> np.ndarray:
 
 def man_eval(man, q: np.ndarray, c: np.ndarray):
     """(g, ∂g/∂qᵀ, B) of a constraint manifold at one point with an explicit parameter vector."""
-    n_out = man._n_out
+    n_out = man.n_out
     out = np.zeros((n_out, 1))
     with np.errstate(all="ignore"):
-        man._kernel(np.zeros((1, 1)), q[:, None], c[:, None], out)
+        man.kernel(np.zeros((1, 1)), q[:, None], c[:, None], out)
     kg, R = man.k_g, man.R
     nb = man.k_v * man.n_u
     return (out[:kg, 0], out[kg : kg + kg * R, 0].reshape(kg, R),

@@ -38,7 +38,7 @@ def check_mass_and_inertia(model: Any, c: np.ndarray | None = None, t: float = 0
     u = np.zeros((1, model.n_u))
     try:
         with np.errstate(all="ignore"):
-            w = np.real(model._work("pos", tt, qq, u, c))[:, 0]
+            w = np.real(model.work_arrays("pos", tt, qq, u, c))[:, 0]
     except KanebondError:
         return  # a callable constant refused this state; the run will say so itself
     for b in L.bodies:
@@ -98,8 +98,8 @@ def diagnose_not_finite(model: Any, t: float, q: np.ndarray, u: np.ndarray) -> s
     qq, uu = np.asarray(q, float)[None, :], np.asarray(u, float)[None, :]
     try:
         with np.errstate(all="ignore"):
-            pos = np.real(model._work("pos", tt, qq, uu))[:, 0]
-            vel = np.real(model._work("vel", tt, qq, uu))[:, 0]
+            pos = np.real(model.work_arrays("pos", tt, qq, uu))[:, 0]
+            vel = np.real(model.work_arrays("vel", tt, qq, uu))[:, 0]
     except KanebondError:
         return ""
     if not np.all(np.isfinite(pos[: L.R * L.S] if L.S else pos[:0])):

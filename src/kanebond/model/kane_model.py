@@ -116,7 +116,8 @@ class KaneModel(ConstraintViews):
         name: str = "system",
         strict: bool = False,
     ) -> None:
-        self._init_args = dict(
+        # the arguments as given: the constraint views and the auxiliary speeds re-form from them
+        self.init_args = dict(
             frame=frame, coordinates=coordinates, speeds=speeds, kinematics=kinematics,
             bodies=bodies, loads=loads, dependent_speeds=dependent_speeds,
             velocity_constraints=velocity_constraints,
@@ -210,15 +211,15 @@ class KaneModel(ConstraintViews):
             frame=self.frame, coordinates=self.coordinates, speeds=self.all_speeds,
             kdd=sub_full, strict=self.strict,
         )
-        self._bodies_full = [BodyKinematics(b, **self._common_full) for b in self.bodies]
+        self.bodies_all_speeds = [BodyKinematics(b, **self._common_full) for b in self.bodies]
 
     def _set_loads_and_adjoined(self, loads, adjoined, sub_full: dict) -> None:
         """The loads with their names and velocity fields, and the adjoined constraints, in all
         speeds."""
         self.loads, given_names = listed_loads(loads)
         self.load_names = given_names or _default_load_names(self.loads)
-        self._loads_full = self._resolve_loads(
-            self.loads, self._common_full, self._bodies_full, sub_full
+        self.loads_all_speeds = self.resolve_load_fields(
+            self.loads, self._common_full, self.bodies_all_speeds, sub_full
         )
         # adjoined constraints in all speeds (the numeric models project them with T = [I; G])
         self.adjoined: list[Adjoined] = resolve_adjoined(
@@ -252,7 +253,7 @@ class KaneModel(ConstraintViews):
         for s, f_s in enumerate(self.speeds):
             if f_s in self.prescribed:
                 continue
-            if not any(b.depends_on(s) for b in self._bodies_full):
+            if not any(b.depends_on(s) for b in self.bodies_all_speeds):
                 raise ModelError(
                     f"speed {show(f_s)} appears in the velocity of no body, so the mass "
                     f"matrix would be singular; remove it, or check the velocities that "
@@ -260,9 +261,11 @@ class KaneModel(ConstraintViews):
                 )
 
     # ------------------------------------------------------------------ loads
-    def _resolve_loads(
+    def resolve_load_fields(
         self, loads: list, common: dict, bodies: list, subs: Mapping
     ) -> list[tuple[VelocityField, Vector]]:
+        """Each load with the velocity field it acts through, for the kinematics ``common``
+        (frame, coordinates, speeds, kdd) and the bodies' kinematics ``bodies``."""
         return resolve_loads(loads, frame=self.frame, common=common, bodies=bodies, subs=subs)
 
     # ------------------------------------------------------------------ basic data
@@ -334,7 +337,7 @@ class KaneModel(ConstraintViews):
     def _body_kinematics(self) -> list[BodyKinematics]:
         """Per-body kinematics in the independent speeds f (closed forms when embedded)."""
         if self._closed is None:
-            return self._bodies_full
+            return self.bodies_all_speeds
         return [BodyKinematics(b, **self._common) for b in self.bodies]
 
     def partial_velocities(self) -> list[tuple[str, sp.Expr, sp.Matrix, sp.Matrix | None,
@@ -362,10 +365,11 @@ class KaneModel(ConstraintViews):
         return out
 
     @cached_property
-    def _load_fields(self) -> list[tuple[VelocityField, Vector]]:
+    def load_fields(self) -> list[tuple[VelocityField, Vector]]:
+        """Each load with its velocity field, in the independent speeds f."""
         if self._closed is None:
-            return self._loads_full
-        return self._resolve_loads(self.loads, self._common, self._body_kinematics, self._subs)
+            return self.loads_all_speeds
+        return self.resolve_load_fields(self.loads, self._common, self._body_kinematics, self._subs)
 
     @cached_property
     def _adjoined_f(self) -> list[Adjoined]:
@@ -373,7 +377,7 @@ class KaneModel(ConstraintViews):
         if self._closed is None:
             return self.adjoined
         return resolve_adjoined(
-            self._init_args["adjoined"], frame=self.frame, coordinates=self.coordinates,
+            self.init_args["adjoined"], frame=self.frame, coordinates=self.coordinates,
             speeds=self.speeds, subs=self._subs, Q=self._Q,
         )
 
@@ -395,7 +399,7 @@ class KaneModel(ConstraintViews):
         return vanishes(self.Q - sp.eye(len(self.coordinates)))
 
     @cached_property
-    def _parameter_atoms(self) -> tuple[list, list]:
+    def parameter_atoms(self) -> tuple[list, list]:
         """(parameter symbols, time-varying inputs) of everything the equations are made of:
         masses, inertia coefficients, velocities in all speeds, loads, Q, the constraints and
         the direction cosines along the frame-tree path of every frame a vector is written in
@@ -420,7 +424,7 @@ class KaneModel(ConstraintViews):
                 for x in m:
                     scan(x)
 
-        for b in self._bodies_full:
+        for b in self.bodies_all_speeds:
             scan(b.mass)
             for fld in (b.translation, b.rotation):
                 if fld is not None:
@@ -429,7 +433,7 @@ class KaneModel(ConstraintViews):
                 for coef, u1, u2 in b.inertia.args:
                     scan(coef)
                     frames.update((u1.args[0][1], u2.args[0][1]) if u1.args and u2.args else ())
-        for fld, vec in self._loads_full:
+        for fld, vec in self.loads_all_speeds:
             scan_vector(fld.v)
             scan_vector(vec)
         for x in self._Q_full:
@@ -444,14 +448,14 @@ class KaneModel(ConstraintViews):
     @property
     def constants(self) -> list[sp.Symbol]:
         """Parameter symbols of the model (masses, lengths, ...), sorted by name."""
-        return list(self._parameter_atoms[0])
+        return list(self.parameter_atoms[0])
 
     @cached_property
     def inputs(self) -> list:
         """Time-varying inputs: dynamicsymbols in the loads that are neither q nor u."""
         known = set(self.coordinates) | set(self.all_speeds)
         found: set = set()
-        for _, vec in self._loads_full:
+        for _, vec in self.loads_all_speeds:
             for m, _ in vec.args:
                 found |= {a for a in m.atoms(AppliedUndef) if a not in known}
         return sorted(found, key=str)
@@ -495,14 +499,14 @@ class KaneModel(ConstraintViews):
         with working(f"forming the matrix C of {self.name!r}"):
             return matrices.c_matrix(self._body_kinematics, len(self.speeds))
 
-    def _gyroscopic_coupling(self) -> sp.Matrix:
+    def gyroscopic_coupling(self) -> sp.Matrix:
         """G = Wᵀ(ω × ∂h/∂fᵀ), the last term of D in [PA21] (56), (62)."""
         return matrices.gyroscopic_coupling(self._body_kinematics, len(self.speeds))
 
     @cached_property
     def e(self) -> sp.Matrix:
         """Generalized impressed forces e ([PA21] (9), (53))."""
-        return matrices.impressed_forces(self._load_fields, len(self.speeds))
+        return matrices.impressed_forces(self.load_fields, len(self.speeds))
 
     @cached_property
     def p_hat(self) -> sp.Matrix:

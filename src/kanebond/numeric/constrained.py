@@ -243,11 +243,11 @@ class ConstrainedModel:
         if not rel.embedded:
             return self.fns(tt, q, f, c)
         if emb is None:
-            emb = rel._eval(tt, q, f, {"Df"}, c=c)
+            emb = rel.evaluate(tt, q, f, {"Df"}, c=c)
         pcs = self.fns(tt, q, emb["u"], c)
         if self.L:
             Gu = pcs["G"]
-            ind, dep = rel._ind, rel._dep
+            ind, dep = rel.ind_index, rel.dep_index
             pcs["G"] = Gu[:, :, ind] + np.einsum("nlk,nks->nls", Gu[:, :, dep], emb["G_emb"])
             pcs["gamma"] = pcs["gamma"] + np.einsum("nlk,nk->nl", Gu[:, :, dep],
                                                     emb["c"])[..., None]
@@ -272,7 +272,7 @@ class ConstrainedModel:
         """ᵘf', λ and (optionally) ᶜe at the points (t, q, f) (full f)."""
         rel = self.relaxed
         c = rel._c(tt, q, f)
-        parts = rel._eval(tt, q, f, self._needed_parts(momentum, want_reactions), c=c)
+        parts = rel.evaluate(tt, q, f, self._needed_parts(momentum, want_reactions), c=c)
         pcs = self._pieces(tt, q, f, parts)
         A = parts["A"]
         ui, ci = self.ui, self.ci
@@ -416,7 +416,7 @@ class ConstrainedModel:
     def _f_from_p(self, tt, q, up) -> tuple[np.ndarray, dict]:
         """Full f from ᵘp̂ by (50): ᵘf = ᵘᵘA⁻¹(ᵘp̂ − ᵘᶜA ᶜf)."""
         f = self._full(tt, q, np.zeros((len(tt), self.S)))
-        A = self.relaxed._eval(tt, q, f, {"A"})["A"]
+        A = self.relaxed.evaluate(tt, q, f, {"A"})["A"]
         ui, ci = self.ui, self.ci
         rhs = up - np.einsum("nij,nj->ni", A[:, ui][:, :, ci], f[:, ci])
         from .npbackend import solve_spd

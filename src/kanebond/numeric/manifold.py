@@ -65,8 +65,8 @@ class ConstraintManifold:
         groups = {"t": 1, "q": len(q), "c": len(model.parameters)}
         exec(compile(emit_python(graph, groups, outs, "k_manifold"), "<kanebond manifold>",
                      "exec"), ns)  # our own generated code
-        self._kernel = ns["k_manifold"]
-        self._n_out = len(outs)
+        self.kernel = ns["k_manifold"]
+        self.n_out = len(outs)
         self.n_u = len(u)
         self.names = {
             "config": [f"config[{i}]" for i in range(self.k_g)],
@@ -78,12 +78,12 @@ class ConstraintManifold:
         n = len(q)
         tt = np.zeros(n)
         c = self.model._c(tt, q, np.zeros((n, self.S)))
-        out = np.zeros((self._n_out, n))
+        out = np.zeros((self.n_out, n))
         with np.errstate(all="ignore"):
-            self._kernel(tt[None, :], q.T, c.T, out)
+            self.kernel(tt[None, :], q.T, c.T, out)
         return out
 
-    def _eval(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def evaluate(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(g (n, k_g), ∂g/∂qᵀ (n, k_g, R), B (n, k_v, n_u)) at coordinates q (n, R)."""
         out = self._run(q)
         n = len(q)
@@ -115,12 +115,12 @@ class ConstraintManifold:
 
     def configuration_residuals(self, q) -> np.ndarray:
         single, qb = self._batch(q)
-        g = self._eval(qb)[0]
+        g = self.evaluate(qb)[0]
         return g[0] if single else g
 
     def all_speeds(self, q: np.ndarray, f: np.ndarray) -> np.ndarray:
         """u = [f; u_d] with u_d solved from B u = 0 (the system's own partition)."""
-        B = self._eval(q)[2]
+        B = self.evaluate(q)[2]
         S = self.S
         u = np.zeros((len(q), self.n_u))
         u[:, :S] = f
@@ -137,7 +137,7 @@ class ConstraintManifold:
         single, qb = self._batch(q)
         fb = np.atleast_2d(np.asarray(f, dtype=float))
         u = np.atleast_2d(self.model.all_speed_values(qb, fb))
-        B = self._eval(qb)[2]
+        B = self.evaluate(qb)[2]
         r = np.einsum("nku,nu->nk", B, u)
         return r[0] if single else r
 
@@ -147,7 +147,7 @@ class ConstraintManifold:
         if not self.q_index:
             return q
         for _ in range(iters):
-            g, J, _ = self._eval(q[None, :])
+            g, J, _ = self.evaluate(q[None, :])
             g, J = g[0], J[0][:, self.q_index]
             if np.all(np.isfinite(g)) and np.max(np.abs(g)) < tol:
                 return q
@@ -156,7 +156,7 @@ class ConstraintManifold:
             except np.linalg.LinAlgError:
                 dq = np.linalg.lstsq(J, g, rcond=None)[0]
             q[self.q_index] -= dq
-        g = self._eval(q[None, :])[0][0]
+        g = self.evaluate(q[None, :])[0][0]
         if not np.all(np.isfinite(g)) or np.max(np.abs(g)) > 1e-9:
             names = self.model.state_names
             raise ConstraintError(
@@ -171,9 +171,9 @@ class ConstraintManifold:
     def outputs_from_all_speeds(self, tt, q, u) -> dict[str, np.ndarray]:
         """The output columns from all speeds u (N, n_u): dependent speeds (of the system's own
         partition) and the residuals of the configuration and velocity constraints."""
-        g, _, B = self._eval(q)
+        g, _, B = self.evaluate(q)
         out: dict[str, np.ndarray] = {}
-        dep = self.model._dep if self.model.embedded else np.arange(self.S, self.n_u)
+        dep = self.model.dep_index if self.model.embedded else np.arange(self.S, self.n_u)
         for i, n in enumerate(self.dep_names):
             out[n] = u[:, dep[i]]
         if self.k_v:

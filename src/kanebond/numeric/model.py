@@ -112,15 +112,17 @@ class NumericModel(PartitionMixin, ReactionMixin):
         self._fast = False
         with working(f"forming the per-body program of {system.name!r}"):
             prog = Program(system) if self.path == "bodies" else None
-        self._program = prog
-        syms, funcs = system._parameter_atoms
+        self.program = prog
+        syms, funcs = system.parameter_atoms
         params = prog.params if prog is not None else list(syms) + list(funcs)
         self.parameters = params
         self._params = Parameters(params, constants, f"system {system.name!r}")
         self.constants = dict(constants or {})
         self.load_names = list(system.load_names)
-        self._ind = np.arange(self.S, dtype=np.intc)
-        self._dep = np.arange(self.S, self.n_u, dtype=np.intc)
+        # columns of the independent speeds f and the dependent ones u_d among all speeds u
+        # (a repartitioned view has others)
+        self.ind_index = np.arange(self.S, dtype=np.intc)
+        self.dep_index = np.arange(self.S, self.n_u, dtype=np.intc)
         self.embedded = False
         self._rotations: dict = {}
         if self.path == "symbolic":
@@ -155,7 +157,7 @@ class NumericModel(PartitionMixin, ReactionMixin):
         model = copy.copy(self)
         model._params = Parameters(self.parameters, constants, f"system {self.system.name!r}")
         model.constants = dict(constants)
-        model.__dict__.pop("_manifold", None)
+        model.__dict__.pop("manifold", None)
         if self.path != "symbolic":
             model._buffers()
             check_mass_and_inertia(model)
@@ -166,14 +168,15 @@ class NumericModel(PartitionMixin, ReactionMixin):
         and the partition array of the C runtime: [kl, ku, ind, dep, role]."""
         if self.embedded:
             L = self.layout
-            col = {j: r for r, j in enumerate(self._dep)}
+            col = {j: r for r, j in enumerate(self.dep_index)}
             pairs = [(i, col[j]) for i, j in zip(L.B_rows, L.B_cols, strict=True) if j in col]
             kl = max([i - j for i, j in pairs] + [0])
             ku = max([j - i for i, j in pairs] + [0])
             role = np.zeros(self.n_u, dtype=np.intc)
-            role[self._ind] = np.arange(self.S)
-            role[self._dep] = -(1 + np.arange(len(self._dep)))
-            self._part = np.concatenate([[kl, ku], self._ind, self._dep, role]).astype(np.intc)
+            role[self.ind_index] = np.arange(self.S)
+            role[self.dep_index] = -(1 + np.arange(len(self.dep_index)))
+            self._part = np.concatenate(
+                [[kl, ku], self.ind_index, self.dep_index, role]).astype(np.intc)
         self._t1 = np.zeros(1)
         self._c1 = np.zeros(max(len(self.parameters), 1))
         self._c1[: len(self.parameters)] = self._params.fixed
@@ -238,12 +241,12 @@ class NumericModel(PartitionMixin, ReactionMixin):
             return np.repeat(self._params.fixed[None, :], len(t), axis=0)
         return self._params.values(t, np.hstack([np.real(q), np.real(f)]))
 
-    def _work(self, kind: str, t, q, u, c=None) -> np.ndarray:
+    def work_arrays(self, kind: str, t, q, u, c=None) -> np.ndarray:
         if c is None:
-            c = self._c(t, q, u[:, : self.S] if not self.embedded else u[:, self._ind])
+            c = self._c(t, q, u[:, : self.S] if not self.embedded else u[:, self.ind_index])
         return self._be.work(kind, t, q, u, c)
 
-    def _eval(self, t, q, f, want: set, c=None) -> dict:
+    def evaluate(self, t, q, f, want: set, c=None) -> dict:
         """The quantities ``want`` in the independent speeds at a batch of points."""
         if c is None:
             c = self._c(t, q, f)
@@ -265,7 +268,7 @@ class NumericModel(PartitionMixin, ReactionMixin):
         if "e_hat" in want:
             full_want |= {"p_hat"}
         full = assemble(L, wp, wv, wd, emb.u, full_want | {"Q"})
-        out = project(L, emb, full, wv, wd, self._ind, self._dep, set(want))
+        out = project(L, emb, full, wv, wd, self.ind_index, self.dep_index, set(want))
         out["u"] = emb.u
         out["G_emb"] = emb.G
         return out
@@ -283,7 +286,7 @@ class NumericModel(PartitionMixin, ReactionMixin):
         self._check("q", qb, self.R)
         self._check("f", fb, self.S)
         tt = np.broadcast_to(np.asarray(t, dtype=float), (len(qb),)).copy()
-        res = self._eval(tt, qb, fb, set(want))
+        res = self.evaluate(tt, qb, fb, set(want))
         if single:
             res = {k: v[0] for k, v in res.items()}
         return single, res
@@ -343,18 +346,18 @@ class NumericModel(PartitionMixin, ReactionMixin):
         return self.system.embedding.active
 
     @cached_property
-    def _manifold(self):
+    def manifold(self):
         return ConstraintManifold(self)
 
     @property
     def _embedding(self):  # the name constrained.py and older code use
-        return self._manifold
+        return self.manifold
 
     def all_speed_values(self, q, f) -> np.ndarray:
         """u = [f; u_d] in the order of ``system.all_speeds`` (the speeds of every body)."""
         single, q, f = self._pair(q, f)
         if not self.embedded:
-            u = self._manifold.all_speeds(q, f)
+            u = self.manifold.all_speeds(q, f)
         else:
             u = self._embed(np.zeros(len(q)), q, f)[1].u
         return u[0] if single else u
@@ -364,9 +367,9 @@ class NumericModel(PartitionMixin, ReactionMixin):
         dependent speeds of the current partition solved from B_d u_d = −B_f f, or a
         SingularConfigurationError naming the point where B_d is singular."""
         zeros = np.zeros((len(t), self.n_u), dtype=np.result_type(f, float))
-        wp = self._work("pos", t, q, zeros, c)
+        wp = self.work_arrays("pos", t, q, zeros, c)
         try:
-            return wp, embed_speeds(self.layout, wp, f, self._ind, self._dep)
+            return wp, embed_speeds(self.layout, wp, f, self.ind_index, self.dep_index)
         except EmbeddingSingular as err:
             i = err.index
             self._singular_configuration(float(t[i]), q[i], f[i], err.cond)
@@ -379,10 +382,10 @@ class NumericModel(PartitionMixin, ReactionMixin):
         u = np.atleast_2d(np.asarray(u, dtype=float))
         tt = np.broadcast_to(np.asarray(t, dtype=float), (len(q),)).copy()
         if self.path == "symbolic" or not self.embedded:
-            f = u[:, self._ind] if self.embedded else u[:, : self.S]
-            res = self._eval(tt, q, f, {"T_star", "eload"})
+            f = u[:, self.ind_index] if self.embedded else u[:, : self.S]
+            res = self.evaluate(tt, q, f, {"T_star", "eload"})
             return res["T_star"], np.einsum("ns,nsl->nl", f, res["eload"])
-        c = self._c(tt, q, u[:, self._ind])
+        c = self._c(tt, q, u[:, self.ind_index])
         wp = self._be.work("pos", tt, q, u, c)
         wv = self._be.work("vel", tt, q, u, c)
         full = assemble(self.layout, wp, wv, None, u, {"T_star", "eload"})
@@ -391,7 +394,7 @@ class NumericModel(PartitionMixin, ReactionMixin):
     def dependent_speeds(self, q, f) -> np.ndarray:
         """u_d: the dependent speeds of the current partition, solved from B(q) u = 0."""
         u = np.atleast_2d(self.all_speed_values(q, f))
-        out = u[:, self._dep]
+        out = u[:, self.dep_index]
         return out[0] if np.asarray(q).ndim == 1 else out
 
     def dependent_speed_rates(self, t, x) -> np.ndarray:
@@ -405,10 +408,10 @@ class NumericModel(PartitionMixin, ReactionMixin):
                 )
             out = np.zeros((len(tt), 0))
             return out[0] if single else out
-        res = self._eval(tt, q, f, {"A", "Df", "e"})
+        res = self.evaluate(tt, q, f, {"A", "Df", "e"})
         fd = solve_spd(res["A"], res["e"] - res["Df"], q, tt)
-        wp = self._work("pos", tt, q, np.zeros((len(tt), self.n_u)))
-        emb = embed_speeds(self.layout, wp, f, self._ind, self._dep)
+        wp = self.work_arrays("pos", tt, q, np.zeros((len(tt), self.n_u)))
+        emb = embed_speeds(self.layout, wp, f, self.ind_index, self.dep_index)
         out = np.einsum("nks,ns->nk", emb.G, fd) + res["c"]
         return out[0] if single else out
 
@@ -424,11 +427,11 @@ class NumericModel(PartitionMixin, ReactionMixin):
 
     def configuration_residuals(self, q) -> np.ndarray:
         """g(q) of the configuration constraints: (k,) or (N, k)."""
-        return self._manifold.configuration_residuals(q)
+        return self.manifold.configuration_residuals(q)
 
     def velocity_residuals(self, q, f) -> np.ndarray:
         """B(q) u of the embedded velocity constraints, with u_d solved (zero to round-off)."""
-        return self._manifold.velocity_residuals(q, f)
+        return self.manifold.velocity_residuals(q, f)
 
     def consistent_initial(self, initial: Any) -> np.ndarray:
         """x0 = [q0, f0] with the dependent coordinates solved from g(q) = 0 by Newton.
@@ -438,10 +441,10 @@ class NumericModel(PartitionMixin, ReactionMixin):
         branch of a linkage is chosen by them). Dependent speeds need not be given: they
         follow from the velocity constraints.
         """
-        dep = set(self._manifold.dep_names) if self.has_embedding else set()
+        dep = set(self.manifold.dep_names) if self.has_embedding else set()
         x0 = initial_state_vector(self, split_named(initial, dep)[0])
         if self.has_embedding:
-            x0[: self.R] = self._manifold.solve_coordinates(x0[: self.R])
+            x0[: self.R] = self.manifold.solve_coordinates(x0[: self.R])
         return x0
 
     def project(self, x) -> np.ndarray:
@@ -452,17 +455,17 @@ class NumericModel(PartitionMixin, ReactionMixin):
             return x
         if x.ndim == 2:
             return np.stack([self.project(row) for row in x])
-        x[: self.R] = self._manifold.solve_coordinates(x[: self.R])
+        x[: self.R] = self.manifold.solve_coordinates(x[: self.R])
         return x
 
     def initial_state(self, initial: Any, t0: float = 0.0) -> np.ndarray:
         """x0 = [q0, f0] from ``initial`` (as :func:`kanebond.simulate`), checked against the
         embedded constraints (ConstraintError stating the violation)."""
-        dep = set(self._manifold.dep_names) if self.has_embedding else set()
+        dep = set(self.manifold.dep_names) if self.has_embedding else set()
         initial, given = split_named(initial, dep)
         x0 = initial_state_vector(self, initial)
         if self.has_embedding:
-            check_initial_embedding(self, self._manifold, x0, given)
+            check_initial_embedding(self, self.manifold, x0, given)
         return x0
 
     def outputs(self, t, q, f) -> dict[str, np.ndarray]:
@@ -470,7 +473,7 @@ class NumericModel(PartitionMixin, ReactionMixin):
         if not self.has_embedding:
             return {}
         tt = np.broadcast_to(np.asarray(t, dtype=float), (len(q),)).copy()
-        return self._manifold.outputs(tt, np.asarray(q, dtype=float), np.asarray(f, dtype=float))
+        return self.manifold.outputs(tt, np.asarray(q, dtype=float), np.asarray(f, dtype=float))
 
     # ------------------------------------------------------------------ right-hand sides
     def rhs(self, t, x) -> np.ndarray:
@@ -496,7 +499,7 @@ class NumericModel(PartitionMixin, ReactionMixin):
             return out[0] if single else out
         else:
             with np.errstate(all="ignore"):  # non-finite results are named below
-                res = self._eval(tt, q, f, {"Q", "A", "Df", "e"}, c=c)
+                res = self.evaluate(tt, q, f, {"Q", "A", "Df", "e"}, c=c)
                 qd = np.einsum("nrs,ns->nr", res["Q"], f)
                 fd = solve_spd(res["A"], res["e"] - res["Df"], q, tt)
                 out = np.hstack([qd, fd])
@@ -519,9 +522,9 @@ class NumericModel(PartitionMixin, ReactionMixin):
                 self._fail(code, tt, yb)
         else:
             zeros = np.zeros_like(p)
-            A = self._eval(tt, q, zeros, {"A"}, c=self._c(tt, q, zeros))["A"]
+            A = self.evaluate(tt, q, zeros, {"A"}, c=self._c(tt, q, zeros))["A"]
             f = solve_spd(A, p, q, tt)
-            res = self._eval(tt, q, f, {"Q", "e", "e_hat"})
+            res = self.evaluate(tt, q, f, {"Q", "e", "e_hat"})
             qd = np.einsum("nrs,ns->nr", res["Q"], f)
             out = np.hstack([qd, res["e"] + res["e_hat"]])
         return out[0] if single else out

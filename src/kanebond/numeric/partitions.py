@@ -35,7 +35,7 @@ class PartitionMixin:
     @property
     def dependent_speed_symbols(self) -> list:
         """The speeds solved from the velocity constraints in the current partition."""
-        return [self.all_speeds[i] for i in self._dep]
+        return [self.all_speeds[i] for i in self.dep_index]
 
     @property
     def partition(self) -> tuple[list, list]:
@@ -64,10 +64,10 @@ class PartitionMixin:
                 f"a partition needs {self.S} distinct independent speeds, got {len(set(ind))}."
             )
         view = copy.copy(self)
-        view._ind = np.array(ind, dtype=np.intc)
-        view._dep = np.array([i for i in range(self.n_u) if i not in ind], dtype=np.intc)
+        view.ind_index = np.array(ind, dtype=np.intc)
+        view.dep_index = np.array([i for i in range(self.n_u) if i not in ind], dtype=np.intc)
         view.speeds = [self.all_speeds[i] for i in ind]
-        view.__dict__.pop("_manifold", None)
+        view.__dict__.pop("manifold", None)
         view._buffers()
         return view
 
@@ -79,9 +79,9 @@ class PartitionMixin:
         if not self.embedded:
             out = np.ones(len(qb))
         else:
-            wp = self._work("pos", np.zeros(len(qb)), qb, np.zeros((len(qb), self.n_u)))
-            out = embed_speeds(self.layout, wp, np.zeros((len(qb), self.S)), self._ind,
-                               self._dep, check=False).cond
+            wp = self.work_arrays("pos", np.zeros(len(qb)), qb, np.zeros((len(qb), self.n_u)))
+            out = embed_speeds(self.layout, wp, np.zeros((len(qb), self.S)), self.ind_index,
+                               self.dep_index, check=False).cond
         return out[0] if single else out
 
     def constraint_matrix(self, q) -> np.ndarray:
@@ -89,10 +89,10 @@ class PartitionMixin:
         columns in the order of ``system.all_speeds``."""
         q = np.asarray(q, dtype=float)
         if self.embedded:
-            wp = self._work("pos", np.zeros(1), q[None, :], np.zeros((1, self.n_u)))
+            wp = self.work_arrays("pos", np.zeros(1), q[None, :], np.zeros((1, self.n_u)))
             return constraint_matrix(self.layout, wp)[0]
         if self.has_embedding:
-            return self._manifold._eval(q[None, :])[2][0]
+            return self.manifold.evaluate(q[None, :])[2][0]
         return np.zeros((0, self.n_u))
 
     def best_partition(self, q) -> list:
@@ -102,7 +102,7 @@ class PartitionMixin:
 
         if not self.embedded:
             return list(self.speeds)
-        wp = self._work("pos", np.zeros(1), np.asarray(q, dtype=float)[None, :],
+        wp = self.work_arrays("pos", np.zeros(1), np.asarray(q, dtype=float)[None, :],
                         np.zeros((1, self.n_u)))
         n_u, k = self.n_u, self.layout.K_c
         B = constraint_matrix(self.layout, wp)[0]
@@ -116,11 +116,11 @@ class PartitionMixin:
 
         vals = ", ".join(f"{n}={v:.6g}" for n, v in zip(self.state_names, q, strict=False))
         labels = self.system.embedding.labels
-        wp = self._work("pos", np.array([t]), np.asarray(q, dtype=float)[None, :],
+        wp = self.work_arrays("pos", np.array([t]), np.asarray(q, dtype=float)[None, :],
                         np.zeros((1, self.n_u)))
         k = self.layout.K_c
         B = constraint_matrix(self.layout, wp)[0]
-        Bd = B[:, self._dep]
+        Bd = B[:, self.dep_index]
         culprit = None
         scale = 1e-10 * (1.0 + np.max(np.abs(Bd), initial=0.0))
         for r in range(k):

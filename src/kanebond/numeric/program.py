@@ -70,7 +70,7 @@ class Program:
         g = self.g = Graph()
         q, u = list(system.coordinates), list(system.all_speeds)
         R, S = len(q), len(u)
-        syms, funcs = system._parameter_atoms
+        syms, funcs = system.parameter_atoms
         self.params = list(syms) + list(funcs)
         K = len(self.params)
         sym: dict = {t: g.inp("t", 0)}
@@ -102,9 +102,9 @@ class Program:
         pos.extend(Q[r][s] for r in range(R) for s in range(S))
         L.QD = 0
         vel.extend(qdot)
-        for b in system._bodies_full:
+        for b in system.bodies_all_speeds:
             self._body(b, pos, vel, dot)
-        for i, (fieldv, vec) in enumerate(system._loads_full):
+        for i, (fieldv, vec) in enumerate(system.loads_all_speeds):
             vP = self.vector(fieldv.v)
             Lc = self.columns(vP, f"velocity of load {i}")
             cols = sorted(Lc)

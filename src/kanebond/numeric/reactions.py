@@ -50,9 +50,9 @@ class ReactionMixin:
         wp, emb = self._embed(tt, q, f, c_par)
         wv = self._be.work("vel", tt, q, emb.u, c_par)
         full = assemble(L, wp, wv, None, emb.u, {"A", "Df", "e"})
-        proj = project(L, emb, full, wv, None, self._ind, self._dep, {"A", "Df", "e"})
+        proj = project(L, emb, full, wv, None, self.ind_index, self.dep_index, {"A", "Df", "e"})
         fd = solve_spd(proj["A"], proj["e"] - proj["Df"], q, tt)
-        lam, rest = multipliers(emb, full, fd, proj["c"], self._ind, self._dep)
+        lam, rest = multipliers(emb, full, fd, proj["c"], self.ind_index, self.dep_index)
         if not np.all(rest <= 1e-8):
             i = int(np.argmax(~(rest <= 1e-8)))
             raise ConstraintError(
@@ -68,7 +68,7 @@ class ReactionMixin:
         and each point and frame it lists (the reaction it exerts on the system)."""
         single, tt, xb = self._state_batch("x", t, x)
         lam = self._multipliers(tt, xb[:, : self.R], xb[:, self.R :])
-        grads = self._manifold.gradients(xb[:, : self.R])
+        grads = self.manifold.gradients(xb[:, : self.R])
         out = {}
         for (row, name, target), g in grads.items():
             F = g * lam[:, row : row + 1]
@@ -138,7 +138,7 @@ class ReactionMixin:
         k = self.layout.K_c
         lam = np.full((len(t), k), np.nan)
         try:
-            lam[:] = self._multipliers(np.asarray(t, dtype=float), q, u[:, self._ind])
+            lam[:] = self._multipliers(np.asarray(t, dtype=float), q, u[:, self.ind_index])
         except Exception:  # noqa: BLE001 - row by row, with a regular partition where needed
             for i in range(len(t)):
                 for view in (self, None):
@@ -146,13 +146,13 @@ class ReactionMixin:
                         if view is None:
                             view = self.repartition(self.best_partition(q[i]))
                         lam[i] = view._multipliers(np.asarray(t[i : i + 1], dtype=float),
-                                                   q[i : i + 1], u[i : i + 1, view._ind])[0]
+                                                   q[i : i + 1], u[i : i + 1, view.ind_index])[0]
                         break
                     except Exception:  # noqa: BLE001
                         continue
         names = self.system.embedding.names
         out = {f"lambda[{names[r]}]": lam[:, r] for r in range(k)}
-        grads = self._manifold.gradients(q)
+        grads = self.manifold.gradients(q)
         for (row, name, target), g in grads.items():
             F = g * lam[:, row : row + 1]
             for j, ax in enumerate("xyz"):

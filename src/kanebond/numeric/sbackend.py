@@ -34,9 +34,9 @@ class SymbolicBackend:
             *[
                 sp.Matrix([fld.V[r].dot(vec) if fld.V[r].args and vec.args else 0
                            for r in range(S)])
-                for fld, vec in system._load_fields
+                for fld, vec in system.load_fields
             ]
-        ) if system._load_fields else sp.zeros(S, 0)
+        ) if system.load_fields else sp.zeros(S, 0)
 
         def fn(expr):
             e = sp.sympify(expr, strict=True).xreplace(rep).xreplace({t: ts})

@@ -115,7 +115,7 @@ class Run:
                 raise
             self.start_model, xs = regular_start(num, initial, t0)
             u0 = np.atleast_2d(self.start_model.all_speed_values(xs[: num.R], xs[num.R :]))[0]
-            x0 = np.concatenate([xs[: num.R], u0[num._ind]])  # in the system's own speeds
+            x0 = np.concatenate([xs[: num.R], u0[num.ind_index]])  # in the system's own speeds
             self.x_start = xs
         self.x0 = x0
 

@@ -190,13 +190,13 @@ def derived_all_speeds(num: NumericModel, t: np.ndarray, q: np.ndarray, u: np.nd
     runs): f = u[ind] and T*, powers, dependent speeds and residuals from u directly; p = A f
     of the system's own speeds (NaN where their partition is singular)."""
     N, S = len(t), num.S
-    f = u[:, num._ind] if N else np.zeros((0, S))
+    f = u[:, num.ind_index] if N else np.zeros((0, S))
     p = _rowwise(lambda i: num.p_hat(q[i], f[i]), lambda: num.p_hat(q, f), N, (S,))
     nl = len(num.load_names)
     if N:
         Ts, P = num.energy_and_powers(t, q, u)
         P = np.asarray(P).reshape(N, nl)
-        extras = num._manifold.outputs_from_all_speeds(t, q, u)
+        extras = num.manifold.outputs_from_all_speeds(t, q, u)
         extras.update(num.reaction_outputs(t, q, u))
     else:
         Ts, P, extras = np.zeros(0), np.zeros((0, nl)), {}

@@ -137,7 +137,7 @@ class ConstraintWatch:
         f = self.speeds_of(self.active, t, y[None, :])
         if self.active is not self.user and self.embedded:
             u = np.atleast_2d(self.active.all_speed_values(y[None, :R], f))
-            f = u[:, self.user._ind]
+            f = u[:, self.user.ind_index]
         return np.concatenate([y[:R], f[0]])
 
     def convert(self, new: Any, t: float, z: np.ndarray, n: int) -> np.ndarray:
@@ -146,7 +146,7 @@ class ConstraintWatch:
         y = z[None, :n]
         f = self.speeds_of(self.active, t, y)
         u = np.atleast_2d(self.active.all_speed_values(y[:, :R], f))
-        fn = u[:, new._ind]
+        fn = u[:, new.ind_index]
         if self.momentum:
             fn = np.atleast_2d(new.p_hat(y[:, :R], fn))
         out = z.copy()
@@ -274,7 +274,7 @@ class ConstraintWatch:
             return None
         f = self.speeds_of(model, t, z[None, :n])
         out = np.array(z, dtype=float)
-        out[:R] = model._manifold.solve_coordinates(q)
+        out[:R] = model.manifold.solve_coordinates(q)
         out[R:n] = np.atleast_2d(model.p_hat(out[None, :R], f))[0] if self.momentum else f[0]
         self.projections += 1
         return out
