@@ -28,7 +28,7 @@ FLOORS: list[set[str]] = [
     {"simulate", "linear"},  # integration, events, monitor, trajectory; linear models
     {"bondgraph"},  # elements, graph, causality, equations, Kane's graphs, drawing, files
     {"system"},  # KaneSystem, the facade
-    {"models", "modelfile"},  # ready-made models, TOML model files
+    {"models", "modelfile", "io"},  # ready-made models, TOML model files, ways in and out
     {"runspec"},  # a run named by text
     {"report", "sweeps"},  # the HTML report, Dask sweeps
     {"demo", "cli", ""},  # the command; "" is the package's __init__

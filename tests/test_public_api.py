@@ -131,6 +131,7 @@ API: dict = {
                   'rhs': 'property',
                   'state': 'property'},
  '__version__': 'str',
+ 'from_sympy': '(obj, *, name=None)',
  'models': 'module',
  'simulate': "(system, t_span, initial, constants=None, *, form='momentum', t_eval=None, "
              "rtol=1e-09, atol=1e-12, method='DOP853', events=None, progress=None, "

@@ -292,6 +292,13 @@ def _aux_keyword() -> str | None:
     return next((k for k in AUX_KEYWORDS if k in accepted), None)
 
 
+def numeric_model(system, constants):
+    """``system.numeric(constants, backend="numpy")``, its warnings silenced."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", kb.KanebondWarning)
+        return system.numeric(constants, backend="numpy")
+
+
 def kanebond_numeric(ref: Reference):
     m = ref.model
     kw = {}
@@ -308,10 +315,7 @@ def kanebond_numeric(ref: Reference):
             constants.update(dict.fromkeys(m.u_aux, 0.0))
     system = kb.KaneSystem(m.frame, coordinates=m.q_ind, speeds=m.u_ind, kinematics=m.kd_eqs,
                            bodies=m.bodies, loads=m.loads or [], name=m.name, **kw)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", kb.KanebondWarning)
-        num = system.numeric(constants, backend="numpy")
-    return system, num
+    return system, numeric_model(system, constants)
 
 
 def _states(ref: Reference):
@@ -341,10 +345,10 @@ def _param(b, test: str = "rhs"):
     return pytest.param(name, id=name, marks=marks)
 
 
-@pytest.mark.parametrize("name", [_param(b) for b in MODELS])
-def test_matches_kanesmethod(name):
-    ref = reference(name)
-    system, num = kanebond_numeric(ref)
+def compare_with_reference(ref: Reference, system, num) -> list[str]:
+    """What differs between kanebond's ``system`` / ``num`` and SymPy's reference at the
+    harness's consistent states (empty when everything agrees to RTOL); shared with
+    test_from_sympy.py."""
     iq, iu, idep = _layout(ref, system)
     R = len(system.coordinates)
     # kanebond's constants: every one SymPy's equations contain, none the objects lack
@@ -375,6 +379,14 @@ def test_matches_kanesmethod(name):
             eF = _rel(num.e(T0, qk, f) - num.Df(qk, f), F_ref)
             problems.append(f"q' off by {eq:.2e}, f' off by {ef:.2e} (A {eA:.2e}, forcing "
                             f"{eF:.2e})")
+    return problems
+
+
+@pytest.mark.parametrize("name", [_param(b) for b in MODELS])
+def test_matches_kanesmethod(name):
+    ref = reference(name)
+    system, num = kanebond_numeric(ref)
+    problems = compare_with_reference(ref, system, num)
     assert not problems, f"{name}: " + "; ".join(sorted(set(problems)))
 
 

@@ -27,6 +27,7 @@ from .errors import (
     TrajectoryFileError,
 )
 from .forms.kane import HamiltonianForm, LagrangianForm, MomentumForm, VelocityForm
+from .io import from_sympy
 from .linear.linearization import Linearization
 from .numeric.constrained import ConstrainedModel
 from .simulate.solve import Event, Trajectory, simulate
@@ -35,6 +36,7 @@ from .system import KaneSystem
 __all__ = [
     "models",
     "KaneSystem",
+    "from_sympy",
     "AdjoinedConstraint",
     "VelocityConstraint",
     "ConstrainedModel",

@@ -55,6 +55,9 @@ class SuiteModel:
     states: list = field(default_factory=list)
     notes: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
+    #: the System or JointsMethod the pieces were taken from (for kb.from_sympy), where the
+    #: source forms the model through one
+    origin: Any = None
 
     def __post_init__(self) -> None:
         for name in ("q_ind", "u_ind", "kd_eqs", "q_dep", "u_dep", "u_aux",
@@ -85,7 +88,7 @@ def from_system(system: me.System, name: str, source: str, **kw) -> SuiteModel:
         configuration_constraints=system.holonomic_constraints[:],
         velocity_constraints=system.velocity_constraints[:],
         bodies=list(system.bodies), loads=loads or None,
-        kane_kwargs=kane_kwargs, bodies_in_constructor=True, **kw,
+        kane_kwargs=kane_kwargs, bodies_in_constructor=True, origin=system, **kw,
     )
 
 
@@ -95,7 +98,7 @@ def from_joints_method(method, name: str, source: str, **kw) -> SuiteModel:
     return SuiteModel(
         name=name, source=source, frame=method.frame, q_ind=method.q[:],
         u_ind=method.u[:], kd_eqs=method.kdes[:], bodies=method._convert_bodies(),
-        loads=list(method.loads), bodies_in_constructor=True, **kw,
+        loads=list(method.loads), bodies_in_constructor=True, origin=method, **kw,
     )
 
 

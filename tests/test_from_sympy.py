@@ -1,0 +1,164 @@
+"""``kb.from_sympy`` on every model of SymPy's own mechanics test-suite (tests/sympy_suite).
+
+For each model the SymPy object the source forms (its ``KanesMethod``; for the models formed
+through a ``System`` or ``JointsMethod`` that object too) goes through ``kb.from_sympy``, and the
+system it gives is checked with test_sympy_suite.py's harness: numeric rhs (numpy backend) and
+dependent speeds against SymPy's ``KanesMethod`` at the harness's consistent random states
+(relative 1e-9), the same agreement as the description made by hand. Then the errors for what
+cannot be carried over.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import sympy as sp
+import sympy.physics.mechanics as me
+from sympy_suite.models import MODELS
+from test_sympy_suite import SLOW, compare_with_reference, numeric_model, reference
+
+import kanebond as kb
+
+t = me.dynamicsymbols._t
+
+#: models kanebond refuses through from_sympy, with the words the error must contain
+REFUSED = {
+    # SymPy's Fr* takes the acceleration Dmc.a2pt_theory(C, N, R) sets, not d/dt of the velocity
+    "kane_aux_all_independent": "acceleration of Dmc",
+    "kane_aux": "acceleration of Dmc",
+    # as by hand (test_sympy_suite.XFAIL): a speed in no body's velocity, no bodies at all
+    "kane_issue_24887": "appears in the velocity of no body",
+    "kane2_sub_qdot2_all_speeds": "no bodies",
+    "kane2_sub_qdot2_rolling": "no bodies",
+}
+NAMES = [b.__name__ for b in MODELS if b.__name__ not in SLOW]
+WITH_ORIGIN = [n for n in NAMES if n.startswith(("system_", "jointsmethod_"))
+               and n != "jointsmethod_four_bar_manual_constraints"]
+
+
+def _check(ref, system) -> None:
+    problems = compare_with_reference(ref, system, numeric_model(system, dict(ref.values)))
+    assert not problems, f"{ref.model.name}: " + "; ".join(sorted(set(problems)))
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_kanesmethod_matches_sympy(name):
+    ref = reference(name)
+    if name in REFUSED:
+        with pytest.raises(kb.ModelError, match=REFUSED[name]):
+            kb.from_sympy(ref.km)
+        return
+    system = kb.from_sympy(ref.km)
+    m = ref.model
+    # the user's own symbols, in SymPy's order
+    assert system.coordinates == m.q_ind + m.q_dep
+    assert system.speeds == m.u_ind
+    assert list(system.dependent_speeds) == m.u_dep
+    _check(ref, system)
+
+
+def test_every_system_and_joints_method_is_kept():
+    assert set(WITH_ORIGIN) == {n for n in NAMES if reference(n).model.origin is not None}
+    assert len(WITH_ORIGIN) >= 10
+
+
+@pytest.mark.parametrize("name", WITH_ORIGIN)
+def test_system_and_joints_method_match_sympy(name):
+    ref = reference(name)
+    origin = ref.model.origin
+    assert isinstance(origin, (me.System, me.JointsMethod))
+    system = kb.from_sympy(origin, name=name)
+    assert system.name == name
+    _check(ref, system)
+
+
+# --------------------------------------------------------------------------- errors
+def _pendulum():
+    q, u = me.dynamicsymbols("q u")
+    m, g, l = sp.symbols("m g l", positive=True)
+    N = me.ReferenceFrame("N")
+    O = me.Point("O")
+    O.set_vel(N, 0)
+    B = N.orientnew("B", "Axis", (q, N.z))
+    B.set_ang_vel(N, u * N.z)
+    P = O.locatenew("P", l * B.x)
+    P.v2pt_theory(O, N, B)
+    return q, u, N, O, B, P, [me.Particle("Pa", P, m)], [(P, -m * g * N.y)]
+
+
+def test_consistent_explicit_acceleration_is_accepted():
+    q, u, N, O, B, P, bodies, loads = _pendulum()
+    P.a2pt_theory(O, N, B)  # consistent: the derivative of P's velocity
+    km = me.KanesMethod(N, [q], [u], kd_eqs=[q.diff(t) - u])
+    km.kanes_equations(bodies, loads)
+    system = kb.from_sympy(km)
+    assert sp.simplify(system.A[0] - bodies[0].mass * sp.Symbol("l", positive=True) ** 2) == 0
+    assert system.name == "KanesMethod"
+
+
+def test_inconsistent_explicit_acceleration_is_refused():
+    q, u, N, O, B, P, bodies, loads = _pendulum()
+    P.set_acc(N, 0)
+    km = me.KanesMethod(N, [q], [u], kd_eqs=[q.diff(t) - u], bodies=bodies, forcelist=loads)
+    with pytest.raises(kb.ModelError, match=r"acceleration of P .*set explicitly.*set_acc"):
+        kb.from_sympy(km)
+
+
+def test_explicit_angular_acceleration_is_refused():
+    q, u, N, O, B, P, _, loads = _pendulum()
+    rod = me.RigidBody("rod", P, B, sp.Symbol("m"), (me.inertia(B, 1, 1, 1), P))
+    B.set_ang_acc(N, 0 * N.z)
+    km = me.KanesMethod(N, [q], [u], kd_eqs=[q.diff(t) - u], bodies=[rod], forcelist=loads)
+    with pytest.raises(kb.ModelError, match="angular acceleration of B.*set_ang_acc"):
+        kb.from_sympy(km)
+
+
+def _nonminimal_pendulum(acceleration_constraints):
+    m = reference("linearize_pendulum_kane_nonminimal").model
+    return me.KanesMethod(
+        m.frame, m.q_ind, m.u_ind, kd_eqs=m.kd_eqs, q_dependent=m.q_dep,
+        configuration_constraints=m.configuration_constraints, u_dependent=m.u_dep,
+        velocity_constraints=m.velocity_constraints,
+        acceleration_constraints=acceleration_constraints, bodies=m.bodies, forcelist=m.loads)
+
+
+def test_acceleration_constraints_that_are_the_derivative_are_accepted():
+    """The source gives f_a = f_v' explicitly (the model above passes through from_sympy);
+    a multiple of it is the same constraint."""
+    f_a = reference("linearize_pendulum_kane_nonminimal").model.acceleration_constraints
+    system = kb.from_sympy(_nonminimal_pendulum([3 * f_a[0]]))
+    assert len(system.dependent_speeds) == 1
+
+
+def test_other_acceleration_constraints_are_refused():
+    f_a = reference("linearize_pendulum_kane_nonminimal").model.acceleration_constraints
+    with pytest.raises(kb.ModelError, match="acceleration_constraints that are not the time"):
+        kb.from_sympy(_nonminimal_pendulum([f_a[0] + sp.Symbol("L")]))
+
+
+def test_kanesmethod_without_bodies_is_refused():
+    q, u, N, *_ = _pendulum()
+    km = me.KanesMethod(N, [q], [u], kd_eqs=[q.diff(t) - u])
+    with pytest.raises(kb.ModelError, match=r"no bodies.*kanes_equations\(bodies, loads\)"):
+        kb.from_sympy(km)
+
+
+def test_kanesmethod_without_kinematics_is_refused():
+    q, u, N, O, B, P, bodies, loads = _pendulum()
+    km = me.KanesMethod(N, [q], [u], bodies=bodies, forcelist=loads)
+    with pytest.raises(kb.ModelError, match="kd_eqs"):
+        kb.from_sympy(km)
+
+
+def test_lagranges_method_is_not_yet_supported():
+    q, u, N, O, B, P, bodies, loads = _pendulum()
+    L = me.Lagrangian(N, *bodies)
+    lm = me.LagrangesMethod(L, [q], forcelist=loads, bodies=bodies, frame=N)
+    with pytest.raises(kb.ModelError, match="LagrangesMethod is not yet supported.*KanesMethod"):
+        kb.from_sympy(lm)
+
+
+@pytest.mark.parametrize("obj", [None, "KanesMethod", sp.Matrix([1]), np.eye(2)])
+def test_other_objects_are_refused(obj):
+    with pytest.raises(kb.ModelError, match="kb.from_sympy takes a KanesMethod"):
+        kb.from_sympy(obj)
