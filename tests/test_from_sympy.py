@@ -150,6 +150,31 @@ def test_kanesmethod_without_kinematics_is_refused():
         kb.from_sympy(km)
 
 
+def _point_mass_system():
+    x, y, ux, uy = me.dynamicsymbols("x y ux uy")
+    system = me.System()
+    P = me.Particle("P", mass=sp.Symbol("m"))
+    system.add_bodies(P)
+    P.masscenter.set_pos(system.fixed_point, x * system.x + y * system.y)
+    P.masscenter.set_vel(system.frame, ux * system.x + uy * system.y)
+    system.q_ind, system.u_ind = [x, y], [ux, uy]
+    system.kdes = [x.diff(t) - ux, y.diff(t) - uy]
+    return system, (x, y, ux, uy)
+
+
+def test_system_constraints_need_their_dependent_coordinates_and_speeds():
+    system, (x, y, ux, uy) = _point_mass_system()
+    system.add_nonholonomic_constraints(ux - uy)
+    with pytest.raises(kb.ModelError, match=r"1 velocity constraint.*system\.u_dep"):
+        kb.from_sympy(system)
+    system.u_ind, system.u_dep = [ux], [uy]
+    assert kb.from_sympy(system).A == sp.Matrix([[2 * sp.Symbol("m")]])
+    system, (x, y, ux, uy) = _point_mass_system()
+    system.add_holonomic_constraints(x - y)
+    with pytest.raises(kb.ModelError, match=r"1 holonomic constraint.*system\.q_dep"):
+        kb.from_sympy(system)
+
+
 def test_lagranges_method_is_not_yet_supported():
     q, u, N, O, B, P, bodies, loads = _pendulum()
     L = me.Lagrangian(N, *bodies)

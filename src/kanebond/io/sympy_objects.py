@@ -160,12 +160,24 @@ def _same_acceleration_constraints(km: me.KanesMethod) -> bool:
 def _from_system(system: me.System, name: str) -> KaneSystem:
     # System.loads are the loads added; the actuators' loads join them in form_eoms
     loads = list(system.loads) + [ld for act in system.actuators for ld in act.to_loads()]
+    for n_eqs, what, deps, attr in (
+        (len(system.holonomic_constraints), "holonomic constraint(s)", system.q_dep, "q_dep"),
+        (len(system.velocity_constraints), "velocity constraint(s) (the holonomic ones' "
+         "derivatives and the nonholonomic ones)", system.u_dep, "u_dep"),
+    ):
+        if n_eqs != len(deps):
+            raise ModelError(
+                f"kb.from_sympy: the System has {n_eqs} {what} but {len(deps)} dependent "
+                f"{'coordinate' if attr == 'q_dep' else 'speed'}(s) {list(deps)}; set "
+                f"system.{attr} to the ones the constraints are solved for (as "
+                f"System.form_eoms needs)."
+            )
     return _system(
         name, system.frame, list(system.q_ind), list(system.u_ind), list(system.kdes),
         list(system.bodies), loads, q_dep=list(system.q_dep), u_dep=list(system.u_dep),
         u_aux=list(system.u_aux),
         configuration_constraints=list(system.holonomic_constraints),
-        velocity_constraints=list(system.velocity_constraints) if system.u_dep else [],
+        velocity_constraints=list(system.velocity_constraints),
     )
 
 
