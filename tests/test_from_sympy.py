@@ -175,12 +175,81 @@ def test_system_constraints_need_their_dependent_coordinates_and_speeds():
         kb.from_sympy(system)
 
 
-def test_lagranges_method_is_not_yet_supported():
-    q, u, N, O, B, P, bodies, loads = _pendulum()
-    L = me.Lagrangian(N, *bodies)
-    lm = me.LagrangesMethod(L, [q], forcelist=loads, bodies=bodies, frame=N)
-    with pytest.raises(kb.ModelError, match="LagrangesMethod is not yet supported.*KanesMethod"):
-        kb.from_sympy(lm)
+# --------------------------------------------------------------------------- LagrangesMethod
+def _lagrange_double_pendulum(forcelist=True):
+    """A rod and a bob on two pins, gravity and a torsional spring as potential energies, a
+    damper between the links in forcelist (q' in the loads)."""
+    q1, q2 = me.dynamicsymbols("q1 q2")
+    m1, m2, l1, l2, g, k, c = sp.symbols("m1 m2 l1 l2 g k c", positive=True)
+    N = me.ReferenceFrame("N")
+    O = me.Point("O")
+    O.set_vel(N, 0)
+    A = N.orientnew("A", "Axis", (q1, N.z))
+    B = N.orientnew("B", "Axis", (q2, N.z))
+    P1 = O.locatenew("P1", l1 * A.x)
+    P1.v2pt_theory(O, N, A)
+    P2 = P1.locatenew("P2", l2 * B.x)
+    P2.v2pt_theory(P1, N, B)
+    rod = me.RigidBody("rod", P1, A, m1, (me.inertia(A, 0, 0, m1 * l1**2 / 12), P1))
+    bob = me.Particle("bob", P2, m2)
+    rod.potential_energy = -m1 * g * l1 * sp.cos(q1) + k * q1**2 / 2
+    bob.potential_energy = -m2 * g * (l1 * sp.cos(q1) + l2 * sp.cos(q2))
+    damper = c * (q2.diff(t) - q1.diff(t)) * N.z
+    loads = [(B, -damper), (A, damper)] if forcelist else None
+    lm = me.LagrangesMethod(me.Lagrangian(N, rod, bob), [q1, q2], forcelist=loads,
+                            bodies=[rod, bob], frame=N)
+    values = {m1: 1.2, m2: 0.7, l1: 0.9, l2: 1.1, g: 9.81, k: 3.0, c: 0.4}
+    return lm, values, (N, rod, bob)
+
+
+@pytest.mark.parametrize("forcelist", [True, False])
+def test_lagranges_method_matches_its_rhs(forcelist):
+    """kanebond's rhs [q, u_q] against LagrangesMethod.rhs() at random states (rel 1e-9)."""
+    lm, values, _ = _lagrange_double_pendulum(forcelist)
+    lm.form_lagranges_equations()
+    q, qd = list(lm.q), list(lm.u)
+    plain_qd = {d: sp.Symbol(f"_d{i}") for i, d in enumerate(qd)}  # q' first, then q
+    plain_q = {x: sp.Symbol(f"_q{i}") for i, x in enumerate(q)}
+    rhs = sp.lambdify([*plain_q.values(), *plain_qd.values(), *values],
+                      lm.rhs().xreplace(plain_qd).xreplace(plain_q), modules="numpy")
+    system = kb.from_sympy(lm)
+    assert system.coordinates == q
+    assert [str(u) for u in system.speeds] == ["u_q1(t)", "u_q2(t)"]
+    num = numeric_model(system, {str(s): v for s, v in values.items()})
+    rng = np.random.default_rng(21)
+    for _ in range(3):
+        x = rng.uniform(-1.5, 1.5, 4)
+        ref = np.array(rhs(*x, *values.values()), float).ravel()
+        ours = num.rhs(0.3, x)
+        assert np.max(np.abs(ours - ref)) <= 1e-9 * np.max(np.abs(ref)), (ours, ref)
+
+
+def test_lagranges_method_without_bodies_is_refused():
+    lm, _, (N, rod, bob) = _lagrange_double_pendulum()
+    bare = me.LagrangesMethod(me.Lagrangian(N, rod, bob), list(lm.q))
+    with pytest.raises(kb.ModelError, match=r"needs its bodies and inertial frame.*bodies=\["):
+        kb.from_sympy(bare)
+
+
+def test_lagrangian_other_than_kinetic_less_potential_is_refused():
+    lm, _, (N, rod, bob) = _lagrange_double_pendulum()
+    q1, q2 = lm.q
+    L = me.Lagrangian(N, rod, bob) + q1.diff(t) * q2  # a velocity-dependent term
+    odd = me.LagrangesMethod(L, [q1, q2], bodies=[rod, bob], frame=N)
+    with pytest.raises(kb.ModelError, match="not the bodies' kinetic energy minus a potential"):
+        kb.from_sympy(odd)
+    only_rod = me.LagrangesMethod(me.Lagrangian(N, rod, bob), [q1, q2], bodies=[rod], frame=N)
+    with pytest.raises(kb.ModelError, match="not the bodies' kinetic energy"):
+        kb.from_sympy(only_rod)
+
+
+def test_constrained_lagranges_method_is_not_yet_supported():
+    lm, _, (N, rod, bob) = _lagrange_double_pendulum()
+    q1, q2 = lm.q
+    held = me.LagrangesMethod(me.Lagrangian(N, rod, bob), [q1, q2], hol_coneqs=[q1 - q2],
+                              bodies=[rod, bob], frame=N)
+    with pytest.raises(kb.ModelError, match="constraints .* not yet supported.*KanesMethod"):
+        kb.from_sympy(held)
 
 
 @pytest.mark.parametrize("obj", [None, "KanesMethod", sp.Matrix([1]), np.eye(2)])

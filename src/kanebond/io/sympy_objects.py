@@ -3,9 +3,10 @@
 Accepted: a ``KanesMethod`` (after ``kanes_equations(bodies, loads)``, or constructed with
 ``bodies=`` and ``forcelist=``), a ``sympy.physics.mechanics.System`` (joints, bodies, loads,
 actuators, auxiliary speeds, holonomic and nonholonomic constraints with their dependent
-coordinates and speeds) and a ``JointsMethod``. The user's own frame, coordinates, speeds,
-bodies and loads are handed over as they are; the mapping is the one of
-docs/from_kanesmethod.md:
+coordinates and speeds), a ``JointsMethod`` and an unconstrained ``LagrangesMethod`` with its
+bodies and frame (speeds u_<q> = q'; L − T = −V(q, t) becomes the generalized forces −∂V/∂q).
+The user's own frame, coordinates, speeds, bodies and loads are handed over as they are; the
+mapping is the one of docs/from_kanesmethod.md:
 
 =========================================  ================================================
 SymPy                                      ``kb.KaneSystem``
@@ -17,14 +18,16 @@ independent q, u                           ``coordinates``, ``speeds``
 ``u_auxiliary``                            ``auxiliary_speeds``
 kinematic differential equations           ``kinematics`` (k_kq̇ q' − forcing_kin = 0)
 bodies, loads (+ actuators' loads)         ``bodies``, ``loads``
+LagrangesMethod: q', L − T = −V            speeds ``u_<q>``, loads −∂V/∂q
 =========================================  ================================================
 
 What cannot be carried over is a :class:`~kanebond.ModelError` naming it: acceleration
 constraints given explicitly that are not the time derivative of the velocity constraints
-(kanebond differentiates the velocity constraints), accelerations
-set on a body's mass centre or frame (``set_acc``, ``a2pt_theory`` ...) that are not the time
-derivative of its velocity (kanebond differentiates velocities), a ``KanesMethod`` that never
-saw its bodies, and ``LagrangesMethod`` (not yet supported).
+(kanebond differentiates the velocity constraints), accelerations set on a body's mass centre
+or frame (``set_acc``, ``a2pt_theory`` ...) that are not the time derivative of its velocity
+(kanebond differentiates velocities), a ``KanesMethod`` that never saw its bodies, a
+``LagrangesMethod`` without bodies and frame, whose Lagrangian is not the
+bodies' kinetic energy less a potential energy, or with constraints (not yet supported).
 
 Where SymPy offers no public accessor (the inertial frame, the dependent and auxiliary speeds,
 the constraint matrices of a ``KanesMethod``), its attributes are read directly (SymPy 1.14).
@@ -37,6 +40,7 @@ import random
 import numpy as np
 import sympy as sp
 import sympy.physics.mechanics as me
+from sympy.core.function import AppliedUndef
 from sympy.physics.vector import Vector
 
 from ..errors import ModelError
@@ -47,7 +51,8 @@ __all__ = ["from_sympy"]
 
 t = me.dynamicsymbols._t
 
-_SUPPORTED = "a KanesMethod, a sympy.physics.mechanics System or a JointsMethod"
+_SUPPORTED = ("a KanesMethod, a sympy.physics.mechanics System, a JointsMethod or a "
+              "LagrangesMethod")
 
 
 def from_sympy(obj, *, name: str | None = None) -> KaneSystem:
@@ -58,7 +63,11 @@ def from_sympy(obj, *, name: str | None = None) -> KaneSystem:
     ----------
     obj:
         ``sympy.physics.mechanics.KanesMethod`` (after ``kanes_equations(bodies, loads)`` or
-        constructed with ``bodies=`` / ``forcelist=``), ``System`` or ``JointsMethod``.
+        constructed with ``bodies=`` / ``forcelist=``), ``System``, ``JointsMethod``, or
+        ``LagrangesMethod`` without constraints, constructed with ``bodies=`` and ``frame=``:
+        its speeds are new dynamicsymbols ``u_<q>`` = q', and L − T = −V(q, t) gives the
+        generalized forces −∂V/∂q, each acting through a massless point
+        ``potential_<q>`` moving with u_<q> along N.x.
     name:
         The system's display name (default: the SymPy class's name).
 
@@ -66,10 +75,11 @@ def from_sympy(obj, *, name: str | None = None) -> KaneSystem:
     ------
     ModelError
         For what cannot be carried over: explicit acceleration constraints other than the
-        derivative of the velocity constraints, explicitly set
-        accelerations that differ from the derivative of the velocity, a ``KanesMethod``
-        without bodies or kinematic differential equations, a ``LagrangesMethod`` (not yet
-        supported), or an object of another type.
+        derivative of the velocity constraints, explicitly set accelerations that differ from
+        the derivative of the velocity, a ``KanesMethod`` without bodies or kinematic
+        differential equations, a ``LagrangesMethod`` without bodies and frame, with a
+        Lagrangian other than T − V(q, t) or with constraints (not yet supported), or an
+        object of another type.
 
     Examples
     --------
@@ -90,11 +100,7 @@ def from_sympy(obj, *, name: str | None = None) -> KaneSystem:
     if isinstance(obj, me.JointsMethod):
         return _from_joints_method(obj, name or "JointsMethod")
     if isinstance(obj, me.LagrangesMethod):
-        raise ModelError(
-            "kb.from_sympy: a LagrangesMethod is not yet supported (its potential energies and "
-            "adjoined constraints are not carried over yet); pass a KanesMethod or a System "
-            "built on the same bodies instead."
-        )
+        return _from_lagranges_method(obj, name or type(obj).__name__)
     raise ModelError(
         f"kb.from_sympy takes {_SUPPORTED}, got {type(obj).__module__}.{type(obj).__name__}; "
         f"for anything else describe the system with kb.KaneSystem(frame=..., "
@@ -196,6 +202,55 @@ def _plain_body(body):
         return me.RigidBody(body.name, body.masscenter, body.frame, body.mass,
                             (body.central_inertia, body.masscenter))
     return me.Particle(body.name, body.masscenter, body.mass)
+
+
+# --------------------------------------------------------------------------- LagrangesMethod
+def _from_lagranges_method(lm: me.LagrangesMethod, name: str) -> KaneSystem:
+    """Speeds u_<q> = q'; the Lagrangian less the bodies' kinetic energy is −V(q, t), whose
+    generalized forces −∂V/∂q_r act through one massless point per coordinate moving with
+    u_r along N.x (their power is −V' exactly)."""
+    frame, bodies = lm.inertial, list(lm.bodies or [])
+    if frame is None or not bodies:
+        raise ModelError(
+            "kb.from_sympy: a LagrangesMethod needs its bodies and inertial frame (kanebond "
+            "forms the kinetic energy from the bodies' velocities in that frame); construct it "
+            "as LagrangesMethod(L, qs, bodies=[...], frame=N, forcelist=...)."
+        )
+    if len(lm.coneqs):
+        raise ModelError(
+            "kb.from_sympy: a LagrangesMethod with constraints (hol_coneqs / nonhol_coneqs) is "
+            "not yet supported; pass a KanesMethod or System with the constraints and their "
+            "dependent coordinates and speeds instead."
+        )
+    q = list(lm.q)
+    qd = [x.diff(t) for x in q]
+    taken = {f.func.__name__ for f in lm._L[0].atoms(AppliedUndef)} | {
+        x.func.__name__ for x in q}
+    speeds = []
+    for x in q:
+        label = f"u_{x.func.__name__}"
+        while label in taken:
+            label += "_"
+        taken.add(label)
+        speeds.append(me.dynamicsymbols(label))
+    kinetic = sum((b.kinetic_energy(frame) for b in bodies), sp.S.Zero)
+    potential = kinetic - lm._L[0]
+    if not vanishes(sp.Matrix([potential.diff(v) for v in qd])):
+        raise ModelError(
+            "kb.from_sympy: the Lagrangian of this LagrangesMethod is not the bodies' kinetic "
+            "energy minus a potential energy V(q, t) (L − T depends on the coordinates' rates); "
+            "kanebond takes the kinetic energy from the bodies: give every moving body to "
+            "LagrangesMethod(bodies=...) and velocity-dependent forces in forcelist."
+        )
+    loads = list(lm.forcelist or [])
+    for x, u_x in zip(q, speeds, strict=True):
+        generalized = -potential.diff(x)
+        if generalized != 0:
+            point = me.Point(f"potential_{x.func.__name__}")
+            point.set_vel(frame, u_x * frame.x)
+            loads.append((point, generalized * frame.x))
+    return _system(name, frame, q, speeds, [d - u_x for d, u_x in zip(qd, speeds, strict=True)],
+                   bodies, loads)
 
 
 # --------------------------------------------------------------------------- common
