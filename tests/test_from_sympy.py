@@ -243,13 +243,74 @@ def test_lagrangian_other_than_kinetic_less_potential_is_refused():
         kb.from_sympy(only_rod)
 
 
-def test_constrained_lagranges_method_is_not_yet_supported():
-    lm, _, (N, rod, bob) = _lagrange_double_pendulum()
-    q1, q2 = lm.q
-    held = me.LagrangesMethod(me.Lagrangian(N, rod, bob), [q1, q2], hol_coneqs=[q1 - q2],
-                              bodies=[rod, bob], frame=N)
-    with pytest.raises(kb.ModelError, match="constraints .* not yet supported.*KanesMethod"):
-        kb.from_sympy(held)
+def _lagrange_cartesian_pendulum():
+    """A particle at (x, y) held by x² + y² = l² (hol_coneqs), gravity as potential energy."""
+    x, y = me.dynamicsymbols("x y")
+    m, g, l = sp.symbols("m g l", positive=True)
+    N = me.ReferenceFrame("N")
+    O = me.Point("O")
+    O.set_vel(N, 0)
+    P = O.locatenew("P", x * N.x + y * N.y)
+    P.set_vel(N, x.diff(t) * N.x + y.diff(t) * N.y)
+    bob = me.Particle("bob", P, m)
+    bob.potential_energy = m * g * y
+    lm = me.LagrangesMethod(me.Lagrangian(N, bob), [x, y], hol_coneqs=[x**2 + y**2 - l**2],
+                            bodies=[bob], frame=N)
+
+    def state(rng, values):  # on the circle, moving along it
+        th, w, r = rng.uniform(-1.5, 1.5), rng.uniform(-2, 2), values[l]
+        return [r * np.cos(th), r * np.sin(th), -r * np.sin(th) * w, r * np.cos(th) * w]
+
+    return lm, {m: 1.3, g: 9.81, l: 0.8}, state
+
+
+def _lagrange_sleigh():
+    """The Chaplygin sleigh in x, y, θ with its knife edge as nonhol_coneqs and a push F."""
+    x, y, th = me.dynamicsymbols("x y theta")
+    m, a, I_G, F = sp.symbols("m a I_G F", positive=True)
+    N = me.ReferenceFrame("N")
+    B = N.orientnew("B", "Axis", (th, N.z))
+    O = me.Point("O")
+    O.set_vel(N, 0)
+    P = O.locatenew("P", x * N.x + y * N.y)
+    P.set_vel(N, x.diff(t) * N.x + y.diff(t) * N.y)
+    G = P.locatenew("G", a * B.x)
+    G.v2pt_theory(P, N, B)
+    sleigh = me.RigidBody("sleigh", G, B, m, (me.inertia(B, 0, 0, I_G), G))
+    no_slip = -sp.sin(th) * x.diff(t) + sp.cos(th) * y.diff(t)
+    lm = me.LagrangesMethod(me.Lagrangian(N, sleigh), [x, y, th], nonhol_coneqs=[no_slip],
+                            forcelist=[(P, F * B.x)], bodies=[sleigh], frame=N)
+
+    def state(rng, values):  # P moves along the blade
+        q = rng.uniform(-1, 1, 3)
+        v, w = rng.uniform(-1, 1, 2)
+        return [*q, v * np.cos(q[2]), v * np.sin(q[2]), w]
+
+    return lm, {m: 1.3, a: 0.4, I_G: 0.7, F: 0.9}, state
+
+
+@pytest.mark.parametrize("build", [_lagrange_cartesian_pendulum, _lagrange_sleigh])
+def test_constrained_lagranges_method_matches_its_rhs(build):
+    """Holonomic and nonholonomic coneqs become adjoined constraints lam1, ...: q'' and the
+    multipliers equal LagrangesMethod.rhs()'s [q', q'', λ] at consistent states (rel 1e-9)."""
+    lm, values, state = build()
+    lm.form_lagranges_equations()
+    q, qd = list(lm.q), list(lm.u)
+    n = len(q)
+    plain_qd = {d: sp.Symbol(f"_d{i}") for i, d in enumerate(qd)}  # q' first, then q
+    plain_q = {x: sp.Symbol(f"_q{i}") for i, x in enumerate(q)}
+    rhs = sp.lambdify([*plain_q.values(), *plain_qd.values(), *values],
+                      lm.rhs().xreplace(plain_qd).xreplace(plain_q), modules="numpy")
+    system = kb.from_sympy(lm)
+    assert [c.name for c in system.adjoined] == [str(x.func) for x in lm.lam_vec]
+    num = numeric_model(system, {str(s): v for s, v in values.items()})
+    rng = np.random.default_rng(21)
+    for _ in range(3):
+        x = np.array(state(rng, values))
+        ref = np.array(rhs(*x, *values.values()), float).ravel()
+        ours = np.concatenate([num.rhs(0.3, x), num.constraint_multipliers(0.3, x)])
+        assert np.max(np.abs(ours - ref)) <= 1e-9 * np.max(np.abs(ref)), (ours, ref)
+        assert ours.shape == (2 * n + len(lm.lam_vec),)
 
 
 @pytest.mark.parametrize("obj", [None, "KanesMethod", sp.Matrix([1]), np.eye(2)])

@@ -3,8 +3,9 @@
 Accepted: a ``KanesMethod`` (after ``kanes_equations(bodies, loads)``, or constructed with
 ``bodies=`` and ``forcelist=``), a ``sympy.physics.mechanics.System`` (joints, bodies, loads,
 actuators, auxiliary speeds, holonomic and nonholonomic constraints with their dependent
-coordinates and speeds), a ``JointsMethod`` and an unconstrained ``LagrangesMethod`` with its
-bodies and frame (speeds u_<q> = q'; L − T = −V(q, t) becomes the generalized forces −∂V/∂q).
+coordinates and speeds), a ``JointsMethod`` and a ``LagrangesMethod`` with its bodies and
+frame (speeds u_<q> = q'; L − T = −V(q, t) becomes the generalized forces −∂V/∂q; its
+constraints become adjoined constraints with SymPy's multipliers).
 The user's own frame, coordinates, speeds, bodies and loads are handed over as they are; the
 mapping is the one of docs/from_kanesmethod.md:
 
@@ -18,7 +19,7 @@ independent q, u                           ``coordinates``, ``speeds``
 ``u_auxiliary``                            ``auxiliary_speeds``
 kinematic differential equations           ``kinematics`` (k_kq̇ q' − forcing_kin = 0)
 bodies, loads (+ actuators' loads)         ``bodies``, ``loads``
-LagrangesMethod: q', L − T = −V            speeds ``u_<q>``, loads −∂V/∂q
+LagrangesMethod: q', L − T = −V, coneqs    speeds ``u_<q>``, loads −∂V/∂q, ``adjoined``
 =========================================  ================================================
 
 What cannot be carried over is a :class:`~kanebond.ModelError` naming it: acceleration
@@ -26,8 +27,8 @@ constraints given explicitly that are not the time derivative of the velocity co
 (kanebond differentiates the velocity constraints), accelerations set on a body's mass centre
 or frame (``set_acc``, ``a2pt_theory`` ...) that are not the time derivative of its velocity
 (kanebond differentiates velocities), a ``KanesMethod`` that never saw its bodies, a
-``LagrangesMethod`` without bodies and frame, whose Lagrangian is not the
-bodies' kinetic energy less a potential energy, or with constraints (not yet supported).
+``LagrangesMethod`` without bodies and frame, or whose Lagrangian is not the bodies' kinetic
+energy less a potential energy.
 
 Where SymPy offers no public accessor (the inertial frame, the dependent and auxiliary speeds,
 the constraint matrices of a ``KanesMethod``), its attributes are read directly (SymPy 1.14).
@@ -43,6 +44,7 @@ import sympy.physics.mechanics as me
 from sympy.core.function import AppliedUndef
 from sympy.physics.vector import Vector
 
+from ..constraints.resolve import AdjoinedConstraint
 from ..errors import ModelError
 from ..symbolic.expressions import numeric_sample, vanishes
 from ..system import KaneSystem
@@ -64,10 +66,12 @@ def from_sympy(obj, *, name: str | None = None) -> KaneSystem:
     obj:
         ``sympy.physics.mechanics.KanesMethod`` (after ``kanes_equations(bodies, loads)`` or
         constructed with ``bodies=`` / ``forcelist=``), ``System``, ``JointsMethod``, or
-        ``LagrangesMethod`` without constraints, constructed with ``bodies=`` and ``frame=``:
-        its speeds are new dynamicsymbols ``u_<q>`` = q', and L − T = −V(q, t) gives the
-        generalized forces −∂V/∂q, each acting through a massless point
-        ``potential_<q>`` moving with u_<q> along N.x.
+        ``LagrangesMethod`` constructed with ``bodies=`` and ``frame=``: its speeds are new
+        dynamicsymbols ``u_<q>`` = q', L − T = −V(q, t) gives the generalized forces
+        −∂V/∂q, each acting through a massless point ``potential_<q>`` moving with u_<q>
+        along N.x, and its constraint equations ``coneqs`` (the holonomic ones
+        differentiated, and the nonholonomic ones) become adjoined constraints ``lam1``,
+        ``lam2``, ... whose multipliers are SymPy's λ.
     name:
         The system's display name (default: the SymPy class's name).
 
@@ -77,9 +81,8 @@ def from_sympy(obj, *, name: str | None = None) -> KaneSystem:
         For what cannot be carried over: explicit acceleration constraints other than the
         derivative of the velocity constraints, explicitly set accelerations that differ from
         the derivative of the velocity, a ``KanesMethod`` without bodies or kinematic
-        differential equations, a ``LagrangesMethod`` without bodies and frame, with a
-        Lagrangian other than T − V(q, t) or with constraints (not yet supported), or an
-        object of another type.
+        differential equations, a ``LagrangesMethod`` without bodies and frame or with a
+        Lagrangian other than T − V(q, t), or an object of another type.
 
     Examples
     --------
@@ -216,12 +219,6 @@ def _from_lagranges_method(lm: me.LagrangesMethod, name: str) -> KaneSystem:
             "forms the kinetic energy from the bodies' velocities in that frame); construct it "
             "as LagrangesMethod(L, qs, bodies=[...], frame=N, forcelist=...)."
         )
-    if len(lm.coneqs):
-        raise ModelError(
-            "kb.from_sympy: a LagrangesMethod with constraints (hol_coneqs / nonhol_coneqs) is "
-            "not yet supported; pass a KanesMethod or System with the constraints and their "
-            "dependent coordinates and speeds instead."
-        )
     q = list(lm.q)
     qd = [x.diff(t) for x in q]
     taken = {f.func.__name__ for f in lm._L[0].atoms(AppliedUndef)} | {
@@ -249,13 +246,19 @@ def _from_lagranges_method(lm: me.LagrangesMethod, name: str) -> KaneSystem:
             point = me.Point(f"potential_{x.func.__name__}")
             point.set_vel(frame, u_x * frame.x)
             loads.append((point, generalized * frame.x))
+    # SymPy's coneqs: the holonomic constraints' time derivatives and the nonholonomic
+    # ones, linear in q'; adjoined with one multiplier each, named as SymPy names λ
+    to_speeds = dict(zip(qd, speeds, strict=True))
+    adjoined = [AdjoinedConstraint(sp.sympify(c).xreplace(to_speeds), name=f"lam{i}")
+                for i, c in enumerate(lm.coneqs, 1)]
     return _system(name, frame, q, speeds, [d - u_x for d, u_x in zip(qd, speeds, strict=True)],
-                   bodies, loads)
+                   bodies, loads, adjoined=adjoined)
 
 
 # --------------------------------------------------------------------------- common
 def _system(name, frame, q_ind, u_ind, kinematics, bodies, loads, *, q_dep=(), u_dep=(),
-            u_aux=(), configuration_constraints=(), velocity_constraints=()) -> KaneSystem:
+            u_aux=(), configuration_constraints=(), velocity_constraints=(),
+            adjoined=()) -> KaneSystem:
     if not bodies:
         raise ModelError(
             f"kb.from_sympy: the {name} has no bodies; kanebond needs the RigidBody and "
@@ -270,6 +273,8 @@ def _system(name, frame, q_ind, u_ind, kinematics, bodies, loads, *, q_dep=(), u
         kw.update(dependent_speeds=list(u_dep), velocity_constraints=list(velocity_constraints))
     if u_aux:
         kw.update(auxiliary_speeds=list(u_aux))
+    if adjoined:
+        kw.update(adjoined=list(adjoined))
     return KaneSystem(frame, coordinates=q_ind, speeds=u_ind, kinematics=kinematics,
                       bodies=bodies, loads=loads, name=name, **kw)
 
