@@ -42,7 +42,6 @@ import numpy as np
 import sympy as sp
 import sympy.physics.mechanics as me
 from sympy.core.function import AppliedUndef
-from sympy.physics.vector import Vector
 
 from ..constraints.resolve import AdjoinedConstraint
 from ..errors import ModelError
@@ -151,8 +150,9 @@ def _same_acceleration_constraints(km: me.KanesMethod) -> bool:
     derivative of the velocity constraints k_nh u + f_nh = 0 up to a combination of rows:
     the stacked m×(o+1) coefficient matrices have rank m at random points."""
     kdd = km.kindiffdict()
-    derived = (km._k_nh.diff(t) * km.u + km._f_nh.diff(t)).xreplace(kdd)
-    stacked = km._k_dnh.row_join(km._f_dnh).col_join(km._k_nh.row_join(derived))
+    derived = km._k_nh.diff(t) * km.u + km._f_nh.diff(t)
+    stacked = _in_speeds(km._k_dnh.row_join(km._f_dnh).col_join(km._k_nh.row_join(derived)),
+                         kdd)
     m = km._k_nh.shape[0]
     rng = random.Random(2718)
     for _ in range(3):
@@ -279,6 +279,14 @@ def _system(name, frame, q_ind, u_ind, kinematics, bodies, loads, *, q_dep=(), u
                       bodies=bodies, loads=loads, name=name, **kw)
 
 
+def _in_speeds(matrix: sp.Matrix, kdd: dict) -> sp.Matrix:
+    """``matrix`` with q'' and q' written in q, u and u' by the kinematics ``kdd`` {q': ...}."""
+    qdd = {x.diff(t): e.diff(t) for x, e in kdd.items()}
+    for _ in range(2):
+        matrix = matrix.xreplace(qdd).xreplace(kdd)
+    return matrix
+
+
 def _check_accelerations(frame, bodies, q: list, kinematics: list) -> None:
     """SymPy's Fr* uses an acceleration set on a mass centre (``set_acc``, ``a2pt_theory``)
     or a frame (``set_ang_acc``) as it is; kanebond differentiates the velocities. Where one
@@ -301,16 +309,9 @@ def _check_accelerations(frame, bodies, q: list, kinematics: list) -> None:
     kin = sp.Matrix(kinematics)
     kdd = dict(zip(qd, kin.jacobian(qd).LUsolve(-kin.xreplace(dict.fromkeys(qd, 0))),
                    strict=True))
-    qdd = {x.diff(t): e.diff(t) for x, e in kdd.items()}
-
-    def in_speeds(vec: Vector) -> sp.Matrix:
-        m = vec.to_matrix(frame)
-        for _ in range(2):
-            m = m.xreplace(qdd).xreplace(kdd)
-        return m
-
     for what, given, derived, how in checks:
-        if not vanishes(in_speeds(given) - in_speeds(derived())):
+        difference = given.to_matrix(frame) - derived().to_matrix(frame)
+        if not vanishes(_in_speeds(difference, kdd)):
             raise ModelError(
                 f"kb.from_sympy: {what} in {frame.name} was set explicitly ({how}) and is not "
                 f"the time derivative of its velocity; SymPy's KanesMethod "
