@@ -239,9 +239,12 @@
       ctx.fillStyle = g;
     }
     ctx.beginPath();
-    ctx.ellipse(c[0], c[1], Math.max(rx, 0.5), Math.max(ry, 0.5), angle, 0, 2 * Math.PI);
+    /* at least 2 px across, so that a rod or a plate seen edge-on shows its colour */
+    ctx.ellipse(c[0], c[1], Math.max(rx, 2), Math.max(ry, 2), angle, 0, 2 * Math.PI);
     ctx.fill();
-    ctx.globalAlpha = 1; ctx.strokeStyle = tint(color, 0.45); ctx.lineWidth = 1.2; ctx.stroke();
+    ctx.globalAlpha = 1; ctx.lineWidth = 1.2;
+    ctx.strokeStyle = tint(color, Math.min(rx, ry) < 4 ? 0.8 : 0.45); ctx.stroke();
+    if (Math.min(rx, ry) < 4) { ctx.restore(); return; }  /* a sliver: no room for rings */
     /* rings fixed in the body: the equator, two latitudes and four meridians */
     var w = V.map(function (v, i) { return -v[2] / Math.pow(b.solid.semi[i], 2); });
     var visible = thin ? function () { return true; } : function (u) {
