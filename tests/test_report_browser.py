@@ -157,3 +157,23 @@ def test_screenshot(report_page, tmp_path):
     OUTPUT.mkdir(exist_ok=True)
     shutil.copy(shot, OUTPUT / "report_screenshot.png")
     drv.set_window_size(1200, 900)
+
+
+def test_the_disk_is_drawn_as_a_solid_disc_with_optional_axes(report_page):
+    drv = report_page
+    drv.execute_script("const s = document.getElementById('anim-slider');"
+                       "s.value = 60; s.dispatchEvent(new Event('input'));")
+    blue = drv.execute_script(  # pixels of the disk's blue (its filled disc, not a dot)
+        "const c = document.getElementById('anim-canvas');"
+        "const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;"
+        "let n = 0; for (let i = 0; i < d.length; i += 4) {"
+        "  if (d[i + 3] > 200 && d[i + 2] > d[i] + 60 && d[i + 2] > 120) { n++; } }"
+        "return n;")
+    assert blue > 4000
+    axes = drv.find_element("id", "anim-axes")
+    assert not axes.is_selected()  # solids: the frame axes are optional, off
+    picture = _canvas(drv)
+    axes.click()
+    assert axes.is_selected() and _canvas(drv) != picture
+    axes.click()
+    assert _severe(drv) == []

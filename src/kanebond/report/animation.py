@@ -1,5 +1,7 @@
 """What the report's animation draws: every body's mass-centre position and frame axes in the
-inertial frame, evaluated over the trajectory.
+inertial frame, evaluated over the trajectory, and once per rigid body the solid it is drawn as
+(:func:`kanebond.report.solids.ellipsoid`: the uniform ellipsoid, or plate, of its mass and
+central inertia at the run's constants).
 
 Positions come from the model's own point tree (``point.pos_from(origin)``, with the origin a
 point of zero velocity in N) and orientations from ``frame``'s unit vectors in N; both are our
@@ -17,6 +19,7 @@ import sympy.physics.mechanics as me
 from sympy.core.function import AppliedUndef
 
 from ..runspec import symbol_name
+from .solids import ellipsoid
 
 __all__ = ["MAX_FRAMES", "animation_data", "fixed_origin"]
 
@@ -52,7 +55,7 @@ def fixed_origin(point: me.Point, frame: me.ReferenceFrame) -> me.Point | None:
 def _function(exprs: list, coords: list, constants: dict) -> Any | None:
     """A NumPy function of the coordinates (columns) for ``exprs``, or None if they need
     anything else (speeds, inputs, unknown symbols)."""
-    exprs = [sp.sympify(e).xreplace(constants) for e in exprs]
+    exprs = [sp.sympify(sp.sympify(e).xreplace(constants)) for e in exprs]
     plain = {q: sp.Dummy(f"q{k}") for k, q in enumerate(coords)}
     exprs = [e.xreplace(plain) for e in exprs]
     if any(e.atoms(AppliedUndef) or e.atoms(sp.Derivative) or e.free_symbols - set(plain.values())
@@ -61,8 +64,10 @@ def _function(exprs: list, coords: list, constants: dict) -> Any | None:
     return sp.lambdify([list(plain.values())], exprs, modules="numpy")
 
 
-def _evaluate(fn: Any, Q: np.ndarray, shape: tuple[int, ...]) -> list | None:
-    """fn over the rows of Q (N, R) as an (N, *shape) nested list of rounded floats."""
+def _evaluate(fn: Any, Q: np.ndarray, shape: tuple[int, ...], digits: int | None = 6
+              ) -> list | None:
+    """fn over the rows of Q (N, R) as an (N, *shape) nested list of floats rounded to
+    ``digits`` (None: as computed)."""
     try:
         cols = fn(Q.T)
         out = np.stack([np.broadcast_to(np.asarray(c, dtype=float), Q.shape[:1])
@@ -71,15 +76,39 @@ def _evaluate(fn: Any, Q: np.ndarray, shape: tuple[int, ...]) -> list | None:
         return None
     if not np.all(np.isfinite(out)):
         return None
-    return np.round(out, 6).tolist()
+    return (np.round(out, digits) if digits is not None else out).tolist()
+
+
+def _solid(body: Any, coords: list, constants: dict, Q: np.ndarray) -> dict | None:
+    """{semi: [a, b, c], rot: 3×3 (rows: principal axes in body-frame components), flat} of a
+    rigid body's drawn solid at the constants (its inertia in its own frame, at the first
+    sample), or None for a particle or where mass or inertia is not a number there."""
+    frame = getattr(body, "frame", None)
+    inertia = getattr(body, "central_inertia", None)
+    if frame is None or inertia is None or len(Q) == 0:
+        return None
+    try:
+        mass = float(sp.sympify(body.mass).xreplace(constants))
+        matrix = inertia.to_matrix(frame)
+    except (TypeError, ValueError, AttributeError):
+        return None
+    fn = _function(list(matrix), coords, constants)
+    values = _evaluate(fn, Q[:1], (3, 3), None) if fn else None
+    found = ellipsoid(mass, np.asarray(values[0])) if values else None
+    if found is None:
+        return None
+    semi, rotation, flat = found
+    return {"semi": np.round(semi, 6).tolist(), "rot": np.round(rotation, 6).tolist(),
+            "flat": flat}
 
 
 def _body_entry(body: Any, system: Any, coords: list, constants: dict,
                 Q: np.ndarray) -> dict:
-    """{name, kind, pos: (N,3)|None, axes: (N,3,3)|None} of one body."""
+    """{name, kind, pos: (N,3)|None, axes: (N,3,3)|None, solid: see :func:`_solid` | None} of
+    one body; the solid only where both its position and its orientation were found."""
     N = system.frame
     entry: dict[str, Any] = {"name": str(body.name), "kind": type(body).__name__,
-                             "pos": None, "axes": None}
+                             "pos": None, "axes": None, "solid": None}
     point = body.masscenter
     origin = fixed_origin(point, N)
     if origin is not None:
@@ -97,6 +126,8 @@ def _body_entry(body: Any, system: Any, coords: list, constants: dict,
         except ValueError:
             fn = None
         entry["axes"] = _evaluate(fn, Q, (3, 3)) if fn else None
+    if entry["pos"] is not None and entry["axes"] is not None:
+        entry["solid"] = _solid(body, coords, constants, Q)
     return entry
 
 
@@ -139,6 +170,37 @@ def _links(system: Any, bodies: list[dict]) -> list[list[int]]:
     return out
 
 
+def _up(system: Any, constants: dict) -> int:
+    """-1 when the model's constant forces (gravity) add up to a force along +N.z (N.z points
+    down, as in Moore's bicycle), 1 along -N.z, else 0: the animation turns a scene with N.z
+    down upright."""
+    N, total = system.frame, np.zeros(3)
+    for load in getattr(system, "loads", None) or []:
+        try:
+            point, force = load[0], load[1]
+            if not isinstance(point, me.Point):
+                continue  # a torque
+            fn = _function(list(force.to_matrix(N)), [], constants)
+            value = np.asarray(fn([]), dtype=float) if fn else None
+        except (TypeError, ValueError, IndexError, AttributeError):
+            continue
+        if value is not None and value.shape == (3,) and np.all(np.isfinite(value)):
+            total += value
+    size = float(np.linalg.norm(total))
+    if not size > 0 or abs(total[2]) < 0.9 * size:
+        return 0
+    return -1 if total[2] > 0 else 1
+
+
+def _ground(bodies: list[dict], up: int) -> bool:
+    """True when gravity is along N.z and every placed mass centre stays on the upper side of
+    the plane N.xy through O, some above it: that plane is the ground the animation draws."""
+    heights = [up * np.asarray(b["pos"])[:, 2] for b in bodies if b["pos"] is not None]
+    if not up or not heights:
+        return False
+    return bool(min(h.min() for h in heights) >= -1e-9 and max(h.max() for h in heights) > 0)
+
+
 def _samples(t: np.ndarray) -> np.ndarray:
     """Indices of at most MAX_FRAMES samples, evenly spread, first and last included."""
     if len(t) <= MAX_FRAMES:
@@ -147,10 +209,12 @@ def _samples(t: np.ndarray) -> np.ndarray:
 
 
 def animation_data(system: Any, traj: Any, constants: dict) -> dict:
-    """The animation's JSON data: ``t``, ``bodies`` (see :func:`_body_entry`), ``links``
+    """The animation's JSON data: ``t``, ``bodies`` (see :func:`_body_entry`: positions and
+    axes per sample, the solid once), ``links``
     (pairs of body indices, -1 the origin, joined by a rigid link: :func:`_links`), the coordinate
     columns ``q`` with their ``names`` (for the cursor fallback), ``mode`` ("3d" when some
-    position or orientation was found, else "cursor") and a ``note``."""
+    position or orientation was found, else "cursor"), a ``note``, ``up`` (-1 where gravity
+    points along +N.z: :func:`_up`) and ``ground`` (draw the plane N.xy: :func:`_ground`)."""
     idx = _samples(np.asarray(traj.t))
     columns = set(traj.columns())
     names = [symbol_name(q) for q in system.coordinates]
@@ -165,6 +229,7 @@ def animation_data(system: Any, traj: Any, constants: dict) -> dict:
                  for k, v in constants.items()}
     bodies = [_body_entry(b, system, coords, constants, Q) for b in system.bodies]
     links = _links(system, bodies)
+    up = _up(system, constants)
     keep = [k for k, b in enumerate(bodies) if b["pos"] is not None or b["axes"] is not None]
     index = {k: i for i, k in enumerate(keep)} | {-1: -1}
     found = [bodies[k] for k in keep]
@@ -182,4 +247,5 @@ def animation_data(system: Any, traj: Any, constants: dict) -> dict:
     return {"t": np.round(np.asarray(traj.t)[idx], 6).tolist(),
             "names": cursor, "q": np.round(Qc.T, 6).tolist(),
             "bodies": found, "links": [[index[i], index[j]] for i, j in links],
-            "mode": "3d" if found else "cursor", "note": note}
+            "mode": "3d" if found else "cursor", "note": note,
+            "up": up, "ground": _ground(found, up)}

@@ -1,6 +1,9 @@
 /* kanebond report: the animation (orthographic 3D view on a canvas, time slider, play button,
    drag to rotate; or a cursor over the coordinates when no body position is known).
-   Reads its data from the JSON element #anim-data. No network access. */
+   A rigid body with a solid (its uniform ellipsoid or plate: semi-axes along principal axes,
+   given once in body-frame components) is drawn as that solid: a shaded silhouette and a few
+   latitude/longitude rings fixed in the body, so its spin shows. Other bodies are dots with
+   their frame axes. Reads its data from the JSON element #anim-data. No network access. */
 (function () {
   "use strict";
   var data = JSON.parse(document.getElementById("anim-data").textContent);
@@ -13,14 +16,17 @@
                 "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"];
   var axisColors = ["#d62728", "#2ca02c", "#1f77b4"];
   var n = data.t.length;
+  var hasSolids = data.bodies.some(function (b) { return !!b.solid; });
   var state = { k: 0, yaw: -0.6, pitch: 0.45, playing: false, last: null, zoom: 1,
-                follow: false };
+                follow: false, axes: !hasSolids };
+  var flip = data.up === -1;  /* N.z points down: turn the scene half a turn about N.x */
   slider.max = String(Math.max(n - 1, 0));
 
   function deg(a) { return a * Math.PI / 180; }
   var VIEWS = { iso: [-0.6, 0.45], xy: [0, deg(90)], xz: [0, 0], yz: [deg(-90), 0] };
 
   function position(b, k) { return b.pos ? b.pos[k] : [0, 0, 0]; }
+  function size(b) { return b.solid ? Math.max.apply(null, b.solid.semi) : 0; }
 
   function sceneBounds() {
     var lo = [0, 0, 0], hi = [0, 0, 0];  /* the origin N is always in view */
@@ -35,11 +41,30 @@
     data.bodies.forEach(function (b) {
       for (var k = 0; k < n; k++) {
         var p = position(b, k);
-        reach = Math.max(reach, Math.hypot(p[0] - centre[0], p[1] - centre[1], p[2] - centre[2]));
+        reach = Math.max(reach, size(b) +
+                         Math.hypot(p[0] - centre[0], p[1] - centre[1], p[2] - centre[2]));
       }
     });
     var axis = reach > 1e-9 ? 0.3 * reach : 1.0;
     return { centre: centre, axis: axis, radius: 1.08 * (reach + axis) };
+  }
+
+  function clusterRadius() {  /* how far the bodies reach from their centre, at the most */
+    var most = 0;
+    for (var k = 0; k < n; k++) {
+      var sum = [0, 0, 0], count = 0;
+      data.bodies.forEach(function (b) {
+        if (b.pos) { for (var i = 0; i < 3; i++) { sum[i] += b.pos[k][i]; } count++; }
+      });
+      if (!count) { return 0; }
+      data.bodies.forEach(function (b) {
+        if (!b.pos) { return; }
+        var p = b.pos[k];
+        most = Math.max(most, size(b) + Math.hypot(p[0] - sum[0] / count,
+                                                   p[1] - sum[1] / count, p[2] - sum[2] / count));
+      });
+    }
+    return most;
   }
 
   function flatScene() {
@@ -56,6 +81,13 @@
 
   var bounds = data.mode === "3d" ? sceneBounds() : null;
   if (data.mode === "3d" && flatScene()) { state.yaw = VIEWS.xy[0]; state.pitch = VIEWS.xy[1]; }
+  if (data.mode === "3d" && hasSolids) {  /* solids small against their path: follow them */
+    var cluster = clusterRadius();
+    if (cluster > 0 && cluster < 0.12 * bounds.radius) {
+      state.follow = true;
+      state.zoom = Math.min(50, 0.4 * bounds.radius / cluster);
+    }
+  }
 
   function viewCentre() {
     if (!state.follow) { return bounds.centre; }
@@ -66,14 +98,20 @@
     return count ? sum.map(function (v) { return v / count; }) : bounds.centre;
   }
 
-  function project(p) {
-    var c = state.centre || bounds.centre, x = p[0] - c[0], y = p[1] - c[1], z = p[2] - c[2];
+  function view(v) {  /* a world vector in view axes: [right, up, depth (away from you)] */
+    var x = v[0], y = flip ? -v[1] : v[1], z = flip ? -v[2] : v[2];
     var ca = Math.cos(state.yaw), sa = Math.sin(state.yaw);
     var ce = Math.cos(state.pitch), se = Math.sin(state.pitch);
     var x1 = ca * x - sa * y, y1 = sa * x + ca * y;
-    var u = x1, v = z * ce + y1 * se, depth = y1 * ce - z * se;
-    var s = 0.5 * state.zoom * Math.min(canvas.width, canvas.height) / bounds.radius;
-    return [canvas.width / 2 + s * u, canvas.height / 2 - s * v, depth];
+    return [x1, z * ce + y1 * se, y1 * ce - z * se];
+  }
+
+  function scale() { return 0.5 * state.zoom * Math.min(canvas.width, canvas.height) / bounds.radius; }
+
+  function project(p) {
+    var c = state.centre || bounds.centre;
+    var w = view([p[0] - c[0], p[1] - c[1], p[2] - c[2]]), s = scale();
+    return [canvas.width / 2 + s * w[0], canvas.height / 2 - s * w[1], w[2]];
   }
 
   function line(a, b, color, width) {
@@ -94,6 +132,20 @@
       }
     }
     ctx.fillText("O", p0[0] - 12, p0[1] + 12);
+  }
+
+  function drawGround() {  /* the plane N.xy through O, a grid around the view's centre */
+    var c = state.centre, half = bounds.radius / state.zoom;
+    var step = Math.pow(10, Math.floor(Math.log10(half / 4)));
+    if (half / step > 20) { step *= 5; } else if (half / step > 8) { step *= 2; }
+    var R = 1.6 * half, x0 = Math.floor((c[0] - R) / step), x1 = Math.ceil((c[0] + R) / step);
+    var y0 = Math.floor((c[1] - R) / step), y1 = Math.ceil((c[1] + R) / step);
+    for (var i = x0; i <= x1; i++) {
+      line(project([i * step, y0 * step, 0]), project([i * step, y1 * step, 0]), "#e3e6eb", 1);
+    }
+    for (var j = y0; j <= y1; j++) {
+      line(project([x0 * step, j * step, 0]), project([x1 * step, j * step, 0]), "#e3e6eb", 1);
+    }
   }
 
   function path(b, upto, color, alpha, width) {
@@ -120,17 +172,123 @@
     });
   }
 
+  function rgb(hex) {
+    return [1, 3, 5].map(function (i) { return parseInt(hex.substr(i, 2), 16); });
+  }
+
+  function tint(color, f) {  /* f < 1 darkens towards black, f > 1 lightens towards white */
+    return "rgb(" + rgb(color).map(function (c) {
+      return Math.round(f <= 1 ? c * f : c + (255 - c) * Math.min(f - 1, 1));
+    }).join(",") + ")";
+  }
+
+  var LIGHT = (function () {  /* from the upper left, towards you, in view axes */
+    var l = [-0.35, 0.5, -0.8], m = Math.hypot(l[0], l[1], l[2]);
+    return l.map(function (v) { return v / m; });
+  })();
+
+  function solidAxes(b) {  /* the solid's semi-axis vectors in view axes, [right, up, depth] */
+    var A = b.axes[state.k], R = b.solid.rot;
+    return [0, 1, 2].map(function (i) {
+      var w = [0, 1, 2].map(function (c) {
+        return R[i][0] * A[0][c] + R[i][1] * A[1][c] + R[i][2] * A[2][c];
+      });
+      return view(w).map(function (v) { return v * b.solid.semi[i]; });
+    });
+  }
+
+  function ring(c, V, s, f, visible, color) {  /* f(t) -> unit-sphere point in solid axes */
+    var steps = 48, prev = null;
+    ctx.strokeStyle = color; ctx.lineWidth = 1;
+    ctx.beginPath();
+    for (var j = 0; j <= steps; j++) {
+      var u = f(2 * Math.PI * j / steps);
+      var x = c[0] + s * (u[0] * V[0][0] + u[1] * V[1][0] + u[2] * V[2][0]);
+      var y = c[1] - s * (u[0] * V[0][1] + u[1] * V[1][1] + u[2] * V[2][1]);
+      var show = visible(u);
+      if (prev && show && prev[2]) { ctx.lineTo(x, y); } else { ctx.moveTo(x, y); }
+      prev = [x, y, show];
+    }
+    ctx.stroke();
+  }
+
+  function drawSolid(b, color, c) {
+    var V = solidAxes(b), s = scale();
+    /* silhouette: the image of the unit ball under the 2x3 map of the semi-axis vectors */
+    var p = 0, q = 0, r = 0;
+    V.forEach(function (v) { p += v[0] * v[0]; q -= v[0] * v[1]; r += v[1] * v[1]; });
+    var h = Math.hypot(0.5 * (p - r), q), m = 0.5 * (p + r);
+    var rx = s * Math.sqrt(Math.max(m + h, 0)), ry = s * Math.sqrt(Math.max(m - h, 0));
+    var angle = 0.5 * Math.atan2(2 * q, p - r);
+    ctx.save();
+    ctx.globalAlpha = 0.88;
+    var semi = b.solid.semi, thin = Math.min.apply(null, semi) < 0.15 * Math.max.apply(null, semi);
+    if (thin) {  /* a plate (or a thin body): one shade, from its normal's slant to the light */
+      var nrm = V[2], len = Math.hypot(nrm[0], nrm[1], nrm[2]) || 1;
+      var lit = Math.abs(nrm[0] * LIGHT[0] + nrm[1] * LIGHT[1] + nrm[2] * LIGHT[2]) / len;
+      ctx.fillStyle = tint(color, 1 + 0.55 * lit - 0.2);
+    } else {  /* an ellipsoid: a highlight up and to the left, inside the outline */
+      var ca = Math.cos(angle), sa = Math.sin(angle), d = [-0.6, -0.8];
+      var lx = (ca * d[0] + sa * d[1]) / Math.max(rx, 0.5);
+      var ly = (-sa * d[0] + ca * d[1]) / Math.max(ry, 0.5);
+      var reach = 0.45 / Math.hypot(lx, ly);
+      var g = ctx.createRadialGradient(c[0] + reach * d[0], c[1] + reach * d[1], 0,
+                                       c[0], c[1], Math.max(rx, ry, 1));
+      g.addColorStop(0, tint(color, 1.75)); g.addColorStop(0.5, color);
+      g.addColorStop(1, tint(color, 0.55));
+      ctx.fillStyle = g;
+    }
+    ctx.beginPath();
+    /* at least 2 px across, so that a rod or a plate seen edge-on shows its colour */
+    ctx.ellipse(c[0], c[1], Math.max(rx, 2), Math.max(ry, 2), angle, 0, 2 * Math.PI);
+    ctx.fill();
+    ctx.globalAlpha = 1; ctx.lineWidth = 1.2;
+    ctx.strokeStyle = tint(color, Math.min(rx, ry) < 4 ? 0.8 : 0.45); ctx.stroke();
+    if (Math.min(rx, ry) < 4) { ctx.restore(); return; }  /* a sliver: no room for rings */
+    /* rings fixed in the body: the equator, two latitudes and four meridians */
+    var w = V.map(function (v, i) { return -v[2] / Math.pow(b.solid.semi[i], 2); });
+    var visible = thin ? function () { return true; } : function (u) {
+      return u[0] * w[0] + u[1] * w[1] + u[2] * w[2] > 0;
+    };
+    var ink = tint(color, 0.35);
+    ctx.globalAlpha = 0.7;
+    [0, Math.PI / 4, -Math.PI / 4].forEach(function (lat) {
+      ring(c, V, s, function (t) {
+        return [Math.cos(lat) * Math.cos(t), Math.cos(lat) * Math.sin(t), Math.sin(lat)];
+      }, visible, ink);
+    });
+    [0, 1, 2, 3].forEach(function (j) {
+      var lon = j * Math.PI / 4;
+      ring(c, V, s, function (t) {
+        return [Math.cos(lon) * Math.cos(t), Math.sin(lon) * Math.cos(t), Math.sin(t)];
+      }, visible, ink);
+    });
+    ctx.restore();
+  }
+
+  function drawAxes(b, p, c, L, width) {
+    var A = b.axes[state.k];
+    for (var i = 0; i < 3; i++) {
+      var e = [p[0] + L * A[i][0], p[1] + L * A[i][1], p[2] + L * A[i][2]];
+      line(c, project(e), axisColors[i], width);
+    }
+  }
+
   function drawBody(b, color, labelRow) {
     var p = position(b, state.k), c = project(p);
-    if (b.axes) {
-      var A = b.axes[state.k], L = bounds.axis / state.zoom;  /* same length on screen */
-      for (var i = 0; i < 3; i++) {
-        var e = [p[0] + L * A[i][0], p[1] + L * A[i][1], p[2] + L * A[i][2]];
-        line(c, project(e), axisColors[i], 2);
-      }
+    if (b.solid) {
+      drawSolid(b, color, c);
+      if (state.axes) { drawAxes(b, p, c, 1.3 * size(b), 1); }
+      ctx.fillStyle = "#1d2330";
+      ctx.beginPath(); ctx.arc(c[0], c[1], 2, 0, 2 * Math.PI); ctx.fill();
+    } else {
+      if (b.axes) { drawAxes(b, p, c, bounds.axis / state.zoom, 2); }  /* as before solids */
+      var rad = b.pos ? 6 : 4;  /* a particle: a small ball, the same size at every zoom */
+      var g = ctx.createRadialGradient(c[0] - 0.35 * rad, c[1] - 0.4 * rad, 0, c[0], c[1], rad);
+      g.addColorStop(0, tint(color, 1.7)); g.addColorStop(1, color);
+      ctx.fillStyle = g; ctx.strokeStyle = "#222"; ctx.lineWidth = 1;
+      ctx.beginPath(); ctx.arc(c[0], c[1], rad, 0, 2 * Math.PI); ctx.fill(); ctx.stroke();
     }
-    ctx.fillStyle = color; ctx.strokeStyle = "#222"; ctx.lineWidth = 1;
-    ctx.beginPath(); ctx.arc(c[0], c[1], b.pos ? 7 : 4, 0, 2 * Math.PI); ctx.fill(); ctx.stroke();
     ctx.fillStyle = "#1d2330"; ctx.font = "13px sans-serif";
     ctx.fillText(b.name, c[0] + 9, c[1] - 9 - 15 * labelRow);
     return c;
@@ -138,12 +296,14 @@
 
   function draw3d() {
     state.centre = viewCentre();
+    if (data.ground) { drawGround(); }
     drawReference();
     data.bodies.forEach(function (b, i) { drawTrail(b, colors[i % colors.length]); });
     var order = data.bodies.map(function (b, i) { return i; });
-    order.sort(function (i, j) {
-      return project(position(data.bodies[j], state.k))[2] -
-             project(position(data.bodies[i], state.k))[2];
+    order.sort(function (i, j) {  /* far first; at one depth, the larger solid first */
+      var d = project(position(data.bodies[j], state.k))[2] -
+              project(position(data.bodies[i], state.k))[2];
+      return Math.abs(d) > 1e-9 * bounds.radius ? d : size(data.bodies[j]) - size(data.bodies[i]);
     });
     drawLinks();
     var drawn = [];
@@ -239,9 +399,10 @@
   document.getElementById("anim-zoom-out").addEventListener("click", function () {
     state.zoom = Math.max(0.2, state.zoom / 1.5); draw();
   });
-  document.getElementById("anim-follow").addEventListener("change", function (ev) {
-    state.follow = ev.target.checked; draw();
-  });
+  var follow = document.getElementById("anim-follow"), axes = document.getElementById("anim-axes");
+  follow.checked = state.follow; axes.checked = state.axes;
+  follow.addEventListener("change", function (ev) { state.follow = ev.target.checked; draw(); });
+  axes.addEventListener("change", function (ev) { state.axes = ev.target.checked; draw(); });
   if (data.mode !== "3d") { document.getElementById("anim-views").style.display = "none"; }
   window.kanebondReport = { state: state, draw: draw, frames: n };
   draw();
