@@ -23,6 +23,7 @@ Schema (every table is optional unless marked *required*; unknown keys are error
     [speeds]                            # *required*: u (dynamicsymbols), in order, dependent
     names = ["u1", "u2"]                #   speeds included
     [kinematics]                        # *required*: q' = expression, one per coordinate
+                                        #   (except the coordinates of [[joints]])
     x = "u1*cos(theta)"
     [frames.B]                          # N is the inertial frame (built in)
     parent = "N"                        # a frame, N or one defined in [frames]
@@ -47,6 +48,18 @@ Schema (every table is optional unless marked *required*; unknown keys are error
     velocity_frame = "B"                #   velocity_frame (default: frame)
     # or: v2pt = {from = "P", frame = "B"}   # fixed in frame B with point P (v2pt_theory)
     # neither: parent's velocity + the time derivative of position in N
+    [[joints]]                          # SymPy's joints (PinJoint, ...) place a child body:
+    name = "elbow"                      #   its frame and masscenter (named in [bodies]) are
+    type = "pin"                        #   made by the joint; pin, prismatic, cylindrical,
+    parent = "link1"                    #   planar, spherical or weld; parent N is the ground
+    child = "link2"                     # coordinates, speeds: names of [coordinates]/[speeds]
+    coordinates = ["q2"]                #   (their kinematics are the joint's kdes, so not in
+    speeds = ["u2"]                     #   [kinematics])
+    axis = "A.z"                        # joint_axis: "F.x" or a vector in the parent's frame
+    parent_point = ["0", "-l", "0"]     # from the parent's mass centre, in its frame
+    child_point = ["0", "l", "0"]       # from the child's mass centre, in its frame
+    # parent_interframe/child_interframe: a vector the interframe's x is aligned with;
+    # spherical: rot_type = "body" | "space", rot_order = "xyz" (default)
     [bodies.sleigh]                     # *required* (at least one body)
     mass = "m"                          # rigid body: mass, masscenter, frame and inertia
     masscenter = "G"                    #   [Ixx, Iyy, Izz] or [Ixx, Iyy, Izz, Ixy, Iyz, Izx]
@@ -113,10 +126,10 @@ table summing components in several frames: ``position = {A = ["0", "0", "r"], E
 "0"]}``. A frame's axis is written ``"F.x"``. An expression is text (or a number) in the
 declared names, ``pi``, ``E``, ``t``, ``+ - * / **`` and the functions of
 :data:`kanebond.symbolic.safe_expr.FUNCTIONS`. Files are at most 1 MB, with at most 200 entries in
-each of parameters, inputs, coordinates, speeds, frames, expressions, points, bodies, loads,
-initial and each constraint list; an expression is at most 10 000 characters, nested at most
-60 deep, with exponents at most 1000; a named expression, with the names it uses written out,
-has at most 20 000 terms and exponents at most 1000.
+each of parameters, inputs, coordinates, speeds, frames, expressions, points, joints, bodies,
+loads, initial and each constraint list; an expression is at most 10 000 characters, nested at
+most 60 deep, with exponents at most 1000; a named expression, with the names it uses written
+out, has at most 20 000 terms and exponents at most 1000.
 """
 
 from __future__ import annotations
@@ -130,6 +143,7 @@ from .bodies import build_bodies, build_loads
 from .bondgraph import build_bondgraph, graph_form
 from .constraints import build_constraints, initial_values, simulation_settings
 from .frames import build_expressions, build_frames, build_points
+from .joints import build_joints, joint_coordinates
 from .reader import MAX_BYTES, MAX_COUNT
 
 __all__ = ["LoadedModel", "ModelFileError", "load_model", "read_model", "MAX_BYTES",
@@ -140,8 +154,8 @@ SHIPPED = Path(__file__).resolve().parent.parent / "models" / "files"
 """The folder of the model files shipped with kanebond."""
 
 _TOP = {"name", "parameters", "inputs", "coordinates", "speeds", "kinematics", "frames",
-        "expressions", "points", "bodies", "loads", "constraints", "initial", "simulation",
-        "bondgraph"}
+        "expressions", "points", "joints", "bodies", "loads", "constraints", "initial",
+        "simulation", "bondgraph"}
 
 
 class LoadedModel(NamedTuple):
@@ -175,10 +189,15 @@ def read_model(path: str | Path) -> LoadedModel:
     _r.names(f, doc, "inputs", required=False)
     coordinates = _r.names(f, doc, "coordinates", required=True)
     speeds = _r.names(f, doc, "speeds", required=True)
-    kinematics = _r.kinematics(f, _r.entries(f, doc, "kinematics", required=True), coordinates)
-    build_frames(f, _r.entries(f, doc, "frames", required=False))
+    by_joints = joint_coordinates(f, doc, coordinates, speeds)
+    kinematics = _r.kinematics(f, _r.entries(f, doc, "kinematics", required=not by_joints),
+                               coordinates, by_joints)
+    frames = _r.entries(f, doc, "frames", required=False)
+    build_frames(f, frames)
     build_expressions(f, _r.entries(f, doc, "expressions", required=False))
-    build_points(f, _r.entries(f, doc, "points", required=False))
+    points = _r.entries(f, doc, "points", required=False)
+    build_points(f, points)
+    kinematics.update(build_joints(f, doc, coordinates, speeds, frames, points))
     bodies = build_bodies(f, _r.entries(f, doc, "bodies", required=True))
     loads = build_loads(f, doc)
     constraints = build_constraints(f, doc, coordinates, speeds)

@@ -282,13 +282,21 @@ def names(f: File, doc: Mapping, key: str, *, required: bool) -> list[sp.Expr]:
     return [f.symbols[n] for n in listed]
 
 
-def kinematics(f: File, table: Mapping, coordinates: list[sp.Expr]) -> dict:
-    """{q': expression}, one per coordinate."""
+def kinematics(f: File, table: Mapping, coordinates: list[sp.Expr],
+               by_joints: Mapping[str, str] | None = None) -> dict:
+    """{q': expression}, one per coordinate not in ``by_joints`` ({coordinate name: the joint
+    whose kinematic differential equations give it})."""
+    by_joints = by_joints or {}
     by_name = {q.func.__name__: q for q in coordinates}
+    for n in table:
+        if n in by_joints:
+            raise f.error(f"[kinematics] {n}", f"the coordinate {n!r} gets its kinematics from "
+                          f"{by_joints[n]} as well", f"remove {n} from [kinematics] (the joint "
+                          "gives it)")
     keys(f, table, set(by_name), "[kinematics]")
-    missing = [n for n in by_name if n not in table]
+    missing = [n for n in by_name if n not in table and n not in by_joints]
     if missing:
         raise f.error("[kinematics]", f"no equation for the coordinate(s) {', '.join(missing)}",
                       f'add {missing[0]} = "..." (its rate in the speeds)')
     return {q.diff(me.dynamicsymbols._t): f.expr(table[n], f"[kinematics] {n}")
-            for n, q in by_name.items()}
+            for n, q in by_name.items() if n not in by_joints}
