@@ -126,9 +126,9 @@ def resolve_model(spec: str) -> tuple[Any, dict[str, float]]:
 
     ``spec`` is the name of a ready-made model (:data:`kanebond.models.MODELS`) or the path of
     an existing ``.toml`` model file (:mod:`kanebond.modelfile`), whose parameter values are the
-    defaults.
+    defaults. Formed once per process, as :func:`cached_system` (the same resolution).
     """
-    r = _resolve(spec)
+    r = _cached(spec)
     return r.system, r.defaults
 
 
