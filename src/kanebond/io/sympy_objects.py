@@ -45,6 +45,7 @@ from sympy.core.function import AppliedUndef
 
 from ..constraints.resolve import AdjoinedConstraint
 from ..errors import ModelError
+from ..mechanics.kinematics import solve_kinematics
 from ..symbolic.expressions import numeric_sample, vanishes
 from ..system import KaneSystem
 
@@ -264,7 +265,7 @@ def _system(name, frame, q_ind, u_ind, kinematics, bodies, loads, *, q_dep=(), u
             f"kb.from_sympy: the {name} has no bodies; kanebond needs the RigidBody and "
             f"Particle objects whose velocities the speeds move."
         )
-    _check_accelerations(frame, bodies, q_ind + list(q_dep), kinematics)
+    _check_accelerations(frame, bodies, q_ind + list(q_dep), u_ind + list(u_dep), kinematics)
     kw: dict = {}
     if q_dep or configuration_constraints:
         kw.update(dependent_coordinates=list(q_dep),
@@ -287,7 +288,7 @@ def _in_speeds(matrix: sp.Matrix, kdd: dict) -> sp.Matrix:
     return matrix
 
 
-def _check_accelerations(frame, bodies, q: list, kinematics: list) -> None:
+def _check_accelerations(frame, bodies, q: list, u: list, kinematics: list) -> None:
     """SymPy's Fr* uses an acceleration set on a mass centre (``set_acc``, ``a2pt_theory``)
     or a frame (``set_ang_acc``) as it is; kanebond differentiates the velocities. Where one
     is set and differs from the derivative of the velocity, the two systems differ: refuse."""
@@ -305,10 +306,7 @@ def _check_accelerations(frame, bodies, q: list, kinematics: list) -> None:
                            lambda f=body_frame: f.ang_vel_in(frame).dt(frame), "set_ang_acc"))
     if not checks:
         return
-    qd = [x.diff(t) for x in q]
-    kin = sp.Matrix(kinematics)
-    kdd = dict(zip(qd, kin.jacobian(qd).LUsolve(-kin.xreplace(dict.fromkeys(qd, 0))),
-                   strict=True))
+    kdd = solve_kinematics(q, u, kinematics, check_rank=False)[1]  # as KaneSystem solves them
     for what, given, derived, how in checks:
         difference = given.to_matrix(frame) - derived().to_matrix(frame)
         if not vanishes(_in_speeds(difference, kdd)):
