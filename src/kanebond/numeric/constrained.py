@@ -36,7 +36,7 @@ from sympy.core.function import AppliedUndef
 from ..errors import ConstraintError, ModelError, SingularMassMatrixError
 from ..mechanics.kinematics import show, t
 from ..model.parameters import INITIAL_TOL, initial_state_vector, split_named
-from .manifold import check_initial_embedding
+from .manifold import check_initial_adjoined, check_initial_embedding, check_initial_prescribed
 from .model import NumericModel
 from .npbackend import as_batch
 
@@ -556,7 +556,8 @@ class ConstrainedModel:
     def initial_state(self, initial: Any, t0: float = 0.0) -> np.ndarray:
         """x0 = [q0, ᵘf0] from ``initial`` (as :func:`kanebond.simulate`), checked against the
         constraints: a prescribed speed given in ``initial`` must equal g(t0), and every
-        adjoined constraint must hold, |φ − ᴾφ| ≤ 1e-8 (1 + |ᴾφ|); ConstraintError otherwise."""
+        adjoined constraint must hold, |φ − ᴾφ| ≤ 1e-8 (1 + |ᴾφ| + |φ|); ConstraintError
+        otherwise."""
 
         extra = set(self.prescribed_names) | set(
             self.relaxed._embedding.dep_names if self.relaxed.has_embedding else []
@@ -566,46 +567,14 @@ class ConstrainedModel:
         tt = np.array([float(t0)])
         q = x0[None, : self.R]
         f = self._full(tt, q, x0[None, self.R :])
-        for k, n in enumerate(self.prescribed_names):
-            want = f[0, self.ci[k]]
-            if not np.isfinite(want):
-                expr = self.system.prescribed[self.all_speeds[self.ci[k]]]
-                raise ConstraintError(
-                    f"the prescribed value of {n}, {show(expr)}, evaluates to {want} at "
-                    f"t0={float(t0):.10g}: t0 lies outside its domain (a square root of a "
-                    f"negative number, a division by zero, ...); start at a t0 where it is "
-                    f"defined, or change the expression."
-                )
-            if n in given:
-                v = given.pop(n)
-                if not (abs(v - want) <= INITIAL_TOL * (1 + abs(want))):
-                    raise ConstraintError(
-                        f"the initial value {n}={v:.10g} of the prescribed speed {n} differs "
-                        f"from its prescribed value g(t0)={want:.10g} by {v - want:.3e}; leave "
-                        f"{n} out of initial (it is not a state), or correct it."
-                    )
+        exprs = [self.system.prescribed[self.all_speeds[i]] for i in self.ci]
+        check_initial_prescribed(self.prescribed_names, f[0, self.ci], exprs, given, t0)
         if self.relaxed.has_embedding:
             check_initial_embedding(self.relaxed, self.relaxed._embedding,
                                     np.concatenate([x0[: self.R], f[0]]), given)
         if self.L:
             pcs = self._pieces(tt, q, f)
-            res = pcs["phi"][0, :, 0] - pcs["val"][0, :, 0]
-            for k, c in enumerate(self.adjoined):
-                phi, val = pcs["phi"][0, k, 0], pcs["val"][0, k, 0]
-                if not (np.isfinite(phi) and np.isfinite(val)):
-                    raise ConstraintError(
-                        f"{c.label} is not defined at the initial state (t0={float(t0):.10g}):"
-                        f" φ = {phi}, ᴾφ(t0) = {val}, the state lies outside its domain (a "
-                        f"square root of a negative number, a division by zero, ...); choose "
-                        f"initial values (and t0) where it is defined."
-                    )
-                tol = INITIAL_TOL * (1 + abs(val) + abs(phi))
-                if abs(res[k]) > tol:
-                    raise ConstraintError(
-                        f"the initial state violates {c.label} by {res[k]:.3e} "
-                        f"(φ = {pcs['phi'][0, k, 0]:.10g}, ᴾφ(t0) = {pcs['val'][0, k, 0]:.10g});"
-                        f" choose initial speeds that satisfy it."
-                    )
+            check_initial_adjoined(self.adjoined, pcs["phi"][0, :, 0], pcs["val"][0, :, 0], t0)
             self._solve(tt, q, f)  # a singular [A Gᵀ; G 0] at t0 raises ConstraintError
         return x0
 

@@ -20,7 +20,8 @@ from ..mechanics.kinematics import show, t
 from ..model.parameters import INITIAL_TOL
 from ..symbolic.dag import Graph, emit_python
 
-__all__ = ["ConstraintManifold", "check_initial_embedding"]
+__all__ = ["ConstraintManifold", "check_initial_embedding", "check_initial_prescribed",
+           "check_initial_adjoined"]
 
 
 class ConstraintManifold:
@@ -246,3 +247,45 @@ def check_initial_embedding(model: Any, emb: ConstraintManifold, x0: np.ndarray,
                     f"velocity constraints by {v - ud[k]:.3e}: they give {n}={ud[k]:.10g} from "
                     f"the independent speeds. Leave {n} out of initial, or correct it."
                 )
+
+
+def check_initial_prescribed(names: list[str], wants: np.ndarray, exprs: list, given: dict,
+                             t0: float) -> None:
+    """ConstraintError when a prescribed value g(t0) (``wants``, of the speeds ``names`` with
+    the expressions ``exprs``) is not finite, or a prescribed speed given in ``given`` (taken
+    out of it) differs from its g(t0) ([PA21] (45)–(50))."""
+    for n, want, expr in zip(names, wants, exprs, strict=True):
+        if not np.isfinite(want):
+            raise ConstraintError(
+                f"the prescribed value of {n}, {show(expr)}, evaluates to {want} at "
+                f"t0={float(t0):.10g}: t0 lies outside its domain (a square root of a "
+                f"negative number, a division by zero, ...); start at a t0 where it is "
+                f"defined, or change the expression."
+            )
+        if n in given:
+            v = given.pop(n)
+            if not (abs(v - want) <= INITIAL_TOL * (1 + abs(want))):
+                raise ConstraintError(
+                    f"the initial value {n}={v:.10g} of the prescribed speed {n} differs "
+                    f"from its prescribed value g(t0)={want:.10g} by {v - want:.3e}; leave "
+                    f"{n} out of initial (it is not a state), or correct it."
+                )
+
+
+def check_initial_adjoined(adjoined: list, phi: np.ndarray, val: np.ndarray,
+                           t0: float) -> None:
+    """ConstraintError when an adjoined constraint's φ or ᴾφ(t0) at the initial state is not
+    finite, or |φ − ᴾφ| > 1e-8 (1 + |ᴾφ| + |φ|) ([PA-VP] (4))."""
+    for c, p, v in zip(adjoined, phi, val, strict=True):
+        if not (np.isfinite(p) and np.isfinite(v)):
+            raise ConstraintError(
+                f"{c.label} is not defined at the initial state (t0={float(t0):.10g}):"
+                f" φ = {p}, ᴾφ(t0) = {v}, the state lies outside its domain (a "
+                f"square root of a negative number, a division by zero, ...); choose "
+                f"initial values (and t0) where it is defined."
+            )
+        if abs(p - v) > INITIAL_TOL * (1 + abs(v) + abs(p)):
+            raise ConstraintError(
+                f"the initial state violates {c.label} by {p - v:.3e} "
+                f"(φ = {p:.10g}, ᴾφ(t0) = {v:.10g}); choose initial speeds that satisfy it."
+            )
