@@ -26,7 +26,8 @@ import sympy as sp
 from ..errors import ModelError
 from ..mechanics import matrices
 from ..mechanics.kinematics import BodyKinematics, check_dynamicsymbols, show, solve_kinematics, t
-from .embedding import ManifoldSampler, eliminate, pivot_order, velocity_constraint
+from .closed_form import ManifoldSampler, eliminate, pivot_order
+from .embedding import velocity_constraint
 
 
 class AuxiliaryHost(Protocol):
