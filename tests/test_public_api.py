@@ -80,6 +80,7 @@ API: dict = {
  'LoadError': 'exception',
  'ModelError': 'exception',
  'ModelFileError': 'exception',
+ 'UrdfError': 'exception',
  'MomentumForm': {'__init__': '(self, system)',
                   'equations': '(self)',
                   'f_of_p': 'property',
@@ -132,6 +133,7 @@ API: dict = {
                   'state': 'property'},
  '__version__': 'str',
  'from_sympy': '(obj, *, name=None)',
+ 'from_urdf': "(path, *, base='fixed', parameters=(), gravity=9.81)",
  'models': 'module',
  'simulate': "(system, t_span, initial, constants=None, *, form='momentum', t_eval=None, "
              "rtol=1e-09, atol=1e-12, method='DOP853', events=None, progress=None, "

@@ -25,9 +25,10 @@ from .errors import (
     SingularMassMatrixError,
     SweepError,
     TrajectoryFileError,
+    UrdfError,
 )
 from .forms.kane import HamiltonianForm, LagrangianForm, MomentumForm, VelocityForm
-from .io import from_sympy
+from .io import from_sympy, from_urdf
 from .linear.linearization import Linearization
 from .numeric.constrained import ConstrainedModel
 from .simulate.solve import Event, Trajectory, simulate
@@ -37,6 +38,7 @@ __all__ = [
     "models",
     "KaneSystem",
     "from_sympy",
+    "from_urdf",
     "AdjoinedConstraint",
     "VelocityConstraint",
     "ConstrainedModel",
@@ -63,6 +65,7 @@ __all__ = [
     "CausalityError",
     "ExpressionError",
     "ModelFileError",
+    "UrdfError",
     "ReportError",
     "SweepError",
     "sweep_simulate",

@@ -19,6 +19,7 @@ __all__ = [
     "BondGraphError",
     "CausalityError",
     "ExpressionError",
+    "UrdfError",
     "ModelFileError",
     "ReportError",
     "SweepError",
@@ -93,6 +94,12 @@ class ModelFileError(ModelError):
     """A model file that cannot be read: bad TOML (the message gives the line), an unknown key
     or name, a value of the wrong type, a missing table, too large a file (the message names the
     file and the table and key)."""
+
+
+class UrdfError(ModelError):
+    """A URDF file that cannot be read: not XML, a loop, a missing link, a zero axis, a negative
+    mass or an inertia no body has, too large a file (the message names the file, line, element
+    and attribute)."""
 
 
 class ReportError(KanebondError):

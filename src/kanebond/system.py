@@ -150,13 +150,24 @@ class KaneSystem(KaneModel):
         ``constants`` maps every parameter symbol (and every time-varying input) to a number or a
         Python callable of ``t`` or ``(t, x)`` with x = [q, f]. ``backend`` is ``"c"`` (generated
         C compiled once and cached on disk), ``"numpy"`` (no compiler needed) or ``"auto"``;
+        constants not given take their :attr:`defaults` (a URDF's numbers named as parameters);
         ``path`` is ``"bodies"`` (per-body kinematics, numeric assembly of [PA21] (53)–(57)),
         ``"symbolic"`` (the closed-form matrices, small systems) or ``"auto"``.
         """
+        constants = self._with_defaults(constants)
         if self.prescribed or self.adjoined:
             return ConstrainedModel(self, constants, backend=backend, path=path,
                                     baumgarte=baumgarte)
         return NumericModel(self, constants, backend=backend, path=path)
+
+    def _with_defaults(self, constants: Mapping | None) -> Mapping | None:
+        """``constants`` over :attr:`defaults` (keys as the names of the symbols)."""
+        if not self.defaults:
+            return constants
+        given = {str(k): v for k, v in (constants or {}).items()}
+        used = {str(p) for p in self.constants}
+        merged = {k: v for k, v in self.defaults.items() if k not in given and k in used}
+        return {**merged, **dict(constants or {})}
 
     def bond_graph(self, form: str = "momentum", ports: Mapping | None = None) -> BondGraph:
         """This system's multibond graph ([PA21] Figs. 1–6): ``"unreduced"``, ``"velocity"``,
@@ -171,5 +182,6 @@ class KaneSystem(KaneModel):
         **kwargs,
     ) -> Linearization:
         """Linearize the velocity form about an operating point: :mod:`kanebond.linear`."""
-        return linearize(self, op_point=op_point, constants=constants, **kwargs)
+        return linearize(self, op_point=op_point, constants=self._with_defaults(constants),
+                         **kwargs)
 

@@ -132,6 +132,14 @@ class KaneModel(ConstraintViews):
         self.name = name
         self.frame = frame
         self.strict = strict
+        #: default values {name: float} of parameter symbols (a URDF's numbers named as
+        #: parameters); :meth:`KaneSystem.numeric` uses them for constants not given
+        self.defaults: dict[str, float] = {}
+        #: {body name: [(kind, dims, rotation, offset)]}: primitive solids the report draws
+        #: (a URDF's visuals; a model file's ``shape``), in body axes, offset from the mass centre
+        self.shapes: dict[str, list] = {}
+        #: what a reader could not carry over (a URDF's joint limits, friction, ...)
+        self.notes: list[str] = []
         dep_q = check_dynamicsymbols(dependent_coordinates, "dependent coordinate")
         dep_u = check_dynamicsymbols(dependent_speeds, "dependent speed")
         self._set_coordinates_and_speeds(coordinates, speeds, dep_q, dep_u)

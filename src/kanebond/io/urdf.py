@@ -1,0 +1,495 @@
+"""``kb.from_urdf``: a :class:`~kanebond.KaneSystem` from a URDF robot description.
+
+The tree read by :mod:`kanebond.io.urdf_read` becomes SymPy frames, points and bodies:
+
+=====================  ========================================================================
+URDF joint             coordinates (``q_<joint>…``) and speeds (``u_<joint>…``), kinematics
+=====================  ========================================================================
+revolute, continuous   angle q about ``axis``; u = q'; child ω = u·axis relative to the parent
+prismatic              displacement q along ``axis``; u = q'
+planar                 x, y in the plane ⊥ ``axis`` and θ about it; u_x = x', u_y = y', u_θ = θ'
+floating (and          position x, y, z in the parent frame and the unit quaternion
+``base="floating"``)   (qw, qx, qy, qz); speeds: the child origin's velocity (vx, vy, vz) and
+                       angular velocity (wx, wy, wz), both in child axes (Pinocchio's
+                       free-flyer convention): r' = R v, q' = ½ q ⊗ (0, ω); qw is a dependent
+                       coordinate of the norm constraint qw² + qx² + qy² + qz² − 1 = 0
+fixed                  no coordinate: the child is merged into its parent
+                       (:func:`~kanebond.io.urdf_read.merged`; its frame stays reachable)
+``<mimic>``            q_m = k q + o: a dependent coordinate with its configuration constraint
+                       (and the dependent speed u_m = k u it implies), embedded ([PA-VP] (1)–(3))
+``<dynamics damping>`` the named joint torque (force) −d u on the child, +d u on the parent
+=====================  ========================================================================
+
+Gravity acts along −z of the root link's frame (the inertial frame N for a fixed base). A
+character of a joint's name that cannot stand in a Python name becomes ``_``. Numbers stay
+numbers; the names in ``parameters`` become symbols whose defaults (:attr:`KaneSystem.defaults`)
+are the URDF's values: ``m_<link>`` (a link's mass), ``x_<joint>``, ``y_<joint>``, ``z_<joint>``
+(a moving joint's ``<origin xyz>``), ``d_<joint>`` (its damping) and ``g`` (gravity).
+Joint limits, effort and velocity limits, friction, transmissions and collision geometry are not
+modelled; :attr:`KaneSystem.notes` lists them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import sympy as sp
+import sympy.physics.mechanics as me
+
+from ..errors import UrdfError
+from ..system import KaneSystem
+from .urdf_read import Inertial, UrdfJoint, UrdfTree, merged, read_urdf
+
+__all__ = ["from_urdf", "UrdfParts", "urdf_parts", "BASES"]
+
+BASES = ("fixed", "floating")
+_SNAP = 1e-12
+_QUAT = ("qw", "qx", "qy", "qz")
+
+
+def from_urdf(path: str | Path, *, base: str = "fixed", parameters=(),
+              gravity: float = 9.81) -> KaneSystem:
+    """The :class:`~kanebond.KaneSystem` of the URDF robot description at ``path``.
+
+    Parameters
+    ----------
+    path:
+        A ``.urdf`` file (XML; no xacro, meshes are not opened).
+    base:
+        ``"fixed"``: the root link is the inertial frame; ``"floating"``: the root link moves
+        freely (position ``q_base_x…z``, quaternion ``q_base_qw…qz``, speeds ``u_base_vx…vz``,
+        ``u_base_wx…wz`` in the root link's axes).
+    parameters:
+        Names that become symbols with the URDF value as default: ``m_<link>``,
+        ``x_<joint>``/``y_<joint>``/``z_<joint>``, ``d_<joint>``, ``g``.
+    gravity:
+        g in m/s² along −z of the root frame.
+
+    Raises
+    ------
+    UrdfError
+        For a file that is not a readable URDF tree (the message names file, line, element and
+        attribute), an unknown ``base`` or parameter name, or two joints whose names give the
+        same symbol.
+
+    Examples
+    --------
+    >>> import kanebond as kb, pathlib, tempfile
+    >>> xml = '''<robot name="pendulum"><link name="world"/>
+    ...   <link name="rod"><inertial><origin xyz="0 0 -0.5"/><mass value="2"/>
+    ...     <inertia ixx="0.1" ixy="0" ixz="0" iyy="0.1" iyz="0" izz="0.01"/></inertial></link>
+    ...   <joint name="hinge" type="continuous"><parent link="world"/><child link="rod"/>
+    ...     <axis xyz="1 0 0"/></joint></robot>'''
+    >>> f = pathlib.Path(tempfile.mkdtemp()) / "pendulum.urdf"; _ = f.write_text(xml)
+    >>> s = kb.from_urdf(f)
+    >>> s.coordinates, s.speeds
+    ([q_hinge(t)], [u_hinge(t)])
+    >>> round(float(s.A[0, 0]), 12)      # m l² + I_xx = 2 · 0.5² + 0.1
+    0.6
+    """
+    parts = urdf_parts(read_urdf(path), base=base, parameters=parameters, gravity=gravity)
+    return parts.system()
+
+
+@dataclass
+class UrdfParts:
+    """The SymPy pieces of a URDF robot, before they become a system: what a model file's
+    ``[urdf]`` table starts from (it may add constraints, prescribed flows and loads)."""
+
+    name: str
+    frame: me.ReferenceFrame
+    origin: me.Point
+    coordinates: list
+    speeds: list
+    kinematics: dict
+    bodies: list
+    loads: dict
+    frames: dict[str, me.ReferenceFrame]
+    points: dict[str, me.Point]
+    dependent_coordinates: list = field(default_factory=list)
+    configuration_constraints: list = field(default_factory=list)
+    dependent_speeds: list = field(default_factory=list)
+    defaults: dict[str, float] = field(default_factory=dict)
+    shapes: dict[str, list] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    symbols: dict[str, sp.Symbol] = field(default_factory=dict)
+
+    def system(self, **extra) -> KaneSystem:
+        """The :class:`~kanebond.KaneSystem` of these parts; ``extra`` adds keyword arguments
+        (``velocity_constraints``, ``prescribed``, ...) and extends the lists given here."""
+        kw = dict(dependent_coordinates=list(self.dependent_coordinates),
+                  configuration_constraints=list(self.configuration_constraints),
+                  dependent_speeds=list(self.dependent_speeds))
+        for key, value in extra.items():
+            kw[key] = kw.get(key, []) + list(value) if key in kw else value
+        s = KaneSystem(self.frame, self.coordinates, self.speeds, self.kinematics, self.bodies,
+                       self.loads, name=self.name, **kw)
+        s.defaults.update(self.defaults)
+        s.shapes.update(self.shapes)
+        s.notes.extend(self.notes)
+        return s
+
+
+def identifier(name: str) -> str:
+    """``name`` with every character that cannot stand in a Python name replaced by ``_``."""
+    return re.sub(r"\W", "_", name, flags=re.ASCII)
+
+
+def _snap(x: float) -> sp.Expr:
+    """A float as a SymPy number, with rounding noise at 0 and ±1 removed (cos(π/2) ≈ 6e-17)."""
+    for exact in (0.0, 1.0, -1.0):
+        if abs(x - exact) < _SNAP:
+            return sp.Integer(int(exact))
+    return sp.Float(x)
+
+
+def _matrix(R: np.ndarray) -> sp.Matrix:
+    return sp.Matrix(3, 3, [_snap(float(x)) for x in np.asarray(R).ravel()])
+
+
+def _vector(frame: me.ReferenceFrame, components) -> me.Vector:
+    x, y, z = components
+    return x * frame.x + y * frame.y + z * frame.z
+
+
+def urdf_parts(tree: UrdfTree, *, base: str = "fixed", parameters=(),
+               gravity: float = 9.81) -> UrdfParts:
+    """The frames, points, bodies, loads, coordinates, speeds and constraints of ``tree``
+    (see the module docstring)."""
+    if base not in BASES:
+        raise UrdfError(f"base={base!r}: give base='fixed' (the root link is the ground) or "
+                        f"base='floating' (it moves freely).")
+    return _Assembly(tree, base, list(parameters), gravity).parts()
+
+
+class _Assembly:
+    """Builds the parts joint by joint, parent first."""
+
+    def __init__(self, tree: UrdfTree, base: str, parameters: list, gravity: float) -> None:
+        self.tree, self.base = tree, base
+        self.N = me.ReferenceFrame("N")
+        self.O = me.Point("O")
+        self.O.set_vel(self.N, 0)
+        self.q: list = []
+        self.u: list = []
+        self.kin: dict = {}
+        self.loads: dict = {}
+        self.frames: dict[str, me.ReferenceFrame] = {}
+        self.points: dict[str, me.Point] = {}
+        self.names: dict[str, str] = {}
+        self.dep_q: list = []
+        self.dep_u: list = []
+        self.cfg: list = []
+        self.unmodelled: list[str] = []
+        self.params = _Parameters(tree, parameters, gravity)
+
+    # ------------------------------------------------------------------ symbols
+    def _symbol(self, kind: str, name: str, what: str):
+        full = f"{kind}_{name}"
+        if full in self.names:
+            raise UrdfError(f"{self.tree.path}: {what} and {self.names[full]} both give the "
+                            f"symbol {full!r}; rename one of them in the URDF.")
+        self.names[full] = what
+        return me.dynamicsymbols(full)
+
+    def _coordinate(self, stem: str, what: str):
+        q = self._symbol("q", stem, what)
+        u = self._symbol("u", stem, what)
+        self.q.append(q)
+        self.u.append(u)
+        return q, u
+
+    # ------------------------------------------------------------------ assembly
+    def parts(self) -> UrdfParts:
+        tree = self.tree
+        root = tree.root
+        if self.base == "floating":
+            self._floating(None, "base", "the floating base")
+        else:
+            self.frames[root], self.points[root] = self.N, self.O
+        for j in tree.joints:
+            self._joint(j)
+        self._fixed_frames()
+        bodies = self._bodies()
+        if not bodies:
+            raise UrdfError(f"{tree.path}: no link that moves has mass; give the moving links "
+                            f"<inertial> elements.")
+        self._mimics()
+        return UrdfParts(
+            name=tree.name, frame=self.N, origin=self.O, coordinates=self.q, speeds=self.u,
+            kinematics=self.kin, bodies=bodies, loads=self.loads, frames=self.frames,
+            points=self.points, dependent_coordinates=self.dep_q,
+            configuration_constraints=self.cfg, dependent_speeds=self.dep_u,
+            defaults=self.params.defaults(), shapes=self._shapes(), notes=self._notes(),
+            symbols=dict(self.params.symbols),
+        )
+
+    def _joint_frame(self, j: UrdfJoint) -> tuple[me.ReferenceFrame, me.Point]:
+        """The joint frame J and its origin, fixed in the parent link."""
+        P, OP = self.frames[j.parent], self.points[j.parent]
+        xyz = self.params.offset(j)
+        if all(isinstance(c, float) for c in xyz):
+            offset = [_snap(float(c)) for c in j.offset]
+        else:
+            given = sp.Matrix([c if isinstance(c, sp.Basic) else _snap(c) for c in xyz])
+            offset = list(sp.Matrix([_snap(float(c)) for c in j.pre_offset])
+                          + _matrix(j.pre_rotation) * given)
+        OJ = OP.locatenew(f"O_{identifier(j.name)}", _vector(P, offset))
+        OJ.v2pt_theory(OP, self.N, P)
+        R = _matrix(j.rotation)
+        if R == sp.eye(3):
+            return P, OJ
+        J = me.ReferenceFrame(f"J_{identifier(j.name)}")
+        J.orient_explicit(P, R)
+        J.set_ang_vel(P, 0)
+        return J, OJ
+
+    def _joint(self, j: UrdfJoint) -> None:
+        stem, what = identifier(j.name), f"joint {j.name!r}"
+        if j.type == "floating":
+            self._floating(j, stem, what)
+            return
+        J, OJ = self._joint_frame(j)
+        C = me.ReferenceFrame(identifier(j.child))
+        axis = _vector(J, [_snap(float(a)) for a in j.axis])
+        if j.type == "planar":
+            self._planar(j, J, OJ, C, axis, stem, what)
+            return
+        q, u = self._coordinate(stem, what)
+        self.kin[q.diff()] = u
+        if j.type == "prismatic":
+            C.orient_axis(J, J.z, 0)
+            C.set_ang_vel(J, 0)
+            O = OJ.locatenew(f"O_{identifier(j.child)}", q * axis)
+            O.set_vel(J, u * axis)
+            O.v1pt_theory(OJ, self.N, J)
+        else:  # revolute, continuous
+            C.orient_axis(J, axis, q)
+            C.set_ang_vel(J, u * axis)
+            O = OJ
+        self.frames[j.child], self.points[j.child] = C, O
+        self._damp(j, u, axis, O, OJ)
+
+    def _planar(self, j: UrdfJoint, J, OJ, C, axis, stem: str, what: str) -> None:
+        e1, e2 = (_vector(J, [_snap(float(c)) for c in e]) for e in _plane(j.axis))
+        (x, ux), (y, uy), (th, uth) = (self._coordinate(f"{stem}_{c}", what)
+                                       for c in ("x", "y", "theta"))
+        C.orient_axis(J, axis, th)
+        C.set_ang_vel(J, uth * axis)
+        O = OJ.locatenew(f"O_{identifier(j.child)}", x * e1 + y * e2)
+        O.set_vel(J, ux * e1 + uy * e2)
+        O.v1pt_theory(OJ, self.N, J)
+        for qq, uu in ((x, ux), (y, uy), (th, uth)):
+            self.kin[qq.diff()] = uu
+        self.frames[j.child], self.points[j.child] = C, O
+        if j.damping:
+            self.unmodelled.append(f"damping of planar joint {j.name!r}")
+
+    def _floating(self, j: UrdfJoint | None, stem: str, what: str) -> None:
+        """A free joint: position in the joint frame J, quaternion of the child in J, speeds
+        in the child's axes (module docstring)."""
+        if j is None:
+            J, OJ, child = self.N, self.O, self.tree.root
+        else:
+            (J, OJ), child = self._joint_frame(j), j.child
+            if j.damping:
+                self.unmodelled.append(f"damping of floating joint {j.name!r}")
+        pos = [self._symbol("q", f"{stem}_{c}", what) for c in "xyz"]
+        quat = [self._symbol("q", f"{stem}_{c}", what) for c in _QUAT]
+        vel = [self._symbol("u", f"{stem}_v{c}", what) for c in "xyz"]
+        omega = [self._symbol("u", f"{stem}_w{c}", what) for c in "xyz"]
+        self.q.extend(pos + quat)
+        self.u.extend(vel + omega)
+        C = me.ReferenceFrame(identifier(child))
+        C.orient_quaternion(J, quat)
+        C.set_ang_vel(J, _vector(C, omega))
+        O = OJ.locatenew(f"O_{identifier(child)}", _vector(J, pos))
+        v = _vector(C, vel)
+        O.set_vel(J, v)
+        O.v1pt_theory(OJ, self.N, J)
+        for c, e in zip(pos, (J.x, J.y, J.z), strict=True):
+            self.kin[c.diff()] = v.dot(e)
+        w, x, y, z = quat
+        wx, wy, wz = omega
+        half = sp.Rational(1, 2)
+        self.kin[w.diff()] = -half * (x * wx + y * wy + z * wz)
+        self.kin[x.diff()] = half * (w * wx + y * wz - z * wy)
+        self.kin[y.diff()] = half * (w * wy + z * wx - x * wz)
+        self.kin[z.diff()] = half * (w * wz + x * wy - y * wx)
+        self.dep_q.append(w)
+        self.cfg.append(w**2 + x**2 + y**2 + z**2 - 1)
+        self.frames[child], self.points[child] = C, O
+
+    def _damp(self, j: UrdfJoint, u, axis, O, OJ) -> None:
+        """−d u on the child about (along) the axis, +d u on the parent where it moves."""
+        d = self.params.damping(j)
+        if d == 0:
+            return
+        parent_moves = not (j.parent == self.tree.root and self.base == "fixed")
+        name = f"damping {j.name}"
+        if j.type == "prismatic":
+            child, parent = O, OJ  # along the axis: no moment between the two points
+        else:
+            child, parent = self.frames[j.child], self.frames[j.parent]
+        self.loads[name] = (child, -d * u * axis)
+        if parent_moves:
+            self.loads[f"{name} (reaction on {j.parent})"] = (parent, d * u * axis)
+
+    # ------------------------------------------------------------------ links
+    def _fixed_frames(self) -> None:
+        """Frames and origins of the links merged into a moving link (fixed in it)."""
+        for link, (host, R, p) in self.tree.fixed_frames.items():
+            if link in self.frames:
+                continue
+            H, OH = self.frames[host], self.points[host]
+            M = _matrix(R)
+            F = me.ReferenceFrame(identifier(link))
+            F.orient_explicit(H, M)
+            F.set_ang_vel(H, 0)
+            O = OH.locatenew(f"O_{identifier(link)}", _vector(H, [_snap(float(c)) for c in p]))
+            O.v2pt_theory(OH, self.N, H)
+            self.frames[link], self.points[link] = F, O
+
+    def _bodies(self) -> list:
+        """One body per moving link: the links fixed to it merged (numbers), except those whose
+        mass is a parameter, which stay bodies of their own."""
+        groups: dict[str, list[str]] = {}
+        for link, (host, _, _) in self.tree.fixed_frames.items():
+            groups.setdefault(host, []).append(link)
+        bodies = []
+        for host, links in groups.items():
+            if host == self.tree.root and self.base == "fixed":
+                continue  # the ground does not move
+            symbolic = [k for k in links if self.params.mass(k) is not None]
+            numeric = [k for k in links if k not in symbolic]
+            ine = merged(self.tree, numeric)
+            if ine.mass > 0 or np.any(ine.inertia):
+                bodies.append(self._body(host, host, ine, ine.mass))
+            for k in symbolic:
+                own = self.tree.inertials[k]
+                bodies.append(self._body(k, k, own, self.params.mass(k)))
+        return bodies
+
+    def _body(self, name: str, link: str, ine: Inertial, mass) -> me.RigidBody:
+        F, O = self.frames[link], self.points[link]
+        G = O.locatenew(f"G_{identifier(name)}", _vector(F, [_snap(float(c)) for c in ine.com]))
+        G.v2pt_theory(O, self.N, F)
+        I = [_snap(float(ine.inertia[a, b])) for a, b in ((0, 0), (1, 1), (2, 2), (0, 1),
+                                                            (1, 2), (2, 0))]
+        body = me.RigidBody(identifier(name), G, F, mass, (me.inertia(F, *I), G))
+        self.loads[f"gravity {name}"] = (G, -mass * self.params.g * self._up())
+        return body
+
+    def _up(self) -> me.Vector:
+        return self.N.z
+
+    def _mimics(self) -> None:
+        """q_m = k q + o as a dependent coordinate and speed ([PA-VP] (1)–(3))."""
+        named = {str(s.func): s for s in self.q + self.u}
+        for j in self.tree.joints:
+            if j.mimic is None:
+                continue
+            target, k, o = j.mimic
+            qm, um = named[f"q_{identifier(j.name)}"], named[f"u_{identifier(j.name)}"]
+            qt = named[f"q_{identifier(target)}"]
+            self.dep_q.append(qm)
+            self.dep_u.append(um)
+            self.u.remove(um)
+            self.cfg.append(qm - _snap(k) * qt - _snap(o))
+
+    def _shapes(self) -> dict[str, list]:
+        """{body name: [(kind, dims, rotation, offset)]}: the URDF's primitive visuals placed in
+        the body's axes, the offset from its mass centre (the report's solids)."""
+        out: dict[str, list] = {}
+        centres = {}
+        for host in self.tree.visuals:
+            links = [k for k, (h, _, _) in self.tree.fixed_frames.items() if h == host]
+            centres[host] = merged(self.tree, links).com
+        for host, visuals in self.tree.visuals.items():
+            if not visuals or (host == self.tree.root and self.base == "fixed"):
+                continue
+            out[identifier(host)] = [(v.kind, v.dims, v.rotation, v.offset - centres[host])
+                                     for v in visuals]
+        return out
+
+    def _notes(self) -> list[str]:
+        """What the URDF says that the system does not model."""
+        by_kind: dict[str, list[str]] = {}
+        for j in self.tree.joints:
+            for kind in j.unmodelled:
+                by_kind.setdefault(kind, []).append(j.name)
+        notes = [f"joint {kind} not modelled: {', '.join(names)}"
+                 for kind, names in by_kind.items()]
+        return notes + self.unmodelled
+
+
+def _plane(axis: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Two unit vectors e1, e2 with (e1, e2, axis) right-handed: x and y for the z axis."""
+    a = np.asarray(axis, dtype=float)
+    helper = np.array([1.0, 0.0, 0.0]) if abs(a[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
+    e1 = helper - (helper @ a) * a
+    e1 /= np.linalg.norm(e1)
+    return e1, np.cross(a, e1)
+
+
+class _Parameters:
+    """The URDF numbers named in ``parameters``, as symbols with the URDF values as defaults."""
+
+    def __init__(self, tree: UrdfTree, names: list, gravity: float) -> None:
+        self.tree = tree
+        if not (isinstance(gravity, int | float) and np.isfinite(gravity)):
+            raise UrdfError(f"gravity={gravity!r}: give g as a finite number (m/s²).")
+        links = {identifier(k): k for k in tree.inertials}
+        joints = {identifier(j.name): j for j in tree.joints}
+        fixed = {identifier(k) for k, (h, _, _) in tree.fixed_frames.items() if h != k}
+        self.symbols: dict[str, sp.Symbol] = {}
+        self.values: dict[str, float] = {}
+        self.g: sp.Expr = _snap(float(gravity))
+        for name in names:
+            if not isinstance(name, str):
+                raise UrdfError(f"parameters: {name!r} is not a name; give names such as "
+                                f"'m_<link>', 'x_<joint>', 'd_<joint>' or 'g'.")
+            self._add(name, links, joints, fixed, gravity)
+
+    def _add(self, name: str, links, joints, fixed, gravity) -> None:
+        kind, _, rest = name.partition("_")
+        if name == "g":
+            self.g = self._symbol(name, float(gravity), positive=True)
+        elif kind == "m" and rest in links:
+            self._symbol(name, self.tree.inertials[links[rest]].mass, positive=True)
+        elif kind in ("x", "y", "z") and rest in joints:
+            self._symbol(name, float(joints[rest].xyz["xyz".index(kind)]))
+        elif kind == "d" and rest in joints:
+            self._symbol(name, joints[rest].damping, nonnegative=True)
+        else:
+            hint = (" (a fixed joint: its child is merged; name a moving joint's offset)"
+                    if rest in fixed or any(rest == identifier(k) for k in fixed) else "")
+            raise UrdfError(
+                f"parameters: {name!r} names no number of {self.tree.path}{hint}; give "
+                f"'m_<link>' (a link's mass), 'x_<joint>', 'y_<joint>', 'z_<joint>' (a moving "
+                f"joint's origin), 'd_<joint>' (its damping) or 'g', with the names written "
+                f"as in the symbols (non-identifier characters as _).")
+
+    def _symbol(self, name: str, value: float, **assumptions) -> sp.Symbol:
+        if name in self.symbols:
+            raise UrdfError(f"parameters: {name!r} is given twice.")
+        sym = sp.Symbol(name, real=True, **assumptions)
+        self.symbols[name], self.values[name] = sym, float(value)
+        return sym
+
+    def defaults(self) -> dict[str, float]:
+        return dict(self.values)
+
+    def mass(self, link: str):
+        return self.symbols.get(f"m_{identifier(link)}")
+
+    def offset(self, j: UrdfJoint) -> list:
+        stem = identifier(j.name)
+        return [self.symbols.get(f"{c}_{stem}", float(j.xyz[i])) for i, c in enumerate("xyz")]
+
+    def damping(self, j: UrdfJoint):
+        sym = self.symbols.get(f"d_{identifier(j.name)}")
+        return sym if sym is not None else _snap(j.damping)
