@@ -57,9 +57,9 @@ def worker(name: str, base: str, with_c: bool) -> dict:
     import numpy as np
     import pinocchio as pin
     import sympy
+    from test_urdf import _mimics, _pin_model, _pin_rates, _random_state
 
     import kanebond as kb
-    from test_urdf import _mimics, _pin_model, _pin_rates, _random_state
 
     path = ROOT / "tests" / "urdf" / f"{name}.urdf"
     sympy.core.cache.clear_cache()
