@@ -175,3 +175,20 @@ def test_a_broken_urdf_is_named(tmp_path):
 def test_a_file_without_urdf_still_needs_its_tables(tmp_path):
     with pytest.raises(ModelFileError, match="coordinates"):
         read_model(_file(tmp_path, 'name = "nothing"\n'))
+
+
+def test_the_guide_example_runs(tmp_path):
+    """The TOML of docs/model_files.md "Starting from a URDF", beside a copy of the URDF,
+    gives the shipped robot's path."""
+    import re
+    import shutil
+
+    guide = Path(__file__).resolve().parent.parent / "docs" / "model_files.md"
+    section = guide.read_text(encoding="utf-8").split("## Starting from a URDF")[1]
+    text = re.search(r"```toml\n(.*?)```", section, re.S).group(1)
+    shutil.copy(URDF, tmp_path / "wheeled_robot.urdf")
+    mine = _run(_file(tmp_path, text), t_end=1.0, points=11).columns()
+    ref = _run(ROBOT, t_end=1.0, points=11).columns()
+    assert np.asarray(mine["q_base_theta"]) == pytest.approx(np.asarray(ref["q_base_theta"]),
+                                                             abs=1e-10)
+    assert abs(mine["q_base_theta"][-1]) > 0.01

@@ -11,6 +11,12 @@ by :func:`kanebond.symbolic.safe_expr.parse` (never evaluated); every mistake ra
 Schema (every table is optional unless marked *required*; unknown keys are errors)::
 
     name = "Chaplygin sleigh"           # display name (default: the file's stem)
+    [urdf]                              # start from a URDF robot description (modelfile.urdf):
+    path = "robot.urdf"                 #   relative to this file; its coordinates q_<joint>,
+    base = "fixed"                      #   speeds u_<joint>, parameters, link frames and
+    parameters = ["m_chassis"]          #   origin points (by link name) join the names here,
+    gravity = 9.81                      #   its bodies and loads the system's; coordinates,
+                                        #   speeds, kinematics and bodies become optional
     [parameters]                        # constant symbols: a default value, or a table
     m = 1.0                             #   name = number
     a = {value = 0.3, unit = "m"}       #   name = {value = number (optional), unit = "text"}
