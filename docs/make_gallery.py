@@ -353,6 +353,29 @@ def differential_drive() -> None:
     _save(fig, "differential_drive_trajectory.png")
 
 
+def wheeled_robot() -> None:
+    """The shipped wheeled_robot.toml (from its URDF) as `kanebond simulate` runs it: V_l = 6 V,
+    V_r = 4 V, and again with V_r = 6 V (straight)."""
+    from kanebond.modelfile import SHIPPED
+    from kanebond.runspec import prepare, simulate_case
+
+    fig, (a, b) = plt.subplots(1, 2, figsize=(8.4, 3.4))
+    for v_r, style in ((4.0, "-"), (6.0, "--")):
+        case = prepare(str(SHIPPED / "wheeled_robot.toml"), {"V_r": v_r}, cached=False)
+        traj = simulate_case(case, 10.0, 501)
+        _audit(traj)
+        c = traj.columns()
+        a.plot(c["q_base_x"], c["q_base_y"], style, label=f"V_l = 6 V, V_r = {v_r:g} V")
+        b.plot(traj.t, c["T_star"], style, label=f"V_r = {v_r:g} V")
+    a.plot(0.0, 0.0, "ko", ms=4)
+    a.axis("equal")
+    a.set(xlabel="q_base_x [m]", ylabel="q_base_y [m]", title="path of the chassis")
+    a.legend()
+    b.set(xlabel="t [s]", ylabel="kinetic energy T [J]", title="kinetic energy")
+    b.legend()
+    _save(fig, "wheeled_robot_trajectory.png")
+
+
 def whipple_bicycle() -> None:
     from kanebond.linear import sweep
     from kanebond.models import bicycle as bk
@@ -416,6 +439,7 @@ PICTURES: dict[str, Callable[[], None]] = {
     "bead_on_rod": bead_pictures,
     "constant_speed_particle": constant_speed_pictures,
     "differential_drive": differential_drive,
+    "wheeled_robot": wheeled_robot,
     "whipple_bicycle": whipple_bicycle,
 }
 

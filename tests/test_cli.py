@@ -340,3 +340,97 @@ def test_simulate_a_model_file_with_motors(tmp_path):
     r = kb("simulate", str(SHIPPED / "differential_drive_with_motors.toml"), "--set", "Vx=1",
            "--t-end", "0.1", "--out", str(out))
     assert r.returncode == 1 and "Vx" in r.stderr and "V_l" in r.stderr
+
+
+# ------------------------------------------------------------------------ URDF files as MODEL
+ARM_URDF = """<robot name="arm"><link name="world"/>
+  <link name="upper"><inertial><origin xyz="0 0 -0.25"/><mass value="1"/>
+    <inertia ixx="0.02" ixy="0" ixz="0" iyy="0.02" iyz="0" izz="0.001"/></inertial></link>
+  <link name="lower"><inertial><origin xyz="0 0 -0.2"/><mass value="0.5"/>
+    <inertia ixx="0.01" ixy="0" ixz="0" iyy="0.01" iyz="0" izz="0.0005"/></inertial></link>
+  <joint name="shoulder" type="continuous"><parent link="world"/><child link="upper"/>
+    <axis xyz="1 0 0"/></joint>
+  <joint name="elbow" type="revolute"><parent link="upper"/><child link="lower"/>
+    <origin xyz="0 0 -0.5"/><axis xyz="1 0 0"/>
+    <limit lower="-2" upper="2" effort="10" velocity="5"/></joint>
+</robot>
+"""
+#: The arm as a planar double pendulum in absolute angles θ1 = q_s, θ2 = q_s + q_e: link 1's
+#: mass centre a below the shoulder, the elbow L below it, link 2's mass centre c below that.
+ARM = {"m1": 1.0, "m2": 0.5, "I1": 0.02, "I2": 0.01, "a": 0.25, "L": 0.5, "c": 0.2, "g": 9.81}
+
+
+def _arm(tmp_path: Path) -> str:
+    path = tmp_path / "arm.urdf"
+    path.write_text(ARM_URDF, encoding="utf-8")
+    return str(path)
+
+
+def _arm_energy(q1, q2, u1, u2):
+    """T + V of the double pendulum, written by hand: v2 = L θ1' e(θ1) + c θ2' e(θ2)."""
+    import numpy as np
+
+    p = ARM
+    t1, t2, w1, w2 = q1, q1 + q2, u1, u1 + u2
+    T = 0.5 * (p["m1"] * p["a"] ** 2 + p["I1"]) * w1**2 + 0.5 * p["I2"] * w2**2 + 0.5 * p[
+        "m2"] * (p["L"] ** 2 * w1**2 + p["c"] ** 2 * w2**2
+                 + 2 * p["L"] * p["c"] * w1 * w2 * np.cos(t1 - t2))
+    V = -p["g"] * (p["m1"] * p["a"] * np.cos(t1)
+                   + p["m2"] * (p["L"] * np.cos(t1) + p["c"] * np.cos(t2)))
+    return T + V
+
+
+def test_equations_of_a_urdf(tmp_path):
+    r = kb("equations", _arm(tmp_path))
+    assert r.returncode == 0, r.stderr
+    assert "q_shoulder" in r.stdout and "u_elbow" in r.stdout
+
+
+def test_simulate_a_urdf_conserves_its_energy(tmp_path):
+    """The energy audit closes, and T + V written by hand stays constant along the run."""
+    import numpy as np
+
+    out = tmp_path / "run"
+    r = kb("simulate", _arm(tmp_path), "--initial", "q_shoulder=1", "--initial", "u_elbow=2",
+           "--t-end", "2", "--points", "101", "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    assert "energy audit" in r.stdout and "gravity lower" in r.stdout
+    rel = float(r.stdout.split("(relative ")[1].split()[0])
+    assert rel < 1e-6
+    data = np.genfromtxt(out / "trajectory.csv", delimiter=",", names=True)
+    E = _arm_energy(data["q_shoulder"], data["q_elbow"], data["u_shoulder"], data["u_elbow"])
+    assert data["q_shoulder"][0] == 1.0 and np.ptp(data["q_elbow"]) > 0.5
+    assert np.ptp(E) < 1e-6 * (1 + abs(E[0]))
+
+
+def test_linearize_a_urdf(tmp_path):
+    """The frequencies are those of M⁻¹K of the double pendulum written by hand (absolute
+    angles: M = [[m1 a² + I1 + m2 L², m2 L c], [m2 L c, m2 c² + I2]],
+    K = diag(g (m1 a + m2 L), g m2 c)); the frequencies do not depend on the coordinates."""
+    import numpy as np
+
+    p = ARM
+    M = np.array([[p["m1"] * p["a"] ** 2 + p["I1"] + p["m2"] * p["L"] ** 2,
+                   p["m2"] * p["L"] * p["c"]],
+                  [p["m2"] * p["L"] * p["c"], p["m2"] * p["c"] ** 2 + p["I2"]]])
+    K = np.diag([p["g"] * (p["m1"] * p["a"] + p["m2"] * p["L"]), p["g"] * p["m2"] * p["c"]])
+    expected = np.sort(np.sqrt(np.linalg.eigvals(np.linalg.solve(M, K)).real))
+    r = kb("linearize", _arm(tmp_path))
+    assert r.returncode == 0, r.stderr
+    lines = [ln.strip() for ln in r.stdout.split("eigenvalues:")[1].splitlines() if "j" in ln]
+    eig = np.array([complex(ln.replace(" ", "")) for ln in lines])
+    assert abs(eig.real).max() < 1e-9
+    assert np.sort(np.unique(np.round(abs(eig.imag), 9))) == pytest.approx(expected, rel=1e-9)
+
+
+def test_bad_urdf_paths_are_clean_errors(tmp_path):
+    r = kb("equations", str(tmp_path / "missing.urdf"))
+    assert r.returncode == 1
+    assert "missing.urdf" in r.stderr and ".urdf" in r.stderr.replace("missing.urdf", "")
+    assert "Traceback" not in r.stderr
+    bad = tmp_path / "bad.urdf"
+    bad.write_text("<robot name='x'><link name='a'>", encoding="utf-8")
+    for command in ("equations", "simulate", "linearize"):
+        r = kb(command, str(bad), cwd=tmp_path)
+        assert r.returncode == 1, command
+        assert "bad.urdf" in r.stderr and "Traceback" not in r.stderr, r.stderr

@@ -99,13 +99,15 @@ def test_every_error_class_is_a_kanebond_error() -> None:
         kb.ModelFileError,
         kb.ReportError,
         kb.SweepError,
+        kb.UrdfError,
     ]
     for cls in classes:
         assert issubclass(cls, kb.KanebondError), cls
         assert issubclass(cls, Exception), cls
     assert issubclass(kb.ModelError, ValueError)
     for cls in (kb.KinematicsError, kb.LoadError, kb.ConstraintError, kb.TrajectoryFileError,
-                kb.BondGraphError, kb.CausalityError, kb.ExpressionError, kb.ModelFileError):
+                kb.BondGraphError, kb.CausalityError, kb.ExpressionError, kb.ModelFileError,
+                kb.UrdfError):
         assert issubclass(cls, kb.ModelError), cls
     # a configuration where the dependent speeds cannot be solved is a singular matrix, which
     # a simulation steps back from like a singular mass matrix

@@ -125,7 +125,8 @@ class _Group(click.Group):
 def cli(ctx: click.Context, debug: bool) -> None:
     """Kane's equations in bond-graph-compatible forms, from the command line.
 
-    MODEL is the name of a ready-made model (see `kanebond models`) or a .toml model file.
+    MODEL is the name of a ready-made model (see `kanebond models`), a .toml model file or a
+    .urdf robot description (fixed base).
     """
     ctx.ensure_object(dict)["debug"] = debug
 

@@ -1,5 +1,6 @@
-"""A run named by text: the model (a ready-made name or a ``.toml`` file), its constants and
-its initial state, resolved once for the command, the report and the sweeps.
+"""A run named by text: the model (a ready-made name, a ``.toml`` model file or a ``.urdf``
+robot description), its constants and its initial state, resolved once for the command, the
+report and the sweeps.
 
 :func:`prepare` turns ``("rolling_disk", {"m": 2.0}, {"u1": 1.0})`` into a :class:`Case`
 (the system, ``{symbol: float}`` constants and initial state, dependent coordinates solved
@@ -19,7 +20,17 @@ from typing import Any
 from .errors import ModelError
 
 __all__ = ["Case", "resolve_model", "cached_system", "cached_graph", "prepare", "simulate_case",
-           "constant_values", "state_values", "symbol_name", "default_tables"]
+           "constant_values", "state_values", "symbol_name", "default_tables", "FILE_SUFFIXES",
+           "model_file"]
+
+FILE_SUFFIXES = (".toml", ".urdf")
+"""The suffixes of the model files MODEL may name: a model file or a URDF robot description."""
+
+
+def model_file(spec: str) -> Path | None:
+    """The path ``spec`` names when it is an existing ``.toml`` or ``.urdf`` file, else None."""
+    path = Path(spec)
+    return path if spec.lower().endswith(FILE_SUFFIXES) and path.is_file() else None
 
 
 def default_tables() -> dict[str, Callable[[], Mapping[str, float]]]:
@@ -62,6 +73,8 @@ class _Resolved:
 def _resolve(spec: str) -> _Resolved:
     from .models import MODELS
 
+    if spec.lower().endswith(".urdf") and Path(spec).is_file():
+        return _resolve_urdf(spec)
     if spec.lower().endswith(".toml") and Path(spec).is_file():
         from .modelfile import read_model
 
@@ -72,14 +85,26 @@ def _resolve(spec: str) -> _Resolved:
                          getattr(loaded, "bondgraph", None))
     if spec not in MODELS:
         known = ", ".join(sorted(MODELS))
-        raise ModelError(f"unknown model {spec!r}: give a ready-made model ({known}) or the "
-                         "path of an existing .toml model file")
+        raise ModelError(f"unknown model {spec!r}: give a ready-made model ({known}), the "
+                         "path of an existing .toml model file or of a .urdf robot description")
     system = MODELS[spec]()
     shipped = _shipped_values(spec, system)
     table = default_tables().get(spec)
     defaults = {**shipped["parameters"],
                 **({k: float(v) for k, v in table().items()} if table else {})}
     return _Resolved(system, defaults, shipped["initial"], shipped["simulation"])
+
+
+def _resolve_urdf(spec: str) -> _Resolved:
+    """A URDF robot description with a fixed base (:func:`kanebond.from_urdf`): its defaults
+    are the system's, its initial state the parts' resting one (every coordinate and speed 0,
+    a floating quaternion's qw = 1)."""
+    from .io.urdf import urdf_parts
+    from .io.urdf_read import read_urdf
+
+    parts = urdf_parts(read_urdf(spec), base="fixed")
+    system = parts.system()
+    return _Resolved(system, dict(system.defaults), dict(parts.initial))
 
 
 def _shipped_values(spec: str, system: Any) -> dict[str, dict[str, float]]:
@@ -105,8 +130,8 @@ def _resolve_cached(spec: str, stamp: float) -> _Resolved:
 
 def _cached(spec: str) -> _Resolved:
     """Ready-made models are formed once per process; a file again when it changed."""
-    path = Path(spec)
-    stamp = path.stat().st_mtime if spec.lower().endswith(".toml") and path.is_file() else 0.0
+    path = model_file(spec)
+    stamp = path.stat().st_mtime if path is not None else 0.0
     return _resolve_cached(spec, stamp)
 
 
@@ -124,9 +149,11 @@ def cached_graph(spec: str) -> Any:
 def resolve_model(spec: str) -> tuple[Any, dict[str, float]]:
     """The system named by ``spec`` and its default constants ({name: float}, maybe empty).
 
-    ``spec`` is the name of a ready-made model (:data:`kanebond.models.MODELS`) or the path of
+    ``spec`` is the name of a ready-made model (:data:`kanebond.models.MODELS`), the path of
     an existing ``.toml`` model file (:mod:`kanebond.modelfile`), whose parameter values are the
-    defaults. Formed once per process, as :func:`cached_system` (the same resolution).
+    defaults, or of a ``.urdf`` robot description (:func:`kanebond.from_urdf`, fixed base; its
+    :attr:`~kanebond.KaneSystem.defaults`). Formed once per process, as :func:`cached_system`
+    (the same resolution).
     """
     r = _cached(spec)
     return r.system, r.defaults
@@ -221,7 +248,7 @@ class Case:
     def name(self) -> str:
         """The model's name: the ready-made name or the file's stem."""
         text = self.spec[0]
-        return Path(text).stem if text.lower().endswith(".toml") else text
+        return Path(text).stem if text.lower().endswith(FILE_SUFFIXES) else text
 
 
 def prepare(spec: str, sets: Mapping[str, float] | None = None,

@@ -116,6 +116,9 @@ class UrdfParts:
     shapes: dict[str, list] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     symbols: dict[str, sp.Symbol] = field(default_factory=dict)
+    initial: dict[str, float] = field(default_factory=dict)
+    """{coordinate name: value} of a resting start that differs from 0: each floating
+    quaternion's qw = 1 (the identity orientation); every other coordinate and speed is 0."""
 
     def system(self, **extra) -> KaneSystem:
         """The :class:`~kanebond.KaneSystem` of these parts; ``extra`` adds keyword arguments
@@ -184,6 +187,7 @@ class _Assembly:
         self.dep_u: list = []
         self.cfg: list = []
         self.unmodelled: list[str] = []
+        self.quat_w: list = []
         self.params = _Parameters(tree, parameters, gravity)
 
     # ------------------------------------------------------------------ symbols
@@ -225,6 +229,7 @@ class _Assembly:
             configuration_constraints=self.cfg, dependent_speeds=self.dep_u,
             defaults=self.params.defaults(), shapes=self._shapes(), notes=self._notes(),
             symbols=dict(self.params.symbols),
+            initial={w.func.__name__: 1.0 for w in self.quat_w},
         )
 
     def _joint_frame(self, j: UrdfJoint) -> tuple[me.ReferenceFrame, me.Point]:
@@ -320,6 +325,7 @@ class _Assembly:
         self.kin[y.diff()] = half * (w * wy + z * wx - x * wz)
         self.kin[z.diff()] = half * (w * wz + x * wy - y * wx)
         self.dep_q.append(w)
+        self.quat_w.append(w)
         self.cfg.append(w**2 + x**2 + y**2 + z**2 - 1)
         self.frames[child], self.points[child] = C, O
 

@@ -11,6 +11,12 @@ by :func:`kanebond.symbolic.safe_expr.parse` (never evaluated); every mistake ra
 Schema (every table is optional unless marked *required*; unknown keys are errors)::
 
     name = "Chaplygin sleigh"           # display name (default: the file's stem)
+    [urdf]                              # start from a URDF robot description (modelfile.urdf):
+    path = "robot.urdf"                 #   relative to this file; its coordinates q_<joint>,
+    base = "fixed"                      #   speeds u_<joint>, parameters, link frames and
+    parameters = ["m_chassis"]          #   origin points (by link name) join the names here,
+    gravity = 9.81                      #   its bodies and loads the system's; coordinates,
+                                        #   speeds, kinematics and bodies become optional
     [parameters]                        # constant symbols: a default value, or a table
     m = 1.0                             #   name = number
     a = {value = 0.3, unit = "m"}       #   name = {value = number (optional), unit = "text"}
@@ -145,6 +151,7 @@ from .constraints import build_constraints, initial_values, simulation_settings
 from .frames import build_expressions, build_frames, build_points
 from .joints import build_joints, joint_coordinates
 from .reader import MAX_BYTES, MAX_COUNT
+from .urdf import check_clashes, read_urdf_table, urdf_system_parts
 
 __all__ = ["LoadedModel", "ModelFileError", "load_model", "read_model", "MAX_BYTES",
            "MAX_COUNT", "SHIPPED", "FileValues", "shipped_files", "file_values",
@@ -155,7 +162,7 @@ SHIPPED = Path(__file__).resolve().parent.parent / "models" / "files"
 
 _TOP = {"name", "parameters", "inputs", "coordinates", "speeds", "kinematics", "frames",
         "expressions", "points", "joints", "bodies", "loads", "constraints", "initial",
-        "simulation", "bondgraph"}
+        "simulation", "bondgraph", "urdf"}
 
 
 class LoadedModel(NamedTuple):
@@ -178,40 +185,61 @@ class LoadedModel(NamedTuple):
 
 def read_model(path: str | Path) -> LoadedModel:
     """The system a model file describes, with its parameters' default values and units, its
-    initial state and its simulation settings."""
-    from ..system import KaneSystem
-
+    initial state and its simulation settings (a ``[urdf]`` table's parts first:
+    :mod:`kanebond.modelfile.urdf`)."""
     f = _r.File(Path(path))
     doc = _r.read_toml(f)
     _r.keys(f, doc, _TOP, _r.TOP_WHERE)
     name = _r.get(f, doc, "name", str, _r.TOP_WHERE, required=False) or f.path.stem
+    parts = read_urdf_table(f, doc)
+    alone = parts is None
     defaults, units = _r.parameters(f, _r.entries(f, doc, "parameters", required=False))
     _r.names(f, doc, "inputs", required=False)
-    coordinates = _r.names(f, doc, "coordinates", required=True)
-    speeds = _r.names(f, doc, "speeds", required=True)
+    coordinates = _r.names(f, doc, "coordinates", required=alone)
+    speeds = _r.names(f, doc, "speeds", required=alone)
     by_joints = joint_coordinates(f, doc, coordinates, speeds)
-    kinematics = _r.kinematics(f, _r.entries(f, doc, "kinematics", required=not by_joints),
-                               coordinates, by_joints)
+    kinematics = _r.kinematics(
+        f, _r.entries(f, doc, "kinematics", required=alone and not by_joints), coordinates,
+        by_joints)
     frames = _r.entries(f, doc, "frames", required=False)
     build_frames(f, frames)
     build_expressions(f, _r.entries(f, doc, "expressions", required=False))
     points = _r.entries(f, doc, "points", required=False)
     build_points(f, points)
     kinematics.update(build_joints(f, doc, coordinates, speeds, frames, points))
-    bodies = build_bodies(f, _r.entries(f, doc, "bodies", required=True))
+    table = _r.entries(f, doc, "bodies", required=alone)
+    bodies = build_bodies(f, table) if table or alone else []
     loads = build_loads(f, doc)
-    constraints = build_constraints(f, doc, coordinates, speeds)
-    initial = initial_values(f, doc, [*coordinates, *speeds],
-                             constraints.get("dependent_speeds", []))
+    all_q = [*(parts.coordinates if parts else []), *coordinates]
+    all_u = [*(parts.speeds if parts else []), *speeds]
+    constraints = build_constraints(f, doc, all_q, all_u)
+    initial = initial_values(f, doc, [*all_q, *all_u], constraints.get("dependent_speeds", []))
     simulation = simulation_settings(f, doc)
-    try:
-        system = KaneSystem(frame=f.N, coordinates=coordinates, speeds=speeds,
-                            kinematics=kinematics, bodies=bodies, loads=loads, name=name,
-                            **constraints)
-    except (KanebondError, ValueError) as err:
-        raise ModelFileError(f"{f.path}: the system it describes is invalid: {err}") from err
+    if parts is not None:
+        check_clashes(f, parts, bodies, loads)
+        defaults = {**parts.defaults, **defaults}
+        initial = {**parts.initial, **initial}
+    system = _system(f, parts, name, coordinates, speeds, kinematics, bodies, loads,
+                     constraints)
     graph = build_bondgraph(f, doc, system)
     return LoadedModel(system, defaults, units, initial, simulation, graph)
+
+
+def _system(f: _r.File, parts: Any, name: str, coordinates: list, speeds: list,
+            kinematics: dict, bodies: list, loads: dict, constraints: dict) -> Any:
+    """The :class:`~kanebond.KaneSystem` of the file (joined to its URDF's parts, if any)."""
+    from ..system import KaneSystem
+
+    try:
+        if parts is not None:
+            joined = urdf_system_parts(parts, name, coordinates, speeds, kinematics, bodies,
+                                       loads)
+            return joined.system(**constraints)
+        return KaneSystem(frame=f.N, coordinates=coordinates, speeds=speeds,
+                          kinematics=kinematics, bodies=bodies, loads=loads, name=name,
+                          **constraints)
+    except (KanebondError, ValueError) as err:
+        raise ModelFileError(f"{f.path}: the system it describes is invalid: {err}") from err
 
 
 def load_model(path: str | Path) -> Any:

@@ -28,6 +28,9 @@ def _ordered(f: File, table: Mapping, what: str, known: Mapping,
         where = f"[{what}.{name}]"
         if not isinstance(spec, dict):
             raise f.error(where, f"expected a table, got {kind(spec)}", f"write [{what}.{name}]")
+        if name in f.urdf_places:
+            raise f.error(where, f"{name!r} is {f.urdf_places[name]}",
+                          "give this one another name")
         if not is_name(name) or name in known:
             raise f.error(where, f"{name!r} is not a usable name (or is built in)",
                           "use another Python identifier")

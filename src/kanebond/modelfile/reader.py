@@ -47,6 +47,10 @@ class File:
         self.O.set_vel(self.N, 0)
         self.frames: dict[str, me.ReferenceFrame] = {"N": self.N}
         self.points: dict[str, me.Point] = {"O": self.O}
+        self.from_urdf: dict[str, str] = {}
+        """{symbol name: where it comes from} of the symbols the ``[urdf]`` table gives."""
+        self.urdf_places: dict[str, str] = {}
+        """The same for the link frames and origin points of ``[urdf]``."""
 
     def error(self, where: str, why: str, todo: str) -> ModelFileError:
         """A ModelFileError: ``<file>: <where>: <why>; <todo>.``"""
@@ -212,6 +216,8 @@ def declare(f: File, name: Any, symbol: Callable[[str], sp.Expr], where: str) ->
     if not isinstance(name, str) or not is_name(name) or name in RESERVED:
         raise f.error(where, f"{name!r} is not a usable name", "use a Python identifier that "
                       "is not t, pi, E or a function name")
+    if name in f.from_urdf:
+        raise f.error(where, f"{name!r} is {f.from_urdf[name]}", "give this one another name")
     if name in f.symbols:
         raise f.error(where, f"duplicate name {name!r}", "give each parameter, input, "
                       "coordinate, speed and expression its own name")

@@ -1,8 +1,8 @@
 """Sweeps and ensembles: one model simulated or linearized at many parameter points, on Dask.
 
-:func:`sweep_simulate` runs a model (a ready-made name or a ``.toml`` file) at every point of a
-Cartesian grid or a list of samples of its constants and initial states, one Dask task per
-point, and gathers the trajectories, sampled at the same times, into an ``xarray.Dataset``;
+:func:`sweep_simulate` runs a model (a ready-made name, a ``.toml`` or ``.urdf`` file) at every
+point of a Cartesian grid or a list of samples of its constants and initial states, one Dask task
+per point, and gathers the trajectories, sampled at the same times, into an ``xarray.Dataset``;
 :func:`sweep_linearize` splits :func:`kanebond.linear.sweep` into chunks, one task per
 chunk; :func:`to_parquet` writes either result as a tidy table. What travels to a worker is the
 model's text and floats: each worker process rebuilds the model once

@@ -99,7 +99,7 @@ def sweep_simulate(model: str, grid_or_samples: Mapping[str, Any] | Any, *, t_en
                    options: Mapping[str, Any] | None = None) -> Any:
     """Simulate ``model`` at every point of ``grid_or_samples``; an ``xarray.Dataset``.
 
-    ``model`` is a ready-made model's name or a ``.toml`` model file; ``grid_or_samples`` a
+    ``model`` is a ready-made model's name, a ``.toml`` or ``.urdf`` file; ``grid_or_samples`` a
     dict {name: values} (the full Cartesian grid) or a list of dicts / a pandas DataFrame (one
     point per sample), the names being constants, inputs, coordinates or speeds. ``sets`` and
     ``initial`` fix the other constants and initial values; ``options`` go to

@@ -11,11 +11,10 @@ import importlib
 import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from ..errors import ModelError, SweepError
-from ..runspec import cached_system, symbol_name
+from ..runspec import cached_system, model_file, symbol_name
 
 __all__ = ["SweepError", "require", "Points", "expand", "split_names", "model_spec",
            "model_system", "floats"]
@@ -115,12 +114,10 @@ def expand(grid_or_samples: Any) -> Points:
 
 def model_spec(model: Any) -> str:
     """The model's text as shipped to the workers: a ready-made name as given, a ``.toml``
-    file's absolute path (workers elsewhere need the file at that path)."""
+    or ``.urdf`` file's absolute path (workers elsewhere need the file at that path)."""
     spec = str(model)
-    path = Path(spec)
-    if spec.lower().endswith(".toml") and path.is_file():
-        return str(path.resolve())
-    return spec
+    path = model_file(spec)
+    return str(path.resolve()) if path is not None else spec
 
 
 def model_system(spec: str) -> Any:
