@@ -384,6 +384,7 @@ def test_equations_of_a_urdf(tmp_path):
     r = kb("equations", _arm(tmp_path))
     assert r.returncode == 0, r.stderr
     assert "q_shoulder" in r.stdout and "u_elbow" in r.stdout
+    assert "note: joint limits not modelled: elbow" in r.stderr  # the URDF's <limit>
 
 
 def test_simulate_a_urdf_conserves_its_energy(tmp_path):

@@ -151,6 +151,12 @@ def models() -> None:
             click.echo(f"  {f}")
 
 
+def _echo_notes(system) -> None:
+    """What the model's reader could not carry over (a URDF's joint limits, ...), on stderr."""
+    for note in getattr(system, "notes", ()):
+        click.echo(f"note: {note}", err=True)
+
+
 @cli.command()
 @click.argument("model")
 @click.option("--form", type=click.Choice(FORMS), default="velocity", show_default=True,
@@ -161,6 +167,7 @@ def equations(model: str, form: str, latex: bool) -> None:
     import sympy as sp
 
     system, _ = resolve_model(model)
+    _echo_notes(system)
     eqs = getattr(system, f"{form}_form")()
     if not latex:
         click.echo(str(eqs))
@@ -220,6 +227,7 @@ def simulate(model: str, t_end: float | None, sets: dict, initial: dict, points:
     """Simulate MODEL; write trajectory.csv, trajectory.parquet, plot.png and audit.txt
     (energy audit, constraint power and energy cost) to --out."""
     case = prepare(model, sets, initial, cached=False)
+    _echo_notes(case.system)
     t_end = float(case.settings.get("t_end", 5.0)) if t_end is None else t_end
     points = case.settings.get("points") if points is None else points
     traj = simulate_case(case, t_end, points, progress=None)
@@ -301,6 +309,7 @@ def linearize(model: str, sets: dict, at: dict, sweep_spec: tuple | None, out: P
             f"graph (kanebond simulate {model}), or linearize a copy of the file without its "
             f"[bondgraph] section.")
     system, defaults = resolve_model(model)
+    _echo_notes(system)
     swept = (sweep_spec[0],) if sweep_spec else ()
     constants = _constants(system, defaults, sets, optional=swept)
     op_point = _states(system, {k: v for k, v in at.items() if k not in swept}, "--at",
