@@ -65,6 +65,11 @@ Schema (every table is optional unless marked *required*; unknown keys are error
     masscenter = "G"                    #   [Ixx, Iyy, Izz] or [Ixx, Iyy, Izz, Ixy, Iyz, Izx]
     frame = "B"                         #   about the mass centre, in components of frame
     inertia = ["0", "0", "I_G"]         #   (or of inertia_frame = "C", if given)
+    shape = {box = [0.4, 0.2, 0.1]}     #   optional: what the report draws (else the body's
+                                        #   inertia ellipsoid): box sizes, {cylinder = [radius,
+                                        #   length], axis = "y"}, {sphere = radius}, each with
+                                        #   offset = [x, y, z] from masscenter in frame; or a
+                                        #   list of them (kanebond.modelfile.shapes)
     [bodies.bob]                        # particle: mass and point
     mass = "m1"
     point = "P1"
@@ -145,6 +150,7 @@ from .constraints import build_constraints, initial_values, simulation_settings
 from .frames import build_expressions, build_frames, build_points
 from .joints import build_joints, joint_coordinates
 from .reader import MAX_BYTES, MAX_COUNT
+from .shapes import build_shapes
 
 __all__ = ["LoadedModel", "ModelFileError", "load_model", "read_model", "MAX_BYTES",
            "MAX_COUNT", "SHIPPED", "FileValues", "shipped_files", "file_values",
@@ -199,6 +205,7 @@ def read_model(path: str | Path) -> LoadedModel:
     build_points(f, points)
     kinematics.update(build_joints(f, doc, coordinates, speeds, frames, points))
     bodies = build_bodies(f, _r.entries(f, doc, "bodies", required=True))
+    shapes = build_shapes(f, _r.entries(f, doc, "bodies", required=True))
     loads = build_loads(f, doc)
     constraints = build_constraints(f, doc, coordinates, speeds)
     initial = initial_values(f, doc, [*coordinates, *speeds],
@@ -210,6 +217,7 @@ def read_model(path: str | Path) -> LoadedModel:
                             **constraints)
     except (KanebondError, ValueError) as err:
         raise ModelFileError(f"{f.path}: the system it describes is invalid: {err}") from err
+    system.shapes.update(shapes)
     graph = build_bondgraph(f, doc, system)
     return LoadedModel(system, defaults, units, initial, simulation, graph)
 

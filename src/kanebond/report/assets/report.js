@@ -283,7 +283,7 @@
     ctx.restore();
   }
 
-  var SEGMENTS = 24;  /* sides of a drawn cylinder */
+  var SEGMENTS = 36;  /* sides of a drawn cylinder */
 
   function shapeMesh(sh) {  /* vertices and faces (outward normals) in the shape's own axes */
     var d = sh.dims, verts = [], faces = [], j;
