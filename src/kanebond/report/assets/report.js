@@ -312,7 +312,8 @@
     return { verts: verts, faces: faces };
   }
 
-  function drawFace(P, f, fill, color) {
+  function drawFace(P, f, lit, color) {
+    var fill = tint(color, 0.75 + 0.6 * lit);
     ctx.beginPath();
     f.v.forEach(function (i, j) { if (j) { ctx.lineTo(P[i][0], P[i][1]); } else { ctx.moveTo(P[i][0], P[i][1]); } });
     ctx.closePath();
@@ -321,7 +322,8 @@
     ctx.stroke();
     if (f.spokes) {
       var c = P[f.spokes[0]];
-      f.spokes[1].forEach(function (i) { line(c, P[i], tint(color, 0.35), 1.5); });
+      var ink = tint(color, lit < 0.35 ? 1.6 : 0.35);  /* against the face's shade */
+      f.spokes[1].forEach(function (i) { line(c, P[i], ink, 1.5); });
     }
   }
 
@@ -348,8 +350,7 @@
       if (nv[2] >= 0) { return; }  /* turned away from you (or edge-on) */
       var lit = Math.max(0, nv[0] * LIGHT[0] + nv[1] * LIGHT[1] + nv[2] * LIGHT[2]);
       var depth = f.v.reduce(function (sum, i) { return sum + P[i][2]; }, 0) / f.v.length;
-      var fill = tint(color, 0.6 + 0.75 * lit);
-      items.push({ depth: depth, size: 0, draw: function () { drawFace(P, f, fill, color); } });
+      items.push({ depth: depth, size: 0, draw: function () { drawFace(P, f, lit, color); } });
     });
   }
 
