@@ -224,3 +224,26 @@ def test_a_particle_cannot_have_a_shape(tmp_path):
     path.write_text(text.replace('point = "P1"\n', 'point = "P1"\nshape = {sphere = 0.1}\n', 1))
     with pytest.raises(ModelFileError, match=r"shape: a particle has no frame"):
         load_model(path)
+
+
+def test_a_placeholder_inertia_is_drawn_as_a_small_ball_and_named(arm):
+    """20 g with moments of 0.01 kg m² (a URDF finger's placeholder) would be a 1.3 m
+    ellipsoid, lighter than air: drawn as the 1000 kg/m³ ball of 20 g, and named."""
+    body = next(b for b in arm.bodies if b.name == "arm")
+    mass, inertia = body.mass, body.central_inertia
+    shapes = dict(arm.shapes)
+    try:
+        body.mass = 0.02
+        body.central_inertia = sum(
+            (0.01 * (body.frame.x if i == 0 else body.frame.y if i == 1 else body.frame.z)
+             .outer(body.frame.x if i == 0 else body.frame.y if i == 1 else body.frame.z)
+             for i in range(3)), sp.S.Zero * body.frame.x.outer(body.frame.x))
+        traj = _Trajectory({"q_yaw": [0.0], "q_pitch": [0.0]})
+        arm.shapes = {}
+        data = animation_data(arm, traj, {})
+    finally:
+        body.mass, body.central_inertia, arm.shapes = mass, inertia, shapes
+    solid = next(b for b in data["bodies"] if b["name"] == "arm")["solid"]
+    radius = (3 * 0.02 / (4 * np.pi * 1000.0)) ** (1 / 3)
+    assert solid["placeholder"] and solid["semi"] == pytest.approx([radius] * 3, rel=1e-5)
+    assert "arm" in data["note"] and "placeholder" in data["note"]

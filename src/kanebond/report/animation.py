@@ -29,6 +29,11 @@ __all__ = ["MAX_FRAMES", "animation_data", "fixed_origin"]
 
 #: The most samples the animation carries (the trajectory is resampled to this many).
 MAX_FRAMES = 400
+#: An ellipsoid lighter than this (kg/m³; foams weigh 20 and more) comes from a placeholder
+#: inertia (a URDF's gripper finger of 20 g with moments of 0.01 kg m², a 1.3 m ellipsoid):
+#: it is drawn as the ball of :data:`PLACEHOLDER_DENSITY` with the body's mass, and named.
+MIN_DENSITY = 10.0
+PLACEHOLDER_DENSITY = 1000.0
 
 
 def _tree(point: me.Point) -> list[me.Point]:
@@ -84,7 +89,9 @@ def _evaluate(fn: Any, Q: np.ndarray, shape: tuple[int, ...], digits: int | None
 
 
 def _solid(body: Any, coords: list, constants: dict, Q: np.ndarray) -> dict | None:
-    """{semi: [a, b, c], rot: 3×3 (rows: principal axes in body-frame components), flat} of a
+    """{semi: [a, b, c], rot: 3×3 (rows: principal axes in body-frame components), flat,
+    placeholder (only when true: an ellipsoid lighter than :data:`MIN_DENSITY`, drawn as a
+    ball)} of a
     rigid body's drawn solid at the constants (its inertia in its own frame, at the first
     sample), or None for a particle or where mass or inertia is not a number there."""
     frame = getattr(body, "frame", None)
@@ -102,8 +109,11 @@ def _solid(body: Any, coords: list, constants: dict, Q: np.ndarray) -> dict | No
     if found is None:
         return None
     semi, rotation, flat = found
+    placeholder = not flat and mass / (4 / 3 * np.pi * float(np.prod(semi))) < MIN_DENSITY
+    if placeholder:  # the ball of PLACEHOLDER_DENSITY: m = ρ 4π a³/3
+        semi = np.full(3, (3 * mass / (4 * np.pi * PLACEHOLDER_DENSITY)) ** (1 / 3))
     return {"semi": np.round(semi, 6).tolist(), "rot": np.round(rotation, 6).tolist(),
-            "flat": flat}
+            "flat": flat, **({"placeholder": True} if placeholder else {})}
 
 
 def _number(value: Any, constants: dict) -> Any:
@@ -275,6 +285,12 @@ def animation_data(system: Any, traj: Any, constants: dict) -> dict:
     elif missing:
         note = (f"position not known for {', '.join(missing)} (a point known only by its "
                 "velocity): drawn at the origin, orientation only")
+    light = [b["name"] for b in found if (b["solid"] or {}).get("placeholder")]
+    if light:
+        note = (note + "; " if note else "") + (
+            f"the inertia of {', '.join(light)} gives an ellipsoid lighter than "
+            f"{MIN_DENSITY:g} kg/m³ (a placeholder?): drawn as a ball of "
+            f"{PLACEHOLDER_DENSITY:g} kg/m³ with its mass")
     cursor = list(traj.coordinate_names)
     Qc = np.column_stack([np.asarray(traj[n], dtype=float)[idx] for n in cursor]) if cursor \
         else np.zeros((len(idx), 0))
