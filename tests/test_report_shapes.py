@@ -247,3 +247,38 @@ def test_a_placeholder_inertia_is_drawn_as_a_small_ball_and_named(arm):
     radius = (3 * 0.02 / (4 * np.pi * 1000.0)) ** (1 / 3)
     assert solid["placeholder"] and solid["semi"] == pytest.approx([radius] * 3, rel=1e-5)
     assert "arm" in data["note"] and "placeholder" in data["note"]
+
+
+def test_prescribe_and_adjoin_keep_a_readers_extras(tmp_path):
+    """Copies made by prescribe()/adjoin() keep defaults, shapes and notes."""
+    import sympy as sp
+
+    import kanebond as kb
+
+    s = kb.models.rolling_disk()
+    s.defaults["m"] = 2.0
+    s.shapes["D"] = [("sphere", (0.1,), np.eye(3), np.zeros(3))]
+    s.notes.append("a note")
+    t = sp.Symbol("t")
+    copy = s.prescribe({s.speeds[0]: sp.sin(t)})
+    assert copy.defaults == {"m": 2.0} and copy.notes == ["a note"] and "D" in copy.shapes
+    assert copy.defaults is not s.defaults
+
+
+def test_a_link_with_a_mesh_visual_is_drawn_as_its_ellipsoid(tmp_path):
+    import kanebond as kb
+
+    inertial = ('<inertial><mass value="1"/><inertia ixx="0.1" ixy="0" ixz="0" iyy="0.2" '
+                'iyz="0" izz="0.3"/></inertial>')
+    xml = ("<robot name='r'><link name='world'/>"
+           f"<link name='a'>{inertial}<visual><geometry><box size='1 1 1'/></geometry></visual>"
+           "<visual><geometry><mesh filename='package://x/a.stl'/></geometry></visual></link>"
+           f"<link name='b'>{inertial}<visual><geometry><sphere radius='0.2'/></geometry>"
+           "</visual></link>"
+           "<joint name='j' type='continuous'><parent link='world'/><child link='a'/></joint>"
+           "<joint name='k' type='continuous'><parent link='a'/><child link='b'/></joint>"
+           "</robot>")
+    path = tmp_path / "mesh.urdf"
+    path.write_text(xml)
+    s = kb.from_urdf(path)
+    assert "a" not in s.shapes and [v[0] for v in s.shapes["b"]] == ["sphere"]
