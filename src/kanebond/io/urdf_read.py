@@ -66,7 +66,8 @@ class Inertial:
 @dataclass
 class Visual:
     """A primitive shape (``box`` with full sizes, ``cylinder`` (radius, length) along z,
-    ``sphere`` (radius,); ``mesh`` (): a mesh, not loaded) placed by ``rotation`` and ``offset`` in the frame of ``link``."""
+    ``sphere`` (radius,); ``mesh`` (): a mesh, not loaded) placed by ``rotation`` and
+    ``offset`` in the frame of ``link``."""
 
     kind: str
     dims: tuple[float, ...]
