@@ -177,3 +177,46 @@ def test_the_disk_is_drawn_as_a_solid_disc_with_optional_axes(report_page):
     assert axes.is_selected() and _canvas(drv) != picture
     axes.click()
     assert _severe(drv) == []
+
+
+def _pixels(driver, color: str) -> int:
+    """How many canvas pixels are within a shade of ``color`` ("#rrggbb"): the same hue, each
+    channel between 40 % and 100 % of the way from black to it or up to white."""
+    return driver.execute_script(
+        "const [r, g, b] = [1, 3, 5].map(i => parseInt(arguments[0].substr(i, 2), 16));"
+        "const c = document.getElementById('anim-canvas');"
+        "const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;"
+        "let n = 0; for (let i = 0; i < d.length; i += 4) {"
+        "  if (d[i + 3] < 200) { continue; }"
+        "  const f = [d[i] / r, d[i + 1] / g, d[i + 2] / b].map(x => isFinite(x) ? x : 1);"
+        "  const lo = Math.min(...f), hi = Math.max(...f);"
+        "  if (lo > 0.4 && hi < 1.05 && hi - lo < 0.08) { n++; } }"
+        "return n;", color)
+
+
+def test_shaped_bodies_are_drawn_as_their_boxes_and_cylinders(driver, tmp_path):
+    """The differential drive's model file gives its chassis a box and its wheels cylinders:
+    each is drawn (its colour's pixels on the canvas), and turns as the robot drives."""
+    files = Path(write_report.__code__.co_filename).resolve().parents[1] / "models" / "files"
+    path = tmp_path / "drive.html"
+    write_report(str(files / "differential_drive.toml"), path, t_end=3.0, points=31,
+                 linearize=False)
+    here = driver.current_url
+    try:
+        driver.get(path.resolve().as_uri())
+        shapes = driver.execute_script(
+            "return JSON.parse(document.getElementById('anim-data').textContent)"
+            ".bodies.map(b => b.shapes.map(s => s.kind).join(','))")
+        assert shapes == ["box", "cylinder", "cylinder"]
+        driver.execute_script("var s = window.kanebondReport.state; s.follow = true; "
+                              "s.zoom = 6; s.yaw = -0.6; s.pitch = 0.45; "
+                              "window.kanebondReport.draw();")
+        chassis, wheel = _pixels(driver, "#1f77b4"), _pixels(driver, "#ff7f0e")
+        assert chassis > 2000 and wheel > 200, (chassis, wheel)
+        picture = _canvas(driver)
+        driver.execute_script("const s = document.getElementById('anim-slider');"
+                              "s.value = 20; s.dispatchEvent(new Event('input'));")
+        assert _canvas(driver) != picture
+        assert _severe(driver) == []
+    finally:
+        driver.get(here)

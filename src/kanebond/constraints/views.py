@@ -190,7 +190,7 @@ class ConstraintViews:
         """A copy of this system with further speeds prescribed as functions of time."""
         args = dict(self.init_args)
         args["prescribed"] = {**dict(args.get("prescribed") or {}), **dict(prescribed)}
-        return type(self)(**args)
+        return self._copy_extras(type(self)(**args))
 
     def adjoin(self, *constraints) -> ConstraintViews:
         """A copy of this system with further adjoined constraints ([PA-VP] (4))."""
@@ -199,5 +199,14 @@ class ConstraintViews:
         if isinstance(old, (AdjoinedConstraint, sp.Basic)) or callable(old):
             old = [old]
         args["adjoined"] = list(old) + list(constraints)
-        return type(self)(**args)
+        return self._copy_extras(type(self)(**args))
+
+    def _copy_extras(self, other):
+        """``other`` with this system's defaults, shapes and notes (a reader's additions, not
+        constructor arguments)."""
+        for name in ("defaults", "shapes", "notes"):
+            if hasattr(self, name):
+                value = getattr(self, name)
+                setattr(other, name, type(value)(value))
+        return other
 

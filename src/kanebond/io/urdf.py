@@ -408,7 +408,8 @@ class _Assembly:
 
     def _shapes(self) -> dict[str, list]:
         """{body name: [(kind, dims, rotation, offset)]}: the URDF's primitive visuals placed in
-        the body's axes, the offset from its mass centre (the report's solids)."""
+        the body's axes, the offset from its mass centre (the report's solids); a body with a
+        mesh among its visuals gets none (it is drawn as its inertia ellipsoid)."""
         out: dict[str, list] = {}
         centres = {}
         for host in self.tree.visuals:
@@ -417,6 +418,8 @@ class _Assembly:
         for host, visuals in self.tree.visuals.items():
             if not visuals or (host == self.tree.root and self.base == "fixed"):
                 continue
+            if any(v.kind == "mesh" for v in visuals):
+                continue  # part of it is a mesh: drawn whole as its inertia ellipsoid
             out[identifier(host)] = [(v.kind, v.dims, v.rotation, v.offset - centres[host])
                                      for v in visuals]
         return out

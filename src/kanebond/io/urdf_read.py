@@ -66,7 +66,8 @@ class Inertial:
 @dataclass
 class Visual:
     """A primitive shape (``box`` with full sizes, ``cylinder`` (radius, length) along z,
-    ``sphere`` (radius,)) placed by ``rotation`` and ``offset`` in the frame of ``link``."""
+    ``sphere`` (radius,); ``mesh`` (): a mesh, not loaded) placed by ``rotation`` and
+    ``offset`` in the frame of ``link``."""
 
     kind: str
     dims: tuple[float, ...]
@@ -458,8 +459,9 @@ class _Builder:
                 dims = (float(g.radius), float(g.length))
             elif kind == "sphere":
                 dims = (float(g.radius),)
-            else:
-                continue  # meshes are not loaded: the body is drawn from its inertia
+            else:  # a mesh is not loaded: its body is drawn from its inertia
+                out.append(Visual("mesh", (), R, p, link))
+                continue
             if not all(np.isfinite(d) and d > 0 for d in dims):
                 raise UrdfError(f"{self.at('link', name)}: link {name!r} <visual> {kind} has "
                                 f"sizes {list(dims)}; they must be positive numbers.")

@@ -71,6 +71,11 @@ Schema (every table is optional unless marked *required*; unknown keys are error
     masscenter = "G"                    #   [Ixx, Iyy, Izz] or [Ixx, Iyy, Izz, Ixy, Iyz, Izx]
     frame = "B"                         #   about the mass centre, in components of frame
     inertia = ["0", "0", "I_G"]         #   (or of inertia_frame = "C", if given)
+    shape = {box = [0.4, 0.2, 0.1]}     #   optional: what the report draws (else the body's
+                                        #   inertia ellipsoid): box sizes, {cylinder = [radius,
+                                        #   length], axis = "y"}, {sphere = radius}, each with
+                                        #   offset = [x, y, z] from masscenter in frame; or a
+                                        #   list of them (kanebond.modelfile.shapes)
     [bodies.bob]                        # particle: mass and point
     mass = "m1"
     point = "P1"
@@ -151,6 +156,7 @@ from .constraints import build_constraints, initial_values, simulation_settings
 from .frames import build_expressions, build_frames, build_points
 from .joints import build_joints, joint_coordinates
 from .reader import MAX_BYTES, MAX_COUNT
+from .shapes import build_shapes
 from .urdf import check_clashes, read_urdf_table, urdf_system_parts
 
 __all__ = ["LoadedModel", "ModelFileError", "load_model", "read_model", "MAX_BYTES",
@@ -209,6 +215,7 @@ def read_model(path: str | Path) -> LoadedModel:
     kinematics.update(build_joints(f, doc, coordinates, speeds, frames, points))
     table = _r.entries(f, doc, "bodies", required=alone)
     bodies = build_bodies(f, table) if table or alone else []
+    shapes = build_shapes(f, table) if table else {}
     loads = build_loads(f, doc)
     all_q = [*(parts.coordinates if parts else []), *coordinates]
     all_u = [*(parts.speeds if parts else []), *speeds]
@@ -221,6 +228,7 @@ def read_model(path: str | Path) -> LoadedModel:
         initial = {**parts.initial, **initial}
     system = _system(f, parts, name, coordinates, speeds, kinematics, bodies, loads,
                      constraints)
+    system.shapes.update(shapes)
     graph = build_bondgraph(f, doc, system)
     return LoadedModel(system, defaults, units, initial, simulation, graph)
 

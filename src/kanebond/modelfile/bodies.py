@@ -24,10 +24,11 @@ def build_bodies(f: File, table: Mapping) -> list:
                           "write [bodies.<name>] with mass = ...")
         mass = f.expr(get(f, spec, "mass", object, where), f"{where} mass")
         if "point" in spec:
-            keys(f, spec, {"mass", "point"}, where)
+            keys(f, spec, {"mass", "point", "shape"}, where)  # shape: refused by build_shapes
             bodies.append(me.Particle(name, f.point(spec, "point", where), mass))
             continue
-        keys(f, spec, {"mass", "masscenter", "frame", "inertia", "inertia_frame"}, where)
+        keys(f, spec, {"mass", "masscenter", "frame", "inertia", "inertia_frame", "shape"},
+             where)  # shape: read by .shapes.build_shapes
         centre, frame = f.point(spec, "masscenter", where), f.frame(spec, "frame", where)
         axes = f.frame(spec, "inertia_frame", where) if "inertia_frame" in spec else frame
         values = get(f, spec, "inertia", list, where)

@@ -1,7 +1,11 @@
 """What the report's animation draws: every body's mass-centre position and frame axes in the
 inertial frame, evaluated over the trajectory, and once per rigid body the solid it is drawn as
 (:func:`kanebond.report.solids.ellipsoid`: the uniform ellipsoid, or plate, of its mass and
-central inertia at the run's constants).
+central inertia at the run's constants), or, for a body named in ``system.shapes``, its primitive
+shapes (boxes, cylinders, spheres placed in its axes: :func:`kanebond.report.solids.primitive`).
+A shape that cannot be drawn (an unknown kind, a size that is not a finite positive number at
+the run's constants, a bad rotation or offset) is left out; a body none of whose shapes can be
+drawn is drawn as its ellipsoid.
 
 Positions come from the model's own point tree (``point.pos_from(origin)``, with the origin a
 point of zero velocity in N) and orientations from ``frame``'s unit vectors in N; both are our
@@ -19,12 +23,17 @@ import sympy.physics.mechanics as me
 from sympy.core.function import AppliedUndef
 
 from ..runspec import symbol_name
-from .solids import ellipsoid
+from .solids import ellipsoid, primitive
 
 __all__ = ["MAX_FRAMES", "animation_data", "fixed_origin"]
 
 #: The most samples the animation carries (the trajectory is resampled to this many).
 MAX_FRAMES = 400
+#: An ellipsoid lighter than this (kg/m³; foams weigh 20 and more) comes from a placeholder
+#: inertia (a URDF's gripper finger of 20 g with moments of 0.01 kg m², a 1.3 m ellipsoid):
+#: it is drawn as the ball of :data:`PLACEHOLDER_DENSITY` with the body's mass, and named.
+MIN_DENSITY = 10.0
+PLACEHOLDER_DENSITY = 1000.0
 
 
 def _tree(point: me.Point) -> list[me.Point]:
@@ -80,7 +89,9 @@ def _evaluate(fn: Any, Q: np.ndarray, shape: tuple[int, ...], digits: int | None
 
 
 def _solid(body: Any, coords: list, constants: dict, Q: np.ndarray) -> dict | None:
-    """{semi: [a, b, c], rot: 3×3 (rows: principal axes in body-frame components), flat} of a
+    """{semi: [a, b, c], rot: 3×3 (rows: principal axes in body-frame components), flat,
+    placeholder (only when true: an ellipsoid lighter than :data:`MIN_DENSITY`, drawn as a
+    ball)} of a
     rigid body's drawn solid at the constants (its inertia in its own frame, at the first
     sample), or None for a particle or where mass or inertia is not a number there."""
     frame = getattr(body, "frame", None)
@@ -98,17 +109,48 @@ def _solid(body: Any, coords: list, constants: dict, Q: np.ndarray) -> dict | No
     if found is None:
         return None
     semi, rotation, flat = found
+    placeholder = not flat and mass / (4 / 3 * np.pi * float(np.prod(semi))) < MIN_DENSITY
+    if placeholder:  # the ball of PLACEHOLDER_DENSITY: m = ρ 4π a³/3
+        semi = np.full(3, (3 * mass / (4 * np.pi * PLACEHOLDER_DENSITY)) ** (1 / 3))
     return {"semi": np.round(semi, 6).tolist(), "rot": np.round(rotation, 6).tolist(),
-            "flat": flat}
+            "flat": flat, **({"placeholder": True} if placeholder else {})}
+
+
+def _number(value: Any, constants: dict) -> Any:
+    """A size or offset of a shape as a float at the constants (a model file's may be an
+    expression of its parameters); NaN where it is not a number there."""
+    try:
+        return float(sp.sympify(value).xreplace(constants))
+    except (TypeError, ValueError, sp.SympifyError):
+        return float("nan")
+
+
+def _shapes(body: Any, system: Any, constants: dict) -> list[dict]:
+    """The page's data of ``body``'s primitive shapes in ``system.shapes`` (by its name), each
+    checked by :func:`~kanebond.report.solids.primitive` (those that fail are left out)."""
+    entries = (getattr(system, "shapes", None) or {}).get(str(body.name)) or []
+    out = []
+    for entry in entries:
+        try:
+            kind, dims, rotation, offset = entry
+            dims = [_number(d, constants) for d in np.atleast_1d(np.asarray(dims, dtype=object))]
+            offset = [_number(o, constants) for o in np.asarray(offset, dtype=object).ravel()]
+        except (TypeError, ValueError):
+            continue
+        found = primitive(kind, dims, rotation, offset) if isinstance(kind, str) else None
+        if found is not None:
+            out.append(found)
+    return out
 
 
 def _body_entry(body: Any, system: Any, coords: list, constants: dict,
                 Q: np.ndarray) -> dict:
-    """{name, kind, pos: (N,3)|None, axes: (N,3,3)|None, solid: see :func:`_solid` | None} of
-    one body; the solid only where both its position and its orientation were found."""
+    """{name, kind, pos: (N,3)|None, axes: (N,3,3)|None, solid: see :func:`_solid` | None,
+    shapes: [see :func:`_shapes`]} of one body; the solid or the shapes only where both its
+    position and its orientation were found, the solid only where there are no shapes."""
     N = system.frame
     entry: dict[str, Any] = {"name": str(body.name), "kind": type(body).__name__,
-                             "pos": None, "axes": None, "solid": None}
+                             "pos": None, "axes": None, "solid": None, "shapes": []}
     point = body.masscenter
     origin = fixed_origin(point, N)
     if origin is not None:
@@ -127,7 +169,9 @@ def _body_entry(body: Any, system: Any, coords: list, constants: dict,
             fn = None
         entry["axes"] = _evaluate(fn, Q, (3, 3)) if fn else None
     if entry["pos"] is not None and entry["axes"] is not None:
-        entry["solid"] = _solid(body, coords, constants, Q)
+        entry["shapes"] = _shapes(body, system, constants) if frame is not None else []
+        if not entry["shapes"]:
+            entry["solid"] = _solid(body, coords, constants, Q)
     return entry
 
 
@@ -241,6 +285,12 @@ def animation_data(system: Any, traj: Any, constants: dict) -> dict:
     elif missing:
         note = (f"position not known for {', '.join(missing)} (a point known only by its "
                 "velocity): drawn at the origin, orientation only")
+    light = [b["name"] for b in found if (b["solid"] or {}).get("placeholder")]
+    if light:
+        note = (note + "; " if note else "") + (
+            f"the inertia of {', '.join(light)} gives an ellipsoid lighter than "
+            f"{MIN_DENSITY:g} kg/m³ (a placeholder?): drawn as a ball of "
+            f"{PLACEHOLDER_DENSITY:g} kg/m³ with its mass")
     cursor = list(traj.coordinate_names)
     Qc = np.column_stack([np.asarray(traj[n], dtype=float)[idx] for n in cursor]) if cursor \
         else np.zeros((len(idx), 0))

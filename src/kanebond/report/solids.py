@@ -15,18 +15,25 @@ heaped towards its centre). Moments with I1 + I2 < I3 (no body has them: a plana
 [0, 0, I_c] for instance) are drawn as the plate that has the axial moment I3. Where I1 = 0 and
 I2 = I3 as well (a slender rod) the solid is the uniform rod of half-length L, I2 = m L²/3. A
 semi-axis that comes out zero is drawn as a small fraction (:data:`THIN`) of the largest.
+
+A body with primitive shapes (``system.shapes``: a URDF's ``<visual>`` boxes, cylinders and
+spheres, a model file's ``shape``) is drawn as those instead; :func:`primitive` checks one.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["THIN", "FLAT", "ellipsoid", "ellipsoid_inertia", "plate_inertia"]
+__all__ = ["THIN", "FLAT", "KINDS", "ellipsoid", "ellipsoid_inertia", "plate_inertia",
+           "primitive"]
 
 #: A zero semi-axis is drawn as this fraction of the largest one.
 THIN = 0.02
 #: Relative tolerance of I1 + I2 = I3 (a lamina) against the largest moment.
 FLAT = 1e-6
+#: The primitive shapes and how many sizes each has: a box's full sizes along its x, y, z; a
+#: cylinder's radius and length (its axis the shape's z); a sphere's radius.
+KINDS = {"box": 3, "cylinder": 2, "sphere": 1}
 
 
 def ellipsoid(mass: float, inertia: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool] | None:
@@ -86,3 +93,35 @@ def plate_inertia(mass: float, semi: np.ndarray, rotation: np.ndarray) -> np.nda
     principal = mass / 4.0 * np.diag([b2, a2, a2 + b2])
     R = np.asarray(rotation, dtype=float)
     return R.T @ principal @ R
+
+
+def primitive(kind: str, dims: object, rotation: object, offset: object) -> dict | None:
+    """The page's data of one primitive shape of a body, ``{kind, dims, rot, off}``, or None
+    when it cannot be drawn: a kind not in :data:`KINDS`, the wrong number of sizes, a size
+    that is not a finite positive number, a rotation that is not a finite 3×3 orthonormal
+    matrix, an offset that is not 3 finite numbers.
+
+    ``rotation``'s columns are the shape's axes in body axes (as in ``system.shapes``); the
+    page gets its transpose ``rot``, whose rows are those axes, as the ellipsoid's ``rot``.
+    A point s of the shape (in its own axes) lies at ``off + rotation @ s = off + Σᵢ sᵢ rot[i]``
+    from the mass centre, in body axes. A reflection (det = −1) becomes the rotation with the
+    shape's z axis reversed: every primitive is symmetric in its xy plane, so it is the same
+    solid. Numbers are rounded to 6 decimals, as the rest of the animation's data."""
+    if kind not in KINDS:
+        return None
+    try:
+        sizes = np.atleast_1d(np.asarray(dims, dtype=float))
+        R = np.asarray(rotation, dtype=float)
+        off = np.asarray(offset, dtype=float)
+    except (TypeError, ValueError):
+        return None
+    if sizes.shape != (KINDS[kind],) or R.shape != (3, 3) or off.shape != (3,):
+        return None
+    if not (np.all(np.isfinite(sizes)) and np.all(sizes > 0) and np.all(np.isfinite(R))
+            and np.all(np.isfinite(off))) or not np.allclose(R.T @ R, np.eye(3), atol=1e-6):
+        return None
+    R = R.copy()
+    if np.linalg.det(R) < 0:
+        R[:, 2] *= -1.0
+    return {"kind": kind, "dims": np.round(sizes, 6).tolist(),
+            "rot": np.round(R.T, 6).tolist(), "off": np.round(off, 6).tolist()}

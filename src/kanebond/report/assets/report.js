@@ -2,8 +2,12 @@
    drag to rotate; or a cursor over the coordinates when no body position is known).
    A rigid body with a solid (its uniform ellipsoid or plate: semi-axes along principal axes,
    given once in body-frame components) is drawn as that solid: a shaded silhouette and a few
-   latitude/longitude rings fixed in the body, so its spin shows. Other bodies are dots with
-   their frame axes. Reads its data from the JSON element #anim-data. No network access. */
+   latitude/longitude rings fixed in the body, so its spin shows. A body with primitive shapes
+   (boxes, cylinders, spheres: kind, sizes, rows of rot = the shape's axes and off = its centre
+   from the mass centre, in body axes) is drawn as those instead: each a convex mesh whose faces
+   turned towards you are shaded by their slant to the light and drawn far first, with every
+   other body, in one painter's order (a cylinder's ends carry three spokes, so its spin shows).
+   Other bodies are dots with their frame axes. Reads its data from the JSON element #anim-data. No network access. */
 (function () {
   "use strict";
   var data = JSON.parse(document.getElementById("anim-data").textContent);
@@ -16,7 +20,8 @@
                 "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"];
   var axisColors = ["#d62728", "#2ca02c", "#1f77b4"];
   var n = data.t.length;
-  var hasSolids = data.bodies.some(function (b) { return !!b.solid; });
+  function shaped(b) { return !!(b.shapes && b.shapes.length); }
+  var hasSolids = data.bodies.some(function (b) { return !!b.solid || shaped(b); });
   var state = { k: 0, yaw: -0.6, pitch: 0.45, playing: false, last: null, zoom: 1,
                 follow: false, axes: !hasSolids };
   var flip = data.up === -1;  /* N.z points down: turn the scene half a turn about N.x */
@@ -26,7 +31,19 @@
   var VIEWS = { iso: [-0.6, 0.45], xy: [0, deg(90)], xz: [0, 0], yz: [deg(-90), 0] };
 
   function position(b, k) { return b.pos ? b.pos[k] : [0, 0, 0]; }
-  function size(b) { return b.solid ? Math.max.apply(null, b.solid.semi) : 0; }
+  function extent(sh) {  /* the farthest a shape reaches from its centre */
+    var d = sh.dims;
+    if (sh.kind === "box") { return 0.5 * Math.hypot(d[0], d[1], d[2]); }
+    return sh.kind === "cylinder" ? Math.hypot(d[0], 0.5 * d[1]) : d[0];
+  }
+  function size(b) {  /* the farthest the drawn body reaches from its mass centre */
+    if (shaped(b)) {
+      return Math.max.apply(null, b.shapes.map(function (sh) {
+        return Math.hypot(sh.off[0], sh.off[1], sh.off[2]) + extent(sh);
+      }));
+    }
+    return b.solid ? Math.max.apply(null, b.solid.semi) : 0;
+  }
 
   function sceneBounds() {
     var lo = [0, 0, 0], hi = [0, 0, 0];  /* the origin N is always in view */
@@ -266,6 +283,77 @@
     ctx.restore();
   }
 
+  var SEGMENTS = 36;  /* sides of a drawn cylinder */
+
+  function shapeMesh(sh) {  /* vertices and faces (outward normals) in the shape's own axes */
+    var d = sh.dims, verts = [], faces = [], j;
+    if (sh.kind === "box") {  /* vertex i: bit 0, 1, 2 = the + side along x, y, z */
+      for (j = 0; j < 8; j++) {
+        verts.push([0, 1, 2].map(function (a) { return (j >> a & 1 ? 0.5 : -0.5) * d[a]; }));
+      }
+      faces = [[[0, 2, 6, 4], [-1, 0, 0]], [[1, 3, 7, 5], [1, 0, 0]], [[0, 1, 5, 4], [0, -1, 0]],
+               [[2, 3, 7, 6], [0, 1, 0]], [[0, 1, 3, 2], [0, 0, -1]], [[4, 5, 7, 6], [0, 0, 1]]]
+        .map(function (f) { return { v: f[0], n: f[1] }; });
+      return { verts: verts, faces: faces };
+    }
+    var r = d[0], h = 0.5 * d[1], N = SEGMENTS, ends = [[], []];
+    for (j = 0; j < N; j++) {  /* vertex 2j at the -z end, 2j + 1 at the +z end */
+      var a = 2 * Math.PI * j / N, m = 2 * Math.PI * (j + 0.5) / N, k = (j + 1) % N;
+      verts.push([r * Math.cos(a), r * Math.sin(a), -h], [r * Math.cos(a), r * Math.sin(a), h]);
+      faces.push({ v: [2 * j, 2 * k, 2 * k + 1, 2 * j + 1], n: [Math.cos(m), Math.sin(m), 0],
+                   side: true });
+      ends[0].push(2 * j); ends[1].push(2 * j + 1);
+    }
+    verts.push([0, 0, -h], [0, 0, h]);  /* the ends' centres: 2N, 2N + 1 */
+    [0, 1].forEach(function (e) {
+      var rim = [0, N / 3, 2 * N / 3].map(function (q) { return 2 * Math.round(q) + e; });
+      faces.push({ v: ends[e], n: [0, 0, e ? 1 : -1], spokes: [2 * N + e, rim] });
+    });
+    return { verts: verts, faces: faces };
+  }
+
+  function drawFace(P, f, lit, color) {
+    var fill = tint(color, 0.75 + 0.6 * lit);
+    ctx.beginPath();
+    f.v.forEach(function (i, j) { if (j) { ctx.lineTo(P[i][0], P[i][1]); } else { ctx.moveTo(P[i][0], P[i][1]); } });
+    ctx.closePath();
+    ctx.fillStyle = fill; ctx.fill();
+    ctx.strokeStyle = f.side ? fill : tint(color, 0.45); ctx.lineWidth = f.side ? 0.7 : 1;
+    ctx.stroke();
+    if (f.spokes) {
+      var c = P[f.spokes[0]];
+      var ink = tint(color, lit < 0.35 ? 1.6 : 0.35);  /* against the face's shade */
+      f.spokes[1].forEach(function (i) { line(c, P[i], ink, 1.5); });
+    }
+  }
+
+  function shapeItems(b, sh, color, items) {  /* the faces (a sphere: one ball) to draw */
+    var A = b.axes[state.k], p = position(b, state.k), R = sh.rot;
+    function inN(v) {  /* body-axes components -> N components */
+      return [0, 1, 2].map(function (c) { return v[0] * A[0][c] + v[1] * A[1][c] + v[2] * A[2][c]; });
+    }
+    var W = R.map(inN), off = inN(sh.off);  /* the shape's axes and centre in N */
+    var o = [0, 1, 2].map(function (c) { return p[c] + off[c]; });
+    if (sh.kind === "sphere") {
+      var r = sh.dims[0], ball = { axes: b.axes, solid: { semi: [r, r, r], rot: R, flat: false } };
+      var c = project(o);
+      /* at the depth of the middle of its near half, so that what lies inside it is hidden */
+      items.push({ depth: c[2] - 0.5 * r, size: r, draw: function () { drawSolid(ball, color, c); } });
+      return;
+    }
+    var mesh = sh.mesh || (sh.mesh = shapeMesh(sh));
+    var P = mesh.verts.map(function (s) {
+      return project([0, 1, 2].map(function (c) { return o[c] + s[0] * W[0][c] + s[1] * W[1][c] + s[2] * W[2][c]; }));
+    });
+    mesh.faces.forEach(function (f) {
+      var nv = view([0, 1, 2].map(function (c) { return f.n[0] * W[0][c] + f.n[1] * W[1][c] + f.n[2] * W[2][c]; }));
+      if (nv[2] >= 0) { return; }  /* turned away from you (or edge-on) */
+      var lit = Math.max(0, nv[0] * LIGHT[0] + nv[1] * LIGHT[1] + nv[2] * LIGHT[2]);
+      var depth = f.v.reduce(function (sum, i) { return sum + P[i][2]; }, 0) / f.v.length;
+      items.push({ depth: depth, size: 0, draw: function () { drawFace(P, f, lit, color); } });
+    });
+  }
+
   function drawAxes(b, p, c, L, width) {
     var A = b.axes[state.k];
     for (var i = 0; i < 3; i++) {
@@ -276,8 +364,8 @@
 
   function drawBody(b, color, labelRow) {
     var p = position(b, state.k), c = project(p);
-    if (b.solid) {
-      drawSolid(b, color, c);
+    if (b.solid || shaped(b)) {  /* shapes: drawn before, in the painter's order */
+      if (b.solid) { drawSolid(b, color, c); }
       if (state.axes) { drawAxes(b, p, c, 1.3 * size(b), 1); }
       ctx.fillStyle = "#1d2330";
       ctx.beginPath(); ctx.arc(c[0], c[1], 2, 0, 2 * Math.PI); ctx.fill();
@@ -299,19 +387,27 @@
     if (data.ground) { drawGround(); }
     drawReference();
     data.bodies.forEach(function (b, i) { drawTrail(b, colors[i % colors.length]); });
-    var order = data.bodies.map(function (b, i) { return i; });
-    order.sort(function (i, j) {  /* far first; at one depth, the larger solid first */
-      var d = project(position(data.bodies[j], state.k))[2] -
-              project(position(data.bodies[i], state.k))[2];
-      return Math.abs(d) > 1e-9 * bounds.radius ? d : size(data.bodies[j]) - size(data.bodies[i]);
-    });
     drawLinks();
-    var drawn = [];
-    order.forEach(function (i) {
+    var drawn = [], items = [];
+    function mark(i) {  /* a body (its solid or dot, axes, label: raised where others are) */
       var c = project(position(data.bodies[i], state.k));
       var row = drawn.filter(function (d) { return Math.hypot(d[0] - c[0], d[1] - c[1]) < 12; }).length;
       drawn.push(drawBody(data.bodies[i], colors[i % colors.length], row));
+    }
+    data.bodies.forEach(function (b, i) {
+      if (shaped(b)) {
+        b.shapes.forEach(function (sh) { shapeItems(b, sh, colors[i % colors.length], items); });
+      } else {
+        items.push({ depth: project(position(b, state.k))[2], size: size(b),
+                     draw: function () { mark(i); } });
+      }
     });
+    items.sort(function (a, b) {  /* far first; at one depth, the larger solid first */
+      var d = b.depth - a.depth;
+      return Math.abs(d) > 1e-9 * bounds.radius ? d : b.size - a.size;
+    });
+    items.forEach(function (item) { item.draw(); });
+    data.bodies.forEach(function (b, i) { if (shaped(b)) { mark(i); } });  /* on top */
   }
 
   function drawCursor() {

@@ -1,0 +1,120 @@
+"""The ``shape`` of a rigid body in a model file: what the report's animation draws for it.
+
+::
+
+    [bodies.disk]
+    ...
+    shape = {cylinder = ["r", 0.02], axis = "y"}          # radius, length; axis along R.y
+    # or {box = [0.4, 0.2, 0.1]} (full sizes along the body's x, y, z), {sphere = 0.1}
+    # (radius), each with an optional offset = [x, y, z] of its centre from the mass centre,
+    # in the body's frame; or a list of such tables (several shapes)
+
+Each shape becomes one entry ``(kind, dims, rotation, offset)`` of ``system.shapes[name]``,
+the format :func:`kanebond.from_urdf` fills from a URDF's visuals: ``rotation``'s columns are the
+shape's axes in the body's axes. A cylinder's axis is its own z; ``axis = "x"`` turns it onto
+the body's x by the cyclic rotation (shape x, y, z) → (body y, z, x), whose columns are
+e_y, e_z, e_x; ``axis = "y"`` by (shape x, y, z) → (body z, x, y). A box's sizes are already
+along the body's axes, a sphere has none, so only a cylinder takes ``axis``.
+
+Sizes and offsets are numbers or expressions of the parameters (``"r"``, ``"2*r"``), evaluated
+with the run's constants when the report is drawn; a size that is a number must be positive.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import sympy as sp
+from sympy.core.function import AppliedUndef
+
+from .reader import AXES, MAX_COUNT, File, keys, kind
+
+__all__ = ["AXIS_ROTATIONS", "build_shapes"]
+
+#: How many sizes each shape takes, and what they are (for messages).
+SIZES = {"box": (3, "[x, y, z] full sizes"), "cylinder": (2, "[radius, length]"),
+         "sphere": (1, "the radius")}
+#: The rotation (columns: the shape's axes in body axes) putting a cylinder's axis along x, y, z.
+AXIS_ROTATIONS = {"x": np.array([[0.0, 0.0, 1.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]),
+                  "y": np.array([[0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [1.0, 0.0, 0.0]]),
+                  "z": np.eye(3)}
+_EXAMPLE = 'write e.g. shape = {box = [0.4, 0.2, 0.1]}, {cylinder = ["r", 0.02], axis = "y"} ' \
+           'or {sphere = 0.1}'
+
+
+def build_shapes(f: File, table: Mapping) -> dict[str, list]:
+    """{body name: [(kind, dims, rotation, offset)]} of the ``shape`` keys of ``[bodies]``
+    (rigid bodies only; a particle's ``shape`` is an error)."""
+    out: dict[str, list] = {}
+    for name, spec in table.items():
+        if not isinstance(spec, dict) or "shape" not in spec:
+            continue
+        where = f"[bodies.{name}] shape"
+        if "point" in spec:
+            raise f.error(where, "a particle has no frame to place a shape in",
+                          "give shape to a rigid body (masscenter, frame, inertia)")
+        value = spec["shape"]
+        items = value if isinstance(value, list) else [value]
+        if not items or len(items) > MAX_COUNT:
+            raise f.error(where, f"{len(items)} shapes", f"give 1 to {MAX_COUNT}")
+        out[name] = [_shape(f, item, where if len(items) == 1 else f"{where}[{i}]")
+                     for i, item in enumerate(items)]
+    return out
+
+
+def _shape(f: File, spec: Any, where: str) -> tuple:
+    """One shape table: (kind, dims, rotation, offset)."""
+    if not isinstance(spec, dict):
+        raise f.error(where, f"expected a table, got {kind(spec)}", _EXAMPLE)
+    given = [k for k in SIZES if k in spec]
+    if len(given) != 1:
+        raise f.error(where, "needs exactly one of box, cylinder, sphere"
+                      + (f" (got {', '.join(given)})" if given else ""), _EXAMPLE)
+    shape = given[0]
+    keys(f, spec, {shape, "offset"} | ({"axis"} if shape == "cylinder" else set()), where)
+    count, what = SIZES[shape]
+    sizes = spec[shape]
+    if shape == "sphere" and not isinstance(sizes, list):
+        sizes = [sizes]
+    if not isinstance(sizes, list) or len(sizes) != count:
+        raise f.error(f"{where} {shape}", f"expected {what}, got "
+                      + (f"{len(sizes)} entries" if isinstance(sizes, list) else kind(sizes)),
+                      f"give {what}")
+    dims = tuple(_value(f, v, f"{where} {shape}[{i}]", positive=True)
+                 for i, v in enumerate(sizes))
+    rotation = AXIS_ROTATIONS[_axis(f, spec, where)].copy()
+    offset = spec.get("offset", [0.0, 0.0, 0.0])
+    if not isinstance(offset, list) or len(offset) != 3:
+        raise f.error(f"{where} offset", "expected [x, y, z]", "give the shape's centre from "
+                      "the mass centre, in the body's frame, e.g. offset = [0, 0, 0.1]")
+    values = [_value(f, v, f"{where} offset[{i}]", positive=False) for i, v in enumerate(offset)]
+    dtype = float if all(isinstance(v, float) for v in values) else object
+    return shape, dims, rotation, np.array(values, dtype=dtype)
+
+
+def _axis(f: File, spec: Mapping, where: str) -> str:
+    """A cylinder's ``axis`` (default "z")."""
+    axis = spec.get("axis", "z")
+    if axis not in AXES:
+        raise f.error(f"{where} axis", f"expected \"x\", \"y\" or \"z\", got {axis!r}",
+                      "name the body axis the cylinder's axis lies along")
+    return str(axis)
+
+
+def _value(f: File, value: Any, where: str, *, positive: bool) -> Any:
+    """A size or offset: a float, or an expression of the parameters only (no coordinate,
+    speed, input or t); a size that is a number must be positive."""
+    expr = f.expr(value, where)
+    if expr.atoms(AppliedUndef) or expr.atoms(sp.Derivative) or sp.Symbol("t") in \
+            expr.free_symbols:
+        raise f.error(where, f"{value!r} depends on the motion", "use numbers and parameters")
+    if expr.free_symbols:
+        return expr
+    number = complex(expr)
+    if number.imag != 0 or not np.isfinite(number.real) or (positive and number.real <= 0):
+        raise f.error(where, f"{value!r} is not a " + ("positive " if positive else "")
+                      + "finite number", "give a " + ("positive size" if positive else
+                                                      "finite number"))
+    return float(number.real)
