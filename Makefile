@@ -23,8 +23,10 @@ $(STAMP_DEV): $(STAMP)
 demo: $(STAMP)
 	$(BIN)/kanebond demo
 
+# One worker per core (pytest-xdist); a test file stays on one worker (its module-level
+# fixtures and models are formed once); compiled models are shared through the disk cache.
 test: $(STAMP_DEV)
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n auto --dist loadfile
 
 lint: $(STAMP_DEV)
 	$(BIN)/ruff check src tests benchmarks

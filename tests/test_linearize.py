@@ -487,3 +487,31 @@ def test_ignorable_rule_follows_chains_through_coordinates():
     with pytest.raises(kb.ModelError, match="qa cannot be dropped: the rate of qb"):
         lin.drop([qa])
     assert lin.drop([qa], check=False).state == [qb, qc, qd, u]
+
+
+def test_sympys_own_linearizer_on_a_nonholonomic_disc():
+    """SymPy's ``KanesMethod.linearize`` on the rolling disc of its test_linearize.py (dependent
+    coordinate q6, dependent speeds u4..u6 by the rolling constraints) equals kanebond's
+    Jacobian at the upright disc at rest, turned and placed anywhere (an equilibrium, so
+    SymPy's u' = 0 is right). The bicycle's version of this peer check (SymPy's linearizer
+    against Meijaard's Table 2, minutes) is in benchmarks/bicycle.py."""
+    from sympy_suite.linearize_models import linearize_rolling_disc_kane
+
+    m = linearize_rolling_disc_kane()
+    km = me.KanesMethod(m.frame, q_ind=m.q_ind, u_ind=m.u_ind, kd_eqs=m.kd_eqs,
+                        q_dependent=m.q_dep, configuration_constraints=m.configuration_constraints,
+                        u_dependent=m.u_dep, velocity_constraints=m.velocity_constraints)
+    km.kanes_equations(m.bodies, m.loads)
+    r, mass, g = m.parameters
+    values = {r: 0.3, mass: 2.0, g: 9.81}
+    q1, q2, q3, q4, q5 = m.q_ind
+    op = {q1: 0.2, q2: 0.0, q3: 0.4, q4: 0.1, q5: -0.3, **dict.fromkeys(m.u_ind, 0.0)}
+    lin = kb.from_sympy(km).linearize(op, values)
+    assert np.max(np.abs(lin.residual)) < 1e-12
+    sympy_op = {**op, m.q_dep[0]: -0.3, **dict.fromkeys(m.u_dep, 0.0)}
+    sympy_op.update({u.diff(): 0 for u in m.u_ind + m.u_dep})
+    A, _, _ = km.linearize(op_point=sympy_op, A_and_B=True, simplify=False)
+    A = np.array(A.xreplace(values).evalf(), dtype=float)
+    assert [str(x.func) for x in lin.state] == [str(x.func) for x in m.q_ind + m.u_ind]
+    assert abs(A[5, 1]) > 1.0  # the lean's gravity term: not an empty comparison
+    np.testing.assert_allclose(lin.A, A, rtol=1e-12, atol=1e-12)
