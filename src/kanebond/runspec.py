@@ -101,9 +101,11 @@ def _resolve_urdf(spec: str) -> _Resolved:
     a floating quaternion's qw = 1)."""
     from .io.urdf import urdf_parts
     from .io.urdf_read import read_urdf
+    from .progress import working
 
-    parts = urdf_parts(read_urdf(spec), base="fixed")
-    system = parts.system()
+    with working(f"reading the URDF {Path(spec).name} and forming its system"):
+        parts = urdf_parts(read_urdf(spec), base="fixed")
+        system = parts.system()
     return _Resolved(system, dict(system.defaults), dict(parts.initial))
 
 

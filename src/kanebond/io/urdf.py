@@ -40,6 +40,7 @@ import sympy as sp
 import sympy.physics.mechanics as me
 
 from ..errors import UrdfError
+from ..progress import working
 from ..system import KaneSystem
 from .urdf_read import Inertial, UrdfJoint, UrdfTree, merged, read_urdf
 
@@ -90,8 +91,9 @@ def from_urdf(path: str | Path, *, base: str = "fixed", parameters=(),
     >>> round(float(s.A[0, 0]), 12)      # m l² + I_xx = 2 · 0.5² + 0.1
     0.6
     """
-    parts = urdf_parts(read_urdf(path), base=base, parameters=parameters, gravity=gravity)
-    return parts.system()
+    with working(f"reading the URDF {Path(path).name} and forming its system"):
+        parts = urdf_parts(read_urdf(path), base=base, parameters=parameters, gravity=gravity)
+        return parts.system()
 
 
 @dataclass
