@@ -397,6 +397,9 @@ BAD = {
                          ["joint 'j'", "damping"]),
     "name clash": (_robot(_ARM + _link("b") + _joint("j-2", "continuous", "a", "b") + _link("c")
                           + _joint("j_2", "continuous", "b", "c")), ["'q_j_2'", "rename"]),
+    "link name clash": (_robot(_ARM + _link("a-b") + _joint("k", "continuous", "a", "a-b")
+                               + _link("a_b") + _joint("l", "continuous", "a-b", "a_b")),
+                        ["'a-b'", "'a_b'", "rename"]),
     "nothing moves": (_robot(_link("a", m=0.0, a=0, b=0, d=0).replace('ixy="0.01"', 'ixy="0"')
                              .replace('ixz="-0.02"', 'ixz="0"').replace('iyz="0.015"', 'iyz="0"')
                              + _joint("j", "continuous", "world", "a")), ["no link"]),
@@ -414,7 +417,7 @@ def test_bad_urdf_is_a_clear_error(case, tmp_path):
     with pytest.raises(kb.UrdfError) as err:
         kb.from_urdf(path)
     message = str(err.value)
-    assert "bad.urdf" in message or case in ("name clash",)
+    assert "bad.urdf" in message
     for needle in needles:
         assert needle in message, message
 
@@ -445,6 +448,16 @@ def test_huge_file_is_refused_before_parsing(tmp_path, monkeypatch):
     path = tmp_path / "huge.urdf"
     path.write_text(_robot(_ARM + "<!--" + "x" * 2000 + "-->"))
     with pytest.raises(kb.UrdfError, match="more than the 1000"):
+        kb.from_urdf(path)
+
+
+def test_too_many_links_are_refused(tmp_path, monkeypatch):
+    from kanebond.io import urdf_read
+
+    monkeypatch.setattr(urdf_read, "MAX_LINKS", 2)
+    path = tmp_path / "many.urdf"
+    path.write_text(_robot(_ARM + _link("b") + _joint("k", "continuous", "a", "b")))
+    with pytest.raises(kb.UrdfError, match="3 links, more than the 2"):
         kb.from_urdf(path)
 
 

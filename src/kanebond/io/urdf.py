@@ -209,8 +209,20 @@ class _Assembly:
         return q, u
 
     # ------------------------------------------------------------------ assembly
+    def _check_link_names(self) -> None:
+        """Links become frames and bodies named by :func:`identifier`: two must not share one."""
+        seen: dict[str, str] = {}
+        for link in self.tree.fixed_frames:
+            key = identifier(link)
+            if key in seen:
+                raise UrdfError(f"{self.tree.path}: links {seen[key]!r} and {link!r} both give "
+                                f"the name {key!r} (characters that cannot stand in a Python "
+                                f"name become _); rename one of them in the URDF.")
+            seen[key] = link
+
     def parts(self) -> UrdfParts:
         tree = self.tree
+        self._check_link_names()
         root = tree.root
         if self.base == "floating":
             self._floating(None, "base", "the floating base")

@@ -38,11 +38,13 @@ import numpy as np
 
 from ..errors import KanebondWarning, UrdfError
 
-__all__ = ["MAX_BYTES", "MOVING", "Inertial", "Visual", "UrdfJoint", "UrdfTree", "read_urdf",
+__all__ = ["MAX_BYTES", "MAX_LINKS", "MOVING", "Inertial", "Visual", "UrdfJoint", "UrdfTree", "read_urdf",
            "rpy_matrix", "axis_rotation", "read_urdf_text", "merged"]
 
 #: The largest URDF file read (bytes); the largest robot descriptions are a few hundred kB.
 MAX_BYTES = 20_000_000
+#: The most links read: forming the equations of more takes minutes to hours.
+MAX_LINKS = 1000
 #: Joint types that move their child link.
 MOVING = ("revolute", "continuous", "prismatic", "planar", "floating")
 _TYPES = MOVING + ("fixed",)
@@ -256,6 +258,9 @@ class _Builder:
 
     def __init__(self, robot, text: str, where: str) -> None:
         self.robot, self.text, self.where = robot, text, where
+        if len(robot.links) > MAX_LINKS:
+            raise UrdfError(f"{where}: {len(robot.links)} links, more than the {MAX_LINKS} "
+                            f"kanebond reads (forming their equations would take hours).")
         self.links = {}
         for link in robot.links:
             if link.name in self.links:
