@@ -38,8 +38,8 @@ import numpy as np
 
 from ..errors import KanebondWarning, UrdfError
 
-__all__ = ["MAX_BYTES", "MAX_LINKS", "MOVING", "Inertial", "Visual", "UrdfJoint", "UrdfTree", "read_urdf",
-           "rpy_matrix", "axis_rotation", "read_urdf_text", "merged"]
+__all__ = ["MAX_BYTES", "MAX_LINKS", "MOVING", "Inertial", "Visual", "UrdfJoint", "UrdfTree",
+           "read_urdf", "rpy_matrix", "axis_rotation", "read_urdf_text", "merged"]
 
 #: The largest URDF file read (bytes); the largest robot descriptions are a few hundred kB.
 MAX_BYTES = 20_000_000
