@@ -349,6 +349,7 @@ _ARM = _link("a") + _joint("j", "continuous", "world", "a")
 BAD = {
     "not xml": ("this is not xml", ["not well-formed XML"]),
     "not a robot": ("<model name='r'/>", ["<model>", "not <robot>"]),
+    "no link": ("<robot name='r'/>", ["no <link>"]),
     "doctype": ('<?xml version="1.0"?><!DOCTYPE r [<!ENTITY a "aaaa">]>' + _robot(_ARM),
                 ["document type declaration"]),
     "xacro macro": (_robot('<xacro:macro name="m" xmlns:xacro="http://www.ros.org/wiki/xacro"/>'

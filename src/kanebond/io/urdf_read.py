@@ -335,6 +335,9 @@ class _Builder:
         return list(self.robot.joints)
 
     def _root(self, joints: list) -> str:
+        if not self.links:
+            raise UrdfError(f"{self.where}: the robot has no <link>; a URDF describes at least "
+                            f"one link and the joints between links.")
         children = {j.child for j in joints}
         roots = [name for name in self.links if name not in children]
         if len(roots) != 1:
