@@ -267,9 +267,14 @@ def _build_library(parts: list[tuple[str, list[str]]], target: Path) -> None:
 class CBackend:
     name = "c"
 
-    def __init__(self, prog: Program) -> None:
+    def __init__(self, prog: Program, extra: tuple[str, str] | None = None) -> None:
+        """``extra``: (kernels, runtime) C sources of prescribed flows and adjoined constraints
+        (:func:`kanebond.numeric.ccon.constraint_sources`), compiled into the same library."""
         self.L = prog.layout
         main, runtime, dot, n_main, n_dot = _c_sources(prog)
+        self.has_constraints = extra is not None
+        if extra is not None:
+            main, runtime = main + extra[0], runtime + extra[1]
         self._dot_source, self._n_dot = dot, n_dot
         self.source = main + runtime
         flags = _kernel_flags(n_main)
@@ -291,6 +296,9 @@ class CBackend:
         for fn in (lib.kb_parts, lib.kb_rhs, lib.kb_rhs_momentum, lib.kb_work, lib.kb_rhs_emb,
                    lib.kb_rhs_momentum_emb):
             fn.restype = ctypes.c_int
+        if extra is not None:
+            lib.kb_con.argtypes = [ctypes.c_int, vp, vp, vp, vp, ctypes.c_double, vp, vp, vp, vp]
+            lib.kb_con.restype = ctypes.c_int
         self.lib = lib
         self._dot_lib = None
 

@@ -36,6 +36,7 @@ from sympy.core.function import AppliedUndef
 from ..errors import ConstraintError, ModelError, SingularMassMatrixError
 from ..mechanics.kinematics import show, t
 from ..model.parameters import INITIAL_TOL, initial_state_vector, split_named
+from .ccon import CompiledConstraints
 from .manifold import check_initial_adjoined, check_initial_embedding, check_initial_prescribed
 from .model import NumericModel
 from .npbackend import as_batch
@@ -101,7 +102,7 @@ def _baumgarte_rate(baumgarte: float | None) -> float:
 # ============================================================================================
 
 
-class ConstrainedModel:
+class ConstrainedModel(CompiledConstraints):
     """Numeric model of a system with prescribed flows and/or adjoined constraints.
 
     See the module docstring for the equations. ``relaxed`` is the
@@ -175,6 +176,7 @@ class ConstrainedModel:
         # numeric embedding T = ∂u/∂fᵀ at every evaluation ([PA-VP] (27))
         self.fns = _Lambdified(exprs, q, list(system.all_speeds), self.parameters)
         self._emb = None
+        self._setup_compiled()  # the C path of ccon.py where it applies
 
     def _adjoined_expressions(self) -> tuple[dict[str, sp.Matrix], list[tuple[str, str]]]:
         """φ, ᴾφ, ᴾφ', ∂φ/∂uᵀ, γ and ∂φ/∂v_n of the adjoined constraints ([PA-VP] (4)), targets."""
@@ -405,6 +407,8 @@ class ConstrainedModel:
 
     def rhs(self, t, x) -> np.ndarray:
         """Velocity form: x = [q, ᵘf] → [Q f, ᵘf'] with ᵘf' from (47) and the multipliers."""
+        if self.compiled and (out := self._rhs_compiled(t, x)) is not None:
+            return out
         single, tt, xb = self._batch_state(t, x)
         q = xb[:, : self.R]
         f = self._full(tt, q, xb[:, self.R :])
@@ -473,12 +477,15 @@ class ConstrainedModel:
         f = self._full(tt, qb, ub)
         P = [self.relaxed.load_powers(tt, qb, f).reshape(len(tt), -1)]
         if len(self.ci) or self.L:
-            sol = self._solve(tt, qb, f, want_reactions=True)
+            sol = self._solve_compiled(tt, np.hstack([qb, ub]), lam=True, react=True, acf=True)
+            if sol is None:
+                sol = self._solve(tt, qb, f, want_reactions=True)
+                if self.L:
+                    sol["acf"] = np.einsum("nls,ns->nl", sol["pieces"]["G"], f)
             if len(self.ci):
                 P.append(f[:, self.ci] * sol["reactions"])
             if self.L:
-                acf = np.einsum("nls,ns->nl", sol["pieces"]["G"], f)
-                P.append(acf * sol["lam"])
+                P.append(sol["acf"] * sol["lam"])
         out = np.hstack(P)
         return out[0] if single else out
 
@@ -497,8 +504,10 @@ class ConstrainedModel:
         """λ of the adjoined constraints ([PA-VP] (13)) at states x = [q, ᵘf]: (L,) or (N, L);
         the same name and shapes as :meth:`NumericModel.constraint_multipliers`."""
         single, tt, xb = self._batch_state(t, x)
-        q = xb[:, : self.R]
-        sol = self._solve(tt, q, self._full(tt, q, xb[:, self.R :]))
+        sol = self._solve_compiled(tt, xb, lam=True)
+        if sol is None:
+            q = xb[:, : self.R]
+            sol = self._solve(tt, q, self._full(tt, q, xb[:, self.R :]))
         return sol["lam"][0] if single else sol["lam"]
 
     multipliers = constraint_multipliers  # its first name, kept
@@ -517,8 +526,10 @@ class ConstrainedModel:
     def reactions(self, t, x) -> np.ndarray:
         """ᶜe, the reactions of the prescribed flows ([PA21] (48)): (S_c,) or (N, S_c)."""
         single, tt, xb = self._batch_state(t, x)
-        q = xb[:, : self.R]
-        sol = self._solve(tt, q, self._full(tt, q, xb[:, self.R :]), want_reactions=True)
+        sol = self._solve_compiled(tt, xb, react=True)
+        if sol is None:
+            q = xb[:, : self.R]
+            sol = self._solve(tt, q, self._full(tt, q, xb[:, self.R :]), want_reactions=True)
         r = sol.get("reactions", np.zeros((len(tt), 0)))
         return r[0] if single else r
 

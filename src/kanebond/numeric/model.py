@@ -44,6 +44,7 @@ from ..model.admissible import check_mass_and_inertia, warn_not_finite
 from ..model.parameters import Parameters, initial_state_vector, split_named
 from ..progress import working
 from .cbackend import CBackend, cache_dir, compiler_available
+from .ccon import constraint_sources
 from .manifold import ConstraintManifold, check_initial_embedding
 from .npbackend import (
     EmbeddingSingular,
@@ -137,8 +138,10 @@ class NumericModel(PartitionMixin, ReactionMixin):
                     "backend='c' needs a working C compiler (cc/gcc/clang, or $CC); none was "
                     "found. Use backend='numpy'."
                 )
+            extra = constraint_sources(prog, system) if _relaxed and (
+                system.prescribed or system.adjoined) else None
             with working(f"generating and compiling the C code of {system.name!r}"):
-                self._be = CBackend(prog)
+                self._be = CBackend(prog, extra)
         else:
             with working(f"generating the NumPy code of {system.name!r}"):
                 self._be = NumpyBackend(prog)

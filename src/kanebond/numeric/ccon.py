@@ -1,0 +1,162 @@
+"""Prescribed flows and adjoined constraints on the compiled path.
+
+The constraint pieces of a :class:`~kanebond.numeric.ConstrainedModel` are generated into the
+same program graph and the same shared library as the relaxed system's kernels
+(:mod:`kanebond.numeric.cbackend`), as two more kernels of (t, q, u, c):
+
+* ``k_cf``: the prescribed speeds ᶜf = g(t) ([PA21] (45));
+* ``k_con``: ᶜf' = g'(t), and of the adjoined constraints φ, ᴾφ, ᴾφ', ∂φ/∂uᵀ and
+  γ = dφ/dt at u' = 0 ([PA-VP] (4), differentiated), in all speeds u.
+
+``runtime_con.c`` then solves, point by point and without returning to Python,
+
+    ᵘᵘA ᵘf' − ᵘGᵀλ = ᵘe − ᵘ[D f] − ᵘᶜA ᶜf'                            [PA21] (47), [PA-VP] (27)
+    ᵘG ᵘf'         = ᴾφ' − γ − ᶜG ᶜf' − β (φ − ᴾφ)
+
+by the Cholesky factor of ᵘᵘA and the Schur complement ᵘG ᵘᵘA⁻¹ ᵘGᵀ, and the reactions
+ᶜe = ᶜᵘA ᵘf' + ᶜᶜA ᶜf' + ᶜ[D f] − ᶜe − ᶜGᵀλ ([PA21] (48)) and the constraint velocities
+ᵃᶜf = (∂φ/∂fᵀ) f ([PA-VP] (19)) for the constraint powers. With embedded constraints the
+relaxed quantities are those of the numeric embedding (runtime.c) and ∂φ/∂fᵀ = (∂φ/∂uᵀ) T,
+γ_f = γ_u + (∂φ/∂u_dᵀ) c.
+
+Where a batch fails (a singular ᵘᵘA, B_d or Schur complement, a result that is not finite) it is
+evaluated again on the NumPy path (constrained.py), which raises the error that names the point.
+Not compiled, and evaluated as before with lambdified NumPy: the NumPy backend (the reference),
+``path="symbolic"``, constants given as callables (their values come from Python at every
+call), a prescribed value g that depends on the state, the momentum form and the trajectory
+outputs (forces on points, residuals).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import sympy as sp
+
+from ..errors import KanebondError
+from .cbackend import CBackend
+from .cemit import emit_c
+
+__all__ = ["constraint_sources", "CompiledConstraints"]
+
+_RUNTIME = Path(__file__).with_name("runtime_con.c").read_text()
+
+
+def _indices(system) -> tuple[list[int], list[int]]:
+    """(free, prescribed) indices into the independent speeds of the relaxed system."""
+    speeds = list(system.speeds)
+    ci = [speeds.index(s) for s in system.prescribed]
+    return [i for i in range(len(speeds)) if i not in ci], ci
+
+
+def _constraint_exprs(system) -> tuple[list, list] | None:
+    """(ᶜf, [ᶜf', φ, ᴾφ, ᴾφ', ∂φ/∂uᵀ row-major, γ]) as SymPy expressions, or None where g
+    depends on the state (k_cf is evaluated before the free speeds are known)."""
+    from ..mechanics.kinematics import t
+
+    cf = [sp.sympify(g) for g in system.prescribed.values()]
+    state = set(system.coordinates) | set(system.all_speeds)
+    if any(e.atoms(sp.Function) & state or e.free_symbols & state for e in cf):
+        return None
+    adj = list(system.adjoined)
+    rest = [e.diff(t) for e in cf]
+    rest += [c.phi for c in adj] + [c.value for c in adj] + [c.value_dot for c in adj]
+    if adj:
+        G = sp.Matrix(system.constraint_jacobian)
+        if G.shape != (len(adj), len(system.all_speeds)):
+            return None
+        rest += list(G)
+    rest += [c.gamma for c in adj]
+    return cf, rest
+
+
+def constraint_sources(prog, system) -> tuple[str, str] | None:
+    """(kernels k_cf and k_con, constrained runtime) C sources of ``system`` on the graph of
+    its program ``prog``, or None where an expression cannot be compiled."""
+    exprs = _constraint_exprs(system)
+    if exprs is None:
+        return None
+    try:
+        cf = [prog.node(e) for e in exprs[0]]
+        rest = [prog.node(e) for e in exprs[1]]
+    except (KanebondError, KeyError, TypeError, ValueError, NotImplementedError):
+        return None
+    L = prog.layout
+    groups = {"t": 1, "q": L.R, "f": L.S, "c": L.K}
+    kernels = emit_c(prog.g, groups, cf, "k_cf") + emit_c(prog.g, groups, rest, "k_con")
+    ui, ci = _indices(system)
+
+    def arr(name: str, values: list[int]) -> str:
+        return f"static const int {name}[] = {{{', '.join(map(str, values or [0]))}}};"
+
+    head = "\n".join([
+        f"#define NF_ {len(ui)}", f"#define NC_ {len(ci)}",
+        f"#define NA_ {len(system.adjoined)}", f"#define NCON_ {len(rest)}",
+        arr("CON_UI", ui), arr("CON_CI", ci), "",
+    ])
+    return kernels, head + _RUNTIME
+
+
+class CompiledConstraints:
+    """The compiled path of :class:`~kanebond.numeric.ConstrainedModel` (a mixin): one call of
+    ``kb_con`` (runtime_con.c) per batch. ``compiled`` says whether it is used, and
+    ``compiled_note`` why not."""
+
+    def _setup_compiled(self) -> None:
+        rel = self.relaxed
+        be = getattr(rel, "_be", None)
+        self.compiled = False
+        if not isinstance(be, CBackend):
+            self.compiled_note = f"the {rel.backend!r} backend evaluates with NumPy"
+        elif not be.has_constraints:
+            self.compiled_note = "a prescribed value or constraint could not be compiled"
+        elif rel._params.varying:
+            self.compiled_note = "constants given as callables are evaluated in Python"
+        else:
+            self.compiled, self.compiled_note = True, ""
+        if not self.compiled:
+            return
+        self._kb_con = be.lib.kb_con
+        self._con_t = np.zeros(1)
+        self._con_x = np.zeros(self.R + self.S)
+        self._con_o = np.zeros(self.R + self.S)
+        self._con_part = rel._part.ctypes.data if rel.embedded else None
+        self._con_ptrs = (self._con_t.ctypes.data, self._con_x.ctypes.data, rel._c1.ctypes.data,
+                          self._con_part, self.baumgarte, self._con_o.ctypes.data)
+
+    def _rhs_compiled(self, t, x) -> np.ndarray | None:
+        """The velocity form in C, or None where the NumPy path is to answer."""
+        if getattr(x, "shape", None) == self._con_x.shape:
+            self._con_t[0] = t
+            self._con_x[:] = x
+            if self._kb_con(1, *self._con_ptrs, None, None, None) == 0:
+                return self._con_o.copy()
+            return None
+        single, tt, xb = self._batch_state(t, x)
+        res = self._solve_compiled(tt, xb)
+        if res is None:
+            return None
+        return res["out"][0] if single else res["out"]
+
+    def _solve_compiled(self, tt, xb, *, lam: bool = False, react: bool = False,
+                        acf: bool = False) -> dict | None:
+        """{"out": [q', ᵘf'], "lam", "reactions", "acf"} at a batch, or None when the C path
+        is off or a point fails (the NumPy path then answers and names the failure)."""
+        if not self.compiled or np.iscomplexobj(xb):
+            return None
+        n = len(tt)
+        xb = np.ascontiguousarray(xb, dtype=float)
+        tt = np.ascontiguousarray(tt, dtype=float)
+        c = np.ascontiguousarray(np.repeat(self.relaxed._c1[None, :], n, axis=0))
+        res = {"out": np.empty((n, self.R + self.S))}
+        for key, on, size in (("lam", lam, self.L), ("reactions", react, len(self.ci)),
+                              ("acf", acf, self.L)):
+            if on:
+                res[key] = np.zeros((n, size))
+        code = self._kb_con(n, tt.ctypes.data, xb.ctypes.data, c.ctypes.data, self._con_part,
+                            self.baumgarte, res["out"].ctypes.data,
+                            *(res[k].ctypes.data if k in res else None
+                              for k in ("lam", "reactions", "acf")))
+        return None if code else res
+
