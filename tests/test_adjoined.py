@@ -713,3 +713,29 @@ def test_spun_bead_at_constant_speed():
         audit = traj.energy_audit()
         assert audit.rel_residual < 1e-8
         assert set(audit.work_by_kind) == {"prescribed", "adjoined"}
+
+
+def test_adjoined_crank_on_an_embedded_loop_equals_the_prescribed_crank():
+    """The four-bar (two dependent speeds embedded) with u1 = 1 adjoined moves as with u1 = 1
+    prescribed, and the multiplier is the prescribed flow's reaction ([PA-VP] (27) against
+    [PA21] (48)): two independent paths through the code."""
+    from kanebond.models import FOUR_BAR_DEFAULTS, four_bar, four_bar_configuration
+
+    s = four_bar()
+    u1 = s.speeds[0]
+    adjoined = s.adjoin(kb.AdjoinedConstraint(u1, value=1.0, name="crank"))
+    prescribed = s.prescribe({u1: sp.Integer(1)})
+    init = dict(four_bar_configuration(0.3, FOUR_BAR_DEFAULTS), q1=0.3, u1=1.0)
+    num_a = adjoined.numeric(FOUR_BAR_DEFAULTS, backend="numpy")
+    num_p = prescribed.numeric(FOUR_BAR_DEFAULTS, backend="numpy")
+    xa, xp = num_a.initial_state(init), num_p.initial_state(init)
+    assert np.allclose(num_a.rhs(0.0, xa)[: len(xp)], num_p.rhs(0.0, xp), atol=1e-12)
+    lam = num_a.constraint_multipliers(0.0, xa)
+    assert abs(lam[0]) > 0.1
+    assert lam == pytest.approx(num_p.reactions(0.0, xp), rel=1e-10)
+
+
+def test_adjoined_constraint_velocities_must_be_a_list():
+    q, u = me.dynamicsymbols("q u")
+    with pytest.raises(kb.ConstraintError, match="value="):
+        kb.AdjoinedConstraint(u, 1.0)

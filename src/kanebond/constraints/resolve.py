@@ -19,7 +19,7 @@ evaluation lives in :mod:`kanebond.numeric.constrained`.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -180,6 +180,12 @@ class AdjoinedConstraint:
         name: str | None = None,
     ) -> None:
         self.phi = phi
+        if velocities is not None and (isinstance(velocities, (str, sp.Basic, int, float))
+                                       or not isinstance(velocities, Iterable)):
+            raise ConstraintError(
+                f"AdjoinedConstraint {name or ''}: velocities must be a list of Points, "
+                f"Particles or ReferenceFrames (for a callable phi), got {velocities!r}; give "
+                f"the prescribed value as value=..., e.g. AdjoinedConstraint(u1, value=1.0).")
         self.velocities = list(velocities) if velocities is not None else []
         self.value = value
         self.name = name

@@ -185,7 +185,9 @@ class ConstrainedModel(CompiledConstraints):
         exprs["phi"] = sp.Matrix([c.phi for c in self.adjoined])
         exprs["val"] = sp.Matrix([c.value for c in self.adjoined])
         exprs["vald"] = sp.Matrix([c.value_dot for c in self.adjoined])
-        exprs["G"] = system.constraint_jacobian
+        # ∂φ/∂uᵀ in all speeds u = [f; u_d]: _pieces projects it onto f where u_d is embedded
+        exprs["G"] = (sp.Matrix.vstack(*[c.G for c in self.adjoined]) if self.adjoined
+                      else sp.zeros(0, len(system.all_speeds)))
         exprs["gamma"] = sp.Matrix([c.gamma for c in self.adjoined])
         grads = []
         targets: list[tuple[str, str]] = []
