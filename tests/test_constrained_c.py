@@ -40,6 +40,14 @@ def _four_bar_crank():
     return fb.prescribe({fb.speeds[0]: W + A * t})
 
 
+def _four_bar_adjoined():
+    """The four-bar (embedded loop closure: ∂φ/∂uᵀ projected onto f) with its crank speed
+    adjoined, u1 = W + α t, enforced by a multiplier."""
+    fb = kb.models.four_bar()
+    W, A = sp.symbols("W alpha")
+    return fb.adjoin(kb.AdjoinedConstraint(fb.speeds[0], value=W + A * t, name="crank"))
+
+
 @cache
 def catalogue() -> dict:
     """name → (system, constants, state sampler)."""
@@ -67,6 +75,7 @@ def catalogue() -> dict:
         "constant_speed_particle": (kb.models.constant_speed_particle(),
                                     {"m": 2.0, "g": 9.81, "v0": 3.0}, plain(4)),
         "four-bar, prescribed crank": (_four_bar_crank(), fbc, lambda rng: fb_state(rng, 0)),
+        "four-bar, adjoined crank": (_four_bar_adjoined(), fbc, lambda rng: fb_state(rng, 1)),
     }
 
 

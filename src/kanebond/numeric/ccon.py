@@ -63,7 +63,7 @@ def _constraint_exprs(system) -> tuple[list, list] | None:
     rest = [e.diff(t) for e in cf]
     rest += [c.phi for c in adj] + [c.value for c in adj] + [c.value_dot for c in adj]
     if adj:
-        G = sp.Matrix(system.constraint_jacobian)
+        G = sp.Matrix.vstack(*[c.G for c in adj])  # ∂φ/∂uᵀ in all speeds u = [f; u_d]
         if G.shape != (len(adj), len(system.all_speeds)):
             return None
         rest += list(G)
