@@ -13,7 +13,7 @@ import pytest
 
 SUBCOMMANDS = {
     "models": [],
-    "equations": ["--form", "--latex"],
+    "equations": ["--form", "--latex", "--style", "--full"],
     "bondgraph": ["--form", "--output"],
     "simulate": ["--t-end", "--set", "--initial", "--out"],
     "linearize": ["--set", "--at", "--sweep", "--out"],

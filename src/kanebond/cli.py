@@ -19,6 +19,7 @@ import click
 from click.core import ParameterSource
 
 from .errors import KanebondError, ModelError
+from .progress import working
 from .runspec import (
     cached_graph,
     cached_system,
@@ -161,13 +162,45 @@ def _echo_notes(system) -> None:
 @click.argument("model")
 @click.option("--form", type=click.Choice(FORMS), default="velocity", show_default=True,
               help="Which form of the equations to print.")
-@click.option("--latex", is_flag=True, help="Print the form's matrix equations as LaTeX.")
-def equations(model: str, form: str, latex: bool) -> None:
-    """Print the equations of MODEL in one of its forms."""
-    import sympy as sp
+@click.option("--latex", is_flag=True, help="Print the form's matrix equations as LaTeX "
+              "(expanded style only).")
+@click.option("--style", type=click.Choice(("auto", "expanded", "compact")), default="auto",
+              show_default=True,
+              help="expanded: the closed form in the independent speeds; compact: the "
+                   "all-speed form before eliminating the dependent speeds, with the "
+                   "constraint matrix B and common subexpressions; auto: expanded for small "
+                   "models (at most 3 dependent speeds and 12000 operations in the all-speed "
+                   "mass matrix and forcing), else compact.")
+@click.option("--full", "full", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write the complete equations with common subexpressions to this file "
+                   "(the closed form in the expanded style, the all-speed form in the "
+                   "compact one) instead of printing them.")
+def equations(model: str, form: str, latex: bool, style: str, full: Path | None) -> None:
+    """Print the equations of MODEL in one of its forms; large models in a compact form."""
+    from .forms.printing import all_speed_form, choose_style, compact_text, write_full
 
     system, _ = resolve_model(model)
     _echo_notes(system)
+    with working(f"printing the equations of {system.name}"):
+        allsp = all_speed_form(system)
+        chosen = choose_style(system, allsp) if style == "auto" else style
+        if full is not None:
+            lines = write_full(system, allsp, chosen, full)
+            click.echo(f"wrote the {chosen} equations of {system.name} ({lines} lines, common "
+                       f"subexpressions first) to {full}")
+        elif chosen == "compact":
+            if latex:
+                raise click.UsageError("--latex prints the expanded closed form; this model's "
+                                       "is large (force it with --style expanded)")
+            click.echo(compact_text(system, allsp, form))
+        else:
+            _echo_expanded(system, form, latex)
+
+
+def _echo_expanded(system, form: str, latex: bool) -> None:
+    """The closed form in the independent speeds, as pretty trees or LaTeX ([PA21] §3)."""
+    import sympy as sp
+
     eqs = getattr(system, f"{form}_form")()
     if not latex:
         click.echo(str(eqs))

@@ -464,7 +464,7 @@ class BodyKinematics:
     @cached_property
     def IW(self) -> tuple[Vector, ...]:
         """I_n · W_s, the partial angular momenta ∂h_n/∂f_s ([PA21] (52), (56))."""
-        return tuple(self.inertia.dot(W) for W in self.rotation.V)
+        return tuple(self.inertia.dot(W) if W.args else W for W in self.rotation.V)
 
     @cached_property
     def h(self) -> Vector:

@@ -52,19 +52,24 @@ def mass_matrix(bodies: Sequence[BodyKinematics], S: int) -> sp.Matrix:
     A = sp.zeros(S, S)
     for b in bodies:
         V = b.translation.V
-        for r in range(S):
-            for s in range(r, S):
-                A[r, s] += b.mass * _dot(V[r], V[s])
+        for r, s in _pairs(V, S):
+            A[r, s] += b.mass * _dot(V[r], V[s])
         if b.is_rigid:
             W, IW = b.rotation.V, b.IW
-            for r in range(S):
-                for s in range(r, S):
-                    A[r, s] += _dot(W[r], IW[s])
+            for r, s in _pairs(W, S):
+                A[r, s] += _dot(W[r], IW[s])
     for r in range(S):
         A[r, r] = pythagorean(A[r, r])
         for s in range(r + 1, S):
-            A[r, s] = A[s, r] = pythagorean(A[r, s])
+            A[r, s] = A[s, r] = pythagorean(A[r, s]) if A[r, s] != 0 else sp.S.Zero
     return A
+
+
+def _pairs(V: Sequence[Vector], S: int) -> list[tuple[int, int]]:
+    """The pairs r ≤ s whose partial velocities V_r, V_s are both nonzero (a body of a long
+    chain moves with few of the speeds; the others contribute exact zeros)."""
+    nz = [s for s in range(S) if V[s].args]
+    return [(r, s) for i, r in enumerate(nz) for s in nz[i:]]
 
 
 def gyrator_matrix(bodies: Sequence[BodyKinematics], S: int) -> sp.Matrix:
