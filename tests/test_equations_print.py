@@ -130,3 +130,25 @@ def test_bicycles_print_in_seconds(model):
     text = run("equations", model)
     assert time.perf_counter() - t0 < 30
     assert "velocity constraints B(q) u = 0" in text and "dependent speeds u_d" in text
+
+
+def test_a_large_robot_prints_without_forming_its_mass_matrix(monkeypatch):
+    """The simple humanoid (29 joints, formation work 1819 > FORM_WORK_LIMIT) prints its sizes,
+    kinematics and a note in seconds; A_u is not formed (the mass-matrix routine is not called)."""
+    from kanebond.forms import printing
+    from kanebond.mechanics import matrices
+
+    path = str(Path(__file__).parent / "urdf" / "simple_humanoid.urdf")
+    system, _ = resolve_model(path)
+    assert printing.formation_work(system) > printing.FORM_WORK_LIMIT
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("A_u formed")
+
+    monkeypatch.setattr(matrices, "mass_matrix", refuse)
+    start = time.perf_counter()
+    out = run("equations", path)
+    assert time.perf_counter() - start < 30
+    assert "A_u 29×29, not formed here" in out and "q_RLEG_KNEE' = u_RLEG_KNEE" in out
+    small, _ = resolve_model("whipple_bicycle")
+    assert printing.formation_work(small) <= printing.FORM_WORK_LIMIT

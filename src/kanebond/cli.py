@@ -177,12 +177,21 @@ def _echo_notes(system) -> None:
                    "compact one) instead of printing them.")
 def equations(model: str, form: str, latex: bool, style: str, full: Path | None) -> None:
     """Print the equations of MODEL in one of its forms; large models in a compact form."""
-    from .forms.printing import all_speed_form, choose_style, compact_text, write_full
+    from .forms.printing import (
+        FORM_WORK_LIMIT,
+        all_speed_form,
+        choose_style,
+        compact_text,
+        formation_work,
+        write_full,
+    )
 
     system, _ = resolve_model(model)
     _echo_notes(system)
     with working(f"printing the equations of {system.name}"):
-        allsp = all_speed_form(system)
+        formed = (style == "expanded" or full is not None
+                  or formation_work(system) <= FORM_WORK_LIMIT)
+        allsp = all_speed_form(system, matrices_too=formed)
         chosen = choose_style(system, allsp) if style == "auto" else style
         if full is not None:
             lines = write_full(system, allsp, chosen, full)

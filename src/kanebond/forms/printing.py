@@ -27,7 +27,8 @@ from ..mechanics.kinematics import t
 from ..progress import working
 
 __all__ = ["AllSpeedForm", "all_speed_form", "choose_style", "compact_text", "full_text",
-           "write_full", "EXPANDED_OPS", "EXPANDED_DEPENDENT", "CSE_PRINT_LINES", "ELIMINATION"]
+           "write_full", "formation_work", "EXPANDED_OPS", "EXPANDED_DEPENDENT",
+           "CSE_PRINT_LINES", "FORM_WORK_LIMIT", "ELIMINATION"]
 
 #: Tree operations of A_u and e_u − D_u u (together) above which the expanded print is not
 #: worth it. Measured: the printable textbook models have at most ~11 000 (gyrostat.toml, 4 s),
@@ -38,6 +39,11 @@ EXPANDED_OPS = 12000
 EXPANDED_DEPENDENT = 3
 #: Most common-subexpression lines printed on the terminal; beyond, ``--full FILE``.
 CSE_PRINT_LINES = 600
+#: :func:`formation_work` above which A_u and the forcing are not formed for the terminal
+#: print. Measured (2-core machine): UR5 138 (A_u formed and printed in 7 s), the N-four-bar
+#: 282 (9 s), the bicycles 148–179; Panda 506, the simple humanoid 1819 and TALOS 4596 (A_u
+#: alone 70 s, counting its 20 million tree operations 161 s more).
+FORM_WORK_LIMIT = 300
 
 #: What the numeric models do instead of the symbolic elimination (kanebond.numeric).
 ELIMINATION = (
@@ -67,8 +73,8 @@ class AllSpeedForm:
     f: list
     ud: list
     Q: sp.Matrix
-    A: sp.Matrix
-    forcing: sp.Matrix
+    A: sp.Matrix | None
+    forcing: sp.Matrix | None
     B: sp.Matrix
     g: list
 
@@ -77,18 +83,33 @@ class AllSpeedForm:
         return list(self.f) + list(self.ud)
 
 
-def all_speed_form(system) -> AllSpeedForm:
+def formation_work(system) -> int:
+    """Σ over bodies of n_V² + n_W², n_V and n_W the speeds its mass centre's velocity and its
+    angular velocity depend on: the pairs the all-speed mass matrix sums over ([PA21] (55)),
+    read off the partial velocities without forming A_u."""
+    work = 0
+    for b in system.bodies_all_speeds:
+        work += sum(1 for v in b.translation.V if v.args) ** 2
+        if b.is_rigid:
+            work += sum(1 for v in b.rotation.V if v.args) ** 2
+    return work
+
+
+def all_speed_form(system, *, matrices_too: bool = True) -> AllSpeedForm:
     """A_u = Σ m VᵀV + WᵀIW and e_u − D_u u from the bodies and loads in all speeds
-    ([PA21] (53)–(56)), with Q_u, B and g of the embedding ([PA-VP] (1)–(3))."""
+    ([PA21] (53)–(56)), with Q_u, B and g of the embedding ([PA-VP] (1)–(3)); without
+    ``matrices_too``, A_u and the forcing are left unformed (None)."""
     n_u = len(system.all_speeds)
-    with working(f"forming the all-speed matrices of {system.name!r}"):
-        A = matrices.mass_matrix(system.bodies_all_speeds, n_u)
-        Du = matrices.gyrator_product(system.bodies_all_speeds, n_u)
-        e = matrices.impressed_forces(system.loads_all_speeds, n_u)
+    A = forcing = None
+    if matrices_too:
+        with working(f"forming the all-speed matrices of {system.name!r}"):
+            A = matrices.mass_matrix(system.bodies_all_speeds, n_u)
+            Du = matrices.gyrator_product(system.bodies_all_speeds, n_u)
+            forcing = matrices.impressed_forces(system.loads_all_speeds, n_u) - Du
     emb = system.embedding
     return AllSpeedForm(q=list(system.coordinates), f=list(system.speeds),
-                        ud=list(system.dependent_speeds), Q=system.Q_full, A=A, forcing=e - Du,
-                        B=emb.B, g=list(emb.configuration_constraints))
+                        ud=list(system.dependent_speeds), Q=system.Q_full, A=A,
+                        forcing=forcing, B=emb.B, g=list(emb.configuration_constraints))
 
 
 def tree_ops(M) -> int:
@@ -104,7 +125,7 @@ def choose_style(system, form: AllSpeedForm) -> str:
     closed form G = −B_d⁻¹ B_f is formed.
     """
     k = len(form.ud)
-    if k > min(EXPANDED_DEPENDENT, CLOSED_FORM_LIMIT):
+    if form.A is None or k > min(EXPANDED_DEPENDENT, CLOSED_FORM_LIMIT):
         return "compact"
     return "expanded" if tree_ops(form.A) + tree_ops(form.forcing) <= EXPANDED_OPS else "compact"
 
@@ -171,6 +192,13 @@ def _constraint_lines(form: AllSpeedForm) -> list[str]:
 
 def _matrix_lines(form: AllSpeedForm) -> list[str]:
     """A_u and e_u − D_u u with common subexpressions, or their sizes when too many lines."""
+    if form.A is None:
+        n = len(form.u)
+        return [f"all-speed equations A_u(q) u' + D_u(q, u) u = e_u ([PA21] (14)): A_u {n}×{n}, "
+                f"not formed here (its formation work exceeds {FORM_WORK_LIMIT}: minutes of "
+                f"symbolic work and millions of operations; the numeric models assemble it "
+                f"body by body at each evaluation instead); --full FILE forms and writes it, "
+                f"with progress"]
     ops_a, ops_f = tree_ops(form.A), tree_ops(form.forcing)
     head = (f"all-speed equations A_u(q) u' + D_u(q, u) u = e_u ([PA21] (14)): A_u "
             f"{form.A.rows}×{form.A.cols}, {ops_a} operations expanded; forcing e_u − D_u u, "
@@ -217,6 +245,8 @@ def full_items(system, form: AllSpeedForm, style: str) -> list[tuple[str, sp.Exp
             if system.dependent_speeds:
                 items += _entries("G", system.embedding.closed_form.G)
         return items
+    if form.A is None:
+        form = all_speed_form(system)
     items = _entries("Q_u", form.Q) + _entries("A_u", form.A, symmetric=True)
     items += _entries("forcing", form.forcing) + _entries("B", form.B)
     return items + [(f"g[{i}]", e) for i, e in enumerate(form.g)]
