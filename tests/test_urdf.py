@@ -483,3 +483,33 @@ def test_inertia_breaking_the_triangle_inequality_warns(tmp_path):
                            + _joint("j", "continuous", "world", "a")))
     with pytest.warns(kb.KanebondWarning, match="triangle inequality"):
         kb.from_urdf(path)
+
+
+def test_a_fixed_joints_offset_is_named_as_such():
+    with pytest.raises(kb.UrdfError, match=r"'x_panda_joint8'.*\(a fixed joint"):
+        kb.from_urdf(HERE / "panda.urdf", parameters=["x_panda_joint8"])
+
+
+def test_shapes_are_placed_from_the_mass_centre_of_their_body(tmp_path):
+    """The tool (fixed to tele) keeps a body of its own when its mass is a parameter; tele's box,
+    centred on tele's origin, is then measured from tele's own mass centre (not from the
+    centre of tele and tool together): offset = −(G − O) in tele's axes, either way."""
+    from kanebond.io.urdf import urdf_parts
+    from kanebond.io.urdf_read import read_urdf
+
+    start = ALL_JOINTS.index('<link name="tele">')
+    end = ALL_JOINTS.index("</link>", start)
+    path = tmp_path / "shaped.urdf"
+    path.write_text(ALL_JOINTS[:end] + "<visual><geometry><box size='0.1 0.2 0.3'/></geometry>"
+                    "</visual>" + ALL_JOINTS[end:])
+    centres = []
+    for names in ((), ("m_tool",)):
+        parts = urdf_parts(read_urdf(path), parameters=names)
+        tele = next(b for b in parts.bodies if b.name == "tele")
+        arm = tele.masscenter.pos_from(parts.points["tele"])
+        com = np.array([float(arm.dot(e)) for e in (tele.frame.x, tele.frame.y, tele.frame.z)])
+        [(kind, _, _, offset)] = parts.shapes["tele"]
+        assert kind == "box"
+        np.testing.assert_allclose(offset, -com, atol=1e-12)
+        centres.append(com)
+    assert np.linalg.norm(centres[0] - centres[1]) > 1e-3  # the two bodies differ

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -373,38 +374,42 @@ class _Assembly:
             O.v2pt_theory(OH, self.N, H)
             self.frames[link], self.points[link] = F, O
 
+    @cached_property
+    def _groups(self) -> dict[str, tuple[list[str], list[str], Inertial]]:
+        """{moving link: (links fixed to it whose mass is a number, those whose mass is a
+        parameter, the merged inertial of the former)}; the ground of a fixed base left out."""
+        links: dict[str, list[str]] = {}
+        for link, (host, _, _) in self.tree.fixed_frames.items():
+            links.setdefault(host, []).append(link)
+        out = {}
+        for host, group in links.items():
+            if host == self.tree.root and self.base == "fixed":
+                continue  # the ground does not move
+            symbolic = [k for k in group if self.params.mass(k) is not None]
+            numeric = [k for k in group if k not in symbolic]
+            out[host] = (numeric, symbolic, merged(self.tree, numeric))
+        return out
+
     def _bodies(self) -> list:
         """One body per moving link: the links fixed to it merged (numbers), except those whose
         mass is a parameter, which stay bodies of their own."""
-        groups: dict[str, list[str]] = {}
-        for link, (host, _, _) in self.tree.fixed_frames.items():
-            groups.setdefault(host, []).append(link)
         bodies = []
-        for host, links in groups.items():
-            if host == self.tree.root and self.base == "fixed":
-                continue  # the ground does not move
-            symbolic = [k for k in links if self.params.mass(k) is not None]
-            numeric = [k for k in links if k not in symbolic]
-            ine = merged(self.tree, numeric)
+        for host, (_, symbolic, ine) in self._groups.items():
             if ine.mass > 0 or np.any(ine.inertia):
-                bodies.append(self._body(host, host, ine, ine.mass))
+                bodies.append(self._body(host, ine, ine.mass))
             for k in symbolic:
-                own = self.tree.inertials[k]
-                bodies.append(self._body(k, k, own, self.params.mass(k)))
+                bodies.append(self._body(k, self.tree.inertials[k], self.params.mass(k)))
         return bodies
 
-    def _body(self, name: str, link: str, ine: Inertial, mass) -> me.RigidBody:
+    def _body(self, link: str, ine: Inertial, mass) -> me.RigidBody:
         F, O = self.frames[link], self.points[link]
-        G = O.locatenew(f"G_{identifier(name)}", _vector(F, [_snap(float(c)) for c in ine.com]))
+        G = O.locatenew(f"G_{identifier(link)}", _vector(F, [_snap(float(c)) for c in ine.com]))
         G.v2pt_theory(O, self.N, F)
         I = [_snap(float(ine.inertia[a, b])) for a, b in ((0, 0), (1, 1), (2, 2), (0, 1),
                                                             (1, 2), (2, 0))]
-        body = me.RigidBody(identifier(name), G, F, mass, (me.inertia(F, *I), G))
-        self.loads[f"gravity {name}"] = (G, -mass * self.params.g * self._up())
+        body = me.RigidBody(identifier(link), G, F, mass, (me.inertia(F, *I), G))
+        self.loads[f"gravity {link}"] = (G, -mass * self.params.g * self.N.z)
         return body
-
-    def _up(self) -> me.Vector:
-        return self.N.z
 
     def _mimics(self) -> None:
         """q_m = k q + o as a dependent coordinate and speed ([PA-VP] (1)–(3))."""
@@ -425,16 +430,13 @@ class _Assembly:
         the body's axes, the offset from its mass centre (the report's solids); a body with a
         mesh among its visuals gets none (it is drawn as its inertia ellipsoid)."""
         out: dict[str, list] = {}
-        centres = {}
-        for host in self.tree.visuals:
-            links = [k for k, (h, _, _) in self.tree.fixed_frames.items() if h == host]
-            centres[host] = merged(self.tree, links).com
         for host, visuals in self.tree.visuals.items():
-            if not visuals or (host == self.tree.root and self.base == "fixed"):
+            if not visuals or host not in self._groups:
                 continue
             if any(v.kind == "mesh" for v in visuals):
                 continue  # part of it is a mesh: drawn whole as its inertia ellipsoid
-            out[identifier(host)] = [(v.kind, v.dims, v.rotation, v.offset - centres[host])
+            centre = self._groups[host][2].com  # the host body's mass centre (_bodies)
+            out[identifier(host)] = [(v.kind, v.dims, v.rotation, v.offset - centre)
                                      for v in visuals]
         return out
 
@@ -467,7 +469,7 @@ class _Parameters:
             raise UrdfError(f"gravity={gravity!r}: give g as a finite number (m/s²).")
         links = {identifier(k): k for k in tree.inertials}
         joints = {identifier(j.name): j for j in tree.joints}
-        fixed = {identifier(k) for k, (h, _, _) in tree.fixed_frames.items() if h != k}
+        fixed = {identifier(k) for k in tree.fixed_joints}
         self.symbols: dict[str, sp.Symbol] = {}
         self.values: dict[str, float] = {}
         self.g: sp.Expr = _snap(float(gravity))
@@ -489,7 +491,7 @@ class _Parameters:
             self._symbol(name, joints[rest].damping, nonnegative=True)
         else:
             hint = (" (a fixed joint: its child is merged; name a moving joint's offset)"
-                    if rest in fixed or any(rest == identifier(k) for k in fixed) else "")
+                    if kind in ("x", "y", "z") and rest in fixed else "")
             raise UrdfError(
                 f"parameters: {name!r} names no number of {self.tree.path}{hint}; give "
                 f"'m_<link>' (a link's mass), 'x_<joint>', 'y_<joint>', 'z_<joint>' (a moving "

@@ -39,7 +39,7 @@ import numpy as np
 from ..errors import KanebondWarning, UrdfError
 
 __all__ = ["MAX_BYTES", "MAX_LINKS", "MOVING", "Inertial", "Visual", "UrdfJoint", "UrdfTree",
-           "read_urdf", "rpy_matrix", "axis_rotation", "read_urdf_text", "merged"]
+           "read_urdf", "rpy_matrix", "read_urdf_text", "merged"]
 
 #: The largest URDF file read (bytes); the largest robot descriptions are a few hundred kB.
 MAX_BYTES = 20_000_000
@@ -69,13 +69,12 @@ class Inertial:
 class Visual:
     """A primitive shape (``box`` with full sizes, ``cylinder`` (radius, length) along z,
     ``sphere`` (radius,); ``mesh`` (): a mesh, not loaded) placed by ``rotation`` and
-    ``offset`` in the frame of ``link``."""
+    ``offset`` in the frame of the moving link it is fixed to."""
 
     kind: str
     dims: tuple[float, ...]
     rotation: np.ndarray
     offset: np.ndarray
-    link: str
 
 
 @dataclass
@@ -116,11 +115,8 @@ class UrdfTree:
     inertials: dict[str, Inertial]
     visuals: dict[str, list[Visual]]
     fixed_frames: dict[str, tuple[str, np.ndarray, np.ndarray]]
-    text: str = ""
-
-    def line_of(self, tag: str, name: str) -> int:
-        """The line of ``<tag name="name"`` in the file (0 when not found)."""
-        return line_of(self.text, tag, name)
+    #: the names of the fixed joints (folded into ``fixed_frames``)
+    fixed_joints: list[str] = field(default_factory=list)
 
 
 # --------------------------------------------------------------------------- geometry
@@ -133,13 +129,6 @@ def rpy_matrix(rpy) -> np.ndarray:
         [sy * cp, sy * sp_ * sr + cy * cr, sy * sp_ * cr - cy * sr],
         [-sp_, cp * sr, cp * cr],
     ])
-
-
-def axis_rotation(axis: np.ndarray, angle: float) -> np.ndarray:
-    """Rodrigues: the rotation by ``angle`` about the unit vector ``axis``."""
-    a = np.asarray(axis, dtype=float)
-    K = np.array([[0, -a[2], a[1]], [a[2], 0, -a[0]], [-a[1], a[0], 0]])
-    return np.eye(3) + np.sin(angle) * K + (1 - np.cos(angle)) * K @ K
 
 
 def line_of(text: str, tag: str, name: str) -> int:
@@ -275,10 +264,10 @@ class _Builder:
     # ------------------------------------------------------------------ structure
     def tree(self) -> UrdfTree:
         joints = self._checked_joints()
-        root = self._root(joints)
         children: dict[str, list] = {}
         for j in joints:
             children.setdefault(j.parent, []).append(j)
+        root = self._root(joints, children)
         moving: list[UrdfJoint] = []
         fixed = {root: (root, np.eye(3), np.zeros(3))}
         stack = [root]
@@ -292,18 +281,16 @@ class _Builder:
                 if j.type == "fixed":
                     fixed[j.child] = (host, Rj, pj)
                 else:
-                    moving.append(self._moving(j, host, Rj, pj))
-                    moving[-1].pre_rotation, moving[-1].pre_offset = R, p
-                    moving[-1].xyz = R.T @ (pj - p)
+                    moving.append(self._moving(j, host, (R, p), (Rj, pj)))
                     fixed[j.child] = (j.child, np.eye(3), np.zeros(3))
                 stack.append(j.child)
         inertials = {name: self._inertial(name) for name in self.links}
         visuals: dict[str, list[Visual]] = {}
         for name, (host, R, p) in fixed.items():
-            visuals.setdefault(host, []).extend(self._visuals(name, R, p, name))
+            visuals.setdefault(host, []).extend(self._visuals(name, R, p))
         self._check_mimics(moving)
         return UrdfTree(self.robot.name, self.where, root, moving, inertials, visuals, fixed,
-                        self.text)
+                        [j.name for j in joints if j.type == "fixed"])
 
     def _checked_joints(self) -> list:
         seen: set = set()
@@ -334,12 +321,14 @@ class _Builder:
             parent_of[j.child] = j.name
         return list(self.robot.joints)
 
-    def _root(self, joints: list) -> str:
+    def _root(self, joints: list, children: dict[str, list]) -> str:
+        """The one root link, every link reachable from it through ``children`` (the joints
+        by parent link)."""
         if not self.links:
             raise UrdfError(f"{self.where}: the robot has no <link>; a URDF describes at least "
                             f"one link and the joints between links.")
-        children = {j.child for j in joints}
-        roots = [name for name in self.links if name not in children]
+        has_parent = {j.child for j in joints}
+        roots = [name for name in self.links if name not in has_parent]
         if len(roots) != 1:
             if not roots:
                 raise UrdfError(f"{self.where}: every link is the child of a joint, so the "
@@ -347,14 +336,11 @@ class _Builder:
             raise UrdfError(f"{self.where}: the links {roots} have no parent joint; a URDF has "
                             f"one root link; join the others to the tree with joints.")
         reachable, stack = {roots[0]}, [roots[0]]
-        by_parent: dict[str, list[str]] = {}
-        for j in joints:
-            by_parent.setdefault(j.parent, []).append(j.child)
         while stack:
-            for c in by_parent.get(stack.pop(), []):
-                if c not in reachable:
-                    reachable.add(c)
-                    stack.append(c)
+            for j in children.get(stack.pop(), []):
+                if j.child not in reachable:
+                    reachable.add(j.child)
+                    stack.append(j.child)
         if len(reachable) != len(self.links):
             lost = sorted(set(self.links) - reachable)
             raise UrdfError(f"{self.where}: the links {lost} form a loop not connected to the "
@@ -362,7 +348,9 @@ class _Builder:
         return roots[0]
 
     # ------------------------------------------------------------------ joints
-    def _moving(self, j, host: str, R: np.ndarray, p: np.ndarray) -> UrdfJoint:
+    def _moving(self, j, host: str, pre: tuple, placed: tuple) -> UrdfJoint:
+        """The moving joint ``j`` whose parent link sits at ``pre`` = (R, p) in ``host``'s
+        frame, its joint frame at ``placed`` = (R R_o, p + R xyz)."""
         where = self.at("joint", j.name)
         axis = _vec(j.axis if j.axis is not None else (1, 0, 0), 3,
                     f"{where}: joint {j.name!r} axis xyz")
@@ -389,9 +377,10 @@ class _Builder:
                 raise UrdfError(f"{where}: joint {j.name!r} <mimic>: multiplier and offset "
                                 f"must be finite numbers.")
             mimic = (j.mimic.joint, mult, off)
-        parent = host
-        return UrdfJoint(j.name, j.type, parent, j.child, R, p, axis, damping, mimic,
-                         line_of(self.text, "joint", j.name), notes)
+        (R, p), (Rj, pj) = pre, placed
+        return UrdfJoint(j.name, j.type, host, j.child, Rj, pj, axis, damping, mimic,
+                         line_of(self.text, "joint", j.name), notes, pre_rotation=R,
+                         pre_offset=p, xyz=R.T @ (pj - p))
 
     def _check_mimics(self, moving: list[UrdfJoint]) -> None:
         by_name = {j.name: j for j in moving}
@@ -456,7 +445,7 @@ class _Builder:
                 f"equations use them as given, as other URDF tools do.", KanebondWarning,
                 stacklevel=6)
 
-    def _visuals(self, name: str, R: np.ndarray, p: np.ndarray, link: str) -> list[Visual]:
+    def _visuals(self, name: str, R: np.ndarray, p: np.ndarray) -> list[Visual]:
         out = []
         for v in self.links[name].visuals:
             g = v.geometry
@@ -468,12 +457,12 @@ class _Builder:
             elif kind == "sphere":
                 dims = (float(g.radius),)
             else:  # a mesh is not loaded: its body is drawn from its inertia
-                out.append(Visual("mesh", (), R, p, link))
+                out.append(Visual("mesh", (), R, p))
                 continue
             if not all(np.isfinite(d) and d > 0 for d in dims):
                 raise UrdfError(f"{self.at('link', name)}: link {name!r} <visual> {kind} has "
                                 f"sizes {list(dims)}; they must be positive numbers.")
             Rv = rpy_matrix(v.origin.rpy) if v.origin is not None else np.eye(3)
             pv = np.array(v.origin.xyz, dtype=float) if v.origin is not None else np.zeros(3)
-            out.append(Visual(kind, dims, R @ Rv, p + R @ pv, link))
+            out.append(Visual(kind, dims, R @ Rv, p + R @ pv))
         return out
