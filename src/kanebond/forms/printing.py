@@ -15,6 +15,7 @@ the expensive closed form G = −B_d⁻¹ B_f is ever attempted.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 import sympy as sp
@@ -23,8 +24,8 @@ from sympy.core.function import AppliedUndef
 from ..constraints.embedding import CLOSED_FORM_LIMIT
 from ..errors import KanebondError
 from ..mechanics import matrices
-from ..mechanics.kinematics import t
 from ..progress import working
+from ..symbolic.expressions import is_dynamicsymbol
 
 __all__ = ["AllSpeedForm", "all_speed_form", "choose_style", "compact_text", "full_text",
            "write_full", "formation_work", "EXPANDED_OPS", "EXPANDED_DEPENDENT",
@@ -82,6 +83,11 @@ class AllSpeedForm:
     def u(self) -> list:
         return list(self.f) + list(self.ud)
 
+    @cached_property
+    def ops(self) -> tuple[int, int]:
+        """Tree operations of A_u and of the forcing (counted once: seconds on a robot)."""
+        return tree_ops(self.A), tree_ops(self.forcing)
+
 
 def formation_work(system) -> int:
     """Σ over bodies of n_V² + n_W², n_V and n_W the speeds its mass centre's velocity and its
@@ -127,7 +133,7 @@ def choose_style(system, form: AllSpeedForm) -> str:
     k = len(form.ud)
     if form.A is None or k > min(EXPANDED_DEPENDENT, CLOSED_FORM_LIMIT):
         return "compact"
-    return "expanded" if tree_ops(form.A) + tree_ops(form.forcing) <= EXPANDED_OPS else "compact"
+    return "expanded" if sum(form.ops) <= EXPANDED_OPS else "compact"
 
 
 # ------------------------------------------------------------------------------ plain text
@@ -135,7 +141,7 @@ def plain(exprs: list) -> list:
     """The expressions with every q(t), u(t), input(t) written as a plain symbol q, u, ..."""
     funcs: set = set()
     for x in exprs:
-        funcs |= {a for a in sp.sympify(x).atoms(AppliedUndef) if a.args == (t,)}
+        funcs |= {a for a in sp.sympify(x).atoms(AppliedUndef) if is_dynamicsymbol(a)}
     rename = {a: sp.Symbol(a.func.__name__) for a in funcs}
     return [sp.sympify(x).xreplace(rename) for x in exprs]
 
@@ -199,7 +205,7 @@ def _matrix_lines(form: AllSpeedForm) -> list[str]:
                 f"symbolic work and millions of operations; the numeric models assemble it "
                 f"body by body at each evaluation instead); --full FILE forms and writes it, "
                 f"with progress"]
-    ops_a, ops_f = tree_ops(form.A), tree_ops(form.forcing)
+    ops_a, ops_f = form.ops
     head = (f"all-speed equations A_u(q) u' + D_u(q, u) u = e_u ([PA21] (14)): A_u "
             f"{form.A.rows}×{form.A.cols}, {ops_a} operations expanded; forcing e_u − D_u u, "
             f"{ops_f} operations expanded")
