@@ -189,8 +189,9 @@ def equations(model: str, form: str, latex: bool, style: str, full: Path | None)
     system, _ = resolve_model(model)
     _echo_notes(system)
     with working(f"printing the equations of {system.name}"):
-        formed = (style == "expanded" or full is not None
-                  or formation_work(system) <= FORM_WORK_LIMIT)
+        # A_u is formed only where it is printed or decides the style, and only where that
+        # takes seconds; --full forms it in any case (printing.full_items)
+        formed = style != "expanded" and formation_work(system) <= FORM_WORK_LIMIT
         allsp = all_speed_form(system, matrices_too=formed)
         chosen = choose_style(system, allsp) if style == "auto" else style
         if full is not None:

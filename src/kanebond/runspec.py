@@ -73,9 +73,10 @@ class _Resolved:
 def _resolve(spec: str) -> _Resolved:
     from .models import MODELS
 
-    if spec.lower().endswith(".urdf") and Path(spec).is_file():
+    path = model_file(spec)
+    if path is not None and path.suffix.lower() == ".urdf":
         return _resolve_urdf(spec)
-    if spec.lower().endswith(".toml") and Path(spec).is_file():
+    if path is not None:  # a .toml model file
         from .modelfile import read_model
 
         loaded = read_model(spec)
