@@ -205,8 +205,7 @@ class ConstraintViews:
         """``other`` with this system's defaults, shapes and notes (a reader's additions, not
         constructor arguments)."""
         for name in ("defaults", "shapes", "notes"):
-            if hasattr(self, name):
-                value = getattr(self, name)
-                setattr(other, name, type(value)(value))
+            value = getattr(self, name)
+            setattr(other, name, type(value)(value))
         return other
 
