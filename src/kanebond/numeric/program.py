@@ -28,9 +28,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import sympy as sp
 
-from ..errors import ModelError
-from ..mechanics.kinematics import frame_tree, t
-from ..symbolic.dag import Graph, NotLinearError
+from .builder import GraphBuilder
 
 __all__ = ["Program", "Layout"]
 
@@ -62,37 +60,13 @@ class Layout:
     n_dot: int = 0
 
 
-class Program:
+class Program(GraphBuilder):
     """The graph of per-body kinematic quantities of a system, in inertial components."""
 
     def __init__(self, system) -> None:
-        self.system = system
-        g = self.g = Graph()
-        q, u = list(system.coordinates), list(system.all_speeds)
-        R, S = len(q), len(u)
-        syms, funcs = system.parameter_atoms
-        self.params = list(syms) + list(funcs)
-        K = len(self.params)
-        sym: dict = {t: g.inp("t", 0)}
-        for i, x in enumerate(q):
-            sym[x] = g.inp("q", i)
-        for i, x in enumerate(u):
-            sym[x] = g.inp("f", i)
-        for k, x in enumerate(self.params):
-            sym[x] = g.inp("c", k)
-        self.sym = sym
-        self.memo: dict = {}
-        Qf = system.Q_full
-        Q = [[self.node(Qf[r, s]) for s in range(S)] for r in range(R)]
-        qdot = [g.add(*(g.mul(Q[r][s], sym[u[s]]) for s in range(S))) for r in range(R)]
-        for r, x in enumerate(q):
-            sym[x.diff(t)] = qdot[r]
-        self.rates = {sym[x]: qdot[r] for r, x in enumerate(q)}
-        self.speed_index = {sym[x]: s for s, x in enumerate(u)}
-        self.R_of: dict = {system.frame: [[g.ONE, g.ZERO, g.ZERO],
-                                          [g.ZERO, g.ONE, g.ZERO],
-                                          [g.ZERO, g.ZERO, g.ONE]]}
-        self._tree = frame_tree(system.frame)
+        super().__init__(system)
+        R, S, K = self.R, self.S, self.K
+        Q, qdot = self.Q_nodes, self.qdot
         emb = system.embedding
         L = self.layout = Layout(R, S, K, S_f=len(system.speeds), K_c=len(emb.dependent_speeds))
         pos: list[int] = []
@@ -116,7 +90,7 @@ class Program:
             vel.extend(self.vector(vec))
             L.loads.append(item)
         if L.K_c:
-            self._constraints(emb.B, u, pos, vel, dot)
+            self._constraints(emb.B, list(system.all_speeds), pos, vel, dot)
         self.pos, self.vel, self.dot = pos, vel, dot
         L.n_pos, L.n_vel, L.n_dot = len(pos), len(vel), len(dot)
 
@@ -172,67 +146,3 @@ class Program:
         L.Bdot = len(dot)
         dot.extend(g.dt(nodes[i][j], self.rates) for i, j in pattern)
 
-    # ------------------------------------------------------------------ helpers
-    def node(self, expr) -> int:
-        return self.g.from_sympy(expr, self.sym, self.memo)
-
-    def rotation(self, frame) -> list[list[int]]:
-        """R_N←frame, composed frame by frame down the frame tree."""
-        if frame in self.R_of:
-            return self.R_of[frame]
-        if frame not in self._tree:
-            raise ModelError(
-                f"frame {frame.name} is not connected to the inertial frame "
-                f"{self.system.frame.name} by orientations, but a vector (a velocity, an "
-                f"inertia or a load) is written in it; orient {frame.name} relative to a frame "
-                f"that is (a frame with only an angular velocity is fine as long as nothing is "
-                f"written in its unit vectors)."
-            )
-        chain = []
-        fr = frame
-        while fr not in self.R_of:
-            chain.append(fr)
-            fr = self._tree[fr]
-        for fr in reversed(chain):
-            P = self._tree[fr]
-            E = P._dcm_dict[fr]
-            En = [[self.node(E[i, j]) for j in range(3)] for i in range(3)]
-            self.R_of[fr] = self.g.matmul(self.R_of[P], En)
-        return self.R_of[frame]
-
-    def vector(self, vec) -> list[int]:
-        """Inertial components Σ_frames R_N←frame · (measure numbers) of a SymPy Vector."""
-        g = self.g
-        out = [g.ZERO, g.ZERO, g.ZERO]
-        for m, fr in vec.args:
-            mm = [self.node(x) for x in m]
-            if all(x == g.ZERO for x in mm):
-                continue
-            rn = g.matvec(self.rotation(fr), mm)
-            out = [g.add(a, b) for a, b in zip(out, rn, strict=True)]
-        return out
-
-    def dyadic(self, dy, owner: str = "") -> list[int]:
-        """Inertial components (row-major 3×3) of a SymPy Dyadic."""
-        g = self.g
-        out = [g.ZERO] * 9
-        for coef, u1, u2 in dy.args:
-            c = self.node(coef)
-            a = self.vector(u1)
-            b = self.vector(u2)
-            out = [g.add(out[3 * i + j], g.mul(c, a[i], b[j])) for i in range(3) for j in range(3)]
-        return out
-
-    def columns(self, vec: list[int], label: str) -> dict[int, list[int]]:
-        """Partial velocities: {s: [3 nodes]} of the nonzero columns ∂v/∂u_s."""
-        g = self.g
-        cols: dict[int, list[int]] = {}
-        for c in range(3):
-            try:
-                rest, coeffs = g.linear(vec[c], self.speed_index)
-            except NotLinearError:  # pragma: no cover - KaneSystem validated linearity
-                raise ModelError(f"{label} is not linear in the speeds.") from None
-            for s, node in coeffs.items():
-                if node != g.ZERO:
-                    cols.setdefault(s, [g.ZERO, g.ZERO, g.ZERO])[c] = node
-        return cols
