@@ -30,11 +30,15 @@ def check_mass_and_inertia(model: Any, c: np.ndarray | None = None, t: float = 0
     time t and coordinates q (default 0) with the parameter vector c (default: the model's
     constants). A body whose values are not finite there (e.g. at a singular configuration of
     its coordinates) is passed over."""
+    tt = np.full(1, float(t))
+    qq = np.zeros((1, model.R)) if q is None else np.real(np.asarray(q, float))[None, : model.R]
+    tree = getattr(model, "_tree_be", None)
+    if tree is not None:  # the recursive tree path (kanebond.numeric.tree) has its own tables
+        _check_tree(model, tree, tt, qq, c)
+        return
     L = getattr(model, "layout", None)
     if L is None or not L.bodies:
         return
-    tt = np.full(1, float(t))
-    qq = np.zeros((1, model.R)) if q is None else np.real(np.asarray(q, float))[None, : model.R]
     u = np.zeros((1, model.n_u))
     try:
         with np.errstate(all="ignore"):
@@ -43,6 +47,16 @@ def check_mass_and_inertia(model: Any, c: np.ndarray | None = None, t: float = 0
         return  # a callable constant refused this state; the run will say so itself
     for b in L.bodies:
         _check_body(b["name"], w[b["m"]], w[b["I"]: b["I"] + 9] if b["rigid"] else None)
+
+
+def _check_tree(model: Any, tree: Any, tt: np.ndarray, qq: np.ndarray, c) -> None:
+    try:
+        cc = model._c(tt, qq, np.zeros((1, model.S)))[0] if c is None else np.asarray(c, float)
+    except KanebondError:
+        return
+    with np.errstate(all="ignore"):
+        for name, m, inertia in tree.mass_properties(tt, qq[0], np.real(cc)):
+            _check_body(name, m, inertia)
 
 
 def _check_body(name: str, m: float, inertia: np.ndarray | None) -> None:

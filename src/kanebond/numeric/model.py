@@ -45,6 +45,7 @@ from ..model.parameters import Parameters, initial_state_vector, split_named
 from ..progress import working
 from .cbackend import CBackend, cache_dir, compiler_available
 from .ccon import constraint_sources
+from .ctree import TreeBackend
 from .manifold import ConstraintManifold, check_initial_embedding
 from .npbackend import (
     EmbeddingSingular,
@@ -58,6 +59,7 @@ from .partitions import PartitionMixin
 from .program import Program
 from .reactions import ReactionMixin
 from .sbackend import SymbolicBackend
+from .tree import NotATree, TreeProgram
 
 __all__ = ["NumericModel", "cache_dir", "compiler_available"]
 
@@ -101,24 +103,19 @@ class NumericModel(PartitionMixin, ReactionMixin):
             )
         if backend not in ("auto", "c", "numpy"):
             raise ModelError(f"backend must be 'auto', 'c' or 'numpy', got {backend!r}.")
-        if path not in ("auto", "bodies", "symbolic"):
-            raise ModelError(f"path must be 'auto', 'bodies' or 'symbolic', got {path!r}.")
+        if path not in ("auto", "bodies", "tree", "symbolic"):
+            raise ModelError(
+                f"path must be 'auto', 'bodies', 'tree' or 'symbolic', got {path!r}.")
         self.system = system
         self.coordinates = list(system.coordinates)
         self.all_speeds = list(system.all_speeds)
         self.speeds = list(system.speeds)
         self.R, self.S = len(self.coordinates), len(self.speeds)
         self.n_u = len(self.all_speeds)
-        self.path = "bodies" if path == "auto" else path
         self._fast = False
-        with working(f"forming the per-body program of {system.name!r}"):
-            prog = Program(system) if self.path == "bodies" else None
-        self.program = prog
-        syms, funcs = system.parameter_atoms
-        params = prog.params if prog is not None else list(syms) + list(funcs)
-        self.parameters = params
-        self._params = Parameters(params, constants, f"system {system.name!r}")
-        self.constants = dict(constants or {})
+        self._tree_be = None
+        self.tree_note = None
+        self._constants_in = constants
         self.load_names = list(system.load_names)
         # columns of the independent speeds f and the dependent ones u_d among all speeds u
         # (a repartitioned view has others)
@@ -126,31 +123,87 @@ class NumericModel(PartitionMixin, ReactionMixin):
         self.dep_index = np.arange(self.S, self.n_u, dtype=np.intc)
         self.embedded = False
         self._rotations: dict = {}
-        if self.path == "symbolic":
-            self._be = SymbolicBackend(system, params)
-            self.backend = "symbolic"
-            return
+        self._relaxed = _relaxed and bool(system.prescribed or system.adjoined)
         if backend == "auto":
             backend = "c" if compiler_available() else "numpy"
+        if path in ("auto", "tree") and self._tree_path(path, backend):
+            if _admissible:
+                check_mass_and_inertia(self)
+            return
+        self.path = "bodies" if path in ("auto", "tree") else path
+        if self.path == "symbolic":
+            syms, funcs = system.parameter_atoms
+            self._set_parameters(list(syms) + list(funcs))
+            self.program = None
+            self._be = SymbolicBackend(system, self.parameters)
+            self.backend = "symbolic"
+            return
+        self._set_parameters(self.program.params)
         if backend == "c":
             if not compiler_available():
                 raise ModelError(
                     "backend='c' needs a working C compiler (cc/gcc/clang, or $CC); none was "
                     "found. Use backend='numpy'."
                 )
-            extra = constraint_sources(prog, system) if _relaxed and (
-                system.prescribed or system.adjoined) else None
-            with working(f"generating and compiling the C code of {system.name!r}"):
-                self._be = CBackend(prog, extra)
         else:
             with working(f"generating the NumPy code of {system.name!r}"):
-                self._be = NumpyBackend(prog)
+                self._be = NumpyBackend(self.program)
         self.backend = self._be.name
-        self.layout = prog.layout
         self.embedded = self.layout.K_c > 0
         self._buffers()
         if _admissible:  # (the linearizer checks at each operating point's constants)
             check_mass_and_inertia(self)
+
+    def _set_parameters(self, params: list) -> None:
+        self.parameters = params
+        self._params = Parameters(params, self._constants_in, f"system {self.system.name!r}")
+        self.constants = dict(self._constants_in or {})
+
+    def _tree_path(self, path: str, backend: str) -> bool:
+        """Set up the recursive tree path (:mod:`kanebond.numeric.tree`, the ABA in C) when
+        the bodies form a tree; False (and ``tree_note`` says why) when they do not, or
+        ModelError when ``path="tree"`` was asked for and cannot be had."""
+        why = None
+        if backend != "c":
+            why = "the tree path is compiled C only (backend='numpy' was chosen)"
+        elif self._relaxed:
+            why = "it has prescribed flows or adjoined constraints"
+        else:
+            try:
+                with working(f"finding the kinematic tree of {self.system.name!r}"):
+                    tp = TreeProgram(self.system)
+            except NotATree as err:
+                why = str(err)
+        if why is not None:
+            self.tree_note = f"the per-body path is used: {why}"
+            if path == "tree":
+                raise ModelError(f"path='tree' cannot be used for {self.system.name!r}: {why}. "
+                                 f"Use path='bodies' (or 'auto').")
+            return False
+        self.path = "tree"
+        self._set_parameters(tp.params)
+        with working(f"generating and compiling the tree code of {self.system.name!r}"):
+            self._tree_be = TreeBackend(tp)
+        self.backend = "c"
+        self._buffers()
+        return True
+
+    # the per-body program and backend: built on first use on the tree path (which needs
+    # them only for the quantities other than the velocity form's right-hand side)
+    @cached_property
+    def program(self) -> Program:
+        with working(f"forming the per-body program of {self.system.name!r}"):
+            return Program(self.system)
+
+    @cached_property
+    def layout(self):
+        return self.program.layout
+
+    @cached_property
+    def _be(self):
+        extra = constraint_sources(self.program, self.system) if self._relaxed else None
+        with working(f"generating and compiling the C code of {self.system.name!r}"):
+            return CBackend(self.program, extra)
 
     def with_constants(self, constants: Mapping) -> NumericModel:
         """This model with other constant values: the same generated (compiled) code, new
@@ -186,11 +239,15 @@ class NumericModel(PartitionMixin, ReactionMixin):
         self._x1 = np.zeros(self.R + self.S)
         self._o1 = np.zeros(self.R + self.S)
         self._u1 = np.zeros(max(self.n_u, 1))
-        self._fast = isinstance(self._be, CBackend) and not self._params.varying
+        tree = self._tree_be is not None
+        self._fast = (tree or isinstance(self._be, CBackend)) and not self._params.varying
         if not self._fast:
             return
         base = (self._t1.ctypes.data, self._x1.ctypes.data, self._c1.ctypes.data)
-        if self.embedded:
+        if tree:
+            self._ptrs = (*base, self._o1.ctypes.data)
+            self._kb_rhs = self._tree_be.lib.kb_rhs_tree
+        elif self.embedded:
             self._ptrs = (*base, self._part.ctypes.data, self._o1.ctypes.data,
                           self._u1.ctypes.data)
             self._kb_rhs = self._be.lib.kb_rhs_emb
@@ -491,6 +548,12 @@ class NumericModel(PartitionMixin, ReactionMixin):
         single, tt, xb = self._state_batch("x", t, x)
         q, f = xb[:, : self.R], xb[:, self.R :]
         c = self._c(tt, q, f)
+        if self._tree_be is not None and not np.iscomplexobj(xb):
+            xb = np.ascontiguousarray(xb)
+            out, code = self._tree_be.rhs(tt, xb, c)
+            if code:
+                self._fail(code, tt, xb, out)
+            return out[0] if single else out
         if isinstance(self._be, CBackend) and not np.iscomplexobj(xb):
             xb = np.ascontiguousarray(xb)
             if self.embedded:

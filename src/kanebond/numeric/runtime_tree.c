@@ -1,0 +1,213 @@
+/* kanebond C runtime of the tree path: the articulated-body algorithm (Featherstone 2008,
+   ch. 7) on the per-joint quantities of numeric/tree.py, in N components at the mass centres.
+   Needs R_, S_, K_, NT_, NWT_, TQD_OFF, TTAU_OFF, the tables T_PARENT, T_NJ, T_COLS, T_COFF,
+   T_OFF, T_DOFF and the kernel k_tree.
+
+   Spatial motion m = (w; v) at a body's mass centre G, force f = (tau about G; F).
+   X (parent -> child, shift by d = G_child - G_parent): w' = w, v' = v + w x d;
+   X^T on forces: tau' = tau + d x F, F' = F. Central inertia [[I, 0], [0, m 1]].
+   With the bodies' absolute accelerations at u' = 0 in the bias force p, the joint bias is
+   zero: a~_b = X a~_parent + S_b u'_b, a_b = a~_b + (alpha0; a0). */
+void k_tree(const double *, const double *, const double *, const double *, double *);
+
+#define KB_NONFINITE (1 << 28)
+
+static void kbt_mshift(const double *d, const double *m, double *o) {
+    o[0] = m[0]; o[1] = m[1]; o[2] = m[2];
+    o[3] = m[3] + m[1] * d[2] - m[2] * d[1];
+    o[4] = m[4] + m[2] * d[0] - m[0] * d[2];
+    o[5] = m[5] + m[0] * d[1] - m[1] * d[0];
+}
+
+static void kbt_fshift_add(const double *d, const double *f, double *o) {
+    o[0] += f[0] + d[1] * f[5] - d[2] * f[4];
+    o[1] += f[1] + d[2] * f[3] - d[0] * f[5];
+    o[2] += f[2] + d[0] * f[4] - d[1] * f[3];
+    o[3] += f[3]; o[4] += f[4]; o[5] += f[5];
+}
+
+/* o += X^T M X (M symmetric 6x6, row-major, blocks [[A, B], [B^T, C]]): with X = [[1, 0],
+   [-[d], 1]] ([d] the cross-product matrix), X^T M X = [[A', B'], [B'^T, C]] with
+   B' = B + [d]C and A' = A + [d]B'^T - B[d]. */
+static void kbt_ishift_add(const double *d, const double *M, double *o) {
+    double A[9], B[9], C[9], Bp[9];
+    for (int r = 0; r < 3; r++)
+        for (int k = 0; k < 3; k++) {
+            A[3 * r + k] = M[6 * r + k];
+            B[3 * r + k] = M[6 * r + 3 + k];
+            C[3 * r + k] = M[6 * (r + 3) + 3 + k];
+        }
+    /* [d]C: column k of C crossed by d */
+    for (int k = 0; k < 3; k++) {
+        const double c0 = C[k], c1 = C[3 + k], c2 = C[6 + k];
+        Bp[k] = B[k] + d[1] * c2 - d[2] * c1;
+        Bp[3 + k] = B[3 + k] + d[2] * c0 - d[0] * c2;
+        Bp[6 + k] = B[6 + k] + d[0] * c1 - d[1] * c0;
+    }
+    /* A' = A + [d] B'^T - B [d]:  ([d]B'^T)_{rk} = (d x row k of B')_r,
+       (B[d])_{rk} = (row r of B) . ([d] e_k) = (row r of B x d)_k ... = -(d x row r of B)_k */
+    for (int k = 0; k < 3; k++) {
+        const double *bk = Bp + 3 * k, *b = B + 3 * k;
+        const double x0 = d[1] * bk[2] - d[2] * bk[1], x1 = d[2] * bk[0] - d[0] * bk[2],
+                     x2 = d[0] * bk[1] - d[1] * bk[0];
+        const double y0 = d[1] * b[2] - d[2] * b[1], y1 = d[2] * b[0] - d[0] * b[2],
+                     y2 = d[0] * b[1] - d[1] * b[0];
+        A[k] += x0; A[3 + k] += x1; A[6 + k] += x2;   /* column k of [d]B'^T */
+        A[3 * k] += y0; A[3 * k + 1] += y1; A[3 * k + 2] += y2;   /* row k of -B[d] */
+    }
+    for (int r = 0; r < 3; r++)
+        for (int k = 0; k < 3; k++) {
+            o[6 * r + k] += A[3 * r + k];
+            o[6 * r + 3 + k] += Bp[3 * r + k];
+            o[6 * (r + 3) + k] += Bp[3 * k + r];
+            o[6 * (r + 3) + 3 + k] += C[3 * r + k];
+        }
+}
+
+static int kbt_chol(int n, double *A) {
+    for (int j = 0; j < n; j++) {
+        double s = A[j * n + j];
+        for (int k = 0; k < j; k++) s -= A[j * n + k] * A[j * n + k];
+        if (!(s > 0.0) || !isfinite(s)) return 1;
+        double dd = sqrt(s);
+        A[j * n + j] = dd;
+        for (int i = j + 1; i < n; i++) {
+            double v = A[i * n + j];
+            for (int k = 0; k < j; k++) v -= A[i * n + k] * A[j * n + k];
+            A[i * n + j] = v / dd;
+        }
+    }
+    return 0;
+}
+
+static void kbt_solve(int n, const double *L, double *b) {
+    for (int i = 0; i < n; i++) {
+        double v = b[i];
+        for (int k = 0; k < i; k++) v -= L[i * n + k] * b[k];
+        b[i] = v / L[i * n + i];
+    }
+    for (int i = n - 1; i >= 0; i--) {
+        double v = b[i];
+        for (int k = i + 1; k < n; k++) v -= L[k * n + i] * b[k];
+        b[i] = v / L[i * n + i];
+    }
+}
+
+#define NWT (NWT_ > 0 ? NWT_ : 1)
+#define NS (S_ > 0 ? S_ : 1)
+
+/* One point: o = [q', f'] from the kernel's work array w. Returns 0, or 1 if a joint's
+   articulated inertia D_b = S^T I^A S is not positive definite. */
+static int kbt_point(const double *w, double *o, double *IA, double *pA, double *U,
+                     double *Dl, double *uv, double *acc) {
+    for (int r = 0; r < R_; r++) o[r] = w[TQD_OFF + r];
+    for (int b = 0; b < NT_; b++) {
+        const double *wb = w + T_OFF[b];
+        double *I6 = IA + 36 * b;
+        memset(I6, 0, sizeof(double) * 36);
+        for (int r = 0; r < 3; r++)
+            for (int k = 0; k < 3; k++) I6[6 * r + k] = wb[1 + 3 * r + k];
+        I6[21] = I6[28] = I6[35] = wb[0];
+        memcpy(pA + 6 * b, wb + 13, sizeof(double) * 6);
+    }
+    for (int b = NT_ - 1; b >= 0; b--) {
+        const double *wb = w + T_OFF[b], *S = wb + 19;
+        const int nj = T_NJ[b], c0 = T_COFF[b];
+        double *I6 = IA + 36 * b, *p = pA + 6 * b, *Ub = U + 6 * c0, *L = Dl + T_DOFF[b];
+        double Ia[36], pa[6];
+        memcpy(Ia, I6, sizeof Ia);
+        memcpy(pa, p, sizeof pa);
+        if (nj > 0) {
+            for (int j = 0; j < nj; j++)
+                for (int r = 0; r < 6; r++) {
+                    const double *Ir = I6 + 6 * r, *Sj = S + 6 * j;
+                    Ub[6 * j + r] = Ir[0] * Sj[0] + Ir[1] * Sj[1] + Ir[2] * Sj[2] + Ir[3] * Sj[3] + Ir[4] * Sj[4] + Ir[5] * Sj[5];
+                }
+            for (int i = 0; i < nj; i++)
+                for (int j = 0; j < nj; j++) {
+                    double s = 0.0;
+                    for (int r = 0; r < 6; r++) s += S[6 * i + r] * Ub[6 * j + r];
+                    L[i * nj + j] = s;
+                }
+            if (kbt_chol(nj, L)) return 1;
+            for (int j = 0; j < nj; j++) {
+                double s = 0.0;
+                for (int r = 0; r < 6; r++) s += S[6 * j + r] * p[r];
+                uv[c0 + j] = w[TTAU_OFF + T_COLS[c0 + j]] - s;
+            }
+            /* Y = D^-1 U^T (nj x 6), z = D^-1 u: Ia -= U Y, pa += U z */
+            double Y[36], z[6];
+            for (int r = 0; r < 6; r++) {
+                double col[6];
+                for (int j = 0; j < nj; j++) col[j] = Ub[6 * j + r];
+                kbt_solve(nj, L, col);
+                for (int j = 0; j < nj; j++) Y[6 * j + r] = col[j];
+            }
+            for (int j = 0; j < nj; j++) z[j] = uv[c0 + j];
+            kbt_solve(nj, L, z);
+            for (int r = 0; r < 6; r++) {
+                for (int k = 0; k < 6; k++) {
+                    double s = 0.0;
+                    for (int j = 0; j < nj; j++) s += Ub[6 * j + r] * Y[6 * j + k];
+                    Ia[6 * r + k] -= s;
+                }
+                double s = 0.0;
+                for (int j = 0; j < nj; j++) s += Ub[6 * j + r] * z[j];
+                pa[r] += s;
+            }
+        }
+        const int par = T_PARENT[b];
+        if (par >= 0) {
+            kbt_ishift_add(wb + 10, Ia, IA + 36 * par);
+            kbt_fshift_add(wb + 10, pa, pA + 6 * par);
+        }
+    }
+    for (int b = 0; b < NT_; b++) {
+        const double *wb = w + T_OFF[b], *S = wb + 19;
+        const int nj = T_NJ[b], c0 = T_COFF[b], par = T_PARENT[b];
+        double *a = acc + 6 * b;
+        if (par >= 0) kbt_mshift(wb + 10, acc + 6 * par, a);
+        else memset(a, 0, sizeof(double) * 6);
+        if (nj == 0) continue;
+        const double *Ub = U + 6 * c0, *L = Dl + T_DOFF[b];
+        double x[6];
+        for (int j = 0; j < nj; j++) {
+            double s = 0.0;
+            for (int r = 0; r < 6; r++) s += Ub[6 * j + r] * a[r];
+            x[j] = uv[c0 + j] - s;
+        }
+        kbt_solve(nj, L, x);
+        for (int j = 0; j < nj; j++) {
+            o[R_ + T_COLS[c0 + j]] = x[j];
+            for (int r = 0; r < 6; r++) a[r] += S[6 * j + r] * x[j];
+        }
+    }
+    return 0;
+}
+
+/* Velocity form [PA21] (14) by the ABA at n points: x = [q, f] -> [Q f, f']. Returns 0, 1 + the
+   index of the first point with a singular joint inertia, or KB_NONFINITE + i. */
+int kb_rhs_tree(int n, const double *t, const double *x, const double *c, double *out) {
+    double w[NWT], IA[36 * NT_], pA[6 * NT_], U[6 * NS], Dl[T_NDL], uv[NS], acc[6 * NT_];
+    int bad = 0;
+    for (int i = 0; i < n; i++) {
+        const double *qi = x + i * (R_ + S_), *fi = qi + R_, *ci = c + i * (K_ > 0 ? K_ : 1);
+        double *o = out + i * (R_ + S_);
+        k_tree(t + i, qi, fi, ci, w);
+        if (kbt_point(w, o, IA, pA, U, Dl, uv, acc)) return i + 1;
+        if (!bad) {
+            double s = 0.0;
+            for (int k = 0; k < R_ + S_; k++) s += o[k] * 0.0;
+            if (s != 0.0) bad = KB_NONFINITE + i;
+        }
+    }
+    return bad;
+}
+
+/* The kernel's work arrays at n points (rows of NWT_), for checks and tests. */
+int kb_work_tree(int n, const double *t, const double *q, const double *f, const double *c,
+                 double *out) {
+    for (int i = 0; i < n; i++)
+        k_tree(t + i, q + i * R_, f + i * S_, c + i * (K_ > 0 ? K_ : 1), out + i * NWT);
+    return 0;
+}

@@ -1,0 +1,190 @@
+"""The recursive tree path (numeric/tree.py + the ABA of runtime_tree.c) against the per-body
+path, which assembles [PA21] (53)–(57) and stays the reference, and against Pinocchio's ABA."""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+import sympy as sp
+import sympy.physics.mechanics as me
+
+import kanebond as kb
+from kanebond.models.chain import chain_3d_parameters
+from kanebond.numeric.cbackend import compiler_available
+from kanebond.numeric.tree import NotATree, TreeProgram
+
+pytestmark = pytest.mark.skipif(not compiler_available(), reason="needs a C compiler")
+URDF = Path(__file__).parent / "urdf"
+
+
+def _both(system, constants=None):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        tree = system.numeric(constants, backend="c")
+        bodies = system.numeric(constants, backend="c", path="bodies")
+    return tree, bodies
+
+
+def _agree(tree, bodies, seed=0, points=4, tol=1e-11):
+    """rhs of both paths at random states (one by one and as a batch) agree to ``tol``."""
+    rng = np.random.default_rng(seed)
+    x = rng.uniform(-1.0, 1.0, (points, tree.R + tree.S))
+    if "qw" in " ".join(tree.state_names):  # a quaternion: make its norm one
+        names = tree.state_names
+        k = [i for i, n in enumerate(names) if n.endswith(("qw", "qx", "qy", "qz"))][:4]
+        x[:, k] /= np.linalg.norm(x[:, k], axis=1, keepdims=True)
+    ref = bodies.rhs(0.3, x)
+    scale = max(1.0, float(np.abs(ref).max()))
+    assert np.abs(tree.rhs(0.3, x) - ref).max() <= tol * scale
+    for xi, ri in zip(x, ref, strict=True):
+        assert np.abs(tree.rhs(0.3, xi) - ri).max() <= tol * scale
+
+
+@pytest.mark.parametrize("n", [1, 4, 7])
+def test_chain_tree_equals_bodies_path(n):
+    system = kb.models.chain_3d(n)
+    tree, bodies = _both(system, chain_3d_parameters(n))
+    assert tree.path == "tree" and bodies.path == "bodies"
+    _agree(tree, bodies, seed=n)
+
+
+def test_chain_tree_equals_pinocchio_aba():
+    pin = pytest.importorskip("pinocchio")
+    from kanebond.models.chain import chain_3d_pinocchio
+
+    n = 6
+    consts = chain_3d_parameters(n, seed=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        num = kb.models.chain_3d(n).numeric(consts, backend="c")
+    assert num.path == "tree"
+    model = chain_3d_pinocchio(consts, n)
+    data = model.createData()
+    rng = np.random.default_rng(5)
+    for _ in range(3):
+        q, v = rng.uniform(-2, 2, n), rng.uniform(-2, 2, n)
+        a = pin.aba(model, data, q, v, np.zeros(n))
+        out = num.rhs(0.0, np.concatenate([q, v]))
+        assert np.allclose(out[:n], v, rtol=0, atol=1e-14)
+        assert np.abs(out[n:] - a).max() <= 1e-11 * max(1.0, np.abs(a).max())
+
+
+@pytest.mark.parametrize("name", ["rolling_disk", "chaplygin_sleigh", "heavy_symmetric_top",
+                                  "gyrostat"])
+def test_ready_made_trees(name):
+    system = kb.models.MODELS[name]()
+    rng = np.random.default_rng(2)
+    consts = {p: float(rng.uniform(0.5, 1.5)) for p in system.parameter_atoms[0]}
+    tree, bodies = _both(system, consts)
+    assert tree.path == "tree"
+    _agree(tree, bodies)
+
+
+@pytest.mark.parametrize("robot, base", [("ur5_robot", "fixed"), ("kinova", "fixed"),
+                                         ("solo12", "floating"),
+                                         ("simple_humanoid", "fixed")])
+def test_urdf_robots_tree_equals_bodies_path(robot, base):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        system = kb.from_urdf(URDF / f"{robot}.urdf", base=base)
+    tree, bodies = _both(system)
+    assert tree.path == "tree"
+    _agree(tree, bodies, tol=1e-10)
+
+
+@pytest.mark.parametrize("name, why", [
+    ("four_bar", "dependent speeds"),
+    ("pendulum_on_cart", "particle"),
+    ("differential_drive", "coupled joint"),
+])
+def test_not_a_tree_keeps_the_bodies_path(name, why):
+    system = kb.models.MODELS[name]()
+    with pytest.raises(NotATree, match=why):
+        TreeProgram(system)
+    consts = {p: 1.0 for p in system.parameter_atoms[0]}
+    num = system.numeric(consts, backend="c")
+    assert num.path == "bodies" and why in num.tree_note
+    with pytest.raises(kb.ModelError, match=f"path='tree' cannot be used.*{why}"):
+        system.numeric(consts, backend="c", path="tree")
+
+
+def test_tree_path_needs_c():
+    with pytest.raises(kb.ModelError, match="compiled C only"):
+        kb.models.chain_3d(2).numeric(chain_3d_parameters(2), backend="numpy", path="tree")
+
+
+def _slider(consistent: bool):
+    """A rod hinged on a slider. When not ``consistent``, the rod's mass centre moves with
+    l u2 B.x alone, a velocity its position relative to the moving slider does not give (as a
+    rolling constraint would set it), so the tree must be refused."""
+    q1, q2, u1, u2 = me.dynamicsymbols("q1 q2 u1 u2")
+    m, l, g = sp.symbols("m l g", positive=True)
+    N = me.ReferenceFrame("N")
+    O = me.Point("O")
+    O.set_vel(N, 0)
+    A = N.orientnew("A", "Axis", (0, N.z))
+    A.set_ang_vel(N, 0)
+    P = O.locatenew("P", q1 * N.x)
+    P.set_vel(N, u1 * N.x)
+    B = A.orientnew("B", "Axis", (q2, A.z))
+    B.set_ang_vel(A, u2 * A.z)
+    G = P.locatenew("G", -l * B.y)
+    if consistent:
+        G.v2pt_theory(P, N, B)
+    else:
+        G.set_vel(N, l * u2 * B.x)
+    tip = P.locatenew("T", -2 * l * B.y)
+    tip.v2pt_theory(P, N, B)
+    Fx = sp.Symbol("Fx")
+    bodies = [me.RigidBody("slider", P, A, m, (me.inertia(A, 1, 1, 1), P)),
+              me.RigidBody("rod", G, B, m, (me.inertia(B, m * l**2 / 12, 0.01, m * l**2 / 12),
+                                            G))]
+    loads = [(G, -m * g * N.y), (P, -m * g * N.y), (tip, Fx * N.x), (B, 0.3 * u2 * N.z)]
+    return kb.KaneSystem(frame=N, coordinates=[q1, q2], speeds=[u1, u2],
+                         kinematics=[q1.diff() - u1, q2.diff() - u2], bodies=bodies,
+                         loads=loads, name="slider")
+
+
+def test_loads_off_the_mass_centre_and_torques():
+    system = _slider(True)
+    consts = {"m": 1.3, "l": 0.7, "g": 9.81, "Fx": 2.5}
+    tree, bodies = _both(system, consts)
+    assert tree.path == "tree"
+    _agree(tree, bodies)
+
+
+def test_velocity_not_from_positions_is_refused():
+    system = _slider(False)
+    with pytest.raises(NotATree, match="velocity of rod"):
+        TreeProgram(system)
+    num = system.numeric({"m": 1.3, "l": 0.7, "g": 9.81, "Fx": 2.5}, backend="c")
+    assert num.path == "bodies"
+
+
+def test_time_varying_input_and_with_constants():
+    system = _slider(True)
+    consts = {"m": 1.3, "l": 0.7, "g": 9.81, "Fx": lambda t: np.sin(3 * t)}
+    tree, bodies = _both(system, consts)
+    _agree(tree, bodies)
+    other = {"m": 2.0, "l": 0.5, "g": 1.0, "Fx": 0.0}
+    _agree(tree.with_constants(other), bodies.with_constants(other))
+
+
+def test_singular_joint_inertia_is_an_error():
+    system = _slider(True)
+    with pytest.raises(kb.KanebondError):  # a massless slider and rod: nothing to accelerate
+        system.numeric({"m": 0.0, "l": 0.7, "g": 9.81, "Fx": 1.0}, backend="c",
+                       path="tree").rhs(0.0, np.zeros(4) + 0.1)
+
+
+def test_kernel_grows_linearly():
+    """The tree kernel adds a constant number of operations per body (the per-body path's
+    grows with the depth)."""
+    ops = {}
+    for n in (4, 8, 16):
+        tp = TreeProgram(kb.models.chain_3d(n))
+        ops[n] = len(tp.g.needed(tp.outputs))
+    assert abs((ops[16] - ops[8]) / (ops[8] - ops[4]) - 2.0) < 0.1
