@@ -40,12 +40,14 @@ from ..mechanics.kinematics import (
     dag_xreplace,
     linear_parts,
     numeric_sample,
+    numeric_samples,
     show,
     t,
     tidy,
     time_dependence,
 )
 from ..symbolic.dag import Graph
+from ..symbolic.expressions import quick_diff
 from .closed_form import ManifoldSampler, check_closed_form, eliminate, pivot_order
 
 __all__ = ["Embedding", "ClosedForm", "embed", "ADJOIN_HINT", "constraint_expression",
@@ -80,7 +82,7 @@ def _rank(M: sp.Matrix, samples: int = 2) -> int:
     if M.rows == 0 or M.cols == 0:
         return 0
     rng = random.Random(4099)
-    return max(int(np.linalg.matrix_rank(numeric_sample(M, rng), tol=1e-9)) for _ in range(samples))
+    return max(int(np.linalg.matrix_rank(x, tol=1e-9)) for x in numeric_samples(M, rng, samples))
 
 
 @dataclass
@@ -294,7 +296,7 @@ def _derived_rows(cfg, q, u, Q_full, which) -> list[tuple[int, sp.Expr, sp.Expr,
         d = {r: sp.Dummy(q[r].func.__name__) for r in present}
         gd = g.xreplace({q[r]: d[r] for r in present})
         back = {d[r]: q[r] for r in present}
-        dg = sp.Add(*[gd.diff(d[r]).xreplace(back) * qdot[r] for r in present])
+        dg = sp.Add(*[quick_diff(gd, d[r]).xreplace(back) * qdot[r] for r in present])
         e, row = velocity_constraint(dg, i, q, u, {}, what=f"d/dt configuration constraint {i}")
         out.append((i, g, e, row))
     return out
