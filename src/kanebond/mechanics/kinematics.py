@@ -33,6 +33,7 @@ from ..symbolic.expressions import (  # re-exported: the helpers' historical hom
     linear_structure,
     numeric_sample,
     numeric_samples,
+    quick_diff,
     random_values,
     scalar_expression,
     show,
@@ -190,7 +191,7 @@ def _kd_coefficients(kd_eqs: list, q: list, qd: list, f: list) -> tuple[sp.Matri
         for j, sym in enumerate(lin):
             if sym not in present:  # most equations hold one rate and a few speeds
                 continue
-            coeff = ex.diff(sym)
+            coeff = quick_diff(ex, sym)
             if coeff.has(*lin):
                 raise KinematicsError(
                     f"kinematic equation {i} ({show(eq)} = 0) is nonlinear in "

@@ -165,6 +165,15 @@ def _params(constants: Mapping[Any, float] | None) -> tuple[float, float, float]
     return float(p["L"]), float(p["m"]), float(p["g"])
 
 
+def _orient_z(F: me.ReferenceFrame, N: me.ReferenceFrame, angle) -> None:
+    """``F.orient_axis(N, N.z, angle)``: the same direction cosine matrix (ImmutableMatrix
+    [[cos, -sin, 0], [sin, cos, 0], [0, 0, 1]], N <- F) stored the same way, without
+    orient_axis's general axis-angle algebra and its angular velocity (the caller sets that);
+    orient_axis was a third of the mechanism's build time."""
+    c, s = sm.cos(angle), sm.sin(angle)
+    F._dcm(N, sm.ImmutableMatrix([[c, -s, 0], [s, c, 0], [0, 0, 1]]))
+
+
 class _Rods:
     """The frames, points, rigid bodies and weights of the mechanism's rods, as they are added."""
 
@@ -179,7 +188,7 @@ class _Rods:
         """A slender rod from ``pin`` along its frame's x axis; returns its far end."""
         N, L, m = self.N, self.L, self.m
         F = me.ReferenceFrame(f"F_{name}")
-        F.orient_axis(N, N.z, angle)
+        _orient_z(F, N, angle)
         F.set_ang_vel(N, rate * N.z)
         # velocities by the two-point formula written out (v2pt_theory searches the whole
         # point tree for the position, which grows with n), with (rate N.z) x (d F.x) =

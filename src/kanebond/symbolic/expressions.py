@@ -260,7 +260,10 @@ def time_dependence(expr, known, seen: set | None = None) -> str | None:
     One walk over the expression DAG: other functions of time are reported first (sorted by
     name), then an explicit ``t`` outside the known dynamicsymbols.
     """
-    items = list(expr) if isinstance(expr, sp.MatrixBase) else [expr]
+    if isinstance(expr, sp.MatrixBase):  # the nonzero entries (zeros hold no time)
+        items = list(expr.todok().values()) if hasattr(expr, "todok") else list(expr)
+    else:
+        items = [expr]
     known = set(known)
     seen = set() if seen is None else seen
     others: set = set()
@@ -307,7 +310,7 @@ def numeric_samples(matrix: sp.Matrix, rng: random.Random, count: int) -> list:
     import numpy as np
 
     matrix = sp.Matrix(matrix)
-    entries = matrix.todok()
+    entries = dict(sorted(matrix.todok().items()))  # row-major, as the dense reading
     seen: set = set()
     atoms: set = set()
     for x in entries.values():
