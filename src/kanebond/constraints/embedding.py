@@ -40,12 +40,14 @@ from ..mechanics.kinematics import (
     dag_xreplace,
     linear_parts,
     numeric_sample,
+    numeric_samples,
     show,
     t,
     tidy,
     time_dependence,
 )
 from ..symbolic.dag import Graph
+from ..symbolic.expressions import quick_diff
 from .closed_form import ManifoldSampler, check_closed_form, eliminate, pivot_order
 
 __all__ = ["Embedding", "ClosedForm", "embed", "ADJOIN_HINT", "constraint_expression",
@@ -80,7 +82,7 @@ def _rank(M: sp.Matrix, samples: int = 2) -> int:
     if M.rows == 0 or M.cols == 0:
         return 0
     rng = random.Random(4099)
-    return max(int(np.linalg.matrix_rank(numeric_sample(M, rng), tol=1e-9)) for _ in range(samples))
+    return max(int(np.linalg.matrix_rank(x, tol=1e-9)) for x in numeric_samples(M, rng, samples))
 
 
 @dataclass
@@ -183,22 +185,25 @@ class Embedding:
 def _configuration_constraint(expr, i: int, coordinates: list, speeds: list) -> sp.Expr:
     what = f"configuration constraint {i}"
     e = constraint_expression(expr, what)
-    label = f"{what} ({show(e)} = 0)"
+
+    def label() -> str:  # printed only for an error (show costs ~1 ms a constraint)
+        return f"{what} ({show(e)} = 0)"
+
     if e.has(sp.Derivative):
         raise ConstraintError(
-            f"{label} contains a time derivative; configuration constraints are g(q) = 0 in the "
+            f"{label()} contains a time derivative; configuration constraints are g(q) = 0 in the "
             f"coordinates only. Give velocity constraints in velocity_constraints."
         )
     sp_in = sorted({a for a in e.atoms(AppliedUndef) if a in set(speeds)}, key=show)
     if sp_in:
         raise ConstraintError(
-            f"{label} contains the speed {show(sp_in[0])}; configuration constraints are g(q) = 0 "
-            f"in the coordinates only. Give it in velocity_constraints instead."
+            f"{label()} contains the speed {show(sp_in[0])}; configuration constraints are "
+            f"g(q) = 0 in the coordinates only. Give it in velocity_constraints instead."
         )
     what_t = time_dependence(e, coordinates)
     if what_t:
         raise ConstraintError(
-            f"{label} depends explicitly on time through {what_t}: a rheonomic constraint cannot "
+            f"{label()} depends explicitly on time through {what_t}: a rheonomic constraint cannot "
             f"be embedded. {ADJOIN_HINT}"
         )
     return e
@@ -209,42 +214,46 @@ def velocity_constraint(
 ) -> tuple[sp.Expr, sp.Matrix]:
     """(expression in q and u, row of coefficients B_i) of one linear velocity constraint."""
     what = what or f"velocity constraint {i}"
-    e = constraint_expression(expr, what)
-    label = f"{what} ({show(e)} = 0)"
+    e0 = e = constraint_expression(expr, what)
+
+    def label() -> str:  # printed only for an error (show costs ~1 ms a constraint)
+        return f"{what} ({show(e0)} = 0)"
+
     e = dag_xreplace(e, kdd)
     stray = sorted(e.atoms(sp.Derivative), key=show)
     if stray:
         raise ConstraintError(
-            f"{label} contains {show(stray[0])}, an acceleration or the rate of a quantity that "
+            f"{label()} contains {show(stray[0])}, an acceleration or the rate of a quantity that "
             f"is neither a coordinate nor a speed; velocity constraints relate the speeds and "
             f"coordinate rates only."
         )
     what_t = time_dependence(e, list(coordinates) + list(speeds))
     if what_t:
         raise ConstraintError(
-            f"{label} depends explicitly on time through {what_t}: a rheonomic constraint cannot "
+            f"{label()} depends explicitly on time through {what_t}: a rheonomic constraint cannot "
             f"be embedded. {ADJOIN_HINT}"
         )
     try:  # one pass over the expression DAG (velocity constraints of contact points are big)
         rest, coeffs = linear_parts(e, {x: j for j, x in enumerate(speeds)})
-        row = sp.Matrix([[coeffs.get(j, sp.S.Zero) for j in range(len(speeds))]])
-        if _mentions(row, speeds):
+        if _mentions(coeffs.values(), speeds):
             raise NotLinear
+        row = sp.Matrix([[coeffs.get(j, sp.S.Zero) for j in range(len(speeds))]])
     except NotLinear:
-        rest, row = _linear_row_symbolic(e, speeds, label)
+        rest, row = _linear_row_symbolic(e, speeds, label())
     rest = sp.expand(rest) if rest != 0 else rest
     if rest != 0:
         raise ConstraintError(
-            f"{label} has a term free of the speeds ({show(rest)}); embedded velocity "
+            f"{label()} has a term free of the speeds ({show(rest)}); embedded velocity "
             f"constraints must be homogeneous, B(q) u = 0. {ADJOIN_HINT}"
         )
     return e, row
 
 
-def _mentions(row: sp.Matrix, speeds: list) -> bool:
+def _mentions(coeffs, speeds: list) -> bool:
+    """True when one of the coefficients ``coeffs`` contains a speed (then not linear)."""
     seen: set = set()
     found: set = set()
-    for x in row:
+    for x in coeffs:
         found |= dag_atoms(x, AppliedUndef, seen=seen)
     return bool(found & set(speeds))
 
@@ -281,7 +290,9 @@ def _check_redundant(B: sp.Matrix, labels: list[str], k: int) -> None:
 def _derived_rows(cfg, q, u, Q_full, which) -> list[tuple[int, sp.Expr, sp.Expr, sp.Matrix]]:
     """(i, g_i, dg_i/dt, its row in u) for the configuration constraints ``which``."""
     index = {x: r for r, x in enumerate(q)}
-    rows = Q_full.tolist()
+    rows: dict = {}  # {r: [(j, Q_full[r, j])]} of the nonzero entries, in column order
+    for (r, j), c in sorted(Q_full.todok().items()):
+        rows.setdefault(r, []).append((j, c))
     qdot = {}
     out = []
     for i in which:
@@ -289,12 +300,12 @@ def _derived_rows(cfg, q, u, Q_full, which) -> list[tuple[int, sp.Expr, sp.Expr,
         present = sorted(index[a] for a in dag_atoms(g, AppliedUndef) if a in index)
         for r in present:  # q'_r = (Q_full u)_r, formed once per coordinate
             if r not in qdot:
-                qdot[r] = sp.Add(*[c * u[j] for j, c in enumerate(rows[r]) if c != 0])
+                qdot[r] = sp.Add(*[c * u[j] for j, c in rows.get(r, [])])
         # differentiate with respect to plain symbols (functions of t cost a dummy each call)
         d = {r: sp.Dummy(q[r].func.__name__) for r in present}
         gd = g.xreplace({q[r]: d[r] for r in present})
         back = {d[r]: q[r] for r in present}
-        dg = sp.Add(*[gd.diff(d[r]).xreplace(back) * qdot[r] for r in present])
+        dg = sp.Add(*[quick_diff(gd, d[r]).xreplace(back) * qdot[r] for r in present])
         e, row = velocity_constraint(dg, i, q, u, {}, what=f"d/dt configuration constraint {i}")
         out.append((i, g, e, row))
     return out
@@ -306,26 +317,30 @@ def _numeric_pieces(B: sp.Matrix, cfg: list, q: list, qd: list, Q_full: sp.Matri
     (derivatives of the configuration constraints by the graph, not by SymPy)."""
 
     graph = Graph()
-    exprs = list(B) + list(cfg) + list(Q_full)
+    # structural nonzeros, row-major (B and Q_full are mostly zero)
+    B_nz, Q_nz = dict(sorted(B.todok().items())), dict(sorted(Q_full.todok().items()))
     seen: set = set()
     atoms: set = set()
-    for x in exprs:
+    for x in [*B_nz.values(), *cfg, *Q_nz.values()]:
         atoms |= dag_atoms(x, sp.Symbol, AppliedUndef, sp.Derivative, seen=seen)
     leaves = sorted((a for a in atoms if a != t), key=lambda a: (str(type(a)), str(a)))
     sym = {a: graph.inp("x", k) for k, a in enumerate(leaves)}
     sym[t] = graph.inp("t", 0)
     memo: dict = {}
-    Bn = [graph.from_sympy(x, sym, memo) for x in B]
+    Bn = [graph.ZERO] * (B.rows * B.cols)
+    for (i, j), x in B_nz.items():
+        Bn[i * B.cols + j] = graph.from_sympy(x, sym, memo)
     gn = [graph.from_sympy(x, sym, memo) for x in cfg]
-    Qn = [[graph.from_sympy(Q_full[r, j], sym, memo) for j in range(Q_full.cols)]
-          for r in range(Q_full.rows)]
+    Qn: dict = {}  # {r: {j: node}} of the nonzero Q_full[r, j]
+    for (r, j), x in Q_nz.items():
+        Qn.setdefault(r, {})[j] = graph.from_sympy(x, sym, memo)
     index = {x: r for r, x in enumerate(q)}
     dg = []
     for i, n in enumerate(gn):  # derivatives only in the coordinates each constraint contains
         present = {index[a] for a in dag_atoms(cfg[i], AppliedUndef) if a in index}
         dg.append({r: graph.partial(n, sym[q[r]]) for r in present})
-    D = [graph.add(*(graph.mul(d, Qn[r][j]) for r, d in dg[i].items()))
-         for i in range(len(cfg)) for j in range(Q_full.cols)]
+    D = [_row_times(graph, dg[i], Qn, Q_full.cols) for i in range(len(cfg))]
+    D = [x for row in D for x in row]
     Jd = [dg[i].get(index[x], graph.ZERO) for i in range(len(cfg)) for x in qd]
     rng = random.Random(4099)
     out = []
@@ -337,6 +352,16 @@ def _numeric_pieces(B: sp.Matrix, cfg: list, q: list, qd: list, Q_full: sp.Matri
                     np.array(vals[nb : nb + nd]).reshape(len(cfg), Q_full.cols),
                     np.array(vals[nb + nd :]).reshape(len(cfg), len(qd))))
     return out
+
+
+def _row_times(graph: Graph, row: Mapping, Qn: Mapping, cols: int) -> list[int]:
+    """The graph nodes of (row · Q_full)_j, j < cols, for a sparse ``row`` {r: node} and the
+    nonzeros ``Qn`` {r: {j: node}} of Q_full (a sum with no term is zero)."""
+    terms: dict = {}
+    for r, d in row.items():
+        for j, x in Qn.get(r, {}).items():
+            terms.setdefault(j, []).append(graph.mul(d, x))
+    return [graph.add(*terms.get(j, ())) for j in range(cols)]
 
 
 def _num_rank(Ms: list[np.ndarray]) -> int:
@@ -443,9 +468,11 @@ def embed(
     _check_redundant(B, labels, len(ud))
     pieces = _numeric_pieces(B, cfg, q, qd, Q_full)
     live = _live_constraints(cfg, qd, ud, pieces)
-    for i, g, e, row in _derived_constraints(cfg, q, u, ud, Q_full, len(vel), live, pieces):
+    derived = _derived_constraints(cfg, q, u, ud, Q_full, len(vel), live, pieces)
+    if derived:  # one stacking (col_join per row copies B each time: quadratic)
+        B = sp.Matrix.vstack(B, *[row for _, _, _, row in derived])
+    for i, g, e, _ in derived:
         exprs.append(e)
-        B = B.col_join(row)
         labels.append(f"the time derivative of configuration constraint {i} ({show(g)} = 0)")
         names.append(f"config[{i}]'")
         targets.append([])

@@ -32,6 +32,8 @@ from ..symbolic.expressions import (  # re-exported: the helpers' historical hom
     linear_parts,
     linear_structure,
     numeric_sample,
+    numeric_samples,
+    quick_diff,
     random_values,
     scalar_expression,
     show,
@@ -86,20 +88,23 @@ def solve_kinematics(
     """
     q = list(coordinates)
     f = list(speeds)
-    R, S = len(q), len(f)
-    qd = [x.diff(t) for x in q]
+    R = len(q)
+    qd = [_rate(x) for x in q]
     kd_eqs = _kd_equations(kinematics, qd)
     Mq, Mf = _kd_coefficients(kd_eqs, q, qd, f)
     rng = random.Random(20211)
     import numpy as np
 
-    if np.linalg.matrix_rank(numeric_sample(Mq, rng)) < R:
+    identity = _is_identity(Mq)
+    if identity:  # rank R; draw the one number (t) its sample would, for the later checks
+        rng.uniform(0.3, 1.3)
+    elif np.linalg.matrix_rank(numeric_sample(Mq, rng)) < R:
         raise KinematicsError(
             f"the kinematic equations cannot be solved for every coordinate rate {show(qd)}: "
             f"their coefficient matrix in q' is singular (some equations are linearly dependent "
             f"in q'). Give R = {R} independent equations."
         )
-    Q = -Mf if Mq == sp.eye(R) else Mq.LUsolve(-Mf).applyfunc(tidy)
+    Q = -Mf if identity else Mq.LUsolve(-Mf).applyfunc(tidy)
     what = time_dependence(Q, q)
     if what:
         raise KinematicsError(
@@ -108,8 +113,26 @@ def solve_kinematics(
         )
     if check_rank:
         _check_speeds_independent(Q, R, f, rng)
-    kdd = {qd[r]: sum((Q[r, s] * f[s] for s in range(S)), sp.S.Zero) for r in range(R)}
+    kdd = {qd[r]: sp.Add(*[c * f[s] for s, c in enumerate(row) if c != 0])
+           for r, row in enumerate(Q.tolist())}
     return Q, kdd, kd_eqs
+
+
+def _is_identity(M: sp.Matrix) -> bool:
+    """``M == eye``, read from its nonzero entries (a dense comparison costs R² element reads,
+    seconds for the 161 coordinates of the N four-bar at N = 80)."""
+    if M.rows != M.cols:
+        return False
+    nz = M.todok()
+    return len(nz) == M.rows and all(i == j and v == 1 for (i, j), v in nz.items())
+
+
+def _rate(x) -> sp.Expr:
+    """``x.diff(t)``: for a dynamicsymbol x(t) the unevaluated Derivative(x(t), t) that diff
+    returns, built directly (diff's evaluation attempt costs ~2 ms per coordinate)."""
+    if isinstance(x, AppliedUndef) and x.args == (t,):
+        return sp.Derivative(x, t)
+    return x.diff(t)
 
 
 def _kd_equations(kinematics, qd: list) -> list:
@@ -176,7 +199,7 @@ def _kd_coefficients(kd_eqs: list, q: list, qd: list, f: list) -> tuple[sp.Matri
         for j, sym in enumerate(lin):
             if sym not in present:  # most equations hold one rate and a few speeds
                 continue
-            coeff = ex.diff(sym)
+            coeff = quick_diff(ex, sym)
             if coeff.has(*lin):
                 raise KinematicsError(
                     f"kinematic equation {i} ({show(eq)} = 0) is nonlinear in "
@@ -189,8 +212,9 @@ def _kd_coefficients(kd_eqs: list, q: list, qd: list, f: list) -> tuple[sp.Matri
             else:
                 Mf[i, j - R] = coeff
         _check_no_rest(i, eq, ex, lin, q)
+    present = {j for _, j in Mq.todok()}  # columns with a nonzero (not R² element reads)
     for r in range(R):
-        if all(Mq[i, r] == 0 for i in range(R)):
+        if r not in present:
             raise KinematicsError(
                 f"no kinematic equation contains {show(qd[r])}, so the rate of coordinate "
                 f"{show(q[r])} is undetermined; give R = {R} equations that determine every "
@@ -220,11 +244,11 @@ def _check_speeds_independent(Q: sp.Matrix, R: int, f: list, rng) -> None:
     import numpy as np
 
     S = len(f)
-    rank = max(np.linalg.matrix_rank(numeric_sample(Q, rng)) for _ in range(2))
+    rank = max(np.linalg.matrix_rank(x) for x in numeric_samples(Q, rng, 2))
     if rank == S:
         return
     for s in range(S):
-        sub = max(np.linalg.matrix_rank(numeric_sample(Q[:, : s + 1], rng)) for _ in range(2))
+        sub = max(np.linalg.matrix_rank(x) for x in numeric_samples(Q[:, : s + 1], rng, 2))
         if sub < s + 1:
             more = (
                 f"there are {S} speeds but only {R} coordinate(s), so at most {R} speeds can "

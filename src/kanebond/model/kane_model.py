@@ -241,8 +241,9 @@ class KaneModel(ConstraintViews):
         be listed among the coordinates / speeds or not."""
         coordinates = check_dynamicsymbols(coordinates, "coordinate")
         speeds = check_dynamicsymbols(speeds, "speed")
-        self.coordinates = coordinates + [x for x in dep_q if x not in coordinates]
-        self.speeds = [x for x in speeds if x not in dep_u]
+        listed, dependent = set(coordinates), set(dep_u)  # set look-ups: n, not n², tests
+        self.coordinates = coordinates + [x for x in dep_q if x not in listed]
+        self.speeds = [x for x in speeds if x not in dependent]
         if not self.coordinates:
             raise ModelError("a system needs at least one coordinate.")
         if not self.speeds:
@@ -444,7 +445,7 @@ class KaneModel(ConstraintViews):
         for fld, vec in self.loads_all_speeds:
             scan_vector(fld.v)
             scan_vector(vec)
-        for x in self._Q_full:
+        for x in self._Q_full.todok().values():  # the nonzeros (a zero holds no parameter)
             scan(x)
         for x in self._constraint_expressions():
             scan(x)
@@ -471,7 +472,7 @@ class KaneModel(ConstraintViews):
     def _constraint_expressions(self) -> list:
         """Expressions of the constraints that may carry parameters (for ``constants``)."""
         out = list(self.embedding.configuration_constraints)
-        out += list(self.embedding.B)
+        out += list(self.embedding.B.todok().values())  # its nonzeros (B is mostly zero)
         out += list(self.prescribed.values())
         for c in self.adjoined:
             out += [c.phi, c.value]

@@ -165,6 +165,15 @@ def _params(constants: Mapping[Any, float] | None) -> tuple[float, float, float]
     return float(p["L"]), float(p["m"]), float(p["g"])
 
 
+def _orient_z(F: me.ReferenceFrame, N: me.ReferenceFrame, angle) -> None:
+    """``F.orient_axis(N, N.z, angle)``: the same direction cosine matrix (ImmutableMatrix
+    [[cos, -sin, 0], [sin, cos, 0], [0, 0, 1]], N <- F) stored the same way, without
+    orient_axis's general axis-angle algebra and its angular velocity (the caller sets that);
+    orient_axis was a third of the mechanism's build time."""
+    c, s = sm.cos(angle), sm.sin(angle)
+    F._dcm(N, sm.ImmutableMatrix([[c, -s, 0], [s, c, 0], [0, 0, 1]]))
+
+
 class _Rods:
     """The frames, points, rigid bodies and weights of the mechanism's rods, as they are added."""
 
@@ -179,16 +188,18 @@ class _Rods:
         """A slender rod from ``pin`` along its frame's x axis; returns its far end."""
         N, L, m = self.N, self.L, self.m
         F = me.ReferenceFrame(f"F_{name}")
-        F.orient_axis(N, N.z, angle)
+        _orient_z(F, N, angle)
         F.set_ang_vel(N, rate * N.z)
         # velocities by the two-point formula written out (v2pt_theory searches the whole
-        # point tree for the position, which grows with n)
-        w = rate * N.z
+        # point tree for the position, which grows with n), with (rate N.z) x (d F.x) =
+        # rate d F.y taken by hand (Vector.cross forms direction cosine matrices: it was a
+        # third of the mechanism's build time)
         G = pin.locatenew(f"G_{name}", L / 2 * F.x)
-        G.set_vel(N, pin.vel(N) + w.cross(L / 2 * F.x))
+        G.set_vel(N, pin.vel(N) + rate * L / 2 * F.y)
         tip = pin.locatenew(tip_name, L * F.x)
-        tip.set_vel(N, pin.vel(N) + w.cross(L * F.x))
-        inertia = me.inertia(F, 0, m * L**2 / 12, m * L**2 / 12)
+        tip.set_vel(N, pin.vel(N) + rate * L * F.y)
+        I = m * L**2 / 12  # me.inertia(F, 0, I, I) without its nine outer products
+        inertia = I * F.y.outer(F.y) + I * F.z.outer(F.z)
         self.bodies.append(me.RigidBody(name, G, F, m, (inertia, G)))
         self.loads.append((G, -m * self.g * N.y))
         self.frames[name] = F
@@ -210,13 +221,12 @@ def _add_loops(rods: _Rods, n: int, theta: list, dtheta: list, phi: list, dphi: 
         if i > 0:
             # coupler i hangs on B_{i-1}; its far end C_i must meet B_i (loop i closes there)
             rods.add(f"coupler{i}", B[i - 1], phi[i], dphi[i], f"C{i}")
-            # written from the link axes directly (Point.pos_from searches the whole point
-            # tree, which grows with n):
-            # A_{i-1} + L e(theta_{i-1}) + L e(phi_i) - A_i - L e(theta_i)
-            axes = rods.frames
-            gap = (-L * N.x + L * axes[f"crank{i - 1}"].x + L * axes[f"coupler{i}"].x
-                   - L * axes[f"crank{i}"].x)
-            closures.extend([gap.dot(N.x), gap.dot(N.y)])
+            # A_{i-1} + L e(theta_{i-1}) + L e(phi_i) - A_i - L e(theta_i), written out in N
+            # (Point.pos_from searches the whole point tree, which grows with n, and
+            # Vector.dot forms direction cosine matrices)
+            closures.extend(
+                [L * sm.cos(theta[i - 1]) + L * sm.cos(phi[i]) - L - L * sm.cos(theta[i]),
+                 L * sm.sin(theta[i - 1]) + L * sm.sin(phi[i]) - L * sm.sin(theta[i])])
     return closures
 
 

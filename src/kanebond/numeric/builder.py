@@ -36,9 +36,9 @@ class GraphBuilder:
             sym[x] = g.inp("c", k)
         self.sym = sym
         self.memo: dict = {}
-        Qf = system.Q_full
-        Q = [[self.node(Qf[r, s]) for s in range(S)] for r in range(R)]
-        qdot = [g.add(*(g.mul(Q[r][s], sym[u[s]]) for s in range(S))) for r in range(R)]
+        Q = self.sparse_nodes(system.Q_full)
+        qdot = [g.add(*(g.mul(x, sym[u[s]]) for s, x in enumerate(Q[r]) if x != g.ZERO))
+                for r in range(R)]
         for r, x in enumerate(q):
             sym[x.diff(t)] = qdot[r]
         self.rates = {sym[x]: qdot[r] for r, x in enumerate(q)}
@@ -52,6 +52,15 @@ class GraphBuilder:
 
     def node(self, expr) -> int:
         return self.g.from_sympy(expr, self.sym, self.memo)
+
+    def sparse_nodes(self, M) -> list[list[int]]:
+        """The graph nodes of the SymPy matrix ``M`` (rows of lists), converting only its
+        structural nonzeros (Q_full and the constraint matrix B of a chain of loops are almost
+        all zeros; reading them entry by entry cost seconds at 160 loops)."""
+        out = [[self.g.ZERO] * M.cols for _ in range(M.rows)]
+        for (i, j), x in sorted(M.todok().items()):  # row-major, as the dense reading
+            out[i][j] = self.node(x)
+        return out
 
     def rotation(self, frame) -> list[list[int]]:
         """R_N←frame, composed frame by frame down the frame tree."""

@@ -193,13 +193,16 @@ def _c_header(prog: Program) -> str:
     )
 
 
-def _c_sources(prog: Program) -> tuple[str, str, str, int, int]:
-    """(kernels k_pos/k_vel, runtime, kernel k_dot) C sources and their operation counts."""
+def _c_sources(prog: Program) -> tuple[list[str], str, str, int, int]:
+    """([kernel k_pos, kernel k_vel], runtime, kernel k_dot) C sources and the operation counts
+    of k_pos + k_vel and of k_dot. k_pos and k_vel are separate translation units so that the
+    compiler runs on them (and the runtime) in parallel."""
     g = prog.g
     L = prog.layout
     groups = {"t": 1, "q": L.R, "f": L.S, "c": L.K}
     head = _c_header(prog)
-    main = head + emit_c(g, groups, prog.pos, "k_pos") + emit_c(g, groups, prog.vel, "k_vel")
+    main = [head + emit_c(g, groups, prog.pos, "k_pos"),
+            head + emit_c(g, groups, prog.vel, "k_vel")]
     dot = head + emit_c(g, groups, prog.dot, "k_dot")
     n_main = len(g.needed(prog.pos + prog.vel))
     n_dot = len(g.needed(prog.dot))
@@ -274,16 +277,16 @@ class CBackend:
         main, runtime, dot, n_main, n_dot = _c_sources(prog)
         self.has_constraints = extra is not None
         if extra is not None:
-            main, runtime = main + extra[0], runtime + extra[1]
+            main[-1], runtime = main[-1] + extra[0], runtime + extra[1]
         self._dot_source, self._n_dot = dot, n_dot
-        self.source = main + runtime
+        self.source = "".join(main) + runtime
         flags = _kernel_flags(n_main)
         key = hashlib.sha256((self.source + " ".join(flags)).encode()).hexdigest()[:24]
         self.path = cache_dir() / f"kb_{key}.so"
 
         def build(p: Path) -> None:
             _announce(n_main, flags, p)
-            _build_library([(main, flags), (runtime, ["-O2"])], p)
+            _build_library([(m, flags) for m in main] + [(runtime, ["-O2"])], p)
 
         lib, self.cached = _load_library(self.path, build)
         vp = ctypes.c_void_p

@@ -60,10 +60,12 @@ def emit_c(
 
     Large kernels are split into functions of at most ``chunk`` statements; values used only
     inside their own chunk stay local (registers), the others pass through a work array. This
-    keeps gcc's compile time about linear in the kernel size.
+    keeps gcc's compile time about linear in the kernel size. Kernels with more than ``chunk``
+    stored outputs take the same path, so that their outputs are copied by a loop
+    (:func:`_c_outputs`).
     """
     order = [i for i in g.needed(outputs) if g.nodes[i][0] not in ("num", "in")]
-    if len(order) <= chunk:
+    if len(order) <= chunk and sum(o != g.ZERO for o in outputs) <= chunk:
         return _emit_c_single(g, inputs, outputs, fname, order)
     return _emit_c_chunked(g, inputs, outputs, fname, order, chunk)
 
@@ -89,8 +91,37 @@ def _emit_c_single(
     name = _c_namer(g, {i: f"x{i}" for i in order})
     params = ", ".join(f"const double *{k}" for k in inputs)
     body = [f"    const double x{i} = {_c_expr(g, g.nodes[i], name)};" for i in order]
-    body.extend(f"    out[{k}] = {name(o)};" for k, o in enumerate(outputs))
+    body.extend(_c_outputs(g, outputs, name, fname, {})[1])
     return f"void {fname}({params}, double *out) {{\n" + "\n".join(body) + "\n}\n"
+
+
+def _c_outputs(
+    g: Graph, outputs: Sequence[int], name: Callable[[int], str], fname: str, slot: Mapping
+) -> tuple[str, list[str]]:
+    """(file-scope tables, statements) storing ``outputs`` into ``out``.
+
+    The structural zeros (most outputs of a per-body program, e.g. Q_full of a many-loop
+    mechanism) are one ``memset``; the outputs held in the work array (``slot``) are copied by
+    one loop over two index tables; the rest (inputs, literals, locals) are assigned one by one.
+    A straight-line statement per output costs gcc about a millisecond each at -O1 (dead-store
+    alias walks), which dominated the compilation of the N four-bar at N = 80.
+    """
+    zeros = sum(o == g.ZERO for o in outputs)
+    copies = [(k, slot[o]) for k, o in enumerate(outputs) if o in slot]
+    lines = []
+    if zeros > 1:
+        lines.append(f"    memset(out, 0, sizeof(double) * {len(outputs)});")
+    tables = ""
+    if len(copies) > 1:
+        ki, wi = (", ".join(str(x[j]) for x in copies) for j in (0, 1))
+        tables = (f"static const int {fname}_oi[] = {{{ki}}};\n"
+                  f"static const int {fname}_ow[] = {{{wi}}};\n")
+        lines.append(f"    for (int k = 0; k < {len(copies)}; ++k) "
+                     f"out[{fname}_oi[k]] = w[{fname}_ow[k]];")
+    skip = {k for k, _ in copies} if len(copies) > 1 else set()
+    lines.extend(f"    out[{k}] = {name(o)};" for k, o in enumerate(outputs)
+                 if k not in skip and (o != g.ZERO or zeros <= 1))
+    return tables, lines
 
 
 def _c_work_slots(g: Graph, outputs: Sequence[int], order: list[int], chunk: int) -> dict:
@@ -132,8 +163,8 @@ def _emit_c_chunked(
             f"static void {sub}({params}, double *restrict w) {{\n" + "\n".join(body) + "\n}\n"
         )
         calls.append(f"    {sub}({args}, w);")
-    outs = [f"    out[{k}] = {name(o)};" for k, o in enumerate(outputs)]
-    main = (
+    tables, outs = _c_outputs(g, outputs, name, fname, slot)
+    main = tables + (
         f"void {fname}({params}, double *out) {{\n"
         f"    double *w = (double *)malloc(sizeof(double) * {max(len(slot), 1)});\n"
         + "\n".join(calls) + "\n" + "\n".join(outs) + "\n    free(w);\n}\n"

@@ -132,7 +132,7 @@ class Program(GraphBuilder):
     def _constraints(self, B: sp.Matrix, u: list, pos: list, vel: list, dot: list) -> None:
         """B(q) (pos) and Ḃ (dot) at its structural nonzeros, and Ḃu = d(Bu)/dt at u' = 0."""
         g, L = self.g, self.layout
-        nodes = [[self.node(B[i, j]) for j in range(B.cols)] for i in range(B.rows)]
+        nodes = self.sparse_nodes(B)
         pattern = [(i, j) for i in range(B.rows) for j in range(B.cols)
                    if nodes[i][j] != g.ZERO]
         L.B_rows = [i for i, _ in pattern]
