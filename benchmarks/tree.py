@@ -24,8 +24,9 @@ cache (imports, compiler check, lazy initialisation), then times, with SymPy's c
   the formation of the KaneSystem, URDF cases);
 * *form*: ``KaneSystem(...)`` (``chain`` only; inside *build* for the URDF cases);
 * *numeric cold*: ``system.numeric(backend="c", path=--path)`` into an empty
-  ``$KANEBOND_CACHE`` (program, C code, compiler); *set-up cold* = form + numeric cold (chain)
-  or from_urdf + numeric cold (URDF);
+  ``$KANEBOND_CACHE`` (program, C code, compiler; *of which cc*: the C compiler, timed by
+  wrapping the C backend's compile step); *set-up cold* = form + numeric cold (chain) or
+  from_urdf + numeric cold (URDF);
 * then *rhs* ``num.rhs(0.0, x)`` and Pinocchio's ``pin.aba`` (timeit-style, calls per loop so
   that a loop takes >= 0.2 s, the median of ``--repeat`` loops), and the error
   max |f'_kanebond - a_Pinocchio| / max(1, |a|) over 3 random states (must be <= 1e-9, else the
@@ -288,10 +289,51 @@ def measure(case, n, seed, repeat, system, num, urdf, base, out) -> None:
     out["nq"], out["nv"] = model.nq, model.nv
 
 
+def time_compiler() -> list[float] | None:
+    """Wrap the C backend's compile step (as benchmarks/numeric.py does); its times land in the
+    list returned (None where the installed version has no such function)."""
+    import kanebond.numeric.cbackend as kbc
+
+    times: list[float] = []
+    original = getattr(kbc, "_build_library", None)
+    if original is None:
+        return None
+
+    def wrapper(*a, **kw):
+        t0 = time.perf_counter()
+        try:
+            return original(*a, **kw)
+        finally:
+            times.append(time.perf_counter() - t0)
+
+    kbc._build_library = wrapper
+    return times
+
+
+def record_kernels() -> list[tuple[int, str]]:
+    """(operations, flags) of every C kernel compiled: wraps the C backend's flag choice (large
+    kernels go to -O0, which makes a slow rhs); empty where the version has no such function."""
+    import kanebond.numeric.cbackend as kbc
+
+    seen: list[tuple[int, str]] = []
+    original = getattr(kbc, "_kernel_flags", None)
+    if original is not None:
+        def wrapper(ops, *a, **kw):
+            flags = original(ops, *a, **kw)
+            seen.append((int(ops), " ".join(flags)))
+            return flags
+
+        kbc._kernel_flags = wrapper
+    return seen
+
+
 def worker(case: str, n: int, phase: str, path: str, seed: int, repeat: int) -> dict:
     import resource
 
     from kanebond.models import chain_3d
+
+    compile_times = time_compiler()
+    kernels = record_kernels()
 
     cache = os.environ["KANEBOND_CACHE"]
     scratch = tempfile.mkdtemp(prefix="kb-tree-warmup-")
@@ -314,6 +356,8 @@ def worker(case: str, n: int, phase: str, path: str, seed: int, repeat: int) -> 
         out["R"], out["S"] = len(system.coordinates), len(system.speeds)
         out["bodies"] = len(system.bodies)
         fresh_sympy_cache()
+        ncomp = len(compile_times) if compile_times is not None else 0
+        nkern = len(kernels)
         t0 = time.perf_counter()
         try:
             num = make_numeric(system, constants, path)
@@ -323,6 +367,8 @@ def worker(case: str, n: int, phase: str, path: str, seed: int, repeat: int) -> 
             return {**out, "status": "error",
                     "message": f"numeric(path={path!r}): {type(exc).__name__}: {exc}"}
         out["numeric"] = time.perf_counter() - t0
+        out["compile"] = sum(compile_times[ncomp:]) if compile_times is not None else None
+        out["kernels"] = kernels[nkern:]
         stage("numeric", out["numeric"])
         out["setup"] = out.get("form", out["build"]) + out["numeric"]
         out["path"] = str(getattr(num, "path", "?"))
@@ -388,20 +434,25 @@ def fmt(x, spec: str = ".2f") -> str:
     return format(x, spec) if isinstance(x, (int, float)) and not isinstance(x, bool) else "—"
 
 
-HEAD = ("| case | n | R | build (s) | form (s) | numeric cold (s) | set-up cold (s) "
+HEAD = ("| case | n | R | build (s) | form (s) | numeric cold (s) | of which cc (s) "
+        "| set-up cold (s) "
         "| numeric warm (s) | set-up warm (s) | path | rhs (µs) | aba (µs) | kb/pin "
         "| error | peak MB py / cc | note |")
 
 
 def row(r: dict) -> str:
     c, w = r["cold"], r["warm"]
-    n = str(r["n"]) if r["case"] in SIZED else (str(c.get("R", "")) + " coords")
+    n = str(r["n"]) if r["case"] in SIZED else "—"
     if c.get("status") != "ok":
-        cells = [r["case"], n, "", fmt(c.get("build"), ".1f"), fmt(c.get("form"), ".1f"),
-                 fmt(c.get("numeric"), ".1f"), "", "", "", c.get("path", ""), "", "", "", "",
+        cells = [r["case"], n, str(c.get("R", "")), fmt(c.get("build"), ".1f"),
+                 fmt(c.get("form"), ".1f"), fmt(c.get("numeric"), ".1f"), "", "", "", "",
+                 c.get("path", ""), "", "", "", "",
                  "", f"{c['status']}: {c.get('message', '')}"]
         return "| " + " | ".join(cells) + " |"
     note = []
+    if c.get("kernels"):
+        ops, flags = c["kernels"][0]
+        note.append(f"C kernel {ops} ops, {flags}")
     if "err_vs_frames" in c:
         note.append(f"URDF vs frames chain {c['err_vs_frames']:.1e}")
     if c.get("mimic"):
@@ -411,9 +462,10 @@ def row(r: dict) -> str:
     elif w.get("cached") is False:
         note.append("warm run did not find the cached library")
     cells = [
-        r["case"], str(r["n"]) if r["case"] in SIZED else "—", str(c["R"]),
+        r["case"], n, str(c["R"]),
         fmt(c["build"], ".2f"), fmt(c.get("form"), ".2f"), fmt(c["numeric"], ".2f"),
-        fmt(c["setup"], ".2f"), fmt(w.get("numeric"), ".2f"), fmt(w.get("setup"), ".2f"),
+        fmt(c.get("compile"), ".2f"), fmt(c["setup"], ".2f"), fmt(w.get("numeric"), ".2f"),
+        fmt(w.get("setup"), ".2f"),
         c["path"], fmt(c["rhs_us"], ".2f"), fmt(c["aba_us"], ".2f"),
         fmt(c["rhs_us"] / c["aba_us"], ".2f"), f"{c['error']:.1e}",
         f"{c['py_peak_mb']:.0f} / {c['cc_peak_mb']:.0f}", "; ".join(note),
@@ -532,7 +584,7 @@ def main(argv: list[str] | None = None) -> int:
 
     failed = []
     print(HEAD)
-    print("|" + "---|" * 16)
+    print("|" + "---|" * 17)
     for r in results:
         print(row(r))
         c = r["cold"]
