@@ -14,7 +14,7 @@ process:
   formed system: *cold* into an empty ``$KANEBOND_CACHE`` (code generation and compilation;
   ``num._be.cached`` must be False), *warm* with that cache (the library is only loaded;
   ``cached`` must be True). The C compiler's share and the kernel's optimisation flag are read
-  by wrapping ``kanebond.numeric.cbackend._build_library``. NumPy: ``backend="numpy"``.
+  by wrapping ``kanebond.numeric.cbackend.build_library``. NumPy: ``backend="numpy"``.
 * **rhs per call**: ``num.rhs(0.0, x)`` at the IFToMM initial state ``n_four_bar_initial(N)``
   (x = [q, dtheta0]), called from Python, timeit style: loops of at least 0.2 s, median and
   minimum of ``--loops`` loops. The exponent p of rhs cost ~ N^p is a least-squares fit of
@@ -132,12 +132,12 @@ def repeated(run, repeats: int, fast: float) -> list:
 
 
 class CompileLog:
-    """Wraps ``kanebond.numeric.cbackend._build_library`` to record compiler time and kernel
+    """Wraps ``kanebond.numeric.cbackend.build_library`` to record compiler time and kernel
     flags."""
 
     def __init__(self) -> None:
         self.entries: list[tuple[float, list[str]]] = []
-        self._orig = kbc._build_library
+        self._orig = kbc.build_library
 
         def wrapper(parts, target):
             t0 = time.perf_counter()
@@ -146,7 +146,7 @@ class CompileLog:
             finally:
                 self.entries.append((time.perf_counter() - t0, list(parts[0][1])))
 
-        kbc._build_library = wrapper
+        kbc.build_library = wrapper
 
     def since(self, k: int) -> tuple[float, str]:
         new = self.entries[k:]

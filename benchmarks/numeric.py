@@ -211,8 +211,8 @@ def worker_kanebond(n: int, seed: int, repeat: int) -> dict:
 
         return wrapper
 
-    if hasattr(kbc, "_build_library"):
-        kbc._build_library = timed(kbc._build_library)
+    if hasattr(kbc, "build_library"):
+        kbc.build_library = timed(kbc.build_library)
     else:
         compile_times = None
 

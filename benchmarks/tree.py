@@ -295,7 +295,7 @@ def time_compiler() -> list[float] | None:
     import kanebond.numeric.cbackend as kbc
 
     times: list[float] = []
-    original = getattr(kbc, "_build_library", None)
+    original = getattr(kbc, "build_library", None)
     if original is None:
         return None
 
@@ -306,7 +306,7 @@ def time_compiler() -> list[float] | None:
         finally:
             times.append(time.perf_counter() - t0)
 
-    kbc._build_library = wrapper
+    kbc.build_library = wrapper
     return times
 
 
@@ -316,14 +316,14 @@ def record_kernels() -> list[tuple[int, str]]:
     import kanebond.numeric.cbackend as kbc
 
     seen: list[tuple[int, str]] = []
-    original = getattr(kbc, "_kernel_flags", None)
+    original = getattr(kbc, "kernel_flags", None)
     if original is not None:
         def wrapper(ops, *a, **kw):
             flags = original(ops, *a, **kw)
             seen.append((int(ops), " ".join(flags)))
             return flags
 
-        kbc._kernel_flags = wrapper
+        kbc.kernel_flags = wrapper
     return seen
 
 

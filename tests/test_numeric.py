@@ -458,16 +458,18 @@ def test_singular_mass_matrix(backend):
 def test_compiled_models_are_cached(tmp_path, monkeypatch):
     monkeypatch.setenv("KANEBOND_CACHE", str(tmp_path))
     system = chaplygin_sleigh(with_loads=True)
-    first = system.numeric({**SLEIGH, "F": 1.0}, backend="c")
+    first = system.numeric({**SLEIGH, "F": 1.0}, backend="c", path="bodies")
     assert first._be.cached is False
     assert first._be.path.parent == tmp_path and first._be.path.exists()
     mtime = first._be.path.stat().st_mtime_ns
     # the same model again, even rebuilt from scratch: loaded, not compiled
-    again = chaplygin_sleigh(with_loads=True).numeric({**SLEIGH, "F": 1.0}, backend="c")
+    again = chaplygin_sleigh(with_loads=True).numeric({**SLEIGH, "F": 1.0}, backend="c",
+                                                      path="bodies")
     assert again._be.cached is True
     assert again._be.path == first._be.path
     # other constants and inputs are run-time values: still the same library
-    other = system.numeric({"I_G": 2.0, "a": 0.1, "m": 5.0, "tau": lambda t: t}, backend="c")
+    other = system.numeric({"I_G": 2.0, "a": 0.1, "m": 5.0, "tau": lambda t: t}, backend="c",
+                           path="bodies")
     assert other._be.cached is True
     assert other._be.path == first._be.path
     assert first._be.path.stat().st_mtime_ns == mtime

@@ -188,3 +188,34 @@ def test_kernel_grows_linearly():
         tp = TreeProgram(kb.models.chain_3d(n))
         ops[n] = len(tp.g.needed(tp.outputs))
     assert abs((ops[16] - ops[8]) / (ops[8] - ops[4]) - 2.0) < 0.1
+
+
+def test_energy_and_load_powers_from_the_tree():
+    """T* and every load's power come from the tree kernel (a simulation's audit needs no
+    per-body library) and equal the per-body path's."""
+    system = _slider(True)
+    consts = {"m": 1.3, "l": 0.7, "g": 9.81, "Fx": 2.5}
+    tree, bodies = _both(system, consts)
+    rng = np.random.default_rng(4)
+    q, f = rng.uniform(-1, 1, (5, 2)), rng.uniform(-1, 1, (5, 2))
+    assert np.allclose(tree.T_star(q, f), bodies.T_star(q, f), rtol=1e-12, atol=0)
+    assert np.allclose(tree.load_powers(0.2, q, f), bodies.load_powers(0.2, q, f),
+                       rtol=1e-12, atol=1e-13)
+    assert np.isclose(tree.T_star(q[0], f[0]), bodies.T_star(q[0], f[0]), rtol=1e-12)
+    assert "_be" not in tree.__dict__  # the per-body library was never built
+    traj = kb.simulate(system, (0, 1), np.array([0.1, 0.4, 0.0, 0.0]), consts, rtol=1e-10,
+                       atol=1e-10)
+    assert float(np.max(np.abs(traj.energy_audit().rel_residual))) < 1e-6
+
+
+def test_tree_library_is_cached(tmp_path, monkeypatch):
+    monkeypatch.setenv("KANEBOND_CACHE", str(tmp_path))
+    consts = chain_3d_parameters(3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        first = kb.models.chain_3d(3).numeric(consts, backend="c")
+        again = kb.models.chain_3d(3).numeric(consts, backend="c")
+    assert first._tree_be.cached is False and again._tree_be.cached is True
+    assert first._tree_be.path == again._tree_be.path
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        [first._tree_be.path.name, first._tree_be.path.name + ".sha256"])

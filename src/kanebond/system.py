@@ -151,8 +151,12 @@ class KaneSystem(KaneModel):
         Python callable of ``t`` or ``(t, x)`` with x = [q, f]. ``backend`` is ``"c"`` (generated
         C compiled once and cached on disk), ``"numpy"`` (no compiler needed) or ``"auto"``;
         constants not given take their :attr:`defaults` (a URDF's numbers named as parameters);
-        ``path`` is ``"bodies"`` (per-body kinematics, numeric assembly of [PA21] (53)–(57)),
-        ``"symbolic"`` (the closed-form matrices, small systems) or ``"auto"``.
+        ``path`` is ``"tree"`` (the bodies form a kinematic tree: the velocity form's rhs by the
+        articulated-body algorithm on per-joint C code, O(n) per call; :mod:`kanebond.numeric.tree`
+        says how the tree is found), ``"bodies"`` (per-body kinematics, numeric assembly of
+        [PA21] (53)–(57), every model), ``"symbolic"`` (the closed-form matrices, small systems)
+        or ``"auto"`` (the tree where there is one and the C backend is used, else the bodies;
+        the model's ``tree_note`` says why not).
         """
         constants = self._with_defaults(constants)
         if self.prescribed or self.adjoined:

@@ -29,7 +29,7 @@ def resolve_loads(
     fields = _body_fields(bodies)
     out = []
     for i, load in enumerate(loads):
-        where, vec = _load_parts(i, load)
+        where, vec = load_parts(i, load)
         what = _load_label(i, load, where)
         vec = _load_vector(vec, what)
         if where not in fields:
@@ -49,7 +49,7 @@ def _body_fields(bodies: list) -> dict:
     return fields
 
 
-def _load_parts(i: int, load) -> tuple[Any, Any]:
+def load_parts(i: int, load) -> tuple[Any, Any]:
     """(where, vector) of load i; bodies and particles become their point or frame."""
     if isinstance(load, (me.Force, me.Torque)):
         where, vec = load.location, load.vector

@@ -32,9 +32,13 @@ def check_mass_and_inertia(model: Any, c: np.ndarray | None = None, t: float = 0
     its coordinates) is passed over."""
     tt = np.full(1, float(t))
     qq = np.zeros((1, model.R)) if q is None else np.real(np.asarray(q, float))[None, : model.R]
-    tree = getattr(model, "_tree_be", None)
-    if tree is not None:  # the recursive tree path (kanebond.numeric.tree) has its own tables
-        _check_tree(model, tree, tt, qq, c)
+    if getattr(model, "path", None) == "tree":  # the recursive tree path has its own tables
+        try:
+            props = model.mass_properties(tt, qq[0], c)
+        except KanebondError:
+            return
+        for name, m, inertia in props:
+            _check_body(name, m, inertia)
         return
     L = getattr(model, "layout", None)
     if L is None or not L.bodies:
@@ -47,16 +51,6 @@ def check_mass_and_inertia(model: Any, c: np.ndarray | None = None, t: float = 0
         return  # a callable constant refused this state; the run will say so itself
     for b in L.bodies:
         _check_body(b["name"], w[b["m"]], w[b["I"]: b["I"] + 9] if b["rigid"] else None)
-
-
-def _check_tree(model: Any, tree: Any, tt: np.ndarray, qq: np.ndarray, c) -> None:
-    try:
-        cc = model._c(tt, qq, np.zeros((1, model.S)))[0] if c is None else np.asarray(c, float)
-    except KanebondError:
-        return
-    with np.errstate(all="ignore"):
-        for name, m, inertia in tree.mass_properties(tt, qq[0], np.real(cc)):
-            _check_body(name, m, inertia)
 
 
 def _check_body(name: str, m: float, inertia: np.ndarray | None) -> None:

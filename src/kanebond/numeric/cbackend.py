@@ -74,7 +74,7 @@ def _digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def _load_library(path: Path, build) -> tuple[ctypes.CDLL, bool]:
+def load_library(path: Path, build) -> tuple[ctypes.CDLL, bool]:
     """(the library at ``path``, True if it was already built): loaded only when it and its
     recorded SHA-256 (``<path>.sha256``, written when it was built) are ours, private and
     agree; otherwise (missing, truncated, tampered, unloadable) rebuilt with ``build(path)``."""
@@ -215,7 +215,7 @@ def _c_sources(prog: Program) -> tuple[list[str], str, str, int, int]:
 _O1_LIMIT = 150000
 
 
-def _kernel_flags(ops: int) -> list[str]:
+def kernel_flags(ops: int) -> list[str]:
     env = os.environ.get("KANEBOND_CFLAGS")
     if env:
         return env.split()
@@ -226,7 +226,7 @@ def _kernel_flags(ops: int) -> list[str]:
 _ANNOUNCE_OPS = 30000
 
 
-def _announce(ops: int, flags: list[str], target: Path) -> None:
+def announce(ops: int, flags: list[str], target: Path) -> None:
     """One line on stderr before a long compilation, when stderr is a terminal (or
     $KANEBOND_PROGRESS=1): what is compiled, roughly how long it takes, and where it is
     cached, so that a long silent pause is never a mystery."""
@@ -238,7 +238,7 @@ def _announce(ops: int, flags: list[str], target: Path) -> None:
           file=sys.stderr, flush=True)
 
 
-def _build_library(parts: list[tuple[str, list[str]]], target: Path) -> None:
+def build_library(parts: list[tuple[str, list[str]]], target: Path) -> None:
     """Compile C sources (each with its own flags) in parallel and link them into ``target``."""
     cc = _compiler()
     d = _private_dir()
@@ -280,15 +280,15 @@ class CBackend:
             main[-1], runtime = main[-1] + extra[0], runtime + extra[1]
         self._dot_source, self._n_dot = dot, n_dot
         self.source = "".join(main) + runtime
-        flags = _kernel_flags(n_main)
+        flags = kernel_flags(n_main)
         key = hashlib.sha256((self.source + " ".join(flags)).encode()).hexdigest()[:24]
         self.path = cache_dir() / f"kb_{key}.so"
 
         def build(p: Path) -> None:
-            _announce(n_main, flags, p)
-            _build_library([(m, flags) for m in main] + [(runtime, ["-O2"])], p)
+            announce(n_main, flags, p)
+            build_library([(m, flags) for m in main] + [(runtime, ["-O2"])], p)
 
-        lib, self.cached = _load_library(self.path, build)
+        lib, self.cached = load_library(self.path, build)
         vp = ctypes.c_void_p
         lib.kb_parts.argtypes = [ctypes.c_int] + [vp] * 12
         lib.kb_rhs.argtypes = [ctypes.c_int, vp, vp, vp, vp]
@@ -309,11 +309,11 @@ class CBackend:
         """Compile (or load) the k_dot kernel on first use and hand it to the runtime."""
         if self._dot_lib is not None:
             return
-        flags = _kernel_flags(self._n_dot)
+        flags = kernel_flags(self._n_dot)
         key = hashlib.sha256((self._dot_source + " ".join(flags)).encode()).hexdigest()[:24]
         path = cache_dir() / f"kb_{key}.so"
-        self._dot_lib = _load_library(
-            path, lambda p: _build_library([(self._dot_source, flags)], p))[0]
+        self._dot_lib = load_library(
+            path, lambda p: build_library([(self._dot_source, flags)], p))[0]
         addr = ctypes.cast(self._dot_lib.k_dot, ctypes.c_void_p).value
         ctypes.c_void_p.in_dll(self.lib, "kb_k_dot").value = addr
 

@@ -10,7 +10,7 @@ from collections.abc import Callable, Mapping, Sequence
 from ..errors import ModelError
 from ..symbolic.dag import Graph, children
 
-__all__ = ["emit_c"]
+__all__ = ["emit_c", "emit_c_units"]
 
 _C = {
     "sin": "sin", "cos": "cos", "tan": "tan", "exp": "exp", "log": "log", "sqrt": "sqrt",
@@ -135,6 +135,26 @@ def _c_work_slots(g: Graph, outputs: Sequence[int], order: list[int], chunk: int
     return {i: k for k, i in enumerate(sorted(shared & set(chunk_of)))}
 
 
+def emit_c_units(
+    g: Graph,
+    inputs: Mapping[str, int],
+    outputs: Sequence[int],
+    fname: str = "kernel",
+    units: int = 2,
+    chunk: int = 1000,
+) -> list[str]:
+    """:func:`emit_c` split into ``units`` translation units (the chunk functions shared out,
+    ``fname`` in the first), so that a large kernel compiles on several cores at once."""
+    order = [i for i in g.needed(outputs) if g.nodes[i][0] not in ("num", "in")]
+    if len(order) <= chunk or units <= 1:
+        return [emit_c(g, inputs, outputs, fname, chunk)]
+    parts, main = _chunk_functions(g, inputs, outputs, fname, order, chunk, shared=True)
+    per = -(-len(parts) // units)
+    groups = [parts[k : k + per] for k in range(0, len(parts), per)]
+    protos = "".join(p.split("{", 1)[0].rstrip() + ";\n" for p in parts)
+    return [protos + "\n".join(groups[0]) + main] + ["\n".join(grp) for grp in groups[1:]]
+
+
 def _emit_c_chunked(
     g: Graph,
     inputs: Mapping[str, int],
@@ -145,6 +165,21 @@ def _emit_c_chunked(
 ) -> str:
     """Static functions ``fname_part<k>`` of ``chunk`` operations each, sharing values through
     a work array ``w``, and ``fname`` calling them in turn and copying the outputs."""
+    parts, main = _chunk_functions(g, inputs, outputs, fname, order, chunk, shared=False)
+    return "\n".join(parts) + main
+
+
+def _chunk_functions(
+    g: Graph,
+    inputs: Mapping[str, int],
+    outputs: Sequence[int],
+    fname: str,
+    order: list[int],
+    chunk: int,
+    shared: bool,
+) -> tuple[list[str], str]:
+    """(the chunk functions' sources, the source of ``fname`` that calls them); ``shared``:
+    the chunk functions have external linkage (for :func:`emit_c_units`)."""
     slot = _c_work_slots(g, outputs, order, chunk)
     name = _c_namer(g, {i: f"w[{slot[i]}]" if i in slot else f"x{i}" for i in order})
     params = ", ".join(f"const double *restrict {k}" for k in inputs)
@@ -159,8 +194,9 @@ def _emit_c_chunked(
                 f"    w[{slot[i]}] = {expr};" if i in slot else f"    const double x{i} = {expr};"
             )
         sub = f"{fname}_part{c0 // chunk}"
+        link = "" if shared else "static "
         parts.append(
-            f"static void {sub}({params}, double *restrict w) {{\n" + "\n".join(body) + "\n}\n"
+            f"{link}void {sub}({params}, double *restrict w) {{\n" + "\n".join(body) + "\n}\n"
         )
         calls.append(f"    {sub}({args}, w);")
     tables, outs = _c_outputs(g, outputs, name, fname, slot)
@@ -169,7 +205,7 @@ def _emit_c_chunked(
         f"    double *w = (double *)malloc(sizeof(double) * {max(len(slot), 1)});\n"
         + "\n".join(calls) + "\n" + "\n".join(outs) + "\n    free(w);\n}\n"
     )
-    return "\n".join(parts) + main
+    return parts, main
 
 
 def _c_num(v: float) -> str:

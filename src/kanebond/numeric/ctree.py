@@ -4,7 +4,7 @@ the articulated-body algorithm of ``runtime_tree.c``, compiled into one cached l
 The kernel has a constant number of operations per body, so its code and its compile time grow
 linearly with the number of bodies, and one right-hand side costs O(n) (the ABA) instead of the
 O(n³) of assembling and factorizing A ([PA21] (55)). The library is cached and guarded exactly
-as the per-body one (:func:`kanebond.numeric.cbackend._load_library`).
+as the per-body one (:func:`kanebond.numeric.cbackend.load_library`).
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .cbackend import _announce, _build_library, _kernel_flags, _load_library, cache_dir
-from .cemit import emit_c
+from .cbackend import announce, build_library, cache_dir, kernel_flags, load_library
+from .cemit import emit_c_units
 from .tree import TreeProgram
 
 __all__ = ["TreeBackend"]
@@ -55,19 +55,21 @@ class TreeBackend:
         self.L = tp.layout
         groups = {"t": 1, "q": self.L.R, "f": self.L.S, "c": self.L.K}
         head = _header(tp)
-        kernel = head + emit_c(tp.g, groups, tp.outputs, "k_tree")
+        # the kernel in two translation units compiled at once (two cores)
+        kernels = [head + src for src in emit_c_units(tp.g, groups, tp.outputs, "k_tree")]
         runtime = head + _RUNTIME
         ops = len(tp.g.needed(tp.outputs))
         self.ops = ops
-        flags = _kernel_flags(ops)
-        key = hashlib.sha256((kernel + runtime + " ".join(flags)).encode()).hexdigest()[:24]
+        flags = kernel_flags(ops)
+        key = hashlib.sha256(("".join(kernels) + runtime + " ".join(flags)).encode()
+                             ).hexdigest()[:24]
         self.path = cache_dir() / f"kbtree_{key}.so"
 
         def build(p: Path) -> None:
-            _announce(ops, flags, p)
-            _build_library([(kernel, flags), (runtime, ["-O2"])], p)
+            announce(ops, flags, p)
+            build_library([*((k, flags) for k in kernels), (runtime, ["-O2"])], p)
 
-        lib, self.cached = _load_library(self.path, build)
+        lib, self.cached = load_library(self.path, build)
         vp = ctypes.c_void_p
         lib.kb_rhs_tree.argtypes = [ctypes.c_int, vp, vp, vp, vp]
         lib.kb_work_tree.argtypes = [ctypes.c_int, vp, vp, vp, vp, vp]

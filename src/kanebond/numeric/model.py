@@ -1,6 +1,12 @@
 """Numeric model: fast evaluation of A, Df, e, p̂, ê, T* and the right-hand sides of the forms.
 
-Two paths give the same numbers (tests prove it to 1e-12):
+Three paths give the same numbers (tests prove it to 1e-12):
+
+* ``path="tree"`` (chosen by ``"auto"`` where the bodies form a kinematic tree and the C backend
+  is used): the velocity form's right-hand side by the articulated-body algorithm on per-joint
+  code (:mod:`kanebond.numeric.tree`, :mod:`kanebond.numeric.ctree`), O(n) per call with code
+  that grows linearly with the number of bodies. Every other quantity (A, e, p̂, the momentum
+  form, ...) comes from the per-body path, whose program and library are then built on first use.
 
 * ``path="bodies"`` (the scalable one, DESIGN principle 2): code is generated only for the
   per-body kinematic quantities in inertial components (:mod:`kanebond.numeric.program`) and the
@@ -44,8 +50,6 @@ from ..model.admissible import check_mass_and_inertia, warn_not_finite
 from ..model.parameters import Parameters, initial_state_vector, split_named
 from ..progress import working
 from .cbackend import CBackend, cache_dir, compiler_available
-from .ccon import constraint_sources
-from .ctree import TreeBackend
 from .manifold import ConstraintManifold, check_initial_embedding
 from .npbackend import (
     EmbeddingSingular,
@@ -56,10 +60,9 @@ from .npbackend import (
     solve_spd,
 )
 from .partitions import PartitionMixin
-from .program import Program
 from .reactions import ReactionMixin
 from .sbackend import SymbolicBackend
-from .tree import NotATree, TreeProgram
+from .treepath import TreePathMixin
 
 __all__ = ["NumericModel", "cache_dir", "compiler_available"]
 
@@ -69,7 +72,7 @@ __all__ = ["NumericModel", "cache_dir", "compiler_available"]
 # ============================================================================================
 
 
-class NumericModel(PartitionMixin, ReactionMixin):
+class NumericModel(TreePathMixin, PartitionMixin, ReactionMixin):
     """Numeric evaluation of a :class:`~kanebond.KaneSystem` (see the module docstring).
 
     Every method takes NumPy arrays: one point (shapes (R,), (S,), ...) or a batch (shapes
@@ -158,52 +161,6 @@ class NumericModel(PartitionMixin, ReactionMixin):
         self.parameters = params
         self._params = Parameters(params, self._constants_in, f"system {self.system.name!r}")
         self.constants = dict(self._constants_in or {})
-
-    def _tree_path(self, path: str, backend: str) -> bool:
-        """Set up the recursive tree path (:mod:`kanebond.numeric.tree`, the ABA in C) when
-        the bodies form a tree; False (and ``tree_note`` says why) when they do not, or
-        ModelError when ``path="tree"`` was asked for and cannot be had."""
-        why = None
-        if backend != "c":
-            why = "the tree path is compiled C only (backend='numpy' was chosen)"
-        elif self._relaxed:
-            why = "it has prescribed flows or adjoined constraints"
-        else:
-            try:
-                with working(f"finding the kinematic tree of {self.system.name!r}"):
-                    tp = TreeProgram(self.system)
-            except NotATree as err:
-                why = str(err)
-        if why is not None:
-            self.tree_note = f"the per-body path is used: {why}"
-            if path == "tree":
-                raise ModelError(f"path='tree' cannot be used for {self.system.name!r}: {why}. "
-                                 f"Use path='bodies' (or 'auto').")
-            return False
-        self.path = "tree"
-        self._set_parameters(tp.params)
-        with working(f"generating and compiling the tree code of {self.system.name!r}"):
-            self._tree_be = TreeBackend(tp)
-        self.backend = "c"
-        self._buffers()
-        return True
-
-    # the per-body program and backend: built on first use on the tree path (which needs
-    # them only for the quantities other than the velocity form's right-hand side)
-    @cached_property
-    def program(self) -> Program:
-        with working(f"forming the per-body program of {self.system.name!r}"):
-            return Program(self.system)
-
-    @cached_property
-    def layout(self):
-        return self.program.layout
-
-    @cached_property
-    def _be(self):
-        extra = constraint_sources(self.program, self.system) if self._relaxed else None
-        with working(f"generating and compiling the C code of {self.system.name!r}"):
-            return CBackend(self.program, extra)
 
     def with_constants(self, constants: Mapping) -> NumericModel:
         """This model with other constant values: the same generated (compiled) code, new
@@ -376,6 +333,8 @@ class NumericModel(PartitionMixin, ReactionMixin):
 
     def load_powers(self, t, q, f) -> np.ndarray:
         """Power fᵀe_L of every load L: shape (n_loads,) or (N, n_loads)."""
+        if self._tree_be is not None:
+            return self._tree_energy(t, q, f)[1]
         el = self.e_loads(t, q, f)
         fa = np.asarray(f, dtype=float)
         return np.einsum("...s,...sl->...l", fa, el)
@@ -390,6 +349,8 @@ class NumericModel(PartitionMixin, ReactionMixin):
 
     def T_star(self, q, f, t=None) -> np.ndarray:
         """Kinetic co-energy T* = ½ fᵀ A f ([PA21] (18)) (``t`` ignored)."""
+        if self._tree_be is not None:
+            return self._tree_energy(0.0, q, f)[0]
         return self._parts(0.0, q, f, {"T_star"})[1]["T_star"]
 
     def f_from_p(self, q, p, t=None) -> np.ndarray:
@@ -441,6 +402,11 @@ class NumericModel(PartitionMixin, ReactionMixin):
         q = np.atleast_2d(np.asarray(q, dtype=float))
         u = np.atleast_2d(np.asarray(u, dtype=float))
         tt = np.broadcast_to(np.asarray(t, dtype=float), (len(q),)).copy()
+        if self._tree_be is not None:
+            c = self._c(tt, q, u)
+            w = self._tree_be.work(tt, q, u, c)
+            L = self._tree_be.L
+            return w[:, L.T].copy(), w[:, L.POW: L.POW + len(self.load_names)].copy()
         if self.path == "symbolic" or not self.embedded:
             f = u[:, self.ind_index] if self.embedded else u[:, : self.S]
             res = self.evaluate(tt, q, f, {"T_star", "eload"})

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from sympy.physics.vector import Point, ReferenceFrame
 
-from ..mechanics.loads import _load_parts
+from ..mechanics.loads import load_parts
 from ..symbolic.dag import NotLinearError
 from .builder import GraphBuilder
 
@@ -54,7 +54,8 @@ class TreeLayout:
 
     Per body b the kernel writes, from ``off[b]``: m, I (9, row-major, in N), d (3), p (6),
     then S (6 per own speed: ω-part, v-part). ``QD``: q' (R entries); ``TAU``: generalized forces
-    of the loads not on a mass centre or body frame (S entries).
+    of the loads not on a mass centre or body frame (S entries); ``T``: the kinetic co-energy
+    T* ([PA21] (18)); ``POW``: the power F·v_P (or τ·ω) of every load, in the system's order.
     """
 
     R: int
@@ -68,6 +69,8 @@ class TreeLayout:
     off: list[int] = field(default_factory=list)
     QD: int = 0
     TAU: int = 0
+    T: int = 0
+    POW: int = 0
     n_work: int = 0
     generalized_loads: list[str] = field(default_factory=list)
 
@@ -301,9 +304,13 @@ class TreeProgram(GraphBuilder):
         out: list[int] = []
         L.QD = 0
         out.extend(self.qdot)
-        ext, tau = self._loads(bodies)
+        ext, tau, powers = self._loads(bodies)
         L.TAU = len(out)
         out.extend(tau)
+        L.T = len(out)
+        out.append(self._co_energy(bodies, order))
+        L.POW = len(out)
+        out.extend(powers)
         pos = {i: k for k, i in enumerate(order)}
         for i in order:
             b = bodies[i]
@@ -338,25 +345,40 @@ class TreeProgram(GraphBuilder):
         """Central inertia in N, R I_B Rᵀ from its matrix in the body frame (symmetric, about a
         third of the operations of summing the dyadic's terms in N)."""
         g = self.g
-        M = b.inertia.to_matrix(b.frame)
+        M = _matrix_in(b.inertia, b.frame)
+        if M is None:  # written in other frames: sum the dyadic's terms in N
+            return self.dyadic(b.inertia, b.name)
         R = self.rotation(b.frame)
-        RM = g.matmul(R, [[self.node(M[i, j]) for j in range(3)] for i in range(3)])
+        RM = g.matmul(R, [[self.node(M[i][j]) for j in range(3)] for i in range(3)])
         out = [[g.ZERO] * 3 for _ in range(3)]
         for i in range(3):
             for j in range(i, 3):
                 out[i][j] = out[j][i] = g.dot(RM[i], R[j])
         return [out[i][j] for i in range(3) for j in range(3)]
 
-    def _loads(self, bodies: list) -> tuple[dict[int, list[int]], list[int]]:
-        """({body: (τ; F) on its mass centre}, generalized forces of the other loads)."""
+    def _co_energy(self, bodies: list, order: list[int]) -> int:
+        """T* = ½ Σ m v·v + ω·Iω ([PA21] (18))."""
+        g = self.g
+        terms = []
+        for i in order:
+            b, w, v = bodies[i], self.w[i], self.v[i]
+            I = self._inertia(b)
+            Iw = [g.add(*(g.mul(I[3 * r + k], w[k]) for k in range(3))) for r in range(3)]
+            terms += [g.mul(self.node(b.mass), g.dot(v, v)), g.dot(w, Iw)]
+        return g.mul(g.num(0.5), g.add(*terms))
+
+    def _loads(self, bodies: list) -> tuple[dict[int, list[int]], list[int], list[int]]:
+        """({body: (τ; F) on its mass centre}, generalized forces of the other loads, the
+        power of every load)."""
         g = self.g
         system = self.system
         at_point = {id(b.point): i for i, b in enumerate(bodies)}
         at_frame = {id(b.frame): i for i, b in enumerate(bodies)}
         ext: dict[int, list[int]] = {}
         tau = [[] for _ in range(self.S)]
+        powers = []
         for k, (fieldv, vec) in enumerate(system.loads_all_speeds):
-            where, _ = _load_parts(k, system.loads[k])
+            where, _ = load_parts(k, system.loads[k])
             F = self.vector(vec)
             body = None
             if isinstance(where, Point):
@@ -367,11 +389,32 @@ class TreeProgram(GraphBuilder):
                 acc = ext.setdefault(body, [g.ZERO] * 6)
                 for r in range(3):
                     acc[part + r] = g.add(acc[part + r], F[r])
+                powers.append(g.dot(F, self.w[body] if part == 0 else self.v[body]))
                 continue
             self.layout.generalized_loads.append(system.load_names[k])
-            for s, V in self.columns(self.vector(fieldv.v), f"velocity of load {k}").items():
+            vP = self.vector(fieldv.v)
+            powers.append(g.dot(F, vP))
+            for s, V in self.columns(vP, f"velocity of load {k}").items():
                 tau[s].append(g.dot(V, F))
-        return ext, [g.add(*terms) for terms in tau]
+        return ext, [g.add(*terms) for terms in tau], powers
+
+
+def _matrix_in(dyadic, frame) -> list[list] | None:
+    """The 3×3 measure numbers of a dyadic written in ``frame``'s unit vectors only (None
+    otherwise); SymPy's ``to_matrix`` multiplies matrices per term and takes 0.3 s a body."""
+    M = [[0, 0, 0] for _ in range(3)]
+    for coef, u1, u2 in dyadic.args:
+        idx = []
+        for u in (u1, u2):
+            if len(u.args) != 1 or u.args[0][1] is not frame:
+                return None
+            m = list(u.args[0][0])
+            nz = [k for k, x in enumerate(m) if x != 0]
+            if len(nz) != 1 or m[nz[0]] != 1:
+                return None
+            idx.append(nz[0])
+        M[idx[0]][idx[1]] += coef
+    return M
 
 
 def _refuse_constraints(system) -> None:
