@@ -96,7 +96,7 @@ def test_urdf_robots_tree_equals_bodies_path(robot, base):
 
 
 @pytest.mark.parametrize("name, why", [
-    ("four_bar", "dependent speeds"),
+    ("four_bar", "coupled joint"),
     ("pendulum_on_cart", "particle"),
     ("differential_drive", "coupled joint"),
 ])
@@ -219,3 +219,35 @@ def test_tree_library_is_cached(tmp_path, monkeypatch):
     assert first._tree_be.path == again._tree_be.path
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
         [first._tree_be.path.name, first._tree_be.path.name + ".sha256"])
+
+
+def test_whipple_bicycle_embedded_on_the_tree():
+    """Moore's Whipple bicycle: nonholonomic rolling and the pitch's configuration constraint
+    embedded on the tree (dependent speeds by the band LU, multipliers by the ABA's extra
+    passes) equal the per-body path's projection at the benchmark parameters."""
+    from kanebond.models import moore_parameters, whipple_operating_point
+
+    system = kb.models.whipple_bicycle()
+    tree, bodies = _both(system, moore_parameters())
+    assert tree.path == "tree" and tree.embedded
+    op = whipple_operating_point(4.0)
+    x0 = np.array([op.get(n, 0.0) for n in tree.state_names])
+    rng = np.random.default_rng(7)
+    X = x0 + np.hstack([np.zeros((4, tree.R)), rng.uniform(-0.5, 0.5, (4, tree.S))])
+    ref = bodies.rhs(0.0, X)
+    assert np.abs(tree.rhs(0.0, X) - ref).max() <= 1e-11 * np.abs(ref).max()
+    assert np.abs(tree.rhs(0.0, X[1]) - ref[1]).max() <= 1e-11 * np.abs(ref).max()
+    q, f = X[:, : tree.R], X[:, tree.R :]
+    assert np.allclose(tree.T_star(q, f), bodies.T_star(q, f), rtol=1e-12)
+    assert np.allclose(tree.load_powers(0.0, q, f), bodies.load_powers(0.0, q, f),
+                       rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["rolling_disk_dependent", "knife_edge"])
+def test_nonholonomic_trees(name):
+    system = kb.models.MODELS[name]()
+    rng = np.random.default_rng(3)
+    consts = {p: float(rng.uniform(0.5, 1.5)) for p in system.parameter_atoms[0]}
+    tree, bodies = _both(system, consts)
+    assert tree.path == "tree" and tree.embedded
+    _agree(tree, bodies)

@@ -128,7 +128,9 @@ def compiler_available() -> bool:
     return _COMPILER_OK
 
 
-_C_RUNTIME = (Path(__file__).with_name("runtime.c")).read_text()
+#: the band LU of B_d (shared with the tree runtime), then the assembly and right-hand sides
+LU_RUNTIME = (Path(__file__).with_name("runtime_lu.c")).read_text()
+_C_RUNTIME = LU_RUNTIME + (Path(__file__).with_name("runtime.c")).read_text()
 
 
 def _c_header(prog: Program) -> str:

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .cbackend import announce, build_library, cache_dir, kernel_flags, load_library
-from .cemit import emit_c_units
+from .cbackend import LU_RUNTIME, announce, build_library, cache_dir, kernel_flags, load_library
+from .cemit import emit_c, emit_c_units
 from .tree import TreeProgram
 
 __all__ = ["TreeBackend"]
@@ -41,8 +41,11 @@ def _header(tp: TreeProgram) -> str:
         f"#define R_ {L.R}", f"#define S_ {L.S}", f"#define K_ {L.K}",
         f"#define NT_ {len(L.nj)}", f"#define NWT_ {L.n_work}",
         f"#define TQD_OFF {L.QD}", f"#define TTAU_OFF {L.TAU}", f"#define T_NDL {max(n, 1)}",
+        f"#define KC_ {L.K_c}", f"#define SF_ {L.S_f}", f"#define NB_ENT {len(L.B_rows)}",
+        f"#define TBUD_OFF {L.BUD}",
         arr("T_PARENT", L.parent), arr("T_NJ", L.nj), arr("T_COLS", L.cols),
-        arr("T_COFF", L.col_off), arr("T_OFF", L.off), arr("T_DOFF", doff), "",
+        arr("T_COFF", L.col_off), arr("T_OFF", L.off), arr("T_DOFF", doff),
+        arr("B_ROW", L.B_rows), arr("B_COL", L.B_cols), "",
     ])
 
 
@@ -57,7 +60,9 @@ class TreeBackend:
         head = _header(tp)
         # the kernel in two translation units compiled at once (two cores)
         kernels = [head + src for src in emit_c_units(tp.g, groups, tp.outputs, "k_tree")]
-        runtime = head + _RUNTIME
+        if self.L.K_c:  # B(q) of the embedded velocity constraints, a kernel of its own
+            kernels.append(head + emit_c(tp.g, groups, tp.outputs_B, "k_treeB"))
+        runtime = head + LU_RUNTIME + _RUNTIME
         ops = len(tp.g.needed(tp.outputs))
         self.ops = ops
         flags = kernel_flags(ops)
@@ -74,6 +79,10 @@ class TreeBackend:
         lib.kb_rhs_tree.argtypes = [ctypes.c_int, vp, vp, vp, vp]
         lib.kb_work_tree.argtypes = [ctypes.c_int, vp, vp, vp, vp, vp]
         lib.kb_rhs_tree.restype = lib.kb_work_tree.restype = ctypes.c_int
+        if self.L.K_c:
+            lib.kb_rhs_tree_emb.argtypes = [ctypes.c_int] + [vp] * 6
+            lib.kb_speeds_tree.argtypes = [ctypes.c_int] + [vp] * 6
+            lib.kb_rhs_tree_emb.restype = lib.kb_speeds_tree.restype = ctypes.c_int
         self.lib = lib
 
     def rhs(self, t, x, c) -> tuple[np.ndarray, int]:
@@ -84,6 +93,26 @@ class TreeBackend:
         code = self.lib.kb_rhs_tree(n, t.ctypes.data, x.ctypes.data, c.ctypes.data,
                                     out.ctypes.data)
         return out, code
+
+    def rhs_embedded(self, t, x, c, part) -> tuple[np.ndarray, np.ndarray, int]:
+        """(x' (N, R+S_f), all speeds u (N, n_u), return code) with the embedded constraints,
+        for the partition array ``part`` of :class:`~kanebond.numeric.NumericModel`."""
+        n, L = len(t), self.L
+        t, x, c = (np.ascontiguousarray(a, dtype=float) for a in (t, x, c))
+        out = np.empty((n, L.R + L.S_f))
+        uo = np.empty((n, L.S))
+        code = self.lib.kb_rhs_tree_emb(n, t.ctypes.data, x.ctypes.data, c.ctypes.data,
+                                        part.ctypes.data, out.ctypes.data, uo.ctypes.data)
+        return out, uo, code
+
+    def speeds(self, t, q, f, c, part) -> tuple[np.ndarray, int]:
+        """(all speeds u (N, n_u), return code) from the independent speeds f."""
+        n = len(t)
+        t, q, f, c = (np.ascontiguousarray(a, dtype=float) for a in (t, q, f, c))
+        uo = np.empty((n, self.L.S))
+        code = self.lib.kb_speeds_tree(n, t.ctypes.data, q.ctypes.data, f.ctypes.data,
+                                       c.ctypes.data, part.ctypes.data, uo.ctypes.data)
+        return uo, code
 
     def work(self, t, q, f, c) -> np.ndarray:
         """The kernel's work arrays (N, n_work): m, I, d, p, S of every body (see TreeLayout)."""

@@ -180,7 +180,7 @@ class NumericModel(TreePathMixin, PartitionMixin, ReactionMixin):
         """Buffers and cached pointers of the single-point fast path (C, constant parameters),
         and the partition array of the C runtime: [kl, ku, ind, dep, role]."""
         if self.embedded:
-            L = self.layout
+            L = self._tree_be.L if self._tree_be is not None else self.layout
             col = {j: r for r, j in enumerate(self.dep_index)}
             pairs = [(i, col[j]) for i, j in zip(L.B_rows, L.B_cols, strict=True) if j in col]
             kl = max([i - j for i, j in pairs] + [0])
@@ -201,13 +201,14 @@ class NumericModel(TreePathMixin, PartitionMixin, ReactionMixin):
         if not self._fast:
             return
         base = (self._t1.ctypes.data, self._x1.ctypes.data, self._c1.ctypes.data)
-        if tree:
+        if tree and not self.embedded:
             self._ptrs = (*base, self._o1.ctypes.data)
             self._kb_rhs = self._tree_be.lib.kb_rhs_tree
         elif self.embedded:
             self._ptrs = (*base, self._part.ctypes.data, self._o1.ctypes.data,
                           self._u1.ctypes.data)
-            self._kb_rhs = self._be.lib.kb_rhs_emb
+            lib = self._tree_be.lib if tree else self._be.lib
+            self._kb_rhs = lib.kb_rhs_tree_emb if tree else lib.kb_rhs_emb
         else:
             self._ptrs = (*base, self._o1.ctypes.data)
             self._kb_rhs = self._be.lib.kb_rhs
@@ -516,7 +517,10 @@ class NumericModel(TreePathMixin, PartitionMixin, ReactionMixin):
         c = self._c(tt, q, f)
         if self._tree_be is not None and not np.iscomplexobj(xb):
             xb = np.ascontiguousarray(xb)
-            out, code = self._tree_be.rhs(tt, xb, c)
+            if self.embedded:
+                out, _, code = self._tree_be.rhs_embedded(tt, xb, c, self._part)
+            else:
+                out, code = self._tree_be.rhs(tt, xb, c)
             if code:
                 self._fail(code, tt, xb, out)
             return out[0] if single else out

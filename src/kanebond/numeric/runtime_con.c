@@ -27,7 +27,7 @@ static int kb_con_relaxed(const double *ti, const double *qi, const double *f, c
     int piv[KC_];
     memset(u, 0, sizeof(double) * S_);
     k_pos(ti, qi, u, ci, wp);
-    if (kb_embed_speeds(wp, part, f, LU, piv, Ge, T, u)) return 1;
+    if (kb_embed_speeds(wp + B_OFF, part, f, LU, piv, Ge, T, u)) return 1;
     k_vel(ti, qi, u, ci, wv);
     for (int k = 0; k < KC_; k++) cc[k] = -wv[BUD_OFF + k];
     kb_lu_solve(LU, piv, KB_KL, KB_KU, cc);

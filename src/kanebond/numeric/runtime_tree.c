@@ -93,6 +93,32 @@ static void kbt_solve(int n, const double *L, double *b) {
     }
 }
 
+/* Third pass of the ABA (root to leaves): the joint accelerations ud (S_) from the factors U,
+   D = L L^T and the joint forces uv of the second pass, a~ of every body in acc. */
+static void kbt_pass3(const double *w, const double *U, const double *Dl, const double *uv,
+                      double *acc, double *ud) {
+    for (int b = 0; b < NT_; b++) {
+        const double *wb = w + T_OFF[b], *S = wb + 19;
+        const int nj = T_NJ[b], c0 = T_COFF[b], par = T_PARENT[b];
+        double *a = acc + 6 * b;
+        if (par >= 0) kbt_mshift(wb + 10, acc + 6 * par, a);
+        else memset(a, 0, sizeof(double) * 6);
+        if (nj == 0) continue;
+        const double *Ub = U + 6 * c0, *L = Dl + T_DOFF[b];
+        double x[6];
+        for (int j = 0; j < nj; j++) {
+            double s = 0.0;
+            for (int r = 0; r < 6; r++) s += Ub[6 * j + r] * a[r];
+            x[j] = uv[c0 + j] - s;
+        }
+        kbt_solve(nj, L, x);
+        for (int j = 0; j < nj; j++) {
+            ud[T_COLS[c0 + j]] = x[j];
+            for (int r = 0; r < 6; r++) a[r] += S[6 * j + r] * x[j];
+        }
+    }
+}
+
 #define NWT (NWT_ > 0 ? NWT_ : 1)
 #define NS (S_ > 0 ? S_ : 1)
 
@@ -162,26 +188,7 @@ static int kbt_point(const double *w, double *o, double *IA, double *pA, double 
             kbt_fshift_add(wb + 10, pa, pA + 6 * par);
         }
     }
-    for (int b = 0; b < NT_; b++) {
-        const double *wb = w + T_OFF[b], *S = wb + 19;
-        const int nj = T_NJ[b], c0 = T_COFF[b], par = T_PARENT[b];
-        double *a = acc + 6 * b;
-        if (par >= 0) kbt_mshift(wb + 10, acc + 6 * par, a);
-        else memset(a, 0, sizeof(double) * 6);
-        if (nj == 0) continue;
-        const double *Ub = U + 6 * c0, *L = Dl + T_DOFF[b];
-        double x[6];
-        for (int j = 0; j < nj; j++) {
-            double s = 0.0;
-            for (int r = 0; r < 6; r++) s += Ub[6 * j + r] * a[r];
-            x[j] = uv[c0 + j] - s;
-        }
-        kbt_solve(nj, L, x);
-        for (int j = 0; j < nj; j++) {
-            o[R_ + T_COLS[c0 + j]] = x[j];
-            for (int r = 0; r < 6; r++) a[r] += S[6 * j + r] * x[j];
-        }
-    }
+    kbt_pass3(w, U, Dl, uv, acc, o + R_);
     return 0;
 }
 
@@ -211,3 +218,102 @@ int kb_work_tree(int n, const double *t, const double *q, const double *f, const
         k_tree(t + i, q + i * R_, f + i * S_, c + i * (K_ > 0 ? K_ : 1), out + i * NWT);
     return 0;
 }
+
+#if KC_ > 0
+void k_treeB(const double *, const double *, const double *, const double *, double *);
+
+/* M^-1 tau for a generalized force tau (S_): the second pass without bias forces and the third
+   pass, on the factors U, Dl of the last kbt_point (O(n)). */
+static void kbt_minv(const double *w, const double *U, const double *Dl, const double *tau,
+                     double *pA, double *acc, double *uv, double *out) {
+    memset(pA, 0, sizeof(double) * 6 * NT_);
+    for (int b = NT_ - 1; b >= 0; b--) {
+        const double *wb = w + T_OFF[b], *S = wb + 19;
+        const int nj = T_NJ[b], c0 = T_COFF[b], par = T_PARENT[b];
+        double pa[6], z[6];
+        memcpy(pa, pA + 6 * b, sizeof pa);
+        if (nj > 0) {
+            const double *Ub = U + 6 * c0;
+            for (int j = 0; j < nj; j++) {
+                double s = 0.0;
+                for (int r = 0; r < 6; r++) s += S[6 * j + r] * pa[r];
+                z[j] = uv[c0 + j] = tau[T_COLS[c0 + j]] - s;
+            }
+            kbt_solve(nj, Dl + T_DOFF[b], z);
+            for (int r = 0; r < 6; r++)
+                for (int j = 0; j < nj; j++) pa[r] += Ub[6 * j + r] * z[j];
+        }
+        if (par >= 0) kbt_fshift_add(wb + 10, pa, pA + 6 * par);
+    }
+    kbt_pass3(w, U, Dl, uv, acc, out);
+}
+
+/* Velocity form with embedded constraints B(q) u = 0 by the ABA: the dependent speeds from
+   B_d u_d = -B_f f (band LU, runtime_lu.c), u'_0 of the unconstrained tree, Y = M^-1 B^T by
+   K_c more passes, and the multipliers of (B Y) lambda = -(B u'_0 + Bdot u):
+   u' = u'_0 + Y lambda, f' = u'[ind]. Same arguments and return codes as kb_rhs_emb. */
+int kb_rhs_tree_emb(int n, const double *t, const double *x, const double *c, const int *part,
+                    double *out, double *uout) {
+    static double LU[KC_ * KC_], Y[KC_ * S_], Bd[KC_ * S_], Gm[KC_ * KC_];
+    double wB[NB_ENT > 0 ? NB_ENT : 1], w[NWT], u[S_], full[R_ + S_], r[KC_];
+    double IA[36 * NT_], pA[6 * NT_], U[6 * NS], Dl[T_NDL], uv[NS], acc[6 * NT_];
+    double G[KC_ * (SF_ > 0 ? SF_ : 1)], T[S_ * (SF_ > 0 ? SF_ : 1)];
+    int piv[KC_], bad = 0;
+    const int *ind = KB_IND;
+    for (int i = 0; i < n; i++) {
+        const double *ti = t + i, *qi = x + i * (R_ + SF_), *fi = qi + R_;
+        const double *ci = c + i * (K_ > 0 ? K_ : 1);
+        double *o = out + i * (R_ + SF_);
+        memset(u, 0, sizeof(u));
+        k_treeB(ti, qi, u, ci, wB);
+        if (kb_embed_speeds(wB, part, fi, LU, piv, G, T, u)) return -(i + 1);
+        if (uout) memcpy(uout + i * S_, u, sizeof(double) * S_);
+        k_tree(ti, qi, u, ci, w);
+        if (kbt_point(w, full, IA, pA, U, Dl, uv, acc)) return i + 1;
+        memset(Bd, 0, sizeof(Bd));
+        for (int e = 0; e < NB_ENT; e++) Bd[B_ROW[e] * S_ + B_COL[e]] = wB[e];
+        for (int k = 0; k < KC_; k++) kbt_minv(w, U, Dl, Bd + k * S_, pA, acc, uv, Y + k * S_);
+        for (int j = 0; j < KC_; j++) {
+            double s = w[TBUD_OFF + j];
+            for (int m = 0; m < S_; m++) s += Bd[j * S_ + m] * full[R_ + m];
+            r[j] = -s;
+            for (int k = 0; k <= j; k++) {
+                double g = 0.0;
+                for (int m = 0; m < S_; m++) g += Bd[j * S_ + m] * Y[k * S_ + m];
+                Gm[j * KC_ + k] = Gm[k * KC_ + j] = g;
+            }
+        }
+        if (kbt_chol(KC_, Gm)) return i + 1;
+        kbt_solve(KC_, Gm, r);
+        for (int r0 = 0; r0 < R_; r0++) o[r0] = full[r0];
+        for (int s = 0; s < SF_; s++) {
+            double v = full[R_ + ind[s]];
+            for (int k = 0; k < KC_; k++) v += Y[k * S_ + ind[s]] * r[k];
+            o[R_ + s] = v;
+        }
+        if (!bad) {
+            double z = 0.0;
+            for (int k = 0; k < R_ + SF_; k++) z += o[k] * 0.0;
+            if (z != 0.0) bad = KB_NONFINITE + i;
+        }
+    }
+    return bad;
+}
+
+/* All speeds u = [f; u_d] at n points (the dependent ones solved as above), for T* and the
+   loads' powers. Returns 0 or -(1 + i) where B_d is singular. */
+int kb_speeds_tree(int n, const double *t, const double *q, const double *f, const double *c,
+                   const int *part, double *uout) {
+    static double LU[KC_ * KC_];
+    double wB[NB_ENT > 0 ? NB_ENT : 1], u[S_];
+    double G[KC_ * (SF_ > 0 ? SF_ : 1)], T[S_ * (SF_ > 0 ? SF_ : 1)];
+    int piv[KC_];
+    for (int i = 0; i < n; i++) {
+        memset(u, 0, sizeof(u));
+        k_treeB(t + i, q + i * R_, u, c + i * (K_ > 0 ? K_ : 1), wB);
+        if (kb_embed_speeds(wB, part, f + i * SF_, LU, piv, G, T, u)) return -(i + 1);
+        memcpy(uout + i * S_, u, sizeof(double) * S_);
+    }
+    return 0;
+}
+#endif

@@ -55,7 +55,9 @@ class TreeLayout:
     Per body b the kernel writes, from ``off[b]``: m, I (9, row-major, in N), d (3), p (6),
     then S (6 per own speed: ω-part, v-part). ``QD``: q' (R entries); ``TAU``: generalized forces
     of the loads not on a mass centre or body frame (S entries); ``T``: the kinetic co-energy
-    T* ([PA21] (18)); ``POW``: the power F·v_P (or τ·ω) of every load, in the system's order.
+    T* ([PA21] (18)); ``POW``: the power F·v_P (or τ·ω) of every load, in the system's order;
+    ``BUD``: Ḃu of the K_c embedded velocity constraints B(q) u = 0, whose nonzeros
+    (``B_rows``, ``B_cols``) a second kernel evaluates from q alone.
     """
 
     R: int
@@ -71,6 +73,11 @@ class TreeLayout:
     TAU: int = 0
     T: int = 0
     POW: int = 0
+    S_f: int = 0
+    K_c: int = 0
+    BUD: int = 0
+    B_rows: list = field(default_factory=list)
+    B_cols: list = field(default_factory=list)
     n_work: int = 0
     generalized_loads: list[str] = field(default_factory=list)
 
@@ -212,29 +219,38 @@ class TreeProgram(GraphBuilder):
 
     def _check_velocities(self, bodies: list, order: list[int]) -> None:
         """The recursive ω_b, v_b equal the system's at two random states, or NotATree."""
-        g = self.g
         rng = np.random.default_rng(20261126)
         ours, theirs = [], []
         for i in order:
             b = bodies[i]
             ours += self.w[i] + self.v[i]
             theirs += self.vector(b.rotation.v) + self.vector(b.translation.v)
-        inputs = [n for n, node in enumerate(g.nodes) if node[0] == "in"]
+        inputs = [n for n, node in enumerate(self.g.nodes) if node[0] == "in"]
         for _ in range(2):
             values = {n: float(rng.uniform(0.3, 1.3)) for n in inputs}
-            for x in self.system.coordinates:
-                values[self.sym[x]] = float(rng.uniform(-0.4, 0.4))
-            self._on_manifold(values)
-            a = np.array(g.evaluate(ours, values))
-            c = np.array(g.evaluate(theirs, values))
-            err = np.abs(a - c)
-            scale = max(1.0, float(np.abs(c).max()))
-            if not np.all(np.isfinite(err)) or err.max() > CHECK_TOL * scale:
-                k = int(np.nanargmax(np.where(np.isfinite(err), err, np.inf))) // 6
-                name = bodies[order[k]].name
-                raise NotATree(f"the velocity of {name} is not the one its position and "
-                               f"orientation relative to its parent give (a constraint, such as "
-                               f"rolling, sets it)")
+            if not self._agree(ours, theirs, values):
+                # off the configuration manifold a description may disagree (a non-unit
+                # quaternion's matrix is no rotation): check again on it
+                for x in self.system.coordinates:
+                    values[self.sym[x]] = float(rng.uniform(-0.4, 0.4))
+                self._on_manifold(values)
+                if not self._agree(ours, theirs, values):
+                    self._disagree(bodies, order, ours, theirs, values)
+
+    def _agree(self, ours: list[int], theirs: list[int], values: dict) -> bool:
+        a = np.array(self.g.evaluate(ours, values))
+        c = np.array(self.g.evaluate(theirs, values))
+        scale = max(1.0, float(np.abs(c).max())) if np.all(np.isfinite(c)) else np.inf
+        return bool(np.all(np.isfinite(a)) and np.abs(a - c).max() <= CHECK_TOL * scale)
+
+    def _disagree(self, bodies, order, ours, theirs, values) -> None:
+        """NotATree naming the first body whose velocities differ."""
+        a = np.array(self.g.evaluate(ours, values))
+        c = np.array(self.g.evaluate(theirs, values))
+        err = np.where(np.isfinite(a - c), np.abs(a - c), np.inf)
+        name = bodies[order[int(np.argmax(err)) // 6]].name
+        raise NotATree(f"the velocity of {name} is not the one its position and orientation "
+                       f"relative to its parent give (a constraint, such as rolling, sets it)")
 
     def _on_manifold(self, values: dict) -> None:
         """Solve the configuration constraints g(q) = 0 for the dependent coordinates (a unit
@@ -338,6 +354,7 @@ class TreeProgram(GraphBuilder):
             out.extend(p)
             for s in cols:
                 out.extend(self.S_cols[i][s])
+        self._constraint_outputs(out)
         self.outputs = out
         L.n_work = len(out)
 
@@ -355,6 +372,28 @@ class TreeProgram(GraphBuilder):
             for j in range(i, 3):
                 out[i][j] = out[j][i] = g.dot(RM[i], R[j])
         return [out[i][j] for i in range(3) for j in range(3)]
+
+    def _constraint_outputs(self, out: list[int]) -> None:
+        """B(q) at its structural nonzeros (``outputs_B``, a kernel of q alone: the dependent
+        speeds are solved before the tree kernel runs) and Ḃu = d(Bu)/dt at u' = 0 (in ``out``),
+        as :meth:`kanebond.numeric.program.Program._constraints`."""
+        g, L = self.g, self.layout
+        emb = self.system.embedding
+        L.S_f, L.K_c = len(self.system.speeds), len(emb.dependent_speeds)
+        self.outputs_B: list[int] = []
+        L.BUD = len(out)
+        if not L.K_c:
+            return
+        u = [self.sym[x] for x in self.system.all_speeds]
+        nodes = self.sparse_nodes(emb.B)
+        for i, row in enumerate(nodes):
+            for j, x in enumerate(row):
+                if x != g.ZERO:
+                    L.B_rows.append(i)
+                    L.B_cols.append(j)
+                    self.outputs_B.append(x)
+            Bu = g.add(*(g.mul(x, u[j]) for j, x in enumerate(row) if x != g.ZERO))
+            out.append(g.dt(Bu, self.rates))
 
     def _co_energy(self, bodies: list, order: list[int]) -> int:
         """T* = ½ Σ m v·v + ω·Iω ([PA21] (18))."""
@@ -418,8 +457,6 @@ def _matrix_in(dyadic, frame) -> list[list] | None:
 
 
 def _refuse_constraints(system) -> None:
-    if len(system.embedding.dependent_speeds):
-        raise NotATree("it has embedded velocity constraints (dependent speeds)")
     if getattr(system, "prescribed", None) or getattr(system, "adjoined", None):
         raise NotATree("it has prescribed flows or adjoined constraints")
 

@@ -54,6 +54,7 @@ class TreePathMixin:
         with working(f"generating and compiling the tree code of {self.system.name!r}"):
             self._tree_be = TreeBackend(tp)
         self.backend = "c"
+        self.embedded = tp.layout.K_c > 0
         self._buffers()
         return True
 
@@ -82,6 +83,11 @@ class TreePathMixin:
         self._check("q", qb, self.R)
         self._check("f", fb, self.S)
         tt = np.broadcast_to(np.asarray(t, dtype=float), (len(qb),)).copy()
+        if self.embedded:
+            c = self._c(tt, qb, fb)
+            fb, code = self._tree_be.speeds(tt, qb, fb, c, self._part)
+            if code:
+                self._fail(code, tt, np.hstack([qb, np.atleast_2d(f)]))
         T, P = self.energy_and_powers(tt, qb, fb)
         return (T[0], P[0]) if single else (T, P)
 

@@ -1,0 +1,122 @@
+/* kanebond C runtime: the numeric embedding of velocity constraints B u = 0 (the band LU of
+   the dependent-speed block B_d and the dependent speeds), shared by runtime.c and
+   runtime_tree.c. Needs KC_, SF_, S_, NB_ENT, B_ROW, B_COL; B is passed by its nonzeros. */
+#if KC_ > 0
+
+#define KB_KL (part[0])
+#define KB_KU (part[1])
+#define KB_IND (part + 2)
+#define KB_DEP (part + 2 + SF_)
+#define KB_ROLE (part + 2 + SF_ + KC_)
+
+/* Band LU with partial pivoting of the KC_ x KC_ row-major M (only entries within the band are
+   touched; the upper bandwidth grows to kl + ku). A pivot below 1e-12 of ``big`` (the largest
+   entry of the whole constraint matrix B, so that a B_d that vanishes while B does not counts
+   as singular) fails. piv[j] is the row swapped with j at step j;
+   as in LINPACK's dgbfa, a swap moves only the columns from j on, so the multiplier of column
+   j stays in the row it was computed for and the solves interleave swaps and eliminations. */
+static int kb_lu(double *M, int *piv, int kl, int ku, double big) {
+    const int k = KC_, w = kl + ku;
+    if (!(big > 0.0) || !isfinite(big)) return 1;
+    for (int j = 0; j < k; j++) {
+        const int last = j + kl < k - 1 ? j + kl : k - 1, cend = j + w < k - 1 ? j + w : k - 1;
+        int p = j;
+        double best = fabs(M[j * k + j]);
+        for (int i = j + 1; i <= last; i++) {
+            double v = fabs(M[i * k + j]);
+            if (v > best) { best = v; p = i; }
+        }
+        piv[j] = p;
+        if (!(best > 1e-12 * big)) return 1;
+        if (p != j) /* LINPACK convention: the multipliers of earlier columns stay in place */
+            for (int c = j; c <= cend; c++) {
+                double tmp = M[j * k + c]; M[j * k + c] = M[p * k + c]; M[p * k + c] = tmp;
+            }
+        const double d = M[j * k + j];
+        for (int i = j + 1; i <= last; i++) {
+            double l = M[i * k + j];
+            if (l == 0.0) continue;
+            l /= d;
+            M[i * k + j] = l;
+            for (int c = j + 1; c <= cend; c++) M[i * k + c] -= l * M[j * k + c];
+        }
+    }
+    return 0;
+}
+
+/* Solve B_d x = b in place from the band LU. */
+static void kb_lu_solve(const double *LU, const int *piv, int kl, int ku, double *b) {
+    const int k = KC_, w = kl + ku;
+    for (int j = 0; j < k; j++) {
+        const int p = piv[j];
+        if (p != j) { double tmp = b[j]; b[j] = b[p]; b[p] = tmp; }
+        const int last = j + kl < k - 1 ? j + kl : k - 1;
+        for (int i = j + 1; i <= last; i++) b[i] -= LU[i * k + j] * b[j];
+    }
+    for (int i = k - 1; i >= 0; i--) {
+        double v = b[i];
+        const int c1 = i + w < k - 1 ? i + w : k - 1;
+        for (int c = i + 1; c <= c1; c++) v -= LU[i * k + c] * b[c];
+        b[i] = v / LU[i * k + i];
+    }
+}
+
+/* B_d factorized, G = -B_d⁻¹ B_f (KC_ x SF_, row-major), T (S_ x SF_) and, when f is given,
+   u = T f; from B by its nonzeros (B_ROW, B_COL). */
+static int kb_embed_speeds(const double *B, const int *part, const double *f, double *LU,
+                           int *piv, double *G, double *T, double *u) {
+    const int kl = KB_KL, ku = KB_KU, w = kl + ku, *role = KB_ROLE;
+    static double Bf[KC_ * (SF_ > 0 ? SF_ : 1)];
+    for (int i = 0; i < KC_; i++) {
+        const int c0 = i - kl > 0 ? i - kl : 0, c1 = i + w < KC_ - 1 ? i + w : KC_ - 1;
+        for (int c = c0; c <= c1; c++) LU[i * KC_ + c] = 0.0;
+    }
+    memset(Bf, 0, sizeof(Bf));
+    double big = 0.0;
+    for (int e = 0; e < NB_ENT; e++) {
+        const int r = B_ROW[e], rl = role[B_COL[e]];
+        const double a = fabs(B[e]);
+        if (!isfinite(a)) return 1;
+        if (a > big) big = a;
+        if (rl >= 0) Bf[r * SF_ + rl] = B[e];
+        else LU[r * KC_ + (-rl - 1)] = B[e];
+    }
+    if (kb_lu(LU, piv, kl, ku, big)) return 1;
+    double col[KC_];
+    for (int s = 0; s < SF_; s++) {
+        for (int r = 0; r < KC_; r++) col[r] = -Bf[r * SF_ + s];
+        kb_lu_solve(LU, piv, kl, ku, col);
+        for (int r = 0; r < KC_; r++) G[r * SF_ + s] = col[r];
+    }
+    for (int j = 0; j < S_; j++) {
+        const int rl = role[j];
+        for (int s = 0; s < SF_; s++)
+            T[j * SF_ + s] = rl >= 0 ? (rl == s ? 1.0 : 0.0) : G[(-rl - 1) * SF_ + s];
+    }
+    if (f) {
+        for (int j = 0; j < S_; j++) {
+            double v = 0.0;
+            for (int s = 0; s < SF_; s++) v += T[j * SF_ + s] * f[s];
+            if (!isfinite(v)) return 1;
+            u[j] = v;
+        }
+        /* check B u = 0 row by row against the size of its terms (and, for terms that are
+           all tiny, round-off of the whole system): a wrong u never passes */
+        double res[KC_], scale[KC_];
+        memset(res, 0, sizeof(res));
+        memset(scale, 0, sizeof(scale));
+        for (int e = 0; e < NB_ENT; e++) {
+            const double x = B[e] * u[B_COL[e]];
+            res[B_ROW[e]] += x;
+            scale[B_ROW[e]] += fabs(x);
+        }
+        double umax = 0.0;
+        for (int j = 0; j < S_; j++) umax = fabs(u[j]) > umax ? fabs(u[j]) : umax;
+        const double floor_ = 1e-13 * big * umax + 1e-300;
+        for (int r = 0; r < KC_; r++)
+            if (!(fabs(res[r]) <= 1e-8 * scale[r] + floor_)) return 1;
+    }
+    return 0;
+}
+
+#endif
