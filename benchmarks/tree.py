@@ -307,6 +307,12 @@ def time_compiler() -> list[float] | None:
             times.append(time.perf_counter() - t0)
 
     kbc.build_library = wrapper
+    try:  # the tree path's backend imports the compile step by name
+        import kanebond.numeric.ctree as kbt
+
+        kbt.build_library = wrapper
+    except ImportError:
+        pass
     return times
 
 
@@ -324,6 +330,12 @@ def record_kernels() -> list[tuple[int, str]]:
             return flags
 
         kbc.kernel_flags = wrapper
+        try:
+            import kanebond.numeric.ctree as kbt
+
+            kbt.kernel_flags = wrapper
+        except ImportError:
+            pass
     return seen
 
 
