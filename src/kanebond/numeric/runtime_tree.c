@@ -141,9 +141,27 @@ static int kbt_point(const double *w, double *o, double *IA, double *pA, double 
         const int nj = T_NJ[b], c0 = T_COFF[b];
         double *I6 = IA + 36 * b, *p = pA + 6 * b, *Ub = U + 6 * c0, *L = Dl + T_DOFF[b];
         double Ia[36], pa[6];
-        memcpy(Ia, I6, sizeof Ia);
-        memcpy(pa, p, sizeof pa);
-        if (nj > 0) {
+        if (nj == 1) { /* one joint speed (revolute, prismatic): D is a number */
+            double Dd = 0.0, sp = 0.0;
+            for (int r = 0; r < 6; r++) {
+                const double *Ir = I6 + 6 * r;
+                Ub[r] = Ir[0] * S[0] + Ir[1] * S[1] + Ir[2] * S[2] + Ir[3] * S[3] + Ir[4] * S[4] + Ir[5] * S[5];
+                Dd += S[r] * Ub[r];
+                sp += S[r] * p[r];
+            }
+            if (!(Dd > 0.0) || !isfinite(Dd)) return 1;
+            L[0] = sqrt(Dd);
+            const double inv = 1.0 / Dd, uu = uv[c0] = w[TTAU_OFF + T_COLS[c0]] - sp;
+            for (int r = 0; r < 6; r++) {
+                const double ur = Ub[r] * inv;
+                for (int k = 0; k < 6; k++) Ia[6 * r + k] = I6[6 * r + k] - ur * Ub[k];
+                pa[r] = p[r] + ur * uu;
+            }
+        } else {
+            memcpy(Ia, I6, sizeof Ia);
+            memcpy(pa, p, sizeof pa);
+        }
+        if (nj > 1) {
             for (int j = 0; j < nj; j++)
                 for (int r = 0; r < 6; r++) {
                     const double *Ir = I6 + 6 * r, *Sj = S + 6 * j;
