@@ -161,10 +161,44 @@ def _vector(frame: me.ReferenceFrame, components) -> me.Vector:
     return x * frame.x + y * frame.y + z * frame.z
 
 
+def _times(a, b) -> sp.Expr:
+    """a b, with a zero factor short-cut (SymPy's 0·x asks whether a long x is finite)."""
+    return sp.S.Zero if a == 0 or b == 0 else a * b
+
+
 def _cross(a, b) -> sp.Matrix:
     """a × b of two measure-number columns in one frame."""
-    return sp.Matrix([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2],
-                      a[0] * b[1] - a[1] * b[0]])
+    return sp.Matrix([_times(a[1], b[2]) - _times(a[2], b[1]),
+                      _times(a[2], b[0]) - _times(a[0], b[2]),
+                      _times(a[0], b[1]) - _times(a[1], b[0])])
+
+
+def _plus(v: me.Vector, terms) -> me.Vector:
+    """v + Σ (m, frame) in per-frame form, formed without Vector's addition (which builds a
+    zero Matrix to compare with for every frame of v: the deep velocities have many)."""
+    d = {fr: m for m, fr in v.args}
+    for m, fr in terms:
+        d[fr] = sp.ImmutableMatrix(d[fr] + m) if fr in d else sp.ImmutableMatrix(m)
+    out = me.Vector(0)
+    out.args = [(m, fr) for fr, m in d.items() if any(x != 0 for x in m)]
+    return out
+
+
+def _rotate(R, w) -> sp.Matrix:
+    """R w, skipping zero products (SymPy's matrix product multiplies every 0 to keep 0·∞)."""
+    return sp.Matrix([sum((_times(R[i, k], w[k]) for k in range(3)), sp.S.Zero)
+                      for i in range(3)])
+
+
+def _inertia(frame: me.ReferenceFrame, ixx, iyy, izz, ixy, iyz, izx) -> me.Dyadic:
+    """``me.inertia(frame, ...)``, the same dyadic, formed without its nine Dyadic sums (each
+    compares the unit vectors of every pair through their printed names)."""
+    e = (frame.x, frame.y, frame.z)
+    m = ((ixx, ixy, izx), (ixy, iyy, iyz), (izx, iyz, izz))
+    out = me.Dyadic(0)
+    out.args = [(sp.sympify(m[a][b]), e[a], e[b]) for a in range(3) for b in range(3)
+                if m[a][b] != 0]
+    return out
 
 
 def urdf_parts(tree: UrdfTree, *, base: str = "fixed", parameters=(),
@@ -226,7 +260,7 @@ class _Assembly:
         """Set ``child``'s angular velocity in N from its parent's and the relative one (already
         set on ``child`` relative to ``parent``), in ``child``'s own measure numbers."""
         relative = child._ang_vel_dict.get(parent, me.Vector(0)).to_matrix(child)
-        w = child.dcm(parent) * self.omega[parent] + relative
+        w = _rotate(child.dcm(parent), self.omega[parent]) + relative
         self.omega[child] = w
         child.set_ang_vel(self.N, me.Vector([(w, child)]))
 
@@ -234,8 +268,10 @@ class _Assembly:
                relative: me.Vector | None = None) -> None:
         """v_point = v_base + ω_frame × r (+ ``relative``, the velocity of ``point`` in
         ``frame``), with ``r`` the measure numbers in ``frame`` of point − base."""
-        v = base.vel(self.N) + me.Vector([(_cross(self.omega[frame], sp.Matrix(r)), frame)])
-        point.set_vel(self.N, v if relative is None else v + relative)
+        terms = [(_cross(self.omega[frame], r), frame)]
+        if relative is not None:
+            terms += relative.args
+        point.set_vel(self.N, _plus(base.vel(self.N), terms))
 
     # ------------------------------------------------------------------ assembly
     def _check_link_names(self) -> None:
@@ -444,7 +480,7 @@ class _Assembly:
         self._carry(G, O, F, r)
         I = [_snap(float(ine.inertia[a, b])) for a, b in ((0, 0), (1, 1), (2, 2), (0, 1),
                                                             (1, 2), (2, 0))]
-        body = me.RigidBody(identifier(link), G, F, mass, (me.inertia(F, *I), G))
+        body = me.RigidBody(identifier(link), G, F, mass, (_inertia(F, *I), G))
         self.loads[f"gravity {link}"] = (G, -mass * self.params.g * self.N.z)
         return body
 
