@@ -476,11 +476,14 @@ class _Assembly:
     def _body(self, link: str, ine: Inertial, mass) -> me.RigidBody:
         F, O = self.frames[link], self.points[link]
         r = [_snap(float(c)) for c in ine.com]
-        G = O.locatenew(f"G_{identifier(link)}", _vector(F, r))
-        self._carry(G, O, F, r)
         I = [_snap(float(ine.inertia[a, b])) for a, b in ((0, 0), (1, 1), (2, 2), (0, 1),
                                                             (1, 2), (2, 0))]
+        # the body first, on a point not yet located: RigidBody asks G.pos_from(G), which
+        # searches every path of the whole point tree once G is in it
+        G = me.Point(f"G_{identifier(link)}")
         body = me.RigidBody(identifier(link), G, F, mass, (_inertia(F, *I), G))
+        G.set_pos(O, _vector(F, r))
+        self._carry(G, O, F, r)
         self.loads[f"gravity {link}"] = (G, -mass * self.params.g * self.N.z)
         return body
 
