@@ -161,6 +161,46 @@ def _vector(frame: me.ReferenceFrame, components) -> me.Vector:
     return x * frame.x + y * frame.y + z * frame.z
 
 
+def _times(a, b) -> sp.Expr:
+    """a b, with a zero factor short-cut (SymPy's 0·x asks whether a long x is finite)."""
+    return sp.S.Zero if a == 0 or b == 0 else a * b
+
+
+def _cross(a, b) -> sp.Matrix:
+    """a × b of two measure-number columns in one frame."""
+    return sp.Matrix([_times(a[1], b[2]) - _times(a[2], b[1]),
+                      _times(a[2], b[0]) - _times(a[0], b[2]),
+                      _times(a[0], b[1]) - _times(a[1], b[0])])
+
+
+def _plus(v: me.Vector, terms) -> me.Vector:
+    """v + Σ (m, frame) in per-frame form, formed without Vector's addition (which builds a
+    zero Matrix to compare with for every frame of v: the deep velocities have many)."""
+    d = {fr: m for m, fr in v.args}
+    for m, fr in terms:
+        d[fr] = sp.ImmutableMatrix(d[fr] + m) if fr in d else sp.ImmutableMatrix(m)
+    out = me.Vector(0)
+    out.args = [(m, fr) for fr, m in d.items() if any(x != 0 for x in m)]
+    return out
+
+
+def _rotate(R, w) -> sp.Matrix:
+    """R w, skipping zero products (SymPy's matrix product multiplies every 0 to keep 0·∞)."""
+    return sp.Matrix([sum((_times(R[i, k], w[k]) for k in range(3)), sp.S.Zero)
+                      for i in range(3)])
+
+
+def _inertia(frame: me.ReferenceFrame, ixx, iyy, izz, ixy, iyz, izx) -> me.Dyadic:
+    """``me.inertia(frame, ...)``, the same dyadic, formed without its nine Dyadic sums (each
+    compares the unit vectors of every pair through their printed names)."""
+    e = (frame.x, frame.y, frame.z)
+    m = ((ixx, ixy, izx), (ixy, iyy, iyz), (izx, iyz, izz))
+    out = me.Dyadic(0)
+    out.args = [(sp.sympify(m[a][b]), e[a], e[b]) for a in range(3) for b in range(3)
+                if m[a][b] != 0]
+    return out
+
+
 def urdf_parts(tree: UrdfTree, *, base: str = "fixed", parameters=(),
                gravity: float = 9.81) -> UrdfParts:
     """The frames, points, bodies, loads, coordinates, speeds and constraints of ``tree``
@@ -179,6 +219,12 @@ class _Assembly:
         self.N = me.ReferenceFrame("N")
         self.O = me.Point("O")
         self.O.set_vel(self.N, 0)
+        # {frame: measure numbers of its angular velocity in N, in its own axes}: every frame's
+        # ω is kept in its own frame, ω_C = R_{C←P} ω_P + ω_{C/P}, and every point velocity is
+        # v_P = v_Q + ω × r with r in that frame (_carry); SymPy's v2pt_theory and ang_vel_in
+        # would instead express them through products of the direction cosine matrices of
+        # every frame up to N, which grows with the depth of the tree.
+        self.omega: dict[me.ReferenceFrame, sp.Matrix] = {self.N: sp.zeros(3, 1)}
         self.q: list = []
         self.u: list = []
         self.kin: dict = {}
@@ -208,6 +254,24 @@ class _Assembly:
         self.q.append(q)
         self.u.append(u)
         return q, u
+
+    # ------------------------------------------------------------------ kinematics
+    def _spin(self, child: me.ReferenceFrame, parent: me.ReferenceFrame) -> None:
+        """Set ``child``'s angular velocity in N from its parent's and the relative one (already
+        set on ``child`` relative to ``parent``), in ``child``'s own measure numbers."""
+        relative = child._ang_vel_dict.get(parent, me.Vector(0)).to_matrix(child)
+        w = _rotate(child.dcm(parent), self.omega[parent]) + relative
+        self.omega[child] = w
+        child.set_ang_vel(self.N, me.Vector([(w, child)]))
+
+    def _carry(self, point: me.Point, base: me.Point, frame: me.ReferenceFrame, r,
+               relative: me.Vector | None = None) -> None:
+        """v_point = v_base + ω_frame × r (+ ``relative``, the velocity of ``point`` in
+        ``frame``), with ``r`` the measure numbers in ``frame`` of point − base."""
+        terms = [(_cross(self.omega[frame], r), frame)]
+        if relative is not None:
+            terms += relative.args
+        point.set_vel(self.N, _plus(base.vel(self.N), terms))
 
     # ------------------------------------------------------------------ assembly
     def _check_link_names(self) -> None:
@@ -258,13 +322,14 @@ class _Assembly:
             offset = list(sp.Matrix([_snap(float(c)) for c in j.pre_offset])
                           + _matrix(j.pre_rotation) * given)
         OJ = OP.locatenew(f"O_{identifier(j.name)}", _vector(P, offset))
-        OJ.v2pt_theory(OP, self.N, P)
+        self._carry(OJ, OP, P, offset)
         R = _matrix(j.rotation)
         if R == sp.eye(3):
             return P, OJ
         J = me.ReferenceFrame(f"J_{identifier(j.name)}")
         J.orient_explicit(P, R)
         J.set_ang_vel(P, 0)
+        self._spin(J, P)
         return J, OJ
 
     def _joint(self, j: UrdfJoint) -> None:
@@ -274,7 +339,8 @@ class _Assembly:
             return
         J, OJ = self._joint_frame(j)
         C = me.ReferenceFrame(identifier(j.child))
-        axis = _vector(J, [_snap(float(a)) for a in j.axis])
+        axis_j = [_snap(float(a)) for a in j.axis]
+        axis = _vector(J, axis_j)
         if j.type == "planar":
             self._planar(j, J, OJ, C, axis, stem, what)
             return
@@ -283,12 +349,14 @@ class _Assembly:
         if j.type == "prismatic":
             C.orient_axis(J, J.z, 0)
             C.set_ang_vel(J, 0)
+            self._spin(C, J)
             O = OJ.locatenew(f"O_{identifier(j.child)}", q * axis)
             O.set_vel(J, u * axis)
-            O.v1pt_theory(OJ, self.N, J)
+            self._carry(O, OJ, J, [q * a for a in axis_j], u * axis)
         else:  # revolute, continuous
             C.orient_axis(J, axis, q)
             C.set_ang_vel(J, u * axis)
+            self._spin(C, J)
             O = OJ
         self.frames[j.child], self.points[j.child] = C, O
         self._damp(j, u, axis, O, OJ)
@@ -299,9 +367,10 @@ class _Assembly:
                                        for c in ("x", "y", "theta"))
         C.orient_axis(J, axis, th)
         C.set_ang_vel(J, uth * axis)
+        self._spin(C, J)
         O = OJ.locatenew(f"O_{identifier(j.child)}", x * e1 + y * e2)
         O.set_vel(J, ux * e1 + uy * e2)
-        O.v1pt_theory(OJ, self.N, J)
+        self._carry(O, OJ, J, (x * e1 + y * e2).to_matrix(J), ux * e1 + uy * e2)
         for qq, uu in ((x, ux), (y, uy), (th, uth)):
             self.kin[qq.diff()] = uu
         self.frames[j.child], self.points[j.child] = C, O
@@ -326,10 +395,11 @@ class _Assembly:
         C = me.ReferenceFrame(identifier(child))
         C.orient_quaternion(J, quat)
         C.set_ang_vel(J, _vector(C, omega))
+        self._spin(C, J)
         O = OJ.locatenew(f"O_{identifier(child)}", _vector(J, pos))
         v = _vector(C, vel)
         O.set_vel(J, v)
-        O.v1pt_theory(OJ, self.N, J)
+        self._carry(O, OJ, J, pos, v)
         for c, e in zip(pos, (J.x, J.y, J.z), strict=True):
             self.kin[c.diff()] = v.dot(e)
         w, x, y, z = quat
@@ -370,8 +440,10 @@ class _Assembly:
             F = me.ReferenceFrame(identifier(link))
             F.orient_explicit(H, M)
             F.set_ang_vel(H, 0)
-            O = OH.locatenew(f"O_{identifier(link)}", _vector(H, [_snap(float(c)) for c in p]))
-            O.v2pt_theory(OH, self.N, H)
+            self._spin(F, H)
+            r = [_snap(float(c)) for c in p]
+            O = OH.locatenew(f"O_{identifier(link)}", _vector(H, r))
+            self._carry(O, OH, H, r)
             self.frames[link], self.points[link] = F, O
 
     @cached_property
@@ -403,11 +475,15 @@ class _Assembly:
 
     def _body(self, link: str, ine: Inertial, mass) -> me.RigidBody:
         F, O = self.frames[link], self.points[link]
-        G = O.locatenew(f"G_{identifier(link)}", _vector(F, [_snap(float(c)) for c in ine.com]))
-        G.v2pt_theory(O, self.N, F)
+        r = [_snap(float(c)) for c in ine.com]
         I = [_snap(float(ine.inertia[a, b])) for a, b in ((0, 0), (1, 1), (2, 2), (0, 1),
                                                             (1, 2), (2, 0))]
-        body = me.RigidBody(identifier(link), G, F, mass, (me.inertia(F, *I), G))
+        # the body first, on a point not yet located: RigidBody asks G.pos_from(G), which
+        # searches every path of the whole point tree once G is in it
+        G = me.Point(f"G_{identifier(link)}")
+        body = me.RigidBody(identifier(link), G, F, mass, (_inertia(F, *I), G))
+        G.set_pos(O, _vector(F, r))
+        self._carry(G, O, F, r)
         self.loads[f"gravity {link}"] = (G, -mass * self.params.g * self.N.z)
         return body
 

@@ -52,6 +52,7 @@ __all__ = [
     "check_dynamicsymbols",
     "solve_kinematics",
     "VelocityField",
+    "DagWalks",
     "BodyKinematics",
     "vector_map",
     "vector_is_zero",
@@ -271,6 +272,25 @@ def _check_speeds_independent(Q: sp.Matrix, R: int, f: list, rng) -> None:
 # --------------------------------------------------------------------------------------------
 
 
+class DagWalks:
+    """The memos of :class:`VelocityField`'s walks over expression DAGs, shared by the fields of
+    one model (the same substitution ``kdd``, coordinates and speeds).
+
+    Down a chain every point velocity contains the angular velocities of all the frames above
+    it, each a DAG that grows with its depth; with a memo per field each of n fields walks
+    O(n) nodes, with these shared each node is walked once for the whole model. A walk that
+    finds a fault raises, so the nodes a later field skips were found clean.
+    """
+
+    def __init__(self) -> None:
+        self.xreplace: dict = {}  # dag_xreplace memo (the rule is the fields' kdd)
+        self.time: set = set()  # time_dependence: nodes seen
+        self.derivatives: set = set()  # dag_atoms(..., Derivative): nodes seen
+        self.linear: dict = {}  # linear_structure memo (index: the speeds)
+        self.parts: dict = {}  # linear_parts memo (index: the speeds)
+        self.keep: list = []  # the walked velocities: the ids in the sets stay theirs
+
+
 class VelocityField:
     """The velocity v = Σ_s V_s f_s of one point or frame ([PA21] (3), (51)).
 
@@ -289,8 +309,11 @@ class VelocityField:
         speeds: Sequence,
         kdd: Mapping,
         strict: bool = False,
+        walks: DagWalks | None = None,
     ) -> None:
         self.label = label
+        walks = DagWalks() if walks is None else walks
+        self._walks = walks
         self._frame = frame
         self._speeds = list(speeds)
         self._kdd = dict(kdd)
@@ -305,9 +328,13 @@ class VelocityField:
                 f"(e.g. frame.set_ang_vel(N, u1*N.z), point.set_vel(N, ...)), or pass "
                 f"strict=False to replace q' by Q f."
             )
-        memo: dict = {}
-        v = vector_map(vec, lambda m: m.applyfunc(lambda x: dag_xreplace(x, self._kdd, memo)))
-        stray = sorted(vector_atoms(v, sp.Derivative), key=show)
+        v = _replaced(vec, self._kdd, walks.xreplace)
+        walks.keep.append(v)
+        stray: set = set()
+        for m, _ in v.args:
+            for x in m:
+                stray |= dag_atoms(x, sp.Derivative, seen=walks.derivatives)
+        stray = sorted(stray, key=show)
         if stray:
             prescribed = [
                 d for d in stray if is_dynamicsymbol(d.expr) and d.expr not in known
@@ -328,9 +355,8 @@ class VelocityField:
                 f"accelerations."
             )
         what = None
-        seen: set = set()
         for m, _ in v.args:
-            what = what or time_dependence(m, known, seen)
+            what = what or time_dependence(m, known, walks.time)
         if what:
             raise ModelError(
                 f"{label} depends explicitly on time through {what}: embedded rheonomic "
@@ -338,7 +364,7 @@ class VelocityField:
             )
         self.v: Vector = v
         self._label = label
-        deps = linear_structure(v, {x: k for k, x in enumerate(speeds)})
+        deps = linear_structure(v, {x: k for k, x in enumerate(speeds)}, walks.linear)
         if deps is None:
             # not linear by structure: decide (and explain) with the full symbolic test
             self.__dict__["V"] = self._partials_symbolic(v, label, speeds)
@@ -356,7 +382,7 @@ class VelocityField:
     def _partials_fast(self, v: Vector, label: str, speeds: Sequence):
         """V_s = ∂v/∂f_s read off in one pass over the expression DAG; None when undecided."""
         index = {x: s for s, x in enumerate(speeds)}
-        memo: dict = {}
+        memo = self._walks.parts
         cols = []
         try:
             for m, fr in v.args:
@@ -426,6 +452,20 @@ class VelocityField:
         return s in self._deps
 
 
+def _replaced(vec: Vector, rule: Mapping, memo: dict) -> Vector:
+    """``vec`` with ``rule`` applied to its measure numbers (dag_xreplace), the same objects
+    where nothing changes (a deep velocity has many frames: no new matrix for each)."""
+    out, changed = [], False
+    for m, fr in vec.args:
+        new = [dag_xreplace(x, rule, memo) for x in m]
+        if all(a is b for a, b in zip(new, m, strict=True)):
+            out.append((m, fr))
+        else:
+            out.append((sp.ImmutableMatrix(new), fr))
+            changed = True
+    return Vector(out) if changed else vec
+
+
 class BodyKinematics:
     """Mass properties and velocity fields of one body ([PA21] §4).
 
@@ -433,7 +473,8 @@ class BodyKinematics:
     field and central inertia dyadic ``inertia`` (I_n in [PA21] (52)).
     """
 
-    def __init__(self, body, *, frame, coordinates, speeds, kdd, strict=False) -> None:
+    def __init__(self, body, *, frame, coordinates, speeds, kdd, strict=False,
+                 walks: DagWalks | None = None) -> None:
         if isinstance(body, me.RigidBody):
             point, body_frame = body.masscenter, body.frame
             inertia = body.central_inertia
@@ -462,7 +503,9 @@ class BodyKinematics:
                 f"body {self.name} has mass {show(self.mass)}; a mass must be a finite number "
                 f"zero or positive (or a symbol whose value is given to numeric())."
             )
-        common = dict(frame=frame, coordinates=coordinates, speeds=speeds, kdd=kdd, strict=strict)
+        walks = DagWalks() if walks is None else walks
+        common = dict(frame=frame, coordinates=coordinates, speeds=speeds, kdd=kdd,
+                      strict=strict, walks=walks)
         self.point: Point = point
         self.frame: ReferenceFrame | None = body_frame
         self.inertia: Dyadic | None = inertia

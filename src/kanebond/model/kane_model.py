@@ -30,6 +30,7 @@ from ..errors import ModelError
 from ..mechanics import matrices
 from ..mechanics.kinematics import (
     BodyKinematics,
+    DagWalks,
     VelocityField,
     check_dynamicsymbols,
     dag_atoms,
@@ -217,7 +218,7 @@ class KaneModel(ConstraintViews):
         # (the closed forms in f alone are built only on request, see _body_kinematics)
         self._common_full = dict(
             frame=self.frame, coordinates=self.coordinates, speeds=self.all_speeds,
-            kdd=sub_full, strict=self.strict,
+            kdd=sub_full, strict=self.strict, walks=DagWalks(),  # one memo for all fields
         )
         self.bodies_all_speeds = [BodyKinematics(b, **self._common_full) for b in self.bodies]
 
@@ -340,7 +341,7 @@ class KaneModel(ConstraintViews):
         if self._closed is None:
             return self._common_full
         return dict(frame=self.frame, coordinates=self.coordinates, speeds=self.speeds,
-                    kdd=self._subs, strict=self.strict)
+                    kdd=self._subs, strict=self.strict, walks=DagWalks())
 
     @cached_property
     def _body_kinematics(self) -> list[BodyKinematics]:

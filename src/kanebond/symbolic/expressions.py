@@ -135,15 +135,16 @@ def linear_parts(expr: sp.Expr, index: Mapping, memo: dict | None = None) -> tup
     return rec(expr)
 
 
-def linear_structure(vec: Vector, index: Mapping) -> set | None:
+def linear_structure(vec: Vector, index: Mapping, memo: dict | None = None) -> set | None:
     """The speeds a velocity contains, if it is structurally linear in them with no other term.
 
     One pass over the DAG that only tracks which speeds each node contains and whether it has a
     part free of them; None when a product of speeds, a function of a speed or a speed-free
     term appears (the caller then runs the full symbolic test). Builds no expressions, so it
-    costs the DAG size even for deep chains.
+    costs the DAG size even for deep chains. ``memo`` may be shared between calls with the
+    same ``index``.
     """
-    memo: dict = {}
+    memo = {} if memo is None else memo
 
     def rec(e):
         hit = memo.get(id(e))
