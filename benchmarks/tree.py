@@ -384,7 +384,9 @@ def worker(case: str, n: int, phase: str, path: str, seed: int, repeat: int) -> 
         stage("numeric", out["numeric"])
         out["setup"] = out.get("form", out["build"]) + out["numeric"]
         out["path"] = str(getattr(num, "path", "?"))
-        out["cached"] = getattr(getattr(num, "_be", None), "cached", None)
+        # (num._be is built on first access on the tree path: read the backend in use)
+        backend = vars(num).get("_tree_be") or vars(num).get("_be")
+        out["cached"] = getattr(backend, "cached", None)
         out["py_peak_mb"] = peak_mb()
         out["cc_peak_mb"] = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
         if phase == "cold":

@@ -251,3 +251,16 @@ def test_nonholonomic_trees(name):
     tree, bodies = _both(system, consts)
     assert tree.path == "tree" and tree.embedded
     _agree(tree, bodies)
+
+
+def test_generalized_momentum_from_the_tree():
+    """p̂ = A f by the tree's backward pass of spatial momenta equals the per-body path's."""
+    for system, consts in ((kb.models.chain_3d(5), chain_3d_parameters(5)),
+                           (_slider(True), {"m": 1.3, "l": 0.7, "g": 9.81, "Fx": 2.5})):
+        tree, bodies = _both(system, consts)
+        rng = np.random.default_rng(9)
+        q, f = rng.uniform(-1, 1, (4, tree.R)), rng.uniform(-1, 1, (4, tree.S))
+        ref = bodies.p_hat(q, f)
+        assert np.abs(tree.p_hat(q, f) - ref).max() <= 1e-12 * np.abs(ref).max()
+        assert np.allclose(tree.p_hat(q[0], f[0]), ref[0], rtol=1e-12, atol=1e-14)
+        assert "_be" not in tree.__dict__

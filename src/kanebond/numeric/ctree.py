@@ -78,6 +78,7 @@ class TreeBackend:
         vp = ctypes.c_void_p
         lib.kb_rhs_tree.argtypes = [ctypes.c_int, vp, vp, vp, vp]
         lib.kb_work_tree.argtypes = [ctypes.c_int, vp, vp, vp, vp, vp]
+        lib.kb_momentum_tree.argtypes = [ctypes.c_int, vp, vp, vp, vp, vp]
         lib.kb_rhs_tree.restype = lib.kb_work_tree.restype = ctypes.c_int
         if self.L.K_c:
             lib.kb_rhs_tree_emb.argtypes = [ctypes.c_int] + [vp] * 6
@@ -122,6 +123,15 @@ class TreeBackend:
         self.lib.kb_work_tree(n, t.ctypes.data, q.ctypes.data, f.ctypes.data, c.ctypes.data,
                               out.ctypes.data)
         return out
+
+    def momentum(self, t, q, u, c) -> np.ndarray:
+        """p̂ = A u ([PA21] (54)) in all speeds at a batch, (N, n_u)."""
+        n = len(t)
+        t, q, u, c = (np.ascontiguousarray(a, dtype=float) for a in (t, q, u, c))
+        out = np.zeros((n, max(self.L.S, 1)))
+        self.lib.kb_momentum_tree(n, t.ctypes.data, q.ctypes.data, u.ctypes.data,
+                                  c.ctypes.data, out.ctypes.data)
+        return out[:, : self.L.S]
 
     def mass_properties(self, t, q, c) -> list[tuple[str, float, np.ndarray]]:
         """(name, m, central inertia in N (3, 3)) of every body at one point."""

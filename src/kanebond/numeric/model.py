@@ -342,6 +342,8 @@ class NumericModel(TreePathMixin, PartitionMixin, ReactionMixin):
 
     def p_hat(self, q, f, t=None) -> np.ndarray:
         """Generalized momentum p̂ = A f ([PA21] (54)) (``t`` ignored)."""
+        if self._tree_be is not None and not self.embedded:
+            return self._tree_momentum(q, f)
         return self._parts(0.0, q, f, {"p_hat"})[1]["p_hat"]
 
     def e_hat(self, q, f) -> np.ndarray:

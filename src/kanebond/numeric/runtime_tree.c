@@ -98,7 +98,7 @@ static void kbt_solve(int n, const double *L, double *b) {
 static void kbt_pass3(const double *w, const double *U, const double *Dl, const double *uv,
                       double *acc, double *ud) {
     for (int b = 0; b < NT_; b++) {
-        const double *wb = w + T_OFF[b], *S = wb + 19;
+        const double *wb = w + T_OFF[b], *S = wb + 25;
         const int nj = T_NJ[b], c0 = T_COFF[b], par = T_PARENT[b];
         double *a = acc + 6 * b;
         if (par >= 0) kbt_mshift(wb + 10, acc + 6 * par, a);
@@ -137,7 +137,7 @@ static int kbt_point(const double *w, double *o, double *IA, double *pA, double 
         memcpy(pA + 6 * b, wb + 13, sizeof(double) * 6);
     }
     for (int b = NT_ - 1; b >= 0; b--) {
-        const double *wb = w + T_OFF[b], *S = wb + 19;
+        const double *wb = w + T_OFF[b], *S = wb + 25;
         const int nj = T_NJ[b], c0 = T_COFF[b];
         double *I6 = IA + 36 * b, *p = pA + 6 * b, *Ub = U + 6 * c0, *L = Dl + T_DOFF[b];
         double Ia[36], pa[6];
@@ -229,6 +229,37 @@ int kb_rhs_tree(int n, const double *t, const double *x, const double *c, double
     return bad;
 }
 
+/* Generalized momentum p_hat = A u ([PA21] (54)) at n points (all speeds u): the spatial
+   momenta (I w; m v) about each mass centre summed from the leaves to the root (about the
+   parent's mass centre: tau + d x F), p[s] = S_s . H_b for the body b that owns speed s. */
+int kb_momentum_tree(int n, const double *t, const double *q, const double *u, const double *c,
+                     double *out) {
+    double w[NWT], H[6 * NT_];
+    for (int i = 0; i < n; i++) {
+        k_tree(t + i, q + i * R_, u + i * S_, c + i * (K_ > 0 ? K_ : 1), w);
+        for (int b = 0; b < NT_; b++) {
+            const double *wb = w + T_OFF[b], *om = wb + 19;
+            double *h = H + 6 * b;
+            for (int r = 0; r < 3; r++) {
+                h[r] = wb[1 + 3 * r] * om[0] + wb[2 + 3 * r] * om[1] + wb[3 + 3 * r] * om[2];
+                h[3 + r] = wb[0] * om[3 + r];
+            }
+        }
+        double *p = out + i * S_;
+        for (int b = NT_ - 1; b >= 0; b--) {
+            const double *wb = w + T_OFF[b], *S = wb + 25, *h = H + 6 * b;
+            const int c0 = T_COFF[b];
+            for (int j = 0; j < T_NJ[b]; j++) {
+                double s = 0.0;
+                for (int r = 0; r < 6; r++) s += S[6 * j + r] * h[r];
+                p[T_COLS[c0 + j]] = s;
+            }
+            if (T_PARENT[b] >= 0) kbt_fshift_add(wb + 10, h, H + 6 * T_PARENT[b]);
+        }
+    }
+    return 0;
+}
+
 /* The kernel's work arrays at n points (rows of NWT_), for checks and tests. */
 int kb_work_tree(int n, const double *t, const double *q, const double *f, const double *c,
                  double *out) {
@@ -246,7 +277,7 @@ static void kbt_minv(const double *w, const double *U, const double *Dl, const d
                      double *pA, double *acc, double *uv, double *out) {
     memset(pA, 0, sizeof(double) * 6 * NT_);
     for (int b = NT_ - 1; b >= 0; b--) {
-        const double *wb = w + T_OFF[b], *S = wb + 19;
+        const double *wb = w + T_OFF[b], *S = wb + 25;
         const int nj = T_NJ[b], c0 = T_COFF[b], par = T_PARENT[b];
         double pa[6], z[6];
         memcpy(pa, pA + 6 * b, sizeof pa);

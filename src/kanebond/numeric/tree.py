@@ -53,11 +53,11 @@ class TreeLayout:
     """Tables of the C runtime: bodies in parent-before-child order.
 
     Per body b the kernel writes, from ``off[b]``: m, I (9, row-major, in N), d (3), p (6),
-    then S (6 per own speed: ω-part, v-part). ``QD``: q' (R entries); ``TAU``: generalized forces
-    of the loads not on a mass centre or body frame (S entries); ``T``: the kinetic co-energy
-    T* ([PA21] (18)); ``POW``: the power F·v_P (or τ·ω) of every load, in the system's order;
-    ``BUD``: Ḃu of the K_c embedded velocity constraints B(q) u = 0, whose nonzeros
-    (``B_rows``, ``B_cols``) a second kernel evaluates from q alone.
+    ω and v (6), then S (6 per own speed: ω-part, v-part). ``QD``: q' (R entries); ``TAU``:
+    generalized forces of the loads not on a mass centre or body frame (S entries); ``T``: the
+    kinetic co-energy T* ([PA21] (18)); ``POW``: the power F·v_P (or τ·ω) of every load, in
+    the system's order; ``BUD``: Ḃu of the K_c embedded velocity constraints B(q) u = 0, whose
+    nonzeros (``B_rows``, ``B_cols``) a second kernel evaluates from q alone.
     """
 
     R: int
@@ -352,6 +352,7 @@ class TreeProgram(GraphBuilder):
             out.extend(I)
             out.extend(self.d[i])
             out.extend(p)
+            out.extend(w + v)
             for s in cols:
                 out.extend(self.S_cols[i][s])
         self._constraint_outputs(out)

@@ -92,6 +92,16 @@ class TreePathMixin:
         return (T[0], P[0]) if single else (T, P)
 
 
+    def _tree_momentum(self, q, f) -> np.ndarray:
+        """p̂ = A f from the tree kernel (no constraints embedded), one point or a batch."""
+        q, f = np.asarray(q, dtype=float), np.asarray(f, dtype=float)
+        qb, fb = np.atleast_2d(q), np.atleast_2d(f)
+        self._check("q", qb, self.R)
+        self._check("f", fb, self.S)
+        tt = np.zeros(len(qb))
+        p = self._tree_be.momentum(tt, qb, fb, self._c(tt, qb, fb))
+        return p[0] if q.ndim == 1 else p
+
     def mass_properties(self, t, q, c=None) -> list[tuple[str, float, np.ndarray]]:
         """(name, mass, central inertia in N (3, 3)) of every body at time t and coordinates q
         (one point), from the tree kernel; ``c``: the parameter vector (default: the model's
