@@ -9,43 +9,6 @@ void k_vel(const double *, const double *, const double *, const double *, doubl
    compiled only when the momentum form or e_hat is first needed; Python sets this pointer. */
 kb_kernel kb_k_dot = 0;
 
-/* Return code of a right-hand side whose result is not finite at point i (the run goes on:
-   Python names the quantity, or the non-finite input, see numeric.py). */
-#define KB_NONFINITE (1 << 28)
-static int kb_nonfinite(const double *o, int m, int i) {
-    double s = 0.0;
-    for (int k = 0; k < m; k++) s += o[k] * 0.0;  /* NaN or inf anywhere makes s NaN */
-    return s == 0.0 ? 0 : KB_NONFINITE + i;
-}
-
-static int kb_chol(int n, double *A) {
-    for (int j = 0; j < n; j++) {
-        double s = A[j * n + j];
-        for (int k = 0; k < j; k++) s -= A[j * n + k] * A[j * n + k];
-        if (!(s > 0.0) || !isfinite(s)) return 1;
-        double d = sqrt(s);
-        A[j * n + j] = d;
-        for (int i = j + 1; i < n; i++) {
-            double v = A[i * n + j];
-            for (int k = 0; k < j; k++) v -= A[i * n + k] * A[j * n + k];
-            A[i * n + j] = v / d;
-        }
-    }
-    return 0;
-}
-
-static void kb_chol_solve(int n, const double *L, double *b) {
-    for (int i = 0; i < n; i++) {
-        double v = b[i];
-        for (int k = 0; k < i; k++) v -= L[i * n + k] * b[k];
-        b[i] = v / L[i * n + i];
-    }
-    for (int i = n - 1; i >= 0; i--) {
-        double v = b[i];
-        for (int k = i + 1; k < n; k++) v -= L[k * n + i] * b[k];
-        b[i] = v / L[i * n + i];
-    }
-}
 
 /* Assemble the system quantities of one point from the kernels' work arrays ([PA21] (53)-(57)).
    Any output pointer may be NULL. */

@@ -1,6 +1,48 @@
-/* kanebond C runtime: the numeric embedding of velocity constraints B u = 0 (the band LU of
-   the dependent-speed block B_d and the dependent speeds), shared by runtime.c and
-   runtime_tree.c. Needs KC_, SF_, S_, NB_ENT, B_ROW, B_COL; B is passed by its nonzeros. */
+/* kanebond C runtime, shared by runtime.c and runtime_tree.c: the non-finite check, dense
+   Cholesky, and the numeric embedding of velocity constraints B u = 0 (the band LU of the
+   dependent-speed block B_d and the dependent speeds). Needs KC_, SF_, S_, NB_ENT, B_ROW,
+   B_COL; B is passed by its nonzeros. */
+
+/* Return code of a right-hand side whose result is not finite at point i (the run goes on:
+   Python names the quantity, or the non-finite input, see numeric.py). */
+#define KB_NONFINITE (1 << 28)
+static int kb_nonfinite(const double *o, int m, int i) {
+    double s = 0.0;
+    for (int k = 0; k < m; k++) s += o[k] * 0.0;  /* NaN or inf anywhere makes s NaN */
+    return s == 0.0 ? 0 : KB_NONFINITE + i;
+}
+
+/* Cholesky factorization in place (lower triangle) of an n x n SPD matrix: 1 if it is not
+   positive definite; and the solve of L L^T x = b in place. */
+static int kb_chol(int n, double *A) {
+    for (int j = 0; j < n; j++) {
+        double s = A[j * n + j];
+        for (int k = 0; k < j; k++) s -= A[j * n + k] * A[j * n + k];
+        if (!(s > 0.0) || !isfinite(s)) return 1;
+        double d = sqrt(s);
+        A[j * n + j] = d;
+        for (int i = j + 1; i < n; i++) {
+            double v = A[i * n + j];
+            for (int k = 0; k < j; k++) v -= A[i * n + k] * A[j * n + k];
+            A[i * n + j] = v / d;
+        }
+    }
+    return 0;
+}
+
+static void kb_chol_solve(int n, const double *L, double *b) {
+    for (int i = 0; i < n; i++) {
+        double v = b[i];
+        for (int k = 0; k < i; k++) v -= L[i * n + k] * b[k];
+        b[i] = v / L[i * n + i];
+    }
+    for (int i = n - 1; i >= 0; i--) {
+        double v = b[i];
+        for (int k = i + 1; k < n; k++) v -= L[k * n + i] * b[k];
+        b[i] = v / L[i * n + i];
+    }
+}
+
 #if KC_ > 0
 
 #define KB_KL (part[0])

@@ -10,7 +10,6 @@
    zero: a~_b = X a~_parent + S_b u'_b, a_b = a~_b + (alpha0; a0). */
 void k_tree(const double *, const double *, const double *, const double *, double *);
 
-#define KB_NONFINITE (1 << 28)
 
 static void kbt_mshift(const double *d, const double *m, double *o) {
     o[0] = m[0]; o[1] = m[1]; o[2] = m[2];
@@ -64,35 +63,6 @@ static void kbt_ishift_add(const double *d, const double *M, double *o) {
         }
 }
 
-static int kbt_chol(int n, double *A) {
-    for (int j = 0; j < n; j++) {
-        double s = A[j * n + j];
-        for (int k = 0; k < j; k++) s -= A[j * n + k] * A[j * n + k];
-        if (!(s > 0.0) || !isfinite(s)) return 1;
-        double dd = sqrt(s);
-        A[j * n + j] = dd;
-        for (int i = j + 1; i < n; i++) {
-            double v = A[i * n + j];
-            for (int k = 0; k < j; k++) v -= A[i * n + k] * A[j * n + k];
-            A[i * n + j] = v / dd;
-        }
-    }
-    return 0;
-}
-
-static void kbt_solve(int n, const double *L, double *b) {
-    for (int i = 0; i < n; i++) {
-        double v = b[i];
-        for (int k = 0; k < i; k++) v -= L[i * n + k] * b[k];
-        b[i] = v / L[i * n + i];
-    }
-    for (int i = n - 1; i >= 0; i--) {
-        double v = b[i];
-        for (int k = i + 1; k < n; k++) v -= L[k * n + i] * b[k];
-        b[i] = v / L[i * n + i];
-    }
-}
-
 /* Third pass of the ABA (root to leaves): the joint accelerations ud (S_) from the factors U,
    D = L L^T and the joint forces uv of the second pass, a~ of every body in acc. */
 static void kbt_pass3(const double *w, const double *U, const double *Dl, const double *uv,
@@ -111,7 +81,7 @@ static void kbt_pass3(const double *w, const double *U, const double *Dl, const 
             for (int r = 0; r < 6; r++) s += Ub[6 * j + r] * a[r];
             x[j] = uv[c0 + j] - s;
         }
-        kbt_solve(nj, L, x);
+        kb_chol_solve(nj, L, x);
         for (int j = 0; j < nj; j++) {
             ud[T_COLS[c0 + j]] = x[j];
             for (int r = 0; r < 6; r++) a[r] += S[6 * j + r] * x[j];
@@ -173,7 +143,7 @@ static int kbt_point(const double *w, double *o, double *IA, double *pA, double 
                     for (int r = 0; r < 6; r++) s += S[6 * i + r] * Ub[6 * j + r];
                     L[i * nj + j] = s;
                 }
-            if (kbt_chol(nj, L)) return 1;
+            if (kb_chol(nj, L)) return 1;
             for (int j = 0; j < nj; j++) {
                 double s = 0.0;
                 for (int r = 0; r < 6; r++) s += S[6 * j + r] * p[r];
@@ -184,11 +154,11 @@ static int kbt_point(const double *w, double *o, double *IA, double *pA, double 
             for (int r = 0; r < 6; r++) {
                 double col[6];
                 for (int j = 0; j < nj; j++) col[j] = Ub[6 * j + r];
-                kbt_solve(nj, L, col);
+                kb_chol_solve(nj, L, col);
                 for (int j = 0; j < nj; j++) Y[6 * j + r] = col[j];
             }
             for (int j = 0; j < nj; j++) z[j] = uv[c0 + j];
-            kbt_solve(nj, L, z);
+            kb_chol_solve(nj, L, z);
             for (int r = 0; r < 6; r++) {
                 for (int k = 0; k < 6; k++) {
                     double s = 0.0;
@@ -220,11 +190,7 @@ int kb_rhs_tree(int n, const double *t, const double *x, const double *c, double
         double *o = out + i * (R_ + S_);
         k_tree(t + i, qi, fi, ci, w);
         if (kbt_point(w, o, IA, pA, U, Dl, uv, acc)) return i + 1;
-        if (!bad) {
-            double s = 0.0;
-            for (int k = 0; k < R_ + S_; k++) s += o[k] * 0.0;
-            if (s != 0.0) bad = KB_NONFINITE + i;
-        }
+        if (!bad) bad = kb_nonfinite(o, R_ + S_, i);
     }
     return bad;
 }
@@ -288,7 +254,7 @@ static void kbt_minv(const double *w, const double *U, const double *Dl, const d
                 for (int r = 0; r < 6; r++) s += S[6 * j + r] * pa[r];
                 z[j] = uv[c0 + j] = tau[T_COLS[c0 + j]] - s;
             }
-            kbt_solve(nj, Dl + T_DOFF[b], z);
+            kb_chol_solve(nj, Dl + T_DOFF[b], z);
             for (int r = 0; r < 6; r++)
                 for (int j = 0; j < nj; j++) pa[r] += Ub[6 * j + r] * z[j];
         }
@@ -332,19 +298,15 @@ int kb_rhs_tree_emb(int n, const double *t, const double *x, const double *c, co
                 Gm[j * KC_ + k] = Gm[k * KC_ + j] = g;
             }
         }
-        if (kbt_chol(KC_, Gm)) return i + 1;
-        kbt_solve(KC_, Gm, r);
+        if (kb_chol(KC_, Gm)) return i + 1;
+        kb_chol_solve(KC_, Gm, r);
         for (int r0 = 0; r0 < R_; r0++) o[r0] = full[r0];
         for (int s = 0; s < SF_; s++) {
             double v = full[R_ + ind[s]];
             for (int k = 0; k < KC_; k++) v += Y[k * S_ + ind[s]] * r[k];
             o[R_ + s] = v;
         }
-        if (!bad) {
-            double z = 0.0;
-            for (int k = 0; k < R_ + SF_; k++) z += o[k] * 0.0;
-            if (z != 0.0) bad = KB_NONFINITE + i;
-        }
+        if (!bad) bad = kb_nonfinite(o, R_ + SF_, i);
     }
     return bad;
 }
