@@ -64,10 +64,7 @@ def emit_c(
     stored outputs take the same path, so that their outputs are copied by a loop
     (:func:`_c_outputs`).
     """
-    order = [i for i in g.needed(outputs) if g.nodes[i][0] not in ("num", "in")]
-    if len(order) <= chunk and sum(o != g.ZERO for o in outputs) <= chunk:
-        return _emit_c_single(g, inputs, outputs, fname, order)
-    return _emit_c_chunked(g, inputs, outputs, fname, order, chunk)
+    return emit_c_units(g, inputs, outputs, fname, units=1, chunk=chunk)[0]
 
 
 def _c_namer(g: Graph, names: Mapping[int, str]) -> Callable[[int], str]:
@@ -146,27 +143,15 @@ def emit_c_units(
     """:func:`emit_c` split into ``units`` translation units (the chunk functions shared out,
     ``fname`` in the first), so that a large kernel compiles on several cores at once."""
     order = [i for i in g.needed(outputs) if g.nodes[i][0] not in ("num", "in")]
-    if len(order) <= chunk or units <= 1:
-        return [emit_c(g, inputs, outputs, fname, chunk)]
-    parts, main = _chunk_functions(g, inputs, outputs, fname, order, chunk, shared=True)
+    if len(order) <= chunk and sum(o != g.ZERO for o in outputs) <= chunk:
+        return [_emit_c_single(g, inputs, outputs, fname, order)]
+    parts, main = _chunk_functions(g, inputs, outputs, fname, order, chunk, shared=units > 1)
+    if units <= 1:
+        return ["\n".join(parts) + main]
     per = -(-len(parts) // units)
     groups = [parts[k : k + per] for k in range(0, len(parts), per)]
     protos = "".join(p.split("{", 1)[0].rstrip() + ";\n" for p in parts)
     return [protos + "\n".join(groups[0]) + main] + ["\n".join(grp) for grp in groups[1:]]
-
-
-def _emit_c_chunked(
-    g: Graph,
-    inputs: Mapping[str, int],
-    outputs: Sequence[int],
-    fname: str,
-    order: list[int],
-    chunk: int,
-) -> str:
-    """Static functions ``fname_part<k>`` of ``chunk`` operations each, sharing values through
-    a work array ``w``, and ``fname`` calling them in turn and copying the outputs."""
-    parts, main = _chunk_functions(g, inputs, outputs, fname, order, chunk, shared=False)
-    return "\n".join(parts) + main
 
 
 def _chunk_functions(
