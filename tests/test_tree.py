@@ -282,3 +282,46 @@ def test_bicycle_simulation_on_the_tree_equals_the_bodies_path():
     for name in ("q4", "q7", "u4", "u7"):
         assert np.allclose(runs[0][name], runs[1][name], rtol=0, atol=1e-8)
     assert abs(runs[0].energy_audit().rel_residual) < 1e-8
+
+
+@pytest.mark.parametrize("which", ["chain", "slider", "solo12"])
+def test_momentum_form_on_the_tree(which):
+    """The momentum form y' = [Q f, e + ê] with f = A⁻¹ p ([PA21] (25)–(28)) by the tree's
+    backward pass of subtree momenta and loads equals the per-body path's, and so does
+    f_from_p."""
+    if which == "chain":
+        system, consts = kb.models.chain_3d(6), chain_3d_parameters(6)
+    elif which == "slider":
+        system, consts = _slider(True), {"m": 1.3, "l": 0.7, "g": 9.81, "Fx": 2.5}
+    else:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            system = kb.from_urdf(URDF / "solo12.urdf", base="floating")
+        consts = None
+    tree, bodies = _both(system, consts)
+    assert tree.path == "tree" and not tree.embedded
+    rng = np.random.default_rng(11)
+    y = rng.uniform(-1, 1, (3, tree.R + tree.S))
+    if which == "solo12":
+        y[:, 3:7] /= np.linalg.norm(y[:, 3:7], axis=1, keepdims=True)
+    ref = bodies.rhs_momentum(0.2, y)
+    scale = np.abs(ref).max()
+    assert np.abs(tree.rhs_momentum(0.2, y) - ref).max() <= 1e-10 * scale
+    assert np.abs(tree.rhs_momentum(0.2, y[0]) - ref[0]).max() <= 1e-10 * scale
+    q, p = y[:, : tree.R], y[:, tree.R :]
+    f_ref = bodies.f_from_p(q, p)
+    assert np.abs(tree.f_from_p(q, p) - f_ref).max() <= 1e-10 * np.abs(f_ref).max()
+    assert "_be" not in tree.__dict__
+
+
+def test_default_simulation_stays_on_the_tree():
+    """kb.simulate's default momentum form, its outputs (f, p̂) and its energy audit on a tree
+    without embedded constraints: no per-body program or library is formed."""
+    consts = chain_3d_parameters(4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        num = kb.models.chain_3d(4).numeric(consts, backend="c")
+    traj = kb.simulate(num, (0.0, 0.5), np.r_[0.3, -0.2, 0.1, 0.4, np.zeros(4)], rtol=1e-10,
+                       atol=1e-12, t_eval=np.linspace(0, 0.5, 6))
+    assert abs(traj.energy_audit().rel_residual) < 1e-8
+    assert "_be" not in num.__dict__ and "program" not in num.__dict__

@@ -79,6 +79,9 @@ class TreeBackend:
         lib.kb_rhs_tree.argtypes = [ctypes.c_int, vp, vp, vp, vp]
         lib.kb_work_tree.argtypes = [ctypes.c_int, vp, vp, vp, vp, vp]
         lib.kb_momentum_tree.argtypes = [ctypes.c_int, vp, vp, vp, vp, vp]
+        lib.kb_rhs_momentum_tree.argtypes = [ctypes.c_int, vp, vp, vp, vp, vp]
+        lib.kb_f_from_p_tree.argtypes = [ctypes.c_int, vp, vp, vp, vp, vp]
+        lib.kb_rhs_momentum_tree.restype = lib.kb_f_from_p_tree.restype = ctypes.c_int
         lib.kb_rhs_tree.restype = lib.kb_work_tree.restype = ctypes.c_int
         if self.L.K_c:
             lib.kb_rhs_tree_emb.argtypes = [ctypes.c_int] + [vp] * 6
@@ -123,6 +126,25 @@ class TreeBackend:
         self.lib.kb_work_tree(n, t.ctypes.data, q.ctypes.data, f.ctypes.data, c.ctypes.data,
                               out.ctypes.data)
         return out
+
+    def rhs_momentum(self, t, y, c) -> tuple[np.ndarray, np.ndarray, int]:
+        """(y' (N, R+S), f (N, S), return code) of the momentum form at y = [q, p]."""
+        n = len(t)
+        t, y, c = (np.ascontiguousarray(a, dtype=float) for a in (t, y, c))
+        out = np.empty((n, self.L.R + self.L.S))
+        fo = np.empty((n, self.L.S))
+        code = self.lib.kb_rhs_momentum_tree(n, t.ctypes.data, y.ctypes.data, c.ctypes.data,
+                                             out.ctypes.data, fo.ctypes.data)
+        return out, fo, code
+
+    def f_from_p(self, t, q, p, c) -> tuple[np.ndarray, int]:
+        """(f = A⁻¹ p (N, S), return code) at a batch."""
+        n = len(t)
+        t, q, p, c = (np.ascontiguousarray(a, dtype=float) for a in (t, q, p, c))
+        fo = np.empty((n, self.L.S))
+        code = self.lib.kb_f_from_p_tree(n, t.ctypes.data, q.ctypes.data, p.ctypes.data,
+                                         c.ctypes.data, fo.ctypes.data)
+        return fo, code
 
     def momentum(self, t, q, u, c) -> np.ndarray:
         """p̂ = A u ([PA21] (54)) in all speeds at a batch, (N, n_u)."""

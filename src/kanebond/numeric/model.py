@@ -359,6 +359,8 @@ class NumericModel(TreePathMixin, PartitionMixin, ReactionMixin):
     def f_from_p(self, q, p, t=None) -> np.ndarray:
         """f = A(q)⁻¹ p ([PA21] (26)). (``t`` is accepted for the interface of constrained
         models and ignored.)"""
+        if self._tree_be is not None and not self.embedded:
+            return self._tree_f_from_p(q, p)
         A = self.A(q)
         p = np.asarray(p, dtype=float)
         return solve_spd(A, p, q)
@@ -549,6 +551,11 @@ class NumericModel(TreePathMixin, PartitionMixin, ReactionMixin):
         """Momentum form ([PA21] (25)–(28)): y = [q, p] → y' = [Q f, e + ê], f = A⁻¹ p."""
         single, tt, yb = self._state_batch("y", t, y)
         q, p = yb[:, : self.R], yb[:, self.R :]
+        if self._tree_be is not None and not self.embedded and not np.iscomplexobj(yb):
+            out, _, code = self._tree_be.rhs_momentum(tt, yb, self._c(tt, q, p))
+            if code:
+                self._fail(code, tt, yb)
+            return out[0] if single else out
         if isinstance(self._be, CBackend) and not self._params.varying:
             c = self._c(tt, q, p)
             yb = np.ascontiguousarray(yb)

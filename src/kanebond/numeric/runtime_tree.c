@@ -68,7 +68,7 @@ static void kbt_ishift_add(const double *d, const double *M, double *o) {
 static void kbt_pass3(const double *w, const double *U, const double *Dl, const double *uv,
                       double *acc, double *ud) {
     for (int b = 0; b < NT_; b++) {
-        const double *wb = w + T_OFF[b], *S = wb + 25;
+        const double *wb = w + T_OFF[b], *S = wb + 31;
         const int nj = T_NJ[b], c0 = T_COFF[b], par = T_PARENT[b];
         double *a = acc + 6 * b;
         if (par >= 0) kbt_mshift(wb + 10, acc + 6 * par, a);
@@ -107,7 +107,7 @@ static int kbt_point(const double *w, double *o, double *IA, double *pA, double 
         memcpy(pA + 6 * b, wb + 13, sizeof(double) * 6);
     }
     for (int b = NT_ - 1; b >= 0; b--) {
-        const double *wb = w + T_OFF[b], *S = wb + 25;
+        const double *wb = w + T_OFF[b], *S = wb + 31;
         const int nj = T_NJ[b], c0 = T_COFF[b];
         double *I6 = IA + 36 * b, *p = pA + 6 * b, *Ub = U + 6 * c0, *L = Dl + T_DOFF[b];
         double Ia[36], pa[6];
@@ -180,6 +180,32 @@ static int kbt_point(const double *w, double *o, double *IA, double *pA, double 
     return 0;
 }
 
+/* M^-1 tau for a generalized force tau (S_): the second pass without bias forces and the third
+   pass, on the factors U, Dl of the last kbt_point (O(n)). */
+static void kbt_minv(const double *w, const double *U, const double *Dl, const double *tau,
+                     double *pA, double *acc, double *uv, double *out) {
+    memset(pA, 0, sizeof(double) * 6 * NT_);
+    for (int b = NT_ - 1; b >= 0; b--) {
+        const double *wb = w + T_OFF[b], *S = wb + 31;
+        const int nj = T_NJ[b], c0 = T_COFF[b], par = T_PARENT[b];
+        double pa[6], z[6];
+        memcpy(pa, pA + 6 * b, sizeof pa);
+        if (nj > 0) {
+            const double *Ub = U + 6 * c0;
+            for (int j = 0; j < nj; j++) {
+                double s = 0.0;
+                for (int r = 0; r < 6; r++) s += S[6 * j + r] * pa[r];
+                z[j] = uv[c0 + j] = tau[T_COLS[c0 + j]] - s;
+            }
+            kb_chol_solve(nj, Dl + T_DOFF[b], z);
+            for (int r = 0; r < 6; r++)
+                for (int j = 0; j < nj; j++) pa[r] += Ub[6 * j + r] * z[j];
+        }
+        if (par >= 0) kbt_fshift_add(wb + 10, pa, pA + 6 * par);
+    }
+    kbt_pass3(w, U, Dl, uv, acc, out);
+}
+
 /* Velocity form [PA21] (14) by the ABA at n points: x = [q, f] -> [Q f, f']. Returns 0, 1 + the
    index of the first point with a singular joint inertia, or KB_NONFINITE + i. */
 int kb_rhs_tree(int n, const double *t, const double *x, const double *c, double *out) {
@@ -193,6 +219,85 @@ int kb_rhs_tree(int n, const double *t, const double *x, const double *c, double
         if (!bad) bad = kb_nonfinite(o, R_ + S_, i);
     }
     return bad;
+}
+
+/* Momentum form [PA21] (25)-(28) on the tree: f = A^-1 p by the ABA's factors at q, then, from
+   the leaves to the root, the subtree's momentum H = (K; L) about the body's mass centre and
+   the loads on it Fe, and for each speed s of body j
+   p'_s = tau_s + S_s . Fe_j + Sdot_s . H_j - W_s . (v_j x L_j)   (= e + e_hat, [PA21] (53), (57):
+   the partial velocities of a body b in j's subtree are W_s and V_s + W_s x (G_b - G_j)).
+   fout (n x S_, may be NULL) receives f. */
+static int kbt_momentum_point(const double *ti, const double *qi, const double *pi,
+                              const double *ci, double *o, double *f, double *w, double *H,
+                              double *Fe, double *IA, double *pA, double *U, double *Dl,
+                              double *uv, double *acc, double *full) {
+    double u0[NS];
+    memset(u0, 0, sizeof(u0));
+    k_tree(ti, qi, u0, ci, w);
+    if (kbt_point(w, full, IA, pA, U, Dl, uv, acc)) return 1;
+    kbt_minv(w, U, Dl, pi, pA, acc, uv, f);
+    k_tree(ti, qi, f, ci, w);
+    for (int r = 0; r < R_; r++) o[r] = w[TQD_OFF + r];
+    for (int b = 0; b < NT_; b++) {
+        const double *wb = w + T_OFF[b], *om = wb + 19;
+        double *h = H + 6 * b;
+        for (int r = 0; r < 3; r++) {
+            h[r] = wb[1 + 3 * r] * om[0] + wb[2 + 3 * r] * om[1] + wb[3 + 3 * r] * om[2];
+            h[3 + r] = wb[0] * om[3 + r];
+        }
+        memcpy(Fe + 6 * b, wb + 25, sizeof(double) * 6);
+    }
+    for (int b = NT_ - 1; b >= 0; b--) {
+        const double *wb = w + T_OFF[b], *S = wb + 31, *v = wb + 22, *h = H + 6 * b;
+        const double *F = Fe + 6 * b, *L = h + 3;
+        const int nj = T_NJ[b], c0 = T_COFF[b];
+        const double *Sd = S + 6 * nj;
+        const double vxL[3] = {v[1] * L[2] - v[2] * L[1], v[2] * L[0] - v[0] * L[2],
+                               v[0] * L[1] - v[1] * L[0]};
+        for (int j = 0; j < nj; j++) {
+            const double *Sj = S + 6 * j, *Sdj = Sd + 6 * j;
+            double s = w[TTAU_OFF + T_COLS[c0 + j]];
+            for (int r = 0; r < 6; r++) s += Sj[r] * F[r] + Sdj[r] * h[r];
+            s -= Sj[0] * vxL[0] + Sj[1] * vxL[1] + Sj[2] * vxL[2];
+            o[R_ + T_COLS[c0 + j]] = s;
+        }
+        if (T_PARENT[b] >= 0) {
+            kbt_fshift_add(wb + 10, h, H + 6 * T_PARENT[b]);
+            kbt_fshift_add(wb + 10, F, Fe + 6 * T_PARENT[b]);
+        }
+    }
+    return 0;
+}
+
+int kb_rhs_momentum_tree(int n, const double *t, const double *y, const double *c,
+                         double *out, double *fout) {
+    double w[NWT], f[NS], full[R_ + NS], H[6 * NT_], Fe[6 * NT_];
+    double IA[36 * NT_], pA[6 * NT_], U[6 * NS], Dl[T_NDL], uv[NS], acc[6 * NT_];
+    int bad = 0;
+    for (int i = 0; i < n; i++) {
+        const double *qi = y + i * (R_ + S_), *pi = qi + R_, *ci = c + i * (K_ > 0 ? K_ : 1);
+        double *o = out + i * (R_ + S_);
+        if (kbt_momentum_point(t + i, qi, pi, ci, o, f, w, H, Fe, IA, pA, U, Dl, uv, acc, full))
+            return i + 1;
+        if (fout) memcpy(fout + i * S_, f, sizeof(double) * S_);
+        if (!bad) bad = kb_nonfinite(o, R_ + S_, i);
+    }
+    return bad;
+}
+
+/* f = A(q)^-1 p at n points by the ABA's factors (returns 1 + i where a joint inertia is
+   singular). */
+int kb_f_from_p_tree(int n, const double *t, const double *q, const double *p, const double *c,
+                     double *fout) {
+    double w[NWT], u0[NS], full[R_ + NS];
+    double IA[36 * NT_], pA[6 * NT_], U[6 * NS], Dl[T_NDL], uv[NS], acc[6 * NT_];
+    for (int i = 0; i < n; i++) {
+        memset(u0, 0, sizeof(u0));
+        k_tree(t + i, q + i * R_, u0, c + i * (K_ > 0 ? K_ : 1), w);
+        if (kbt_point(w, full, IA, pA, U, Dl, uv, acc)) return i + 1;
+        kbt_minv(w, U, Dl, p + i * S_, pA, acc, uv, fout + i * S_);
+    }
+    return 0;
 }
 
 /* Generalized momentum p_hat = A u ([PA21] (54)) at n points (all speeds u): the spatial
@@ -213,7 +318,7 @@ int kb_momentum_tree(int n, const double *t, const double *q, const double *u, c
         }
         double *p = out + i * S_;
         for (int b = NT_ - 1; b >= 0; b--) {
-            const double *wb = w + T_OFF[b], *S = wb + 25, *h = H + 6 * b;
+            const double *wb = w + T_OFF[b], *S = wb + 31, *h = H + 6 * b;
             const int c0 = T_COFF[b];
             for (int j = 0; j < T_NJ[b]; j++) {
                 double s = 0.0;
@@ -236,32 +341,6 @@ int kb_work_tree(int n, const double *t, const double *q, const double *f, const
 
 #if KC_ > 0
 void k_treeB(const double *, const double *, const double *, const double *, double *);
-
-/* M^-1 tau for a generalized force tau (S_): the second pass without bias forces and the third
-   pass, on the factors U, Dl of the last kbt_point (O(n)). */
-static void kbt_minv(const double *w, const double *U, const double *Dl, const double *tau,
-                     double *pA, double *acc, double *uv, double *out) {
-    memset(pA, 0, sizeof(double) * 6 * NT_);
-    for (int b = NT_ - 1; b >= 0; b--) {
-        const double *wb = w + T_OFF[b], *S = wb + 25;
-        const int nj = T_NJ[b], c0 = T_COFF[b], par = T_PARENT[b];
-        double pa[6], z[6];
-        memcpy(pa, pA + 6 * b, sizeof pa);
-        if (nj > 0) {
-            const double *Ub = U + 6 * c0;
-            for (int j = 0; j < nj; j++) {
-                double s = 0.0;
-                for (int r = 0; r < 6; r++) s += S[6 * j + r] * pa[r];
-                z[j] = uv[c0 + j] = tau[T_COLS[c0 + j]] - s;
-            }
-            kb_chol_solve(nj, Dl + T_DOFF[b], z);
-            for (int r = 0; r < 6; r++)
-                for (int j = 0; j < nj; j++) pa[r] += Ub[6 * j + r] * z[j];
-        }
-        if (par >= 0) kbt_fshift_add(wb + 10, pa, pA + 6 * par);
-    }
-    kbt_pass3(w, U, Dl, uv, acc, out);
-}
 
 /* Velocity form with embedded constraints B(q) u = 0 by the ABA: the dependent speeds from
    B_d u_d = -B_f f (band LU, runtime_lu.c), u'_0 of the unconstrained tree, Y = M^-1 B^T by

@@ -53,7 +53,8 @@ class TreeLayout:
     """Tables of the C runtime: bodies in parent-before-child order.
 
     Per body b the kernel writes, from ``off[b]``: m, I (9, row-major, in N), d (3), p (6),
-    ω and v (6), then S (6 per own speed: ω-part, v-part). ``QD``: q' (R entries); ``TAU``:
+    ω and v (6), the loads (τ; F) on it (6), then S (6 per own speed: ω-part, v-part) and its
+    rate Ṡ (as many). ``QD``: q' (R entries); ``TAU``:
     generalized forces of the loads not on a mass centre or body frame (S entries); ``T``: the
     kinetic co-energy T* ([PA21] (18)); ``POW``: the power F·v_P (or τ·ω) of every load, in
     the system's order; ``BUD``: Ḃu of the K_c embedded velocity constraints B(q) u = 0, whose
@@ -353,8 +354,11 @@ class TreeProgram(GraphBuilder):
             out.extend(self.d[i])
             out.extend(p)
             out.extend(w + v)
+            out.extend(fe)
             for s in cols:
                 out.extend(self.S_cols[i][s])
+            for s in cols:  # the rates of the partial velocities, for ê ([PA21] (57))
+                out.extend(g.dt(x, self.rates) for x in self.S_cols[i][s])
         self._constraint_outputs(out)
         self.outputs = out
         L.n_work = len(out)

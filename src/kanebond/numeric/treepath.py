@@ -2,10 +2,11 @@
 per-body program and library built only on first use when it is chosen.
 
 Where the bodies form a kinematic tree (:mod:`kanebond.numeric.tree`) and the C backend is used,
-the velocity form's right-hand side, T* and the loads' powers (all a simulation and its energy
-audit need) come from the tree kernel and the articulated-body algorithm
-(:mod:`kanebond.numeric.ctree`); A, e, p̂, the momentum form and the rest come from the per-body
-path, whose program and library are then formed and compiled when first asked for.
+the velocity form's right-hand side, T* and the loads' powers, and (without embedded
+constraints) p̂, f = A⁻¹p and the momentum form (all a simulation and its energy audit need)
+come from the tree kernel and the articulated-body algorithm (:mod:`kanebond.numeric.ctree`);
+A, e, ê and the rest come from the per-body path, whose program and library are then formed
+and compiled when first asked for.
 """
 
 from __future__ import annotations
@@ -101,6 +102,18 @@ class TreePathMixin:
         tt = np.zeros(len(qb))
         p = self._tree_be.momentum(tt, qb, fb, self._c(tt, qb, fb))
         return p[0] if q.ndim == 1 else p
+
+    def _tree_f_from_p(self, q, p) -> np.ndarray:
+        """f = A⁻¹ p by the ABA's factors (no constraints embedded), one point or a batch."""
+        q, p = np.asarray(q, dtype=float), np.asarray(p, dtype=float)
+        qb, pb = np.atleast_2d(q), np.atleast_2d(p)
+        self._check("q", qb, self.R)
+        self._check("p", pb, self.S)
+        tt = np.zeros(len(qb))
+        f, code = self._tree_be.f_from_p(tt, qb, pb, self._c(tt, qb, pb))
+        if code:
+            self._fail(code, tt, np.hstack([qb, pb]))
+        return f[0] if q.ndim == 1 else f
 
     def mass_properties(self, t, q, c=None) -> list[tuple[str, float, np.ndarray]]:
         """(name, mass, central inertia in N (3, 3)) of every body at time t and coordinates q
