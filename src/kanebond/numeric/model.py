@@ -5,8 +5,8 @@ Three paths give the same numbers (tests prove it to 1e-12):
 * ``path="tree"`` (chosen by ``"auto"`` where the bodies form a kinematic tree and the C backend
   is used): the velocity form's right-hand side by the articulated-body algorithm on per-joint
   code (:mod:`kanebond.numeric.tree`, :mod:`kanebond.numeric.ctree`), O(n) per call with code
-  that grows linearly with the number of bodies. Every other quantity (A, e, p̂, the momentum
-  form, ...) comes from the per-body path, whose program and library are then built on first use.
+  that grows linearly with the number of bodies; T*, powers, p̂ and the momentum form too (see
+  :mod:`kanebond.numeric.treepath`). A, e and the rest come from the per-body path, built lazily.
 
 * ``path="bodies"`` (the scalable one, DESIGN principle 2): code is generated only for the
   per-body kinematic quantities in inertial components (:mod:`kanebond.numeric.program`) and the
@@ -551,10 +551,8 @@ class NumericModel(TreePathMixin, PartitionMixin, ReactionMixin):
         """Momentum form ([PA21] (25)–(28)): y = [q, p] → y' = [Q f, e + ê], f = A⁻¹ p."""
         single, tt, yb = self._state_batch("y", t, y)
         q, p = yb[:, : self.R], yb[:, self.R :]
-        if self._tree_be is not None and not self.embedded and not np.iscomplexobj(yb):
-            out, _, code = self._tree_be.rhs_momentum(tt, yb, self._c(tt, q, p))
-            if code:
-                self._fail(code, tt, yb)
+        if self._tree_be is not None and not self.embedded and not self._params.varying:
+            out = self._tree_rhs_momentum(tt, yb)
             return out[0] if single else out
         if isinstance(self._be, CBackend) and not self._params.varying:
             c = self._c(tt, q, p)

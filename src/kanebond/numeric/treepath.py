@@ -103,6 +103,16 @@ class TreePathMixin:
         p = self._tree_be.momentum(tt, qb, fb, self._c(tt, qb, fb))
         return p[0] if q.ndim == 1 else p
 
+    def _tree_rhs_momentum(self, tt: np.ndarray, yb: np.ndarray) -> np.ndarray:
+        """The momentum form's y' at a batch from the tree (constant parameters: an input that
+        reads x = [q, f] needs f = A⁻¹p first, which the per-body route does)."""
+        yb = np.ascontiguousarray(yb, dtype=float)
+        out, _, code = self._tree_be.rhs_momentum(tt, yb, self._c(tt, yb[:, : self.R],
+                                                                  yb[:, self.R:]))
+        if code:
+            self._fail(code, tt, yb)
+        return out
+
     def _tree_f_from_p(self, q, p) -> np.ndarray:
         """f = A⁻¹ p by the ABA's factors (no constraints embedded), one point or a batch."""
         q, p = np.asarray(q, dtype=float), np.asarray(p, dtype=float)
@@ -110,7 +120,7 @@ class TreePathMixin:
         self._check("q", qb, self.R)
         self._check("p", pb, self.S)
         tt = np.zeros(len(qb))
-        f, code = self._tree_be.f_from_p(tt, qb, pb, self._c(tt, qb, pb))
+        f, code = self._tree_be.f_from_p(tt, qb, pb, self._c(tt, qb, np.zeros_like(pb)))
         if code:
             self._fail(code, tt, np.hstack([qb, pb]))
         return f[0] if q.ndim == 1 else f
