@@ -325,3 +325,39 @@ def test_default_simulation_stays_on_the_tree():
                        atol=1e-12, t_eval=np.linspace(0, 0.5, 6))
     assert abs(traj.energy_audit().rel_residual) < 1e-8
     assert "_be" not in num.__dict__ and "program" not in num.__dict__
+
+
+def test_welded_body_and_two_roots():
+    """A body welded to its parent (no speeds of its own: an empty joint in the ABA) and a
+    second tree hanging from the ground beside the first."""
+    q1, q2, u1, u2 = me.dynamicsymbols("q1 q2 u1 u2")
+    m, l, g = sp.symbols("m l g", positive=True)
+    N = me.ReferenceFrame("N")
+    O = me.Point("O")
+    O.set_vel(N, 0)
+    bodies, loads = [], []
+    for k, (q, u, x0) in enumerate(((q1, u1, 0), (q2, u2, 2))):
+        A = N.orientnew(f"A{k}", "Axis", (q, N.z))
+        A.set_ang_vel(N, u * N.z)
+        P = O.locatenew(f"P{k}", x0 * N.x)
+        P.set_vel(N, 0)
+        G = P.locatenew(f"G{k}", -l * A.y)
+        G.v2pt_theory(P, N, A)
+        bodies.append(me.RigidBody(f"rod{k}", G, A, m, (me.inertia(A, 0.1, 0.2, 0.3), G)))
+        loads.append((G, -m * g * N.y))
+    A0 = bodies[0].frame
+    C = A0.orientnew("C", "Axis", (0.4, A0.x))  # welded, at a fixed angle
+    C.set_ang_vel(A0, 0)
+    H = bodies[0].masscenter.locatenew("H", -0.5 * l * A0.y + 0.2 * A0.x)
+    H.v2pt_theory(bodies[0].masscenter, N, A0)
+    bodies.append(me.RigidBody("tip", H, C, 2 * m, (me.inertia(C, 0.3, 0.1, 0.2, 0.05), H)))
+    loads.append((H, -2 * m * g * N.y))
+    system = kb.KaneSystem(frame=N, coordinates=[q1, q2], speeds=[u1, u2],
+                           kinematics=[q1.diff() - u1, q2.diff() - u2], bodies=bodies,
+                           loads=loads, name="welded")
+    tree, bodies_path = _both(system, {"m": 1.1, "l": 0.9, "g": 9.81})
+    assert tree.path == "tree" and 0 in tree._tree_be.L.nj
+    _agree(tree, bodies_path)
+    y = np.array([[0.3, -0.2, 0.5, 0.1], [1.0, 0.4, -0.3, 0.2]])
+    assert np.allclose(tree.rhs_momentum(0.0, y), bodies_path.rhs_momentum(0.0, y),
+                       rtol=1e-11, atol=1e-12)
