@@ -361,3 +361,21 @@ def test_welded_body_and_two_roots():
     y = np.array([[0.3, -0.2, 0.5, 0.1], [1.0, 0.4, -0.3, 0.2]])
     assert np.allclose(tree.rhs_momentum(0.0, y), bodies_path.rhs_momentum(0.0, y),
                        rtol=1e-11, atol=1e-12)
+
+
+def test_more_than_six_speeds_on_one_body_is_refused():
+    q = me.dynamicsymbols("q1:8")
+    u = me.dynamicsymbols("u1:8")
+    N = me.ReferenceFrame("N")
+    B = N.orientnew("B", "Axis", (q[0], N.z))
+    B.set_ang_vel(N, u[0] * N.x + u[1] * N.y + u[2] * N.z + u[3] * N.z)
+    O = me.Point("O")
+    O.set_vel(N, 0)
+    G = O.locatenew("G", q[4] * N.x + q[5] * N.y + q[6] * N.z)
+    G.set_vel(N, u[4] * N.x + u[5] * N.y + u[6] * N.z)
+    system = kb.KaneSystem(frame=N, coordinates=q, speeds=u,
+                           kinematics=[a.diff() - b for a, b in zip(q, u, strict=True)],
+                           bodies=[me.RigidBody("B", G, B, 1.0, (me.inertia(B, 1, 2, 3), G))],
+                           loads=[], name="seven")
+    with pytest.raises(NotATree, match="7 speeds move B"):
+        TreeProgram(system)

@@ -377,7 +377,7 @@ int kb_rhs_tree_emb(int n, const double *t, const double *x, const double *c, co
                 Gm[j * KC_ + k] = Gm[k * KC_ + j] = g;
             }
         }
-        if (kb_chol(KC_, Gm)) return i + 1;
+        if (kb_chol(KC_, Gm)) return -(i + 1); /* B M^-1 B^T singular: dependent constraints */
         kb_chol_solve(KC_, Gm, r);
         for (int r0 = 0; r0 < R_; r0++) o[r0] = full[r0];
         for (int s = 0; s < SF_; s++) {

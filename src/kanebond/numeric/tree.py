@@ -291,6 +291,9 @@ class TreeProgram(GraphBuilder):
             except NotLinearError as err:
                 raise NotATree(f"the motion of {bodies[i].name} is not linear in the "
                                f"speeds") from err
+            if len(cols) > 6:
+                raise NotATree(f"{len(cols)} speeds move {bodies[i].name} relative to its "
+                               f"parent (a rigid body has 6 degrees of freedom)")
             for s in cols:
                 if s in owner:
                     raise NotATree(

@@ -134,4 +134,4 @@ class TreePathMixin:
         if c is None:
             c = self._c(tt, q[None, :], np.zeros((1, self.S)))[0]
         with np.errstate(all="ignore"):
-            return self._tree_be.mass_properties(tt, q, np.real(np.asarray(c, dtype=float)))
+            return self._tree_be.mass_properties(tt, q, np.asarray(np.real(c), dtype=float))
