@@ -221,6 +221,28 @@ int kb_rhs_tree(int n, const double *t, const double *x, const double *c, double
     return bad;
 }
 
+/* The spatial momentum (I w; m v) of body wb about its mass centre ([PA21] (54)). */
+static void kbt_body_momentum(const double *wb, double *h) {
+    const double *om = wb + 19;
+    for (int r = 0; r < 3; r++) {
+        h[r] = wb[1 + 3 * r] * om[0] + wb[2 + 3 * r] * om[1] + wb[3 + 3 * r] * om[2];
+        h[3 + r] = wb[0] * om[3 + r];
+    }
+}
+
+/* f = A(q)^-1 p at one point: the ABA's factors at (q, u = 0), then kbt_minv. Returns 1 where
+   a joint inertia is singular. */
+static int kbt_f_from_p(const double *ti, const double *qi, const double *ci, const double *p,
+                        double *f, double *w, double *IA, double *pA, double *U, double *Dl,
+                        double *uv, double *acc, double *full) {
+    double u0[NS];
+    memset(u0, 0, sizeof(u0));
+    k_tree(ti, qi, u0, ci, w);
+    if (kbt_point(w, full, IA, pA, U, Dl, uv, acc)) return 1;
+    kbt_minv(w, U, Dl, p, pA, acc, uv, f);
+    return 0;
+}
+
 /* Momentum form [PA21] (25)-(28) on the tree: f = A^-1 p by the ABA's factors at q, then, from
    the leaves to the root, the subtree's momentum H = (K; L) about the body's mass centre and
    the loads on it Fe, and for each speed s of body j
@@ -231,20 +253,12 @@ static int kbt_momentum_point(const double *ti, const double *qi, const double *
                               const double *ci, double *o, double *f, double *w, double *H,
                               double *Fe, double *IA, double *pA, double *U, double *Dl,
                               double *uv, double *acc, double *full) {
-    double u0[NS];
-    memset(u0, 0, sizeof(u0));
-    k_tree(ti, qi, u0, ci, w);
-    if (kbt_point(w, full, IA, pA, U, Dl, uv, acc)) return 1;
-    kbt_minv(w, U, Dl, pi, pA, acc, uv, f);
+    if (kbt_f_from_p(ti, qi, ci, pi, f, w, IA, pA, U, Dl, uv, acc, full)) return 1;
     k_tree(ti, qi, f, ci, w);
     for (int r = 0; r < R_; r++) o[r] = w[TQD_OFF + r];
     for (int b = 0; b < NT_; b++) {
-        const double *wb = w + T_OFF[b], *om = wb + 19;
-        double *h = H + 6 * b;
-        for (int r = 0; r < 3; r++) {
-            h[r] = wb[1 + 3 * r] * om[0] + wb[2 + 3 * r] * om[1] + wb[3 + 3 * r] * om[2];
-            h[3 + r] = wb[0] * om[3 + r];
-        }
+        const double *wb = w + T_OFF[b];
+        kbt_body_momentum(wb, H + 6 * b);
         memcpy(Fe + 6 * b, wb + 25, sizeof(double) * 6);
     }
     for (int b = NT_ - 1; b >= 0; b--) {
@@ -289,14 +303,12 @@ int kb_rhs_momentum_tree(int n, const double *t, const double *y, const double *
    singular). */
 int kb_f_from_p_tree(int n, const double *t, const double *q, const double *p, const double *c,
                      double *fout) {
-    double w[NWT], u0[NS], full[R_ + NS];
+    double w[NWT], full[R_ + NS];
     double IA[36 * NT_], pA[6 * NT_], U[6 * NS], Dl[T_NDL], uv[NS], acc[6 * NT_];
-    for (int i = 0; i < n; i++) {
-        memset(u0, 0, sizeof(u0));
-        k_tree(t + i, q + i * R_, u0, c + i * (K_ > 0 ? K_ : 1), w);
-        if (kbt_point(w, full, IA, pA, U, Dl, uv, acc)) return i + 1;
-        kbt_minv(w, U, Dl, p + i * S_, pA, acc, uv, fout + i * S_);
-    }
+    for (int i = 0; i < n; i++)
+        if (kbt_f_from_p(t + i, q + i * R_, c + i * (K_ > 0 ? K_ : 1), p + i * S_, fout + i * S_,
+                         w, IA, pA, U, Dl, uv, acc, full))
+            return i + 1;
     return 0;
 }
 
@@ -309,12 +321,7 @@ int kb_momentum_tree(int n, const double *t, const double *q, const double *u, c
     for (int i = 0; i < n; i++) {
         k_tree(t + i, q + i * R_, u + i * S_, c + i * (K_ > 0 ? K_ : 1), w);
         for (int b = 0; b < NT_; b++) {
-            const double *wb = w + T_OFF[b], *om = wb + 19;
-            double *h = H + 6 * b;
-            for (int r = 0; r < 3; r++) {
-                h[r] = wb[1 + 3 * r] * om[0] + wb[2 + 3 * r] * om[1] + wb[3 + 3 * r] * om[2];
-                h[3 + r] = wb[0] * om[3 + r];
-            }
+            kbt_body_momentum(w + T_OFF[b], H + 6 * b);
         }
         double *p = out + i * S_;
         for (int b = NT_ - 1; b >= 0; b--) {

@@ -76,32 +76,32 @@ class TreePathMixin:
         with working(f"generating and compiling the C code of {self.system.name!r}"):
             return CBackend(self.program, extra)
 
+    def _tree_batch(self, t, q, x, name: str) -> tuple:
+        """(one point?, times, q, x) as checked batches: x is f or p (S per point)."""
+        q, x = np.asarray(q, dtype=float), np.asarray(x, dtype=float)
+        qb, xb = np.atleast_2d(q), np.atleast_2d(x)
+        self._check("q", qb, self.R)
+        self._check(name, xb, self.S)
+        tt = np.broadcast_to(np.asarray(t, dtype=float), (len(qb),)).copy()
+        return q.ndim == 1, tt, qb, xb
+
     def _tree_energy(self, t, q, f) -> tuple:
         """(T*, load powers) from the tree kernel, for one point or a batch."""
-        q, f = np.asarray(q, dtype=float), np.asarray(f, dtype=float)
-        single = q.ndim == 1
-        qb, fb = np.atleast_2d(q), np.atleast_2d(f)
-        self._check("q", qb, self.R)
-        self._check("f", fb, self.S)
-        tt = np.broadcast_to(np.asarray(t, dtype=float), (len(qb),)).copy()
+        single, tt, qb, fb = self._tree_batch(t, q, f, "f")
         if self.embedded:
             c = self._c(tt, qb, fb)
             fb, code = self._tree_be.speeds(tt, qb, fb, c, self._part)
             if code:
-                self._fail(code, tt, np.hstack([qb, np.atleast_2d(f)]))
+                self._fail(code, tt, np.hstack([qb, np.atleast_2d(np.asarray(f, float))]))
         T, P = self.energy_and_powers(tt, qb, fb)
         return (T[0], P[0]) if single else (T, P)
 
 
     def _tree_momentum(self, q, f) -> np.ndarray:
         """p̂ = A f from the tree kernel (no constraints embedded), one point or a batch."""
-        q, f = np.asarray(q, dtype=float), np.asarray(f, dtype=float)
-        qb, fb = np.atleast_2d(q), np.atleast_2d(f)
-        self._check("q", qb, self.R)
-        self._check("f", fb, self.S)
-        tt = np.zeros(len(qb))
+        single, tt, qb, fb = self._tree_batch(0.0, q, f, "f")
         p = self._tree_be.momentum(tt, qb, fb, self._c(tt, qb, fb))
-        return p[0] if q.ndim == 1 else p
+        return p[0] if single else p
 
     def _tree_rhs_momentum(self, tt: np.ndarray, yb: np.ndarray) -> np.ndarray:
         """The momentum form's y' at a batch from the tree (constant parameters: an input that
@@ -115,15 +115,11 @@ class TreePathMixin:
 
     def _tree_f_from_p(self, q, p) -> np.ndarray:
         """f = A⁻¹ p by the ABA's factors (no constraints embedded), one point or a batch."""
-        q, p = np.asarray(q, dtype=float), np.asarray(p, dtype=float)
-        qb, pb = np.atleast_2d(q), np.atleast_2d(p)
-        self._check("q", qb, self.R)
-        self._check("p", pb, self.S)
-        tt = np.zeros(len(qb))
+        single, tt, qb, pb = self._tree_batch(0.0, q, p, "p")
         f, code = self._tree_be.f_from_p(tt, qb, pb, self._c(tt, qb, np.zeros_like(pb)))
         if code:
             self._fail(code, tt, np.hstack([qb, pb]))
-        return f[0] if q.ndim == 1 else f
+        return f[0] if single else f
 
     def mass_properties(self, t, q, c=None) -> list[tuple[str, float, np.ndarray]]:
         """(name, mass, central inertia in N (3, 3)) of every body at time t and coordinates q
