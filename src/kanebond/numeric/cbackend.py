@@ -195,7 +195,7 @@ def _c_header(prog: Program) -> str:
     )
 
 
-def _c_sources(prog: Program) -> tuple[list[str], str, str, int, int]:
+def c_sources(prog: Program) -> tuple[list[str], str, str, int, int]:
     """([kernel k_pos, kernel k_vel], runtime, kernel k_dot) C sources and the operation counts
     of k_pos + k_vel and of k_dot. k_pos and k_vel are separate translation units so that the
     compiler runs on them (and the runtime) in parallel."""
@@ -276,7 +276,7 @@ class CBackend:
         """``extra``: (kernels, runtime) C sources of prescribed flows and adjoined constraints
         (:func:`kanebond.numeric.ccon.constraint_sources`), compiled into the same library."""
         self.L = prog.layout
-        main, runtime, dot, n_main, n_dot = _c_sources(prog)
+        main, runtime, dot, n_main, n_dot = c_sources(prog)
         self.has_constraints = extra is not None
         if extra is not None:
             main[-1], runtime = main[-1] + extra[0], runtime + extra[1]

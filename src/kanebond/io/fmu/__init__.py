@@ -1,0 +1,181 @@
+"""FMU export: a kanebond model as a Functional Mock-up Unit (FMI 2.0, Model Exchange and
+Co-Simulation in one unit) for Modelica tools, Simulink, 20-sim and FMPy.
+
+:func:`export_fmu` writes one zip: ``modelDescription.xml`` (every variable named as the model
+names it, parameters with their values and units, states with their start values, inputs,
+outputs, the model structure), ``binaries/<platform>/<identifier>.so`` built with the local C
+compiler, and ``sources/`` (the generated C, kanebond's FMI wrapper and
+``buildDescription.xml``) so that the unit can be built for another platform. The unit needs
+neither Python nor kanebond to load or run. See :mod:`kanebond.io.fmu.kane` for the states and
+outputs of a Kane model and :mod:`kanebond.io.fmu.graph` for a bond graph's.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import tempfile
+import time
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ...errors import ModelError
+from .build import HERE, Probe, compile_unit, platform_folder, write_archive
+from .variables import Layout, build_description, model_description
+
+__all__ = ["export_fmu", "FmuInfo"]
+
+
+@dataclass
+class FmuInfo:
+    """What :func:`export_fmu` wrote."""
+
+    path: Path
+    identifier: str
+    guid: str
+    states: list[str]
+    parameters: list[str]
+    inputs: list[str]
+    outputs: list[str]
+    size: int
+    seconds: float
+    start: dict[str, float] = field(default_factory=dict)
+
+    def __str__(self) -> str:
+        return (f"{self.path}: FMI 2.0 Model Exchange and Co-Simulation, {len(self.states)} "
+                f"states, {len(self.parameters)} parameters, {len(self.inputs)} inputs, "
+                f"{len(self.outputs)} outputs, {self.size / 1024:.0f} kB, built in "
+                f"{self.seconds:.1f} s")
+
+
+def _check_target(path: Path, force: bool) -> Path:
+    path = Path(path)
+    if path.suffix.lower() != ".fmu":
+        raise ModelError(f"the unit's file name must end in .fmu, got {str(path)!r}.")
+    if path.exists() and not force:
+        raise ModelError(f"{path} exists; give force=True (--force) to replace it.")
+    if path.is_dir():
+        raise ModelError(f"{path} is a directory; give the path of the .fmu file to write.")
+    if not path.parent.is_dir():
+        raise ModelError(f"the folder {path.parent} does not exist; create it first.")
+    return path
+
+
+def _identifier(name: str) -> str:
+    ident = re.sub(r"\W", "_", name, flags=re.ASCII).strip("_") or "model"
+    return ident if ident[0].isalpha() else f"m_{ident}"
+
+
+def _numeric(model: Any, constants: Mapping | None, baumgarte: float | None) -> Any:
+    """The per-body numeric model of ``model`` (a KaneSystem, or a numeric model of one)."""
+    system = getattr(model, "system", None) if getattr(model, "is_numeric_model", False) or \
+        hasattr(model, "relaxed") or hasattr(model, "rhs_momentum") else None
+    if system is None and hasattr(model, "numeric") and hasattr(model, "coordinates"):
+        system = model
+    if system is None:
+        raise ModelError(
+            f"export_fmu takes a KaneSystem, its numeric model, a bond graph or its numeric "
+            f"model; got a {type(model).__name__}.")
+    if system is not model:  # a numeric model: its own constants unless others are given
+        rel = getattr(model, "relaxed", model)
+        constants = constants if constants is not None else rel.constants
+        baumgarte = baumgarte if baumgarte is not None else getattr(model, "baumgarte", None)
+        if rel.path == "bodies" and constants is rel.constants:
+            return model
+    return system.numeric(constants, path="bodies", baumgarte=baumgarte)
+
+
+def _start(num: Any, initial: Any) -> np.ndarray:
+    """x0 = [q0, f0]: consistent for a closed loop (the dependent coordinates given are the
+    Newton guess), checked against the constraints otherwise."""
+    rel = getattr(num, "relaxed", num)
+    if rel is num and getattr(num, "has_embedding", False) and \
+            num.system.embedding.configuration_constraints:
+        return num.consistent_initial(initial if initial is not None else {})
+    return num.initial_state(initial)
+
+
+def export_fmu(
+    model: Any,
+    path: str | Path,
+    constants: Mapping | None = None,
+    *,
+    initial: Any = None,
+    fmi: str = "2",
+    force: bool = False,
+    t_end: float = 10.0,
+    name: str | None = None,
+    units: Mapping[str, str] | None = None,
+    baumgarte: float | None = None,
+) -> FmuInfo:
+    """Write ``model`` as an FMI 2.0 unit (Model Exchange and Co-Simulation) at ``path``.
+
+    ``model``: a :class:`~kanebond.KaneSystem` (embedded, prescribed and adjoined constraints
+    included) or its numeric model, or a bond graph (coupled to a KaneSystem or to motors) or
+    its numeric model. ``constants``: {symbol or name: number}, the parameters' start values
+    (every number stays changeable in the unit; inputs default to 0). ``initial``: the start
+    state, as :func:`kanebond.simulate` takes it; a closed loop's dependent coordinates are
+    solved from it (and again inside the unit at initialization). ``t_end``: the default
+    experiment's stop time; ``units``: {parameter name: unit}; ``force``: replace an existing
+    file. Nothing is written when something fails; a constant given as a Python callable is an
+    error naming it (a unit runs without Python). Returns an :class:`FmuInfo`.
+    """
+    t0 = time.perf_counter()
+    path = _check_target(Path(path), force)
+    if str(fmi) not in ("2", "2.0"):
+        raise ModelError(f"fmi={fmi!r}: kanebond writes FMI 2.0 units (fmi='2'); FMI 3.0 is not "
+                         f"supported yet.")
+    if hasattr(model, "state_equations") or hasattr(model, "store_names"):
+        from .graph import graph_unit as make
+        unit = make(model, constants, initial)
+    else:
+        from .kane import kane_unit
+
+        num = _numeric(model, constants, baumgarte)
+        unit = kane_unit(num, _start(num, initial), dict(units or {}))
+    ident = _identifier(name or unit.name)
+    layout = Layout(unit.states, unit.constants, unit.outputs)
+    nx, nc, ny = len(unit.states), len(unit.constants), len(unit.outputs)
+    guid = "{" + str(uuid.UUID(bytes=hashlib.sha256(
+        "".join(unit.units).encode() + repr([v.name for v in layout.all]).encode()
+    ).digest()[:16])) + "}"
+    files = {f"kb_kernel{k}.c": src for k, src in enumerate(unit.units[:-1])}
+    files["kb_model.c"] = unit.units[-1] + unit.glue(guid)
+    files["fmi2.h"] = (HERE / "fmi2.h").read_text()
+    files["fmi2.c"] = (HERE / "fmi2.c").read_text()
+    sources = [n for n in files if n.startswith("kb_")]
+    folder, suffix = platform_folder()
+    with tempfile.TemporaryDirectory() as tmp:
+        lib = Path(tmp) / f"{ident}{suffix}"
+        compile_unit(files, [(n, unit.flags if n != "kb_model.c" else ["-O2"])
+                             for n in sources], lib)
+        probe = Probe(lib, nx, nc, ny)
+        unit.check(probe)
+        deps = probe.dependencies(unit.x0, unit.c0, unit.inputs)
+        binary = lib.read_bytes()
+    dependencies = None if deps is None else {
+        (nx + row if row < nx else 2 * nx + nc + row - nx):
+        [j if j < nx else 2 * nx + (j - nx) for j in cols]
+        for row, cols in deps.items()}
+    if dependencies is not None:
+        for vr in [*range(nx, 2 * nx), *range(2 * nx + nc, 2 * nx + nc + ny)]:
+            dependencies.setdefault(vr, [])
+    xml = model_description(layout, name=unit.name, identifier=ident, guid=guid,
+                            description=unit.description, sources=sources, t_end=t_end,
+                            tolerance=1e-10, dependencies=dependencies)
+    archive = {"modelDescription.xml": xml,
+               f"binaries/{folder}/{ident}{suffix}": binary,
+               "sources/buildDescription.xml": build_description(ident, sources)}
+    archive |= {f"sources/{n}": text.encode() for n, text in files.items()}
+    write_archive(path, archive)
+    return FmuInfo(path, ident, guid, [v.name for v in unit.states],
+                   [v.name for v in unit.constants if v.causality == "parameter"],
+                   [v.name for v in unit.constants if v.causality == "input"],
+                   [v.name for v in unit.outputs], path.stat().st_size,
+                   time.perf_counter() - t0,
+                   {v.name: float(v.start) for v in unit.states})

@@ -1,0 +1,164 @@
+"""Sources, binary and archive of a unit: the model's generated C and kanebond's FMI wrapper
+(``fmi2.h``, ``fmi2.c``) written as the unit's ``sources/``, compiled with the local C compiler
+into ``binaries/<platform>/<identifier>.<so|dylib>``, and zipped with the model description.
+
+The binary is loaded once here (:class:`Probe`) before anything is written to the user's path:
+its derivatives are compared with the numeric model's at the start and a perturbed state, and
+the states and inputs each derivative and output depends on are read off by perturbation for
+the model description's ModelStructure.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import zipfile
+from pathlib import Path
+
+import numpy as np
+
+from ...errors import ModelError
+
+__all__ = ["HERE", "platform_folder", "compile_unit", "write_archive", "Probe", "c_array"]
+
+HERE = Path(__file__).parent
+
+
+def platform_folder() -> tuple[str, str]:
+    """(the FMI platform folder, the shared library suffix) of this machine."""
+    bits = "64" if sys.maxsize > 2**32 else "32"
+    if sys.platform.startswith("linux"):
+        return f"linux{bits}", ".so"
+    if sys.platform == "darwin":
+        return f"darwin{bits}", ".dylib"
+    raise ModelError(f"building a unit's binary on {sys.platform} is not supported; the "
+                     f"unit's sources are still written, build them with the tool that loads it.")
+
+
+def c_array(ctype: str, name: str, values) -> str:
+    vals = [repr(float(v)) if ctype == "double" else str(int(v)) for v in values] or ["0"]
+    return f"static const {ctype} {name}[] = {{{', '.join(vals)}}};"
+
+
+def _compiler() -> str:
+    from ...numeric.cbackend import compiler_available
+
+    cc = os.environ.get("CC") or "cc"
+    if not compiler_available():
+        raise ModelError("exporting a unit needs a working C compiler (cc/gcc/clang, or $CC) to "
+                         "build its binary; none was found.")
+    import shutil
+
+    return shutil.which(cc) or shutil.which("gcc") or shutil.which("clang") or cc
+
+
+def compile_unit(sources: dict[str, str], units: list[tuple[str, list[str]]], out: Path) -> None:
+    """Write ``sources`` ({file name: text}) into a private temporary folder, compile the
+    translation units ``units`` ([(file name, flags)]) in parallel and link them into ``out``."""
+    cc = _compiler()
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, text in sources.items():
+            (Path(tmp) / name).write_text(text)
+        procs, objs = [], []
+        for k, (name, flags) in enumerate(units):
+            o = str(Path(tmp) / f"unit{k}.o")
+            cmd = [cc, *flags, "-std=c99", "-fPIC", "-fvisibility=hidden", "-c", "-o", o,
+                   str(Path(tmp) / name)]
+            procs.append((cmd, subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True)))
+            objs.append(o)
+        for cmd, p in procs:
+            _, err = p.communicate()
+            if p.returncode != 0:
+                raise ModelError(f"compiling the unit's C failed ({' '.join(cmd)}):\n"
+                                 f"{err[-2000:]}")
+        extra = ["-undefined", "dynamic_lookup"] if sys.platform == "darwin" else []
+        cmd = [cc, "-shared", *extra, "-o", str(out), *objs, "-lm"]
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        if r.returncode != 0:
+            raise ModelError(f"linking the unit failed ({' '.join(cmd)}):\n{r.stderr[-2000:]}")
+
+
+def write_archive(path: Path, files: dict[str, bytes]) -> None:
+    """The zip at ``path`` (written beside it, then moved into place, so that a failure
+    leaves no half-written unit and an existing file stays as it was until then)."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.part")
+    try:
+        with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+            for name, data in files.items():
+                zf.writestr(name, data)
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+
+
+class Probe:
+    """The freshly built binary, loaded through its ``kanebond_eval`` entry point (our own code,
+    built a moment ago in a private temporary folder)."""
+
+    def __init__(self, lib_path: Path, nx: int, nc: int, ny: int) -> None:
+        self.lib = ctypes.CDLL(str(lib_path))
+        self.nx, self.nc, self.ny = nx, nc, ny
+        vp = ctypes.c_void_p
+        self.lib.kanebond_eval.argtypes = [ctypes.c_double, vp, vp, vp, vp, ctypes.c_double,
+                                           ctypes.c_char_p, ctypes.c_int]
+        self.lib.kanebond_eval.restype = ctypes.c_int
+        self.lib.kanebond_project.argtypes = [ctypes.c_double, vp, vp, ctypes.c_char_p,
+                                              ctypes.c_int]
+        self.lib.kanebond_project.restype = ctypes.c_int
+
+    def eval(self, t: float, x: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(x', y) at one state, or ModelError with the unit's message."""
+        x = np.ascontiguousarray(x, dtype=float)
+        c = np.ascontiguousarray(np.append(c, 0.0), dtype=float)
+        xd, y = np.zeros(max(self.nx, 1)), np.zeros(max(self.ny, 1))
+        msg = ctypes.create_string_buffer(512)
+        if self.lib.kanebond_eval(t, x.ctypes.data, c.ctypes.data, xd.ctypes.data,
+                                  y.ctypes.data, 0.0, msg, 512):
+            raise ModelError(f"the unit cannot evaluate its state at t={t}: "
+                             f"{msg.value.decode(errors='replace')}")
+        return xd[: self.nx], y[: self.ny]
+
+    def project(self, t: float, x: np.ndarray, c: np.ndarray) -> np.ndarray:
+        x = np.array(x, dtype=float)
+        c = np.ascontiguousarray(np.append(c, 0.0), dtype=float)
+        msg = ctypes.create_string_buffer(512)
+        if self.lib.kanebond_project(t, x.ctypes.data, c.ctypes.data, msg, 512):
+            raise ModelError(f"the unit cannot make its start consistent: "
+                             f"{msg.value.decode(errors='replace')}")
+        return x
+
+    def dependencies(self, x0: np.ndarray, c0: np.ndarray, inputs: list[int],
+                     seed: int = 0) -> dict[int, list[int]] | None:
+        """{row of [x', y]: state indices j and input indices (nx + k)} that change it, from
+        perturbations at two points near (x0, c0); None where the unit cannot be evaluated."""
+        rng = np.random.default_rng(seed)
+        found: dict[int, set[int]] = {}
+        try:
+            for _ in range(2):
+                x = x0 + 1e-2 * rng.standard_normal(len(x0))
+                c = c0.copy()
+                for k in inputs:
+                    c[k] += 0.1 + 0.1 * rng.standard_normal()
+                base = np.concatenate(self.eval(0.3, x, c))
+                cols = [(j, x, c, "x") for j in range(self.nx)]
+                cols += [(k, x, c, "c") for k in inputs]
+                for j, xx, cc, kind in cols:
+                    xx, cc = xx.copy(), cc.copy()
+                    h = 1e-6 * (1.0 + abs((xx if kind == "x" else cc)[j]))
+                    (xx if kind == "x" else cc)[j] += h
+                    d = np.concatenate(self.eval(0.3, xx, cc)) - base
+                    key = j if kind == "x" else self.nx + j
+                    for row in np.nonzero(np.abs(d) > 1e-13 * (1.0 + np.abs(base)))[0]:
+                        found.setdefault(int(row), set()).add(key)
+        except ModelError:
+            return None
+        return {row: sorted(v) for row, v in found.items()}
+
+
+def machine() -> str:
+    return f"{platform.system()} {platform.machine()}"

@@ -1,0 +1,186 @@
+"""A Kane model (:class:`~kanebond.numeric.NumericModel` or
+:class:`~kanebond.numeric.ConstrainedModel`) as a unit's C and variables.
+
+The states are x = [q, f, W]: every coordinate, the independent speeds of the velocity form
+([PA21] (14); with prescribed flows the free ones, [PA21] (47)) and W, the work of every source
+(loads, prescribed flows, adjoined constraints), so that the output ``audit_residual`` =
+T* − T*(t0) − W is the energy audit's residual ([PA21] (18), (53)). Outputs: T*, the power of
+each source, the audit residual, the dependent speeds, the residuals of the velocity (B u) and
+configuration (g(q)) constraints, and with prescribed flows and adjoined constraints the
+prescribed speeds, the reactions ᶜe ([PA21] (48)), the multipliers λ and the residuals
+φ − ᴾφ ([PA-VP] (13)).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from sympy.core.function import AppliedUndef
+
+from ...errors import ModelError
+from ...mechanics.kinematics import show
+from ...numeric.cexport import CModel, c_model
+from .build import HERE, c_array
+from .variables import Variable
+
+__all__ = ["KaneUnit", "kane_unit"]
+
+_KINDS = {"plain": 0, "embedded": 1, "constrained": 2}
+
+
+@dataclass
+class KaneUnit:
+    """What the unit's C and model description need of one model."""
+
+    cm: CModel
+    states: list[Variable]
+    constants: list[Variable]
+    outputs: list[Variable]
+    inputs: list[int]
+    """indices into c of the inputs (time-varying symbols: the loads' named inputs)."""
+    x0: np.ndarray
+    c0: np.ndarray
+    model: Any
+    qdep: list[str]
+
+    @property
+    def name(self) -> str:
+        return str(self.model.system.name)
+
+    @property
+    def description(self) -> str:
+        return (f"{self.name}: Kane's equations in the velocity form [PA21] (14) "
+                f"({self.cm.kind} constraints), exported by kanebond")
+
+    @property
+    def units(self) -> list[str]:
+        return self.cm.units
+
+    @property
+    def flags(self) -> list[str]:
+        return self.cm.flags
+
+    def glue(self, guid: str) -> str:
+        return _glue(self.cm, len(self.states), len(self.constants), len(self.outputs), guid,
+                     self.x0, self.c0, self.inputs, self.qdep)
+
+    def check(self, probe: Any) -> None:
+        """The unit's x' and T* against the numeric model's at the start and at a nearby
+        state (projected onto the constraint manifold): a ModelError if they differ."""
+        num, n = self.model, len(self.x0) - 1
+        rng = np.random.default_rng(1)
+        for k in range(2):
+            x = self.x0.copy()
+            if k:
+                x[:n] += 1e-2 * rng.standard_normal(n)
+                x = probe.project(0.0, x, self.c0)
+            xd, y = probe.eval(0.25, x, self.c0)
+            want = np.asarray(num.rhs(0.25, x[:n]), dtype=float)
+            T = float(num.T_star(x[: num.R], x[num.R : n]))
+            err = np.max(np.abs(xd[:n] - want) / (1.0 + np.abs(want)), initial=0.0)
+            err = max(err, abs(y[0] - T) / (1.0 + abs(T)))
+            if not err < 1e-8:
+                raise ModelError(
+                    f"the unit's C disagrees with kanebond's numeric model of {self.name!r} by "
+                    f"{err:.3g} (relative) at a test state; the unit was not written. Please "
+                    f"report this with the model.")
+
+
+def _check_constants(cm: CModel) -> np.ndarray:
+    """The numbers of c; a callable constant or input is an error naming it."""
+    if cm.callables:
+        names = ", ".join(cm.callables)
+        raise ModelError(
+            f"{names} is given as a Python callable; a unit runs without Python, so give a "
+            f"number (a parameter, changeable in the unit) or leave an input (a dynamicsymbol) "
+            f"to be driven through the unit's inputs.")
+    return np.array(cm.values, dtype=float)
+
+
+def kane_unit(num: Any, x0: np.ndarray, units: dict[str, str]) -> KaneUnit:
+    """The unit of ``num`` started at the state ``x0`` = [q, f] (made consistent already);
+    ``units``: {parameter name: unit} (a model file's)."""
+    cm = c_model(num)
+    c0 = _check_constants(cm)
+    names = list(num.state_names)
+    coords = set(names[: num.R])
+    states = [Variable(n, "local", "continuous", "exact", float(v),
+                       description="coordinate" if n in coords else "independent speed")
+              for n, v in zip(names, x0, strict=True)]
+    states.append(Variable("work", "local", "continuous", "exact", 0.0, "J",
+                           "work of every load and constraint since the start"))
+    constants, inputs = [], []
+    for k, sym in enumerate(num.parameters):
+        name = show(sym)
+        if isinstance(sym, AppliedUndef):
+            inputs.append(k)
+            constants.append(Variable(name, "input", "continuous", None, float(c0[k]),
+                                      units.get(name), "input"))
+        else:
+            constants.append(Variable(name, "parameter", "fixed", "exact", float(c0[k]),
+                                      units.get(name), "constant"))
+    out = [Variable("T_star", "output", "continuous", unit="J",
+                    description="kinetic co-energy T* [PA21] (18)")]
+    out += [Variable(f"power[{n}]", "output", "continuous", unit="W",
+                     description=f"power of the load {n}") for n in cm.load_names]
+    out += [Variable(f"power[prescribed[{n}]]", "output", "continuous", unit="W",
+                     description=f"power of the prescribed flow {n}") for n in cm.prescribed]
+    out += [Variable(f"power[adjoined[{n}]]", "output", "continuous", unit="W",
+                     description=f"power of the adjoined constraint {n}") for n in cm.adjoined]
+    out.append(Variable("audit_residual", "output", "continuous", unit="J",
+                        description="T* - T*(t0) - work: zero up to the integration error"))
+    out += [Variable(n, "output", "continuous", description="dependent speed")
+            for n in cm.dependent_speeds]
+    out += [Variable(f"residual[velocity[{k}]]", "output", "continuous",
+                     description=f"row {k} of B(q) u") for k in range(cm.n_velocity)]
+    out += [Variable(f"residual[config[{k}]]", "output", "continuous",
+                     description=f"configuration constraint {k}, g(q)")
+            for k in range(cm.n_config)]
+    out += [Variable(n, "output", "continuous", description="prescribed speed")
+            for n in cm.prescribed]
+    out += [Variable(f"reaction[{n}]", "output", "continuous",
+                     description=f"reaction of the prescribed flow {n} [PA21] (48)")
+            for n in cm.prescribed]
+    out += [Variable(f"lambda[{n}]", "output", "continuous",
+                     description=f"multiplier of the adjoined constraint {n}")
+            for n in cm.adjoined]
+    out += [Variable(f"residual[{n}]", "output", "continuous",
+                     description=f"phi - Pphi of the adjoined constraint {n}")
+            for n in cm.adjoined]
+    x = np.append(np.asarray(x0, dtype=float), 0.0)
+    return KaneUnit(cm, states, constants, out, inputs, x, c0, num,
+                    [names[j] for j in cm.q_dep])
+
+
+def _glue(cm: CModel, nx: int, nc: int, ny: int, guid: str, xs: np.ndarray, c0: np.ndarray,
+          inputs: list[int], qdep: list[str]) -> str:
+    """The model's macros and tables for kane.c and fmi2.c, then both."""
+    start = [*xs, *([0.0] * nx), *c0[:nc], *([0.0] * ny)]
+    part = cm.part
+    lines = [
+        "/* ---- kanebond FMU: the model's unit tables ---- */",
+        f"#define KBF_KIND {_KINDS[cm.kind]}",
+        f"#define KBF_NS {cm.S}",
+        f"#define KBF_NX {nx}",
+        f"#define KBF_NC {nc}",
+        f"#define KBF_NY {ny}",
+        f"#define KBF_NG {cm.n_config}",
+        f"#define KBF_NPROJ {cm.n_config}",
+        f"#define KBF_BETA {cm.baumgarte!r}",
+        f'#define KBF_GUID "{guid}"',
+        "#define KBF_TOL 1e-10",
+        f'#define KBF_QDEP_NAMES "{", ".join(qdep)}"',
+        c_array("int", "KBF_PART", part or [0]),
+        f"#define KBF_PARTP {'KBF_PART' if part else '0'}",
+        "#define KB_DEP_SYS (KBF_PART + 2 + SF_)",
+        c_array("int", "Q_DEP", cm.q_dep),
+        c_array("double", "KBF_START", start),
+        c_array("int", "KBF_INPUT", [1 if k in inputs else 0 for k in range(max(nc, 1))]),
+        '#include "fmi2.h"',
+        (HERE / "kane.c").read_text(),
+        '#include "fmi2.c"',
+        "",
+    ]
+    return "\n".join(lines)

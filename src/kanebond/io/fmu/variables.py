@@ -1,0 +1,161 @@
+"""The variables of a unit: states, derivatives, constants and inputs, outputs, with their value
+references, FMI causality and variability, start values and units; and the unit's
+``modelDescription.xml`` (FMI 2.0) and ``sources/buildDescription.xml`` (the FMI 3.0 build
+description, which FMI 2.0.4 adopted).
+
+Value references follow the unit's C (``fmi2.c``): [0, n) the states, [n, 2n) their derivatives
+der(·), then the generated code's array c of constants and inputs, then the outputs.
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+
+from ..._version import __version__
+from ...errors import ModelError
+
+__all__ = ["Variable", "Layout", "model_description", "build_description"]
+
+
+@dataclass
+class Variable:
+    """One FMI scalar variable (Real)."""
+
+    name: str
+    causality: str
+    variability: str
+    initial: str | None = None
+    start: float | None = None
+    unit: str | None = None
+    description: str = ""
+    derivative: int | None = None
+    """for der(x): the 1-based index of x among the model variables."""
+
+
+@dataclass
+class Layout:
+    """The variables of a unit in value-reference order, and the indices of its states."""
+
+    states: list[Variable]
+    constants: list[Variable]
+    outputs: list[Variable]
+    derivatives: list[Variable] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        n = len(self.states)
+        self.derivatives = [
+            Variable(f"der({v.name})", "local", "continuous", "calculated",
+                     unit=_rate_unit(v.unit), description=f"time derivative of {v.name}",
+                     derivative=k + 1)
+            for k, v in enumerate(self.states)
+        ]
+        names: dict[str, str] = {}
+        for v in self.all:
+            if v.name in names:
+                raise ModelError(
+                    f"two variables of the unit would be named {v.name!r} ({names[v.name]} and "
+                    f"{v.description or v.causality}); rename the symbol or the load so that "
+                    f"the names differ.")
+            names[v.name] = v.description or v.causality
+        self.n_states = n
+
+    @property
+    def all(self) -> list[Variable]:
+        return [*self.states, *self.derivatives, *self.constants, *self.outputs]
+
+    def index(self, vr: int) -> int:
+        """The 1-based index in ModelVariables of value reference ``vr``."""
+        return vr + 1
+
+
+def _rate_unit(unit: str | None) -> str | None:
+    if not unit or unit == "1":
+        return "1/s" if unit == "1" else None
+    return f"{unit}/s" if "/" not in unit else None
+
+
+def _fmt(x: float) -> str:
+    return repr(float(x))
+
+
+def model_description(layout: Layout, *, name: str, identifier: str, guid: str,
+                      description: str, sources: list[str], t_end: float, tolerance: float,
+                      dependencies: dict[int, list[int]] | None) -> bytes:
+    """modelDescription.xml of an FMI 2.0 unit with Model Exchange and Co-Simulation.
+
+    ``dependencies``: {value reference of a derivative or output: value references of the
+    states and inputs it depends on}; None (the probe failed) leaves them out, which FMI reads
+    as "depends on every state and input"."""
+    root = ET.Element("fmiModelDescription", {
+        "fmiVersion": "2.0", "modelName": name, "guid": guid, "description": description,
+        "generationTool": f"kanebond {__version__}", "variableNamingConvention": "flat",
+        "numberOfEventIndicators": "0",
+    })
+    common = {"modelIdentifier": identifier, "canGetAndSetFMUstate": "true",
+              "canSerializeFMUstate": "false", "providesDirectionalDerivative": "false",
+              "canNotUseMemoryManagementFunctions": "true"}
+    me = ET.SubElement(root, "ModelExchange", {**common,
+                                               "completedIntegratorStepNotNeeded": "true"})
+    cs = ET.SubElement(root, "CoSimulation", {**common,
+                                              "canHandleVariableCommunicationStepSize": "true"})
+    for part in (me, cs):
+        files = ET.SubElement(part, "SourceFiles")
+        for s in sources:
+            ET.SubElement(files, "File", {"name": s})
+    units = sorted({u for v in layout.all for u in [v.unit] if u})
+    if units:
+        defs = ET.SubElement(root, "UnitDefinitions")
+        for u in units:
+            ET.SubElement(defs, "Unit", {"name": u})
+    ET.SubElement(root, "DefaultExperiment", {"startTime": "0.0", "stopTime": _fmt(t_end),
+                                              "tolerance": _fmt(tolerance)})
+    mv = ET.SubElement(root, "ModelVariables")
+    for vr, v in enumerate(layout.all):
+        attrs = {"name": v.name, "valueReference": str(vr), "causality": v.causality,
+                 "variability": v.variability}
+        if v.description:
+            attrs["description"] = v.description
+        if v.initial:
+            attrs["initial"] = v.initial
+        sv = ET.SubElement(mv, "ScalarVariable", attrs)
+        real = {}
+        if v.unit:
+            real["unit"] = v.unit
+        if v.derivative is not None:
+            real["derivative"] = str(v.derivative)
+        if v.start is not None:
+            real["start"] = _fmt(v.start)
+        ET.SubElement(sv, "Real", real)
+    ms = ET.SubElement(root, "ModelStructure")
+    n = layout.n_states
+    out0 = 2 * n + len(layout.constants)
+    outs = [out0 + k for k in range(len(layout.outputs))]
+    ders = [n + k for k in range(n)]
+    for tag, vrs in (("Outputs", outs), ("Derivatives", ders)):
+        if vrs:
+            el = ET.SubElement(ms, tag)
+            for vr in vrs:
+                attrs = {"index": str(layout.index(vr))}
+                if dependencies is not None:
+                    attrs["dependencies"] = " ".join(str(layout.index(d))
+                                                     for d in dependencies.get(vr, []))
+                ET.SubElement(el, "Unknown", attrs)
+    if outs or ders:
+        el = ET.SubElement(ms, "InitialUnknowns")
+        for vr in sorted(ders + outs):
+            ET.SubElement(el, "Unknown", {"index": str(layout.index(vr))})
+    ET.indent(root)
+    return b'<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="utf-8")
+
+
+def build_description(identifier: str, sources: list[str]) -> bytes:
+    """sources/buildDescription.xml: how to build the unit from its sources (C99, libm)."""
+    root = ET.Element("fmiBuildDescription", {"fmiVersion": "3.0"})
+    bc = ET.SubElement(root, "BuildConfiguration", {"modelIdentifier": identifier})
+    sfs = ET.SubElement(bc, "SourceFileSet", {"language": "C99"})
+    for s in sources:
+        ET.SubElement(sfs, "SourceFile", {"name": s})
+    ET.SubElement(bc, "Library", {"name": "m", "description": "the C maths library"})
+    ET.indent(root)
+    return b'<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="utf-8")

@@ -1,0 +1,121 @@
+"""The C of a numeric model for use outside kanebond (an FMU, :mod:`kanebond.fmu`).
+
+:func:`c_model` gathers what the C backend compiles for a :class:`NumericModel` on the per-body
+path (the kernels k_pos, k_vel and the runtime of [PA21] (53)–(57), with the numeric embedding of
+B(q) u = 0 and, for a :class:`ConstrainedModel`, the kernels and runtime of prescribed flows and
+adjoined constraints), plus the configuration constraints g(q) = 0 of a closed loop and their
+Jacobian ∂g/∂q_dᵀ in the dependent coordinates (kernel ``k_cfg``), and the numbers the runtime
+needs: the partition of the speeds, the Baumgarte rate, the sizes. Nothing here compiles.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import ModelError
+from ..mechanics.kinematics import show, t
+from ..symbolic.dag import Graph
+from .cbackend import c_sources, kernel_flags
+from .ccon import constraint_sources
+from .cemit import emit_c
+
+__all__ = ["CModel", "c_model"]
+
+
+@dataclass
+class CModel:
+    """Generated C of one model, in translation units: ``units[:-1]`` the kernels, ``units[-1]``
+    the runtime (appended to by the caller), and what the runtime's entry points need."""
+
+    units: list[str]
+    kind: str
+    """"plain" (kb_rhs), "embedded" (kb_rhs_emb) or "constrained" (kb_con)."""
+    R: int
+    S: int
+    """speeds in the state: the independent ones (constrained: the free ones)."""
+    K: int
+    n_all: int
+    """all speeds u (the runtime's S_)."""
+    load_names: list[str]
+    prescribed: list[str] = field(default_factory=list)
+    adjoined: list[str] = field(default_factory=list)
+    dependent_speeds: list[str] = field(default_factory=list)
+    n_velocity: int = 0
+    part: list[int] | None = None
+    q_dep: list[int] = field(default_factory=list)
+    n_config: int = 0
+    baumgarte: float = 0.0
+    flags: list[str] = field(default_factory=lambda: ["-O1"])
+    """compiler flags of the kernels (the C backend's choice for their size)."""
+    values: list[float] = field(default_factory=list)
+    """the numbers of c (constants, and inputs at their given values)."""
+    callables: list[str] = field(default_factory=list)
+    """the constants and inputs given as Python callables (they cannot run in C)."""
+
+
+def _config_kernel(num: Any, K: int) -> tuple[str, list[int], int]:
+    """C of k_cfg(t, q, c, out): out = [g (k), ∂g/∂q_dᵀ (k × k, row-major)], the indices of the
+    dependent coordinates, and k."""
+    system = num.system
+    emb = getattr(system, "embedding", None)
+    gs = list(getattr(emb, "configuration_constraints", None) or [])
+    if not gs:
+        return "", [], 0
+    q = list(system.coordinates)
+    dep = [q.index(x) for x in emb.dependent_coordinates]
+    if len(dep) != len(gs):
+        raise ModelError(
+            f"{system.name!r} has {len(gs)} configuration constraints for {len(dep)} dependent "
+            f"coordinates ({', '.join(show(q[i]) for i in dep)}); a unit solves them by Newton's "
+            f"method and needs as many of each: declare one dependent coordinate per constraint."
+        )
+    g = Graph()
+    sym: dict = {t: g.inp("t", 0)}
+    sym |= {x: g.inp("q", i) for i, x in enumerate(q)}
+    sym |= {x: g.inp("c", k) for k, x in enumerate(num.parameters)}
+    memo: dict = {}
+    outs = [g.from_sympy(e, sym, memo) for e in gs]
+    outs += [g.partial(n, sym[q[j]]) for n in list(outs) for j in dep]
+    src = emit_c(g, {"t": 1, "q": len(q), "c": max(K, 1)}, outs, "k_cfg")
+    return src, dep, len(gs)
+
+
+def c_model(num: Any) -> CModel:
+    """The :class:`CModel` of a NumericModel (per-body path) or a ConstrainedModel; a
+    :class:`~kanebond.ModelError` names what cannot be compiled (a prescribed value that depends
+    on the state, the symbolic or tree path)."""
+    rel = getattr(num, "relaxed", num)
+    if rel.path != "bodies":
+        raise ModelError(f"the C of {num.system.name!r} is made from the per-body path; make its "
+                         f"numeric model with path='bodies' (this one has path={rel.path!r}).")
+    prog = rel.program
+    main, runtime, _dot, n_main, _ = c_sources(prog)
+    kind = "embedded" if rel.embedded else "plain"
+    extra = None
+    if num is not rel:
+        extra = constraint_sources(prog, num.system)
+        if extra is None:
+            raise ModelError(
+                f"the prescribed flows or adjoined constraints of {num.system.name!r} cannot be "
+                f"compiled to C (a prescribed value g(t) that depends on the state, or an "
+                f"expression the code generator does not know); they need Python at run time.")
+        main[-1], runtime = main[-1] + extra[0], runtime + extra[1]
+        kind = "constrained"
+    L = rel.layout
+    cfg, q_dep, n_cfg = _config_kernel(rel, L.K)
+    units = [*main, runtime + cfg]
+    return CModel(
+        units=units, kind=kind, R=rel.R, S=num.S, K=L.K, n_all=L.S,
+        load_names=list(rel.load_names),
+        prescribed=list(getattr(num, "prescribed_names", [])),
+        adjoined=list(getattr(num, "adjoined_names", [])),
+        dependent_speeds=[show(x) for x in rel.dependent_speed_symbols] if rel.embedded else [],
+        n_velocity=L.K_c,
+        part=[int(v) for v in rel._part] if rel.embedded else None,
+        q_dep=q_dep, n_config=n_cfg,
+        baumgarte=float(getattr(num, "baumgarte", 0.0)),
+        flags=kernel_flags(n_main),
+        values=[float(v) for v in rel._params.fixed],
+        callables=[show(rel._params.symbols[k]) for k, _, _ in rel._params.calls],
+    )
