@@ -28,7 +28,7 @@ from .errors import (
     UrdfError,
 )
 from .forms.kane import HamiltonianForm, LagrangianForm, MomentumForm, VelocityForm
-from .io import from_sympy, from_urdf
+from .io import export_fmu, from_sympy, from_urdf
 from .linear.linearization import Linearization
 from .numeric.constrained import ConstrainedModel
 from .simulate.solve import Event, Trajectory, simulate
@@ -39,6 +39,7 @@ __all__ = [
     "KaneSystem",
     "from_sympy",
     "from_urdf",
+    "export_fmu",
     "AdjoinedConstraint",
     "VelocityConstraint",
     "ConstrainedModel",

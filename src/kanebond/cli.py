@@ -287,6 +287,53 @@ def simulate(model: str, t_end: float | None, sets: dict, initial: dict, points:
         click.echo(f"  {p}")
 
 
+@cli.command(name="export")
+@click.argument("model")
+@click.option("--fmu", "fmu", type=click.Path(dir_okay=False, path_type=Path), required=True,
+              help="The unit to write (a .fmu file).")
+@click.option("--fmi", type=click.Choice(["2", "3"]), default="2", show_default=True,
+              help="FMI version (2.0: Model Exchange and Co-Simulation in one unit).")
+@_set_option
+@click.option("--initial", "initial", multiple=True, callback=_parse_assignments,
+              metavar="NAME=VALUE",
+              help="Start value of a coordinate or speed (repeatable; default: the model "
+                   "file's [initial], else 0); the unit's start values.")
+@click.option("--t-end", type=float, default=None,
+              help="Stop time of the unit's default experiment (default: the model file's "
+                   "[simulation] t_end, else 5).")
+@click.option("--force", is_flag=True, help="Replace an existing file.")
+def export(model: str, fmu: Path, fmi: str, sets: dict, initial: dict, t_end: float | None,
+           force: bool) -> None:
+    """Export MODEL as a Functional Mock-up Unit (FMI 2.0, Model Exchange and Co-Simulation)
+    for Modelica tools, Simulink, 20-sim or FMPy: the constants (with --set values) become
+    parameters, the start state and the model file's [simulation] t_end the default run."""
+    from .io.fmu import export_fmu
+    from .runspec import model_file
+
+    if fmi == "3":
+        raise click.BadParameter("kanebond writes FMI 2.0 units; FMI 3.0 is not supported yet",
+                                 param_hint="--fmi")
+    case = prepare(model, sets, initial, cached=False)
+    t_end = float(case.settings.get("t_end", 5.0)) if t_end is None else t_end
+    path = model_file(model)
+    units = {}
+    if path is not None and path.suffix.lower() == ".toml":
+        from .modelfile import read_model
+
+        units = dict(read_model(str(path)).units)
+    if case.numeric is not None:
+        info = export_fmu(case.numeric, fmu, initial=case.x0, force=force, t_end=t_end,
+                          name=case.name)
+    else:
+        info = export_fmu(case.system, fmu, case.constants, initial=case.x0, force=force,
+                          t_end=t_end, name=case.name, units=units)
+    click.echo(str(info))
+    click.echo(f"  states: {', '.join(info.states)}")
+    click.echo(f"  parameters: {', '.join(info.parameters) or '(none)'}")
+    click.echo(f"  inputs: {', '.join(info.inputs) or '(none)'}")
+    click.echo(f"  outputs: {', '.join(info.outputs)}")
+
+
 def _write_parquet(traj: Any, path: Path) -> Path | None:
     """The trajectory as Parquet, or None (with a note) where pyarrow is not installed."""
     try:

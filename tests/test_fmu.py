@@ -1,0 +1,226 @@
+"""FMU export (kanebond.io.fmu): units validated and run by FMPy, the FMI reference importer
+in Python, independently of kanebond: its Model Exchange run (CVODE) and its Co-Simulation run
+(the unit's own integrator) against kb.simulate; parameters, inputs, model structure, the
+sources rebuilt from the unit alone, and the refusals."""
+
+from __future__ import annotations
+
+import subprocess
+import xml.etree.ElementTree as ET
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import kanebond as kb
+from kanebond import runspec
+from kanebond.cli import cli
+
+fmpy = pytest.importorskip("fmpy")
+from fmpy import simulate_fmu  # noqa: E402
+from fmpy.validation import validate_fmu  # noqa: E402
+
+pytestmark = pytest.mark.skipif(not kb.numeric.compiler_available(),
+                                reason="exporting a unit needs a C compiler")
+
+FILES = Path(kb.__file__).parent / "models" / "files"
+
+#: (model, t_end, --set values): the issue's five and one of each constraint kind more
+CASES = {
+    "rolling_disk": ("rolling_disk", 2.0, {}),
+    "chaplygin_sleigh": ("chaplygin_sleigh", 2.0, {}),
+    "four_bar": ("four_bar", 1.0, {}),
+    "whipple_bicycle": ("whipple_bicycle", 2.0, {}),
+    "motors": (str(FILES / "differential_drive_with_motors.toml"), 1.0, {"V_l": 6.0,
+                                                                          "V_r": 4.0}),
+    "bead": (str(FILES / "bead_on_spinning_rod.toml"), 1.0, {}),
+    "adjoined": (str(FILES / "constant_speed_particle.toml"), 1.0, {}),
+}
+
+
+@pytest.fixture(scope="module")
+def units(tmp_path_factory):
+    """{case: (path of the unit exported with the model's defaults, case with --set)}, built
+    once per module (on first use of each)."""
+    folder = tmp_path_factory.mktemp("fmu")
+    made: dict = {}
+
+    def get(key: str):
+        if key not in made:
+            spec, t_end, sets = CASES[key]
+            base = runspec.prepare(spec)
+            path = folder / f"{key}.fmu"
+            model = base.numeric if base.numeric is not None else base.system
+            consts = None if base.numeric is not None else base.constants
+            kb.export_fmu(model, path, consts, initial=base.x0, t_end=t_end)
+            made[key] = (path, runspec.prepare(spec, sets))
+        return made[key]
+
+    return get
+
+
+def _reference(case, t_end: float):
+    return runspec.simulate_case(case, t_end, 101, rtol=1e-11, atol=1e-13)
+
+
+def _states(path: Path) -> list[str]:
+    md = fmpy.read_model_description(str(path))
+    return [v.name for v in md.modelVariables if v.causality == "local"
+            and v.variability == "continuous" and not v.name.startswith("der(")
+            and v.name != "work"]
+
+
+@pytest.mark.parametrize("key", list(CASES))
+@pytest.mark.parametrize("kind", ["ModelExchange", "CoSimulation"])
+def test_fmpy_run_equals_kanebond(units, key, kind):
+    path, case = units(key)
+    t_end, sets = CASES[key][1], CASES[key][2]
+    assert validate_fmu(str(path)) == []
+    ref = _reference(case, t_end)
+    names = _states(path)
+    res = simulate_fmu(str(path), fmi_type=kind, stop_time=t_end, output_interval=t_end / 100,
+                       relative_tolerance=1e-11, start_values=sets,
+                       output=[*names, "audit_residual"])
+    assert np.allclose(res["time"], ref.t, atol=1e-12)
+    for n in names:
+        want = np.asarray(ref[n])
+        err = np.max(np.abs(res[n] - want)) / max(1.0, np.max(np.abs(want)))
+        assert err < 1e-6, (key, kind, n, err)
+    # the energy audit inside the unit: T* - T*(0) - work of every source
+    assert np.max(np.abs(res["audit_residual"])) < 1e-6
+
+
+def test_parameter_changed_in_fmpy_changes_the_run_as_set_does(units):
+    path, _ = units("chaplygin_sleigh")
+    a = simulate_fmu(str(path), stop_time=2.0, output_interval=0.02, relative_tolerance=1e-11,
+                     output=["x", "theta"], fmi_type="CoSimulation")
+    b = simulate_fmu(str(path), stop_time=2.0, output_interval=0.02, relative_tolerance=1e-11,
+                     start_values={"a": 0.05}, output=["x", "theta"], fmi_type="CoSimulation")
+    ref = _reference(runspec.prepare("chaplygin_sleigh", {"a": 0.05}), 2.0)
+    assert np.max(np.abs(a["theta"] - b["theta"])) > 1e-3  # a matters ...
+    assert np.max(np.abs(b["theta"] - ref["theta"])) < 1e-8  # ... as --set a=0.05 says
+
+
+def test_input_signal_drives_the_motors(units):
+    """V_l(t) a step at t = 0.5, V_r a constant, through FMPy's inputs (it sets them at its
+    communication points: exact for a step there); kanebond's run takes them as callables."""
+    path, _ = units("motors")
+    sig = np.array([(0.0, 0.0, 3.0), (0.5, 0.0, 3.0), (0.5, 6.0, 3.0), (1.0, 6.0, 3.0)],
+                   dtype=[("time", float), ("V_l", float), ("V_r", float)])
+    res = simulate_fmu(str(path), stop_time=1.0, output_interval=0.01, input=sig,
+                       relative_tolerance=1e-11, output=["p_w", "x", "audit_residual"])
+    spec = CASES["motors"][0]
+    graph = runspec.cached_graph(spec)
+    base = runspec.prepare(spec)
+    num = graph.numeric({**base.constants, "V_l": lambda t: 6.0 * (t >= 0.5),
+                         "V_r": lambda t: 3.0})
+    ref = kb.simulate(num, (0.0, 1.0), num.initial_state(base.x0), t_eval=res["time"],
+                      rtol=1e-11, atol=1e-13)
+    assert np.max(np.abs(res["x"])) > 1e-2  # it moves
+    for n in ("p_w", "x"):
+        assert np.max(np.abs(res[n] - ref[n])) < 1e-6 * max(1.0, np.max(np.abs(ref[n])))
+    assert np.max(np.abs(res["audit_residual"])) < 1e-6
+
+
+def test_model_description_names_and_structure(units):
+    path, _ = units("chaplygin_sleigh")
+    md = fmpy.read_model_description(str(path), validate=True)
+    by = {v.name: v for v in md.modelVariables}
+    assert {"x", "y", "theta", "u1", "u2", "work"} <= set(by)
+    assert by["m"].causality == "parameter" and float(by["m"].start) == pytest.approx(
+        runspec.prepare("chaplygin_sleigh").constants[
+            next(c for c in kb.models.chaplygin_sleigh().constants if str(c) == "m")])
+    assert by["T_star"].causality == "output" and by["T_star"].unit == "J"
+    # x' = u1 cos(theta), theta' = u2: the probed dependencies, not "everything"
+    deps = {u.variable.name: {d.name for d in u.dependencies} for u in md.derivatives}
+    assert deps["der(x)"] == {"theta", "u1"}
+    assert deps["der(theta)"] == {"u2"}
+    assert "x" not in deps["der(u1)"] and "y" not in deps["der(u2)"]
+
+
+def test_closed_loop_start_made_consistent_inside_the_unit(units):
+    """A start with the four-bar's dependent coordinates off the loop: the unit solves them at
+    initialization, as kanebond does (the residuals of g(q) are outputs)."""
+    path, case = units("four_bar")
+    res = simulate_fmu(str(path), stop_time=0.2, output_interval=0.01, fmi_type="CoSimulation",
+                       start_values={"q2": 0.5, "q3": 1.9}, relative_tolerance=1e-10,
+                       output=["q2", "residual[config[0]]", "residual[config[1]]"])
+    assert np.max(np.abs(res["residual[config[0]]"])) < 1e-9
+    assert np.max(np.abs(res["residual[config[1]]"])) < 1e-9
+    assert res["q2"][0] == pytest.approx(case.x0[kb.models.four_bar().coordinates[1]],
+                                         abs=1e-3)
+
+
+def test_failure_is_an_fmi_error_not_a_crash(units, tmp_path):
+    """Links that cannot close the loop: initialization fails through the FMI status with
+    the unit's message in the log."""
+    path, _ = units("four_bar")
+    messages = []
+
+    def logger(component, instance, status, category, message):
+        messages.append(message.decode() if isinstance(message, bytes) else str(message))
+
+    from fmpy.fmi1 import FMICallException
+
+    with pytest.raises(FMICallException, match="fmi2ExitInitializationMode"):
+        simulate_fmu(str(path), stop_time=0.1, fmi_type="CoSimulation", logger=logger,
+                     debug_logging=True, start_values={"d": 100.0})
+    assert any("configuration constraints" in m for m in messages), messages
+
+
+def test_sources_rebuild_the_unit(units, tmp_path):
+    """The unit's sources and buildDescription.xml alone (no kanebond) build a working
+    binary: compiled here with cc, then run by FMPy from the extracted folder."""
+    path, case = units("rolling_disk")
+    folder = tmp_path / "unit"
+    with zipfile.ZipFile(path) as zf:
+        zf.extractall(folder)
+    bd = ET.parse(folder / "sources" / "buildDescription.xml").getroot()
+    conf = bd.find("BuildConfiguration")
+    ident = conf.get("modelIdentifier")
+    files = [folder / "sources" / f.get("name") for f in conf.iter("SourceFile")]
+    (binary,) = (folder / "binaries").glob(f"*/{ident}.*")
+    binary.unlink()
+    subprocess.run(["cc", "-shared", "-fPIC", "-O1", "-o", str(binary), *map(str, files),
+                    "-lm"], check=True)
+    res = simulate_fmu(str(folder), stop_time=1.0, output_interval=0.01, fmi_type="CoSimulation",
+                       relative_tolerance=1e-11, output=["q2"])
+    ref = _reference(case, 1.0)
+    assert np.max(np.abs(res["q2"] - ref["q2"])) < 1e-8
+
+
+def test_refusals_write_nothing(tmp_path):
+    disk = kb.models.rolling_disk()
+    consts = {"m": 2.0, "r": 0.3, "g": lambda t: 9.81}
+    target = tmp_path / "d.fmu"
+    with pytest.raises(kb.ModelError, match="g is given as a Python callable"):
+        kb.export_fmu(disk, target, consts)
+    assert not target.exists()
+    with pytest.raises(kb.ModelError, match=r"\.fmu"):
+        kb.export_fmu(disk, tmp_path / "d.zip", {"m": 2.0, "r": 0.3, "g": 9.81})
+    with pytest.raises(kb.ModelError, match="FMI 3.0"):
+        kb.export_fmu(disk, target, {"m": 2.0, "r": 0.3, "g": 9.81}, fmi="3")
+    target.write_text("mine")
+    with pytest.raises(kb.ModelError, match="force"):
+        kb.export_fmu(disk, target, {"m": 2.0, "r": 0.3, "g": 9.81})
+    assert target.read_text() == "mine"
+    with pytest.raises(kb.ModelError, match="KaneSystem"):
+        kb.export_fmu(object(), tmp_path / "o.fmu")
+
+
+def test_cli_export(tmp_path):
+    from click.testing import CliRunner
+
+    out = tmp_path / "sleigh.fmu"
+    r = CliRunner().invoke(cli, ["export", "chaplygin_sleigh", "--fmu", str(out), "--set",
+                                 "m=3"])
+    assert r.exit_code == 0, r.output
+    assert "states: x, y, theta, u1, u2, work" in r.output
+    md = fmpy.read_model_description(str(out))
+    assert float(next(v for v in md.modelVariables if v.name == "m").start) == 3.0
+    r = CliRunner().invoke(cli, ["export", "chaplygin_sleigh", "--fmu", str(out)])
+    assert r.exit_code == 1 and "--force" in r.output
+    r = CliRunner().invoke(cli, ["export", "chaplygin_sleigh", "--fmu", str(out), "--set",
+                                 "nope=1", "--force"])
+    assert r.exit_code == 1 and "nope" in r.output
