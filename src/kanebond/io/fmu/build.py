@@ -23,7 +23,8 @@ import numpy as np
 
 from ...errors import ModelError
 
-__all__ = ["HERE", "platform_folder", "compile_unit", "write_archive", "Probe", "c_array"]
+__all__ = ["HERE", "platform_folder", "compile_unit", "write_archive", "Probe", "c_array",
+           "c_string"]
 
 HERE = Path(__file__).parent
 
@@ -42,6 +43,13 @@ def platform_folder() -> tuple[str, str]:
 def c_array(ctype: str, name: str, values) -> str:
     vals = [repr(float(v)) if ctype == "double" else str(int(v)) for v in values] or ["0"]
     return f"static const {ctype} {name}[] = {{{', '.join(vals)}}};"
+
+
+def c_string(text: str) -> str:
+    """``text`` as a C string literal: printable ASCII kept, quotes, backslashes and anything
+    else (a symbol's name may hold them) replaced by ``?``."""
+    return '"' + "".join(ch if " " <= ch <= "~" and ch not in '"\\?' else "?"
+                         for ch in text) + '"'
 
 
 def _compiler() -> str:

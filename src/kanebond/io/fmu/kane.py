@@ -22,7 +22,7 @@ from sympy.core.function import AppliedUndef
 from ...errors import ModelError
 from ...mechanics.kinematics import show
 from ...numeric.cexport import CModel, c_model
-from .build import HERE, c_array
+from .build import HERE, c_array, c_string
 from .variables import Variable
 
 __all__ = ["KaneUnit", "kane_unit"]
@@ -171,7 +171,7 @@ def _glue(cm: CModel, nx: int, nc: int, ny: int, guid: str, xs: np.ndarray, c0: 
         f"#define KBF_BETA {cm.baumgarte!r}",
         f'#define KBF_GUID "{guid}"',
         "#define KBF_TOL 1e-10",
-        f'#define KBF_QDEP_NAMES "{", ".join(qdep)}"',
+        f"#define KBF_QDEP_NAMES {c_string(', '.join(qdep))}",
         c_array("int", "KBF_PART", part or [0]),
         f"#define KBF_PARTP {'KBF_PART' if part else '0'}",
         "#define KB_DEP_SYS (KBF_PART + 2 + SF_)",
