@@ -292,7 +292,8 @@ def simulate(model: str, t_end: float | None, sets: dict, initial: dict, points:
 @click.option("--fmu", "fmu", type=click.Path(dir_okay=False, path_type=Path), required=True,
               help="The unit to write (a .fmu file).")
 @click.option("--fmi", type=click.Choice(["2", "3"]), default="2", show_default=True,
-              help="FMI version (2.0: Model Exchange and Co-Simulation in one unit).")
+              help="FMI version: 2 (FMI 2.0) or 3 (FMI 3.0); Model Exchange and Co-Simulation "
+                   "in one unit either way.")
 @_set_option
 @click.option("--initial", "initial", multiple=True, callback=_parse_assignments,
               metavar="NAME=VALUE",
@@ -304,15 +305,12 @@ def simulate(model: str, t_end: float | None, sets: dict, initial: dict, points:
 @click.option("--force", is_flag=True, help="Replace an existing file.")
 def export(model: str, fmu: Path, fmi: str, sets: dict, initial: dict, t_end: float | None,
            force: bool) -> None:
-    """Export MODEL as a Functional Mock-up Unit (FMI 2.0, Model Exchange and Co-Simulation)
+    """Export MODEL as a Functional Mock-up Unit (FMI 2.0 or 3.0, Model Exchange and Co-Simulation)
     for Modelica tools, Simulink, 20-sim or FMPy: the constants (with --set values) become
     parameters, the start state and the model file's [simulation] t_end the default run."""
     from .io.fmu import export_fmu
     from .runspec import model_file
 
-    if fmi == "3":
-        raise click.BadParameter("kanebond writes FMI 2.0 units; FMI 3.0 is not supported yet",
-                                 param_hint="--fmi")
     case = prepare(model, sets, initial, cached=False)
     t_end = float(case.settings.get("t_end", 5.0)) if t_end is None else t_end
     path = model_file(model)
@@ -323,10 +321,10 @@ def export(model: str, fmu: Path, fmi: str, sets: dict, initial: dict, t_end: fl
         units = dict(read_model(str(path)).units)
     if case.numeric is not None:
         info = export_fmu(case.numeric, fmu, initial=case.x0, force=force, t_end=t_end,
-                          name=case.name)
+                          name=case.name, fmi=fmi)
     else:
         info = export_fmu(case.system, fmu, case.constants, initial=case.x0, force=force,
-                          t_end=t_end, name=case.name, units=units)
+                          t_end=t_end, name=case.name, units=units, fmi=fmi)
     click.echo(str(info))
     click.echo(f"  states: {', '.join(info.states)}")
     click.echo(f"  parameters: {', '.join(info.parameters) or '(none)'}")

@@ -25,8 +25,8 @@ from typing import Any
 import numpy as np
 
 from ...errors import ModelError
-from .build import HERE, Probe, compile_unit, platform_folder, write_archive
-from .variables import Layout, build_description, model_description
+from .build import HERE, Probe, compile_unit, platform_folder, wrapper, write_archive
+from .variables import Layout, build_description, model_description, model_description_3
 
 __all__ = ["export_fmu", "FmuInfo"]
 
@@ -36,6 +36,8 @@ class FmuInfo:
     """What :func:`export_fmu` wrote."""
 
     path: Path
+    fmi: str
+    """"2" (FMI 2.0) or "3" (FMI 3.0)."""
     identifier: str
     guid: str
     states: list[str]
@@ -47,8 +49,9 @@ class FmuInfo:
     start: dict[str, float] = field(default_factory=dict)
 
     def __str__(self) -> str:
-        return (f"{self.path}: FMI 2.0 Model Exchange and Co-Simulation, {len(self.states)} "
-                f"states, {len(self.parameters)} parameters, {len(self.inputs)} inputs, "
+        return (f"{self.path}: FMI {self.fmi}.0 Model Exchange and Co-Simulation, "
+                f"{len(self.states)} states, {len(self.parameters)} parameters, "
+                f"{len(self.inputs)} inputs, "
                 f"{len(self.outputs)} outputs, {self.size / 1024:.0f} kB, built in "
                 f"{self.seconds:.1f} s")
 
@@ -113,7 +116,8 @@ def export_fmu(
     units: Mapping[str, str] | None = None,
     baumgarte: float | None = None,
 ) -> FmuInfo:
-    """Write ``model`` as an FMI 2.0 unit (Model Exchange and Co-Simulation) at ``path``.
+    """Write ``model`` as an FMI 2.0 (``fmi="2"``) or FMI 3.0 (``fmi="3"``) unit with Model
+    Exchange and Co-Simulation at ``path``.
 
     ``model``: a :class:`~kanebond.KaneSystem` (embedded, prescribed and adjoined constraints
     included) or its numeric model, or a bond graph (coupled to a KaneSystem or to motors) or
@@ -127,9 +131,10 @@ def export_fmu(
     """
     t0 = time.perf_counter()
     path = _check_target(Path(path), force)
-    if str(fmi) not in ("2", "2.0"):
-        raise ModelError(f"fmi={fmi!r}: kanebond writes FMI 2.0 units (fmi='2'); FMI 3.0 is not "
-                         f"supported yet.")
+    version = {"2": "2", "2.0": "2", "3": "3", "3.0": "3"}.get(str(fmi))
+    if version is None:
+        raise ModelError(f"fmi must be '2' (FMI 2.0) or '3' (FMI 3.0), got {fmi!r}.")
+    fmi = version
     if hasattr(model, "state_equations") or hasattr(model, "store_names"):
         from .graph import graph_unit as make
         unit = make(model, constants, initial)
@@ -145,11 +150,10 @@ def export_fmu(
         "".join(unit.units).encode() + repr([v.name for v in layout.all]).encode()
     ).digest()[:16])) + "}"
     files = {f"kb_kernel{k}.c": src for k, src in enumerate(unit.units[:-1])}
-    files["kb_model.c"] = unit.units[-1] + unit.glue(guid)
-    files["fmi2.h"] = (HERE / "fmi2.h").read_text()
-    files["fmi2.c"] = (HERE / "fmi2.c").read_text()
-    sources = [n for n in files if n.startswith("kb_")]
-    folder, suffix = platform_folder()
+    files["kb_model.c"] = unit.units[-1] + unit.glue(guid, fmi)
+    sources = list(files)
+    files |= {n: (HERE / n).read_text() for n in wrapper(fmi)[2]}
+    folder, suffix = platform_folder(fmi)
     with tempfile.TemporaryDirectory() as tmp:
         lib = Path(tmp) / f"{ident}{suffix}"
         compile_unit(files, [(n, unit.flags if n != "kb_model.c" else ["-O2"])
@@ -165,7 +169,8 @@ def export_fmu(
     if dependencies is not None:
         for vr in [*range(nx, 2 * nx), *range(2 * nx + nc, 2 * nx + nc + ny)]:
             dependencies.setdefault(vr, [])
-    xml = model_description(layout, name=unit.name, identifier=ident, guid=guid,
+    describe = model_description if fmi == "2" else model_description_3
+    xml = describe(layout, name=unit.name, identifier=ident, guid=guid,
                             description=unit.description, sources=sources, t_end=t_end,
                             tolerance=1e-10, dependencies=dependencies)
     archive = {"modelDescription.xml": xml,
@@ -173,7 +178,7 @@ def export_fmu(
                "sources/buildDescription.xml": build_description(ident, sources)}
     archive |= {f"sources/{n}": text.encode() for n, text in files.items()}
     write_archive(path, archive)
-    return FmuInfo(path, ident, guid, [v.name for v in unit.states],
+    return FmuInfo(path, fmi, ident, guid, [v.name for v in unit.states],
                    [v.name for v in unit.constants if v.causality == "parameter"],
                    [v.name for v in unit.constants if v.causality == "input"],
                    [v.name for v in unit.outputs], path.stat().st_size,

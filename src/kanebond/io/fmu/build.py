@@ -24,20 +24,31 @@ import numpy as np
 from ...errors import ModelError
 
 __all__ = ["HERE", "platform_folder", "compile_unit", "write_archive", "Probe", "c_array",
-           "c_string"]
+           "c_string", "wrapper"]
 
 HERE = Path(__file__).parent
 
 
-def platform_folder() -> tuple[str, str]:
-    """(the FMI platform folder, the shared library suffix) of this machine."""
+def platform_folder(fmi: str = "2") -> tuple[str, str]:
+    """(the FMI platform folder, the shared library suffix) of this machine: FMI 2.0's
+    ``linux64``, FMI 3.0's platform tuple ``x86_64-linux``."""
     bits = "64" if sys.maxsize > 2**32 else "32"
+    arch = {"amd64": "x86_64", "arm64": "aarch64"}.get(platform.machine().lower(),
+                                                      platform.machine().lower())
     if sys.platform.startswith("linux"):
-        return f"linux{bits}", ".so"
+        return (f"linux{bits}" if fmi == "2" else f"{arch}-linux"), ".so"
     if sys.platform == "darwin":
-        return f"darwin{bits}", ".dylib"
+        return (f"darwin{bits}" if fmi == "2" else f"{arch}-darwin"), ".dylib"
     raise ModelError(f"building a unit's binary on {sys.platform} is not supported; the "
                      f"unit's sources are still written, build them with the tool that loads it.")
+
+
+def wrapper(fmi: str) -> tuple[str, str, list[str]]:
+    """(the line that declares FMI fmi's interface, the lines that add the core and the
+    interface after the model's glue, the files they name)."""
+    head, api = ("fmi2.h", "fmi2.c") if fmi == "2" else ("fmi3.h", "fmi3.c")
+    return (f'#include "{head}"', f'#include "kbcore.c"\n#include "{api}"',
+            [head, "kbcore.c", api])
 
 
 def c_array(ctype: str, name: str, values) -> str:

@@ -24,7 +24,7 @@ from ...errors import ModelError
 from ...model.parameters import lookup_value, name_of
 from ...numeric.cemit import emit_c
 from ...symbolic.dag import Graph
-from .build import HERE, c_array
+from .build import HERE, c_array, wrapper
 from .variables import Variable
 
 __all__ = ["GraphUnit", "graph_unit"]
@@ -61,7 +61,7 @@ class GraphUnit:
     def units(self) -> list[str]:
         return [_HEAD + self.kernels]
 
-    def glue(self, guid: str) -> str:
+    def glue(self, guid: str, fmi: str = "2") -> str:
         nx, nc, ny = len(self.states), len(self.constants), len(self.outputs)
         start = [*self.x0, *([0.0] * nx), *self.c0, *([0.0] * ny)]
         lines = [
@@ -73,7 +73,7 @@ class GraphUnit:
             c_array("double", "KBF_START", start),
             c_array("int", "KBF_INPUT", [1 if k in self.inputs else 0
                                          for k in range(max(nc, 1))]),
-            '#include "fmi2.h"', (HERE / "graph.c").read_text(), '#include "fmi2.c"', "",
+            wrapper(fmi)[0], (HERE / "graph.c").read_text(), wrapper(fmi)[1], "",
         ]
         return "\n".join(lines)
 

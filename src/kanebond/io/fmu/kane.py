@@ -22,7 +22,7 @@ from sympy.core.function import AppliedUndef
 from ...errors import ModelError
 from ...mechanics.kinematics import show
 from ...numeric.cexport import CModel, c_model
-from .build import HERE, c_array, c_string
+from .build import HERE, c_array, c_string, wrapper
 from .variables import Variable
 
 __all__ = ["KaneUnit", "kane_unit"]
@@ -62,9 +62,9 @@ class KaneUnit:
     def flags(self) -> list[str]:
         return self.cm.flags
 
-    def glue(self, guid: str) -> str:
+    def glue(self, guid: str, fmi: str = "2") -> str:
         return _glue(self.cm, len(self.states), len(self.constants), len(self.outputs), guid,
-                     self.x0, self.c0, self.inputs, self.qdep)
+                     self.x0, self.c0, self.inputs, self.qdep, fmi)
 
     def check(self, probe: Any) -> None:
         """The unit's x' and T* against the numeric model's at the start and at a nearby
@@ -155,7 +155,7 @@ def kane_unit(num: Any, x0: np.ndarray, units: dict[str, str]) -> KaneUnit:
 
 
 def _glue(cm: CModel, nx: int, nc: int, ny: int, guid: str, xs: np.ndarray, c0: np.ndarray,
-          inputs: list[int], qdep: list[str]) -> str:
+          inputs: list[int], qdep: list[str], fmi: str) -> str:
     """The model's macros and tables for kane.c and fmi2.c, then both."""
     start = [*xs, *([0.0] * nx), *c0[:nc], *([0.0] * ny)]
     part = cm.part
@@ -178,9 +178,9 @@ def _glue(cm: CModel, nx: int, nc: int, ny: int, guid: str, xs: np.ndarray, c0: 
         c_array("int", "Q_DEP", cm.q_dep),
         c_array("double", "KBF_START", start),
         c_array("int", "KBF_INPUT", [1 if k in inputs else 0 for k in range(max(nc, 1))]),
-        '#include "fmi2.h"',
+        wrapper(fmi)[0],
         (HERE / "kane.c").read_text(),
-        '#include "fmi2.c"',
+        wrapper(fmi)[1],
         "",
     ]
     return "\n".join(lines)

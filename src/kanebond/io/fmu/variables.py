@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from ..._version import __version__
 from ...errors import ModelError
 
-__all__ = ["Variable", "Layout", "model_description", "build_description"]
+__all__ = ["Variable", "Layout", "model_description", "model_description_3",
+           "build_description"]
 
 
 @dataclass
@@ -145,6 +146,66 @@ def model_description(layout: Layout, *, name: str, identifier: str, guid: str,
         el = ET.SubElement(ms, "InitialUnknowns")
         for vr in sorted(ders + outs):
             ET.SubElement(el, "Unknown", {"index": str(layout.index(vr))})
+    ET.indent(root)
+    return b'<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="utf-8")
+
+
+def model_description_3(layout: Layout, *, name: str, identifier: str, guid: str,
+                        description: str, sources: list[str], t_end: float, tolerance: float,
+                        dependencies: dict[int, list[int]] | None) -> bytes:
+    """modelDescription.xml of an FMI 3.0 unit with Model Exchange and Co-Simulation: the same
+    variables as :func:`model_description` (Float64), the independent variable ``time`` at the
+    value reference after them, the model structure by value references."""
+    del sources  # FMI 3.0 lists them in sources/buildDescription.xml only
+    root = ET.Element("fmiModelDescription", {
+        "fmiVersion": "3.0", "modelName": name, "instantiationToken": guid,
+        "description": description, "generationTool": f"kanebond {__version__}",
+        "variableNamingConvention": "flat",
+    })
+    common = {"modelIdentifier": identifier, "canGetAndSetFMUState": "true",
+              "canSerializeFMUState": "false", "providesDirectionalDerivatives": "false",
+              "providesAdjointDerivatives": "false"}
+    ET.SubElement(root, "ModelExchange", {**common, "needsCompletedIntegratorStep": "false"})
+    ET.SubElement(root, "CoSimulation", {**common,
+                                         "canHandleVariableCommunicationStepSize": "true"})
+    units = sorted({u for v in layout.all for u in [v.unit] if u})
+    if units:
+        defs = ET.SubElement(root, "UnitDefinitions")
+        for u in units:
+            ET.SubElement(defs, "Unit", {"name": u})
+    ET.SubElement(root, "DefaultExperiment", {"startTime": "0.0", "stopTime": _fmt(t_end),
+                                              "tolerance": _fmt(tolerance)})
+    mv = ET.SubElement(root, "ModelVariables")
+    ET.SubElement(mv, "Float64", {"name": "time", "valueReference": str(len(layout.all)),
+                                  "causality": "independent", "variability": "continuous",
+                                  "description": "time"})
+    for vr, v in enumerate(layout.all):
+        attrs = {"name": v.name, "valueReference": str(vr), "causality": v.causality,
+                 "variability": v.variability}
+        if v.description:
+            attrs["description"] = v.description
+        if v.initial:
+            attrs["initial"] = v.initial
+        if v.unit:
+            attrs["unit"] = v.unit
+        if v.derivative is not None:
+            attrs["derivative"] = str(v.derivative - 1)
+        if v.start is not None:
+            attrs["start"] = _fmt(v.start)
+        ET.SubElement(mv, "Float64", attrs)
+    ms = ET.SubElement(root, "ModelStructure")
+    n = layout.n_states
+    out0 = 2 * n + len(layout.constants)
+    outs = [out0 + k for k in range(len(layout.outputs))]
+    ders = [n + k for k in range(n)]
+    for tag, vrs in (("Output", outs), ("ContinuousStateDerivative", ders)):
+        for vr in vrs:
+            attrs = {"valueReference": str(vr)}
+            if dependencies is not None:
+                attrs["dependencies"] = " ".join(str(d) for d in dependencies.get(vr, []))
+            ET.SubElement(ms, tag, attrs)
+    for vr in sorted(ders + outs):
+        ET.SubElement(ms, "InitialUnknown", {"valueReference": str(vr)})
     ET.indent(root)
     return b'<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="utf-8")
 

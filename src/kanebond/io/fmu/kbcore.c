@@ -1,0 +1,342 @@
+/* kanebond's FMU core, shared by the FMI 2.0 (fmi2.c) and FMI 3.0 (fmi3.c) interfaces: one
+   instance's values, its derivatives and outputs, the Co-Simulation integrator, the checks of
+   what an importer sets.
+
+   Appended to a model's generated glue, which defines
+     KBF_NX, KBF_NC, KBF_NY       continuous states, constants and inputs, outputs;
+     KBF_GUID, KBF_TOL            the unit's GUID (instantiation token) and default tolerance;
+     KBF_NPROJ                    > 0 when the configuration is projected (closed loops);
+     KBF_START, KBF_INPUT         start values of every value reference; which c are inputs;
+     kbf_eval(t, x, c, xd, y, T0, msg, len)  the derivatives xd and (y not NULL) the outputs;
+     kbf_project(t, x, c, msg, len)          the dependent coordinates solved from g(q) = 0.
+   Both return 0, or non-zero with a message naming what failed.
+
+   Value references: [0, NX) the states, [NX, 2 NX) their derivatives, [2 NX, 2 NX + NC) the
+   constants and inputs (the generated code's array c), then the NY outputs (FMI 3.0: then
+   time). Co-Simulation integrates with the Dormand-Prince 5(4) pair under error control
+   (relative tolerance from the importer, else KBF_TOL; absolute 1e-3 of it) and projects the
+   configuration back onto the constraint manifold after every communication step. Status codes
+   are the FMI ones (equal in 2.0 and 3.0): 0 OK, 3 error. */
+#include <stdarg.h>
+#include <stdio.h>
+
+#define KBF_NV (2 * KBF_NX + KBF_NC + KBF_NY)
+#define KBF_NX1 (KBF_NX > 0 ? KBF_NX : 1)
+
+enum { KB_INSTANTIATED, KB_INIT, KB_EVENT, KB_CONT, KB_STEP, KB_TERMINATED, KB_ERROR };
+
+#define KB_OK 0
+#define KB_ERR 3
+
+#if defined(_WIN32)
+#define KB_EXPORT __declspec(dllexport)
+#else
+#define KB_EXPORT __attribute__((visibility("default")))
+#endif
+
+struct KbInst;
+/* the interface's logger, called with one formatted message */
+typedef void (*kb_logfn)(struct KbInst *m, int status, const char *category, const char *msg);
+
+typedef struct KbInst {
+    kb_logfn log;
+    void (*logger)(void); /* the importer's callback, called by log through its own type */
+    void *env;
+    char name[128];
+    int type, phase, logging, fresh, fsal;
+    double time, tol, stop, T0, h;
+    double v[KBF_NV > 0 ? KBF_NV : 1];
+    double k[7][KBF_NX1], y0[KBF_NX1], y1[KBF_NX1], ys[KBF_NX1];
+} KbInst;
+
+static void kb_log(KbInst *m, int s, const char *cat, const char *fmt, ...) {
+    char buf[1024];
+    va_list ap;
+    if (!m->logger || !m->log) return;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    m->log(m, s, cat, buf);
+}
+
+#define X(m) ((m)->v)
+#define XD(m) ((m)->v + KBF_NX)
+#define C(m) ((m)->v + 2 * KBF_NX)
+#define Y(m) ((m)->v + 2 * KBF_NX + KBF_NC)
+
+/* derivatives and (outputs) at the current time and values; KB_ERR on failure */
+static int kb_update(KbInst *m, int outputs) {
+    char msg[512] = "";
+    if (!outputs && m->fresh >= 1) return KB_OK;
+    if (outputs && m->fresh >= 2) return KB_OK;
+    if (kbf_eval(m->time, X(m), C(m), XD(m), outputs ? Y(m) : 0, m->T0, msg, sizeof msg)) {
+        kb_log(m, KB_ERR, "logStatusError", "t = %.17g: %s", m->time, msg);
+        m->phase = KB_ERROR;
+        return KB_ERR;
+    }
+    m->fresh = outputs ? 2 : 1;
+    return KB_OK;
+}
+
+/* ---------------------------------------------------------------- Co-Simulation integrator */
+static int kb_f(KbInst *m, double t, const double *x, double *out) {
+    char msg[512] = "";
+    if (kbf_eval(t, x, C(m), out, 0, m->T0, msg, sizeof msg)) {
+        kb_log(m, KB_ERR, "logStatusError", "t = %.17g: %s", t, msg);
+        return 1;
+    }
+    return 0;
+}
+
+static const double DP_A[6][6] = {
+    {1.0 / 5},
+    {3.0 / 40, 9.0 / 40},
+    {44.0 / 45, -56.0 / 15, 32.0 / 9},
+    {19372.0 / 6561, -25360.0 / 2187, 64448.0 / 6561, -212.0 / 729},
+    {9017.0 / 3168, -355.0 / 33, 46732.0 / 5247, 49.0 / 176, -5103.0 / 18656},
+    {35.0 / 384, 0.0, 500.0 / 1113, 125.0 / 192, -2187.0 / 6784, 11.0 / 84}};
+static const double DP_C[6] = {1.0 / 5, 3.0 / 10, 4.0 / 5, 8.0 / 9, 1.0, 1.0};
+static const double DP_E[7] = {71.0 / 57600, 0.0, -71.0 / 16695, 71.0 / 1920,
+                               -17253.0 / 339200, 22.0 / 525, -1.0 / 40};
+
+/* one trial step of size h from (t, y0) with k[0] = f(t, y0): y1 and the error norm */
+static int kb_dp_try(KbInst *m, double t, double h, double *err) {
+    double rtol = m->tol, atol = 1e-3 * m->tol, s = 0.0;
+    for (int st = 0; st < 6; st++) {
+        for (int i = 0; i < KBF_NX; i++) {
+            double v = m->y0[i];
+            for (int j = 0; j <= st; j++) v += h * DP_A[st][j] * m->k[j][i];
+            m->ys[i] = v;
+        }
+        if (kb_f(m, t + DP_C[st] * h, m->ys, m->k[st + 1])) return 1;
+    }
+    for (int i = 0; i < KBF_NX; i++) {
+        double e = 0.0;
+        for (int j = 0; j < 7; j++) e += DP_E[j] * m->k[j][i];
+        m->y1[i] = m->ys[i];
+        double sc = atol + rtol * (fabs(m->y0[i]) > fabs(m->y1[i]) ? fabs(m->y0[i]) : fabs(m->y1[i]));
+        double r = h * e / sc;
+        s += r * r;
+    }
+    *err = KBF_NX > 0 ? sqrt(s / KBF_NX) : 0.0;
+    if (!(*err == *err)) *err = 1e30; /* NaN: reject and shrink */
+    return 0;
+}
+
+/* integrate the states from m->time to t_end; 0 on success */
+static int kb_integrate(KbInst *m, double t_end) {
+    double t = m->time;
+    long steps = 0;
+    memcpy(m->y0, X(m), sizeof(double) * KBF_NX);
+    if (!m->fsal && kb_f(m, t, m->y0, m->k[0])) return 1;
+    if (m->h <= 0.0) m->h = (t_end - t) > 0 ? (t_end - t) * 1e-3 : 1e-6;
+    while (t < t_end) {
+        double h = m->h, err;
+        int last = 0;
+        if (t + h >= t_end || t + 1.0001 * h >= t_end) { h = t_end - t; last = 1; }
+        if (kb_dp_try(m, t, h, &err)) return 1;
+        if (err <= 1.0) {
+            t = last ? t_end : t + h;
+            memcpy(m->y0, m->y1, sizeof(double) * KBF_NX);
+            memcpy(m->k[0], m->k[6], sizeof(double) * KBF_NX);
+            double fac = err > 0 ? 0.9 * pow(err, -0.2) : 5.0;
+            fac = fac > 5.0 ? 5.0 : fac;
+            if (!last || h > m->h) m->h = h * fac;
+        } else {
+            double fac = 0.9 * pow(err, -0.25);
+            m->h = h * (fac < 0.2 ? 0.2 : fac);
+        }
+        if (m->h < 1e-14 * (fabs(t) + 1.0) || ++steps > 50000000L) {
+            kb_log(m, KB_ERR, "logStatusError",
+                   "t = %.17g: the step size fell to %g (the motion may be singular or stiff "
+                   "there); the step was not completed.", t, m->h);
+            return 1;
+        }
+    }
+    memcpy(X(m), m->y0, sizeof(double) * KBF_NX);
+    m->time = t_end;
+    m->fsal = 1;
+    return 0;
+}
+
+
+/* ---------------------------------------------------------------- lifecycle, shared */
+static void kb_defaults(KbInst *m) {
+    memcpy(m->v, KBF_START, sizeof(double) * KBF_NV);
+    m->phase = KB_INSTANTIATED;
+    m->time = 0.0;
+    m->tol = KBF_TOL;
+    m->fresh = m->fsal = 0;
+    m->h = 0.0;
+    m->T0 = 0.0;
+}
+
+/* a new instance, or NULL (logged) when the token is not this unit's */
+static KbInst *kb_new(const char *name, const char *token, int type, int logging, kb_logfn log,
+                      void (*logger)(void), void *env) {
+    KbInst *m = (KbInst *)calloc(1, sizeof(KbInst));
+    if (!m) return 0;
+    m->log = log;
+    m->logger = logger;
+    m->env = env;
+    snprintf(m->name, sizeof m->name, "%s", name ? name : "kanebond");
+    if (!token || strcmp(token, KBF_GUID) != 0) {
+        kb_log(m, KB_ERR, "logStatusError", "this unit's GUID (instantiation token) is %s, the "
+               "importer gives %s: the unit and its modelDescription.xml do not belong "
+               "together", KBF_GUID, token ? token : "(none)");
+        free(m);
+        return 0;
+    }
+    m->type = type;
+    m->logging = logging;
+    kb_defaults(m);
+    return m;
+}
+
+static void kb_setup(KbInst *m, int tolDefined, double tol, double start, int stopDefined,
+                     double stop) {
+    if (tolDefined && tol > 0) m->tol = tol;
+    m->time = start;
+    m->stop = stopDefined ? stop : 0.0;
+}
+
+/* the initial state made consistent (closed loops) and T*(t0) recorded for the audit */
+static int kb_exit_init(KbInst *m, int next_phase) {
+    char msg[512] = "";
+    if (KBF_NPROJ && kbf_project(m->time, X(m), C(m), msg, sizeof msg)) {
+        kb_log(m, KB_ERR, "logStatusError", "initialization: %s", msg);
+        m->phase = KB_ERROR;
+        return KB_ERR;
+    }
+    m->fresh = 0;
+    m->T0 = 0.0;
+    if (kb_update(m, 1) != KB_OK) return KB_ERR;
+    m->T0 = Y(m)[0];
+    m->fresh = 0;
+    m->phase = next_phase;
+    return KB_OK;
+}
+
+static int kb_bad_vr(KbInst *m, unsigned r) {
+    kb_log(m, KB_ERR, "logStatusError", "value reference %u is not one of this unit's Real "
+           "variables (0 to %d)", r, KBF_NV - 1);
+    return KB_ERR;
+}
+
+static int kb_get(KbInst *m, const unsigned vr[], size_t n, double value[]) {
+    int need = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (vr[i] >= KBF_NV) return kb_bad_vr(m, vr[i]);
+        if (vr[i] >= KBF_NX && (vr[i] < 2 * KBF_NX || vr[i] >= 2 * KBF_NX + KBF_NC))
+            need = vr[i] >= 2 * KBF_NX + KBF_NC ? 2 : (need > 1 ? need : 1);
+    }
+    if (need && m->phase != KB_INSTANTIATED && kb_update(m, need == 2) != KB_OK) return KB_ERR;
+    for (size_t i = 0; i < n; i++) value[i] = m->v[vr[i]];
+    return KB_OK;
+}
+
+static int kb_set(KbInst *m, const unsigned vr[], size_t n, const double value[]) {
+    for (size_t i = 0; i < n; i++) {
+        const unsigned r = vr[i];
+        const int before = m->phase == KB_INSTANTIATED || m->phase == KB_INIT;
+        if (r >= KBF_NV) return kb_bad_vr(m, r);
+        if ((r >= KBF_NX && r < 2 * KBF_NX) || r >= 2 * KBF_NX + KBF_NC) {
+            kb_log(m, KB_ERR, "logStatusError", "value reference %u is calculated by the unit "
+                   "(a derivative or an output) and cannot be set", r);
+            return KB_ERR;
+        }
+        if (r >= 2 * KBF_NX && !KBF_INPUT[r - 2 * KBF_NX] && !before) {
+            kb_log(m, KB_ERR, "logStatusError", "value reference %u is a fixed parameter: set "
+                   "it before the end of initialization", r);
+            return KB_ERR;
+        }
+        if (r < KBF_NX && !before) {
+            kb_log(m, KB_ERR, "logStatusError", "value reference %u is a state: set it with "
+                   "SetContinuousStates (Model Exchange) or before initialization", r);
+            return KB_ERR;
+        }
+        if (!(value[i] - value[i] == 0.0)) {
+            kb_log(m, KB_ERR, "logStatusError", "value reference %u: %g is not a finite "
+                   "number", r, value[i]);
+            return KB_ERR;
+        }
+        m->v[r] = value[i];
+    }
+    m->fresh = 0;
+    m->fsal = 0;
+    return KB_OK;
+}
+
+static int kb_set_states(KbInst *m, const double x[], size_t n) {
+    if (n != KBF_NX) {
+        kb_log(m, KB_ERR, "logStatusError", "this unit has %d states, got %u", KBF_NX,
+               (unsigned)n);
+        return KB_ERR;
+    }
+    memcpy(X(m), x, sizeof(double) * n);
+    m->fresh = 0;
+    return KB_OK;
+}
+
+static int kb_derivatives(KbInst *m, double d[], size_t n) {
+    if (n != KBF_NX || kb_update(m, 0) != KB_OK) return KB_ERR;
+    memcpy(d, XD(m), sizeof(double) * n);
+    return KB_OK;
+}
+
+static void kb_set_time(KbInst *m, double t) {
+    if (t != m->time) m->fresh = 0;
+    m->time = t;
+}
+
+static int kb_do_step(KbInst *m, double t, double h) {
+    char msg[512] = "";
+    if (m->phase == KB_ERROR) return KB_ERR;
+    if (fabs(t - m->time) > 1e-9 * (fabs(t) + 1.0)) {
+        kb_log(m, KB_ERR, "logStatusError", "the communication point %.17g is not the unit's "
+               "time %.17g", t, m->time);
+        return KB_ERR;
+    }
+    m->time = t;
+    if (h < 0) return KB_ERR;
+    if (kb_integrate(m, t + h)) { m->phase = KB_ERROR; return KB_ERR; }
+    if (KBF_NPROJ) {
+        if (kbf_project(m->time, X(m), C(m), msg, sizeof msg)) {
+            kb_log(m, KB_ERR, "logStatusError", "t = %.17g: %s", m->time, msg);
+            m->phase = KB_ERROR;
+            return KB_ERR;
+        }
+        m->fsal = 0;
+    }
+    m->fresh = 0;
+    return KB_OK;
+}
+
+static int kb_get_state(KbInst *m, void **state) {
+    KbInst *s = *state ? (KbInst *)*state : (KbInst *)malloc(sizeof(KbInst));
+    if (!s) return KB_ERR;
+    memcpy(s, m, sizeof(KbInst));
+    *state = s;
+    return KB_OK;
+}
+
+static int kb_set_state(KbInst *m, const void *state) {
+    kb_logfn log = m->log;
+    void (*logger)(void) = m->logger;
+    void *env = m->env;
+    memcpy(m, state, sizeof(KbInst));
+    m->log = log;
+    m->logger = logger;
+    m->env = env;
+    return KB_OK;
+}
+
+/* For kanebond's own checks after building (not part of FMI): derivatives and outputs of one
+   state, with T*(t0) = T0; returns 0 or non-zero, with the message in msg. */
+KB_EXPORT int kanebond_eval(double t, const double *x, const double *c, double *xd, double *y,
+                            double T0, char *msg, int len) {
+    return kbf_eval(t, x, c, xd, y, T0, msg, (size_t)len);
+}
+KB_EXPORT int kanebond_project(double t, double *x, const double *c, char *msg, int len) {
+    return KBF_NPROJ ? kbf_project(t, x, c, msg, (size_t)len) : 0;
+}
