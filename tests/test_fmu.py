@@ -214,6 +214,39 @@ def test_refusals_write_nothing(tmp_path):
         kb.export_fmu(object(), tmp_path / "o.fmu")
 
 
+def _particle(load_name: str, coordinate: str = "x"):
+    import sympy as sp
+    import sympy.physics.mechanics as me
+
+    x, u = me.dynamicsymbols(f"{coordinate} u")
+    F = me.dynamicsymbols("F")
+    m = sp.Symbol("m", positive=True)
+    N = me.ReferenceFrame("N")
+    O = me.Point("O")
+    O.set_vel(N, 0)
+    P = O.locatenew("P", x * N.x)
+    P.set_vel(N, u * N.x)
+    return kb.KaneSystem(N, [x], [u], [x.diff() - u], [me.Particle("p", P, m)],
+                         loads={load_name: (P, F * N.x)})
+
+
+def test_hostile_names_are_refused_before_writing(tmp_path):
+    target = tmp_path / "p.fmu"
+    with pytest.raises(kb.ModelError, match="control character"):
+        kb.export_fmu(_particle("push\nnow"), target, {"m": 1.0})
+    with pytest.raises(kb.ModelError, match="'work'"):
+        kb.export_fmu(_particle("push", coordinate="work"), target, {"m": 1.0})
+    assert not target.exists()
+    # quotes, brackets and markup in a name are only text: the unit is valid and runs
+    info = kb.export_fmu(_particle('push "<&>" */'), target, {"m": 2.0})
+    assert validate_fmu(str(target)) == []
+    sig = np.array([(0.0, 1.0), (1.0, 1.0)], dtype=[("time", float), ("F", float)])
+    res = simulate_fmu(str(target), stop_time=1.0, input=sig, output=["x", 'power[push "<&>" */]'],
+                       relative_tolerance=1e-10)
+    assert res["x"][-1] == pytest.approx(0.25, abs=1e-8)  # x = F t^2 / (2 m)
+    assert info.inputs == ["F"]
+
+
 def test_cli_export(tmp_path):
     from click.testing import CliRunner
 

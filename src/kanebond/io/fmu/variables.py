@@ -53,6 +53,12 @@ class Layout:
         ]
         names: dict[str, str] = {}
         for v in self.all:
+            bad = [ch for ch in v.name if ord(ch) < 32 or ord(ch) == 127]
+            if bad or not v.name.strip():
+                raise ModelError(
+                    f"the unit's variable {v.name!r} ({v.description or v.causality}) has a "
+                    f"control character or no name; FMI names are one line of text: rename "
+                    f"the symbol or the load.")
             if v.name in names:
                 raise ModelError(
                     f"two variables of the unit would be named {v.name!r} ({names[v.name]} and "
