@@ -142,6 +142,23 @@ def test_model_description_names_and_structure(units):
     assert "x" not in deps["der(u1)"] and "y" not in deps["der(u2)"]
 
 
+def test_multipliers_of_embedded_constraints(units):
+    """The bicycle's λ (A_u u' + D_u u − e_u = Bᵀ λ) as outputs along a Co-Simulation run,
+    against the numeric model's NumPy-path multipliers at the same states."""
+    path, case = units("whipple_bicycle")
+    md = fmpy.read_model_description(str(path))
+    lam = [v.name for v in md.modelVariables if v.name.startswith("lambda[")]
+    assert len(lam) == 5
+    names = _states(path)
+    res = simulate_fmu(str(path), fmi_type="CoSimulation", stop_time=1.0, output_interval=0.1,
+                       relative_tolerance=1e-10, output=[*names, *lam])
+    num = case.system.numeric(case.constants, path="bodies", backend="numpy")
+    want = num.constraint_multipliers(res["time"], np.column_stack([res[n] for n in names]))
+    got = np.column_stack([res[n] for n in lam])
+    assert np.max(np.abs(got - want)) < 1e-9 * max(1.0, np.max(np.abs(want)))
+    assert np.max(np.abs(want)) > 1.0  # the contact forces are not all zero
+
+
 def test_closed_loop_start_made_consistent_inside_the_unit(units):
     """A start with the four-bar's dependent coordinates off the loop: the unit solves them at
     initialization, as kanebond does (the residuals of g(q) are outputs)."""

@@ -42,6 +42,8 @@ class CModel:
     adjoined: list[str] = field(default_factory=list)
     dependent_speeds: list[str] = field(default_factory=list)
     n_velocity: int = 0
+    constraint_names: list[str] = field(default_factory=list)
+    """names of the rows of B (embedded velocity constraints)."""
     part: list[int] | None = None
     q_dep: list[int] = field(default_factory=list)
     n_config: int = 0
@@ -112,6 +114,7 @@ def c_model(num: Any) -> CModel:
         adjoined=list(getattr(num, "adjoined_names", [])),
         dependent_speeds=[show(x) for x in rel.dependent_speed_symbols] if rel.embedded else [],
         n_velocity=L.K_c,
+        constraint_names=list(rel.system.embedding.names) if rel.embedded else [],
         part=[int(v) for v in rel._part] if rel.embedded else None,
         q_dep=q_dep, n_config=n_cfg,
         baumgarte=float(getattr(num, "baumgarte", 0.0)),

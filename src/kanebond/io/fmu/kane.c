@@ -7,8 +7,9 @@
    State x = [q (R_), f (KBF_NS), W], W the work of every source (loads, prescribed flows,
    adjoined constraints), so that T* - T*(t0) - W is the energy audit's residual. Outputs:
    [T*, P of each load, P of each prescribed flow, P of each adjoined constraint, audit residual,
-    dependent speeds (KC_), B u (KC_), g(q) (KBF_NG), prescribed speeds, reactions (NC_),
-    multipliers (NA_), phi - Pphi (NA_)]. */
+    dependent speeds (KC_), B u (KC_), g(q) (KBF_NG), multipliers of the embedded constraints
+    (KC_, without prescribed flows and adjoined constraints), prescribed speeds, reactions
+    (NC_), multipliers (NA_), phi - Pphi (NA_)]. */
 #ifndef NC_
 #define NC_ 0
 #define NA_ 0
@@ -82,6 +83,53 @@ static int kbf_project(double t, double *x, const double *c, char *msg, size_t l
 #else
 static int kbf_project(double t, double *x, const double *c, char *msg, size_t len) {
     (void)t; (void)x; (void)c; (void)msg; (void)len;
+    return 0;
+}
+#endif
+
+#if KC_ > 0 && KBF_KIND == 1
+/* The multipliers of the embedded constraints: A_u u' + D_u u - e_u = B^T lambda in all speeds
+   ([PA-VP] (24)-(27) with embedded rows), u' = T f' + c~; lambda from the rows of the
+   dependent speeds, B_d^T lambda = r_d, and the rows of the independent ones checked. */
+static int kbf_multipliers(double t, const double *x, const double *c, const double *xd,
+                           double *lam, char *msg, size_t len) {
+    const int *part = KBF_PART, *dep = KB_DEP;
+    double wp[NPOS], wv[NVEL], LU[KC_ * KC_], G[KC_ * (SF_ > 0 ? SF_ : 1)];
+    double T[S_ * (SF_ > 0 ? SF_ : 1)], u[S_], cc[KC_], ud[S_], A[S_ * S_], Df[S_], e[S_];
+    double r[S_], rest = 0.0, scale = 1.0;
+    int piv[KC_];
+    memset(u, 0, sizeof u);
+    k_pos(&t, x, u, c, wp);
+    if (kb_embed_speeds(wp + B_OFF, part, x + R_, LU, piv, G, T, u)) {
+        snprintf(msg, len, "%s", kb_code_text(-1));
+        return 1;
+    }
+    k_vel(&t, x, u, c, wv);
+    for (int k = 0; k < KC_; k++) cc[k] = -wv[BUD_OFF + k];
+    kb_lu_solve(LU, piv, KB_KL, KB_KU, cc);
+    for (int j = 0; j < S_; j++) {
+        double v = 0.0;
+        for (int s = 0; s < SF_; s++) v += T[j * SF_ + s] * xd[R_ + s];
+        ud[j] = v;
+    }
+    for (int k = 0; k < KC_; k++) ud[dep[k]] += cc[k];
+    kb_parts(1, &t, x, u, c, 0, A, Df, e, 0, 0, 0, 0);
+    for (int i = 0; i < S_; i++) {
+        double v = Df[i] - e[i];
+        for (int j = 0; j < S_; j++) v += A[i * S_ + j] * ud[j];
+        r[i] = v;
+        scale = fabs(v) + 1.0 > scale ? fabs(v) + 1.0 : scale;
+    }
+    for (int k = 0; k < KC_; k++) lam[k] = r[dep[k]];
+    kb_lu_solve_t(LU, piv, KB_KL, KB_KU, lam);
+    for (int e2 = 0; e2 < NB_ENT; e2++) r[B_COL[e2]] -= wp[B_OFF + e2] * lam[B_ROW[e2]];
+    for (int j = 0; j < S_; j++) rest = fabs(r[j]) > rest ? fabs(r[j]) : rest;
+    if (!(rest <= 1e-6 * scale)) {
+        snprintf(msg, len, "the constraint multipliers do not balance the equations of the "
+                 "independent speeds (relative residual %.2e): the constraints are close to "
+                 "losing rank there", rest / scale);
+        return 1;
+    }
     return 0;
 }
 #endif
@@ -163,6 +211,10 @@ static int kbf_eval(double t, const double *x, const double *c, double *xd, doub
         k_cfg(&t, x, c, w);
         for (int k = 0; k < KBF_NG; k++) y[o++] = w[k];
     }
+#endif
+#if KC_ > 0 && KBF_KIND == 1
+    if (kbf_multipliers(t, x, c, xd, y + o, msg, len)) return 1;
+    o += KC_;
 #endif
 #if KBF_KIND == 2
     {

@@ -6,7 +6,9 @@ The states are x = [q, f, W]: every coordinate, the independent speeds of the ve
 (loads, prescribed flows, adjoined constraints), so that the output ``audit_residual`` =
 T* − T*(t0) − W is the energy audit's residual ([PA21] (18), (53)). Outputs: T*, the power of
 each source, the audit residual, the dependent speeds, the residuals of the velocity (B u) and
-configuration (g(q)) constraints, and with prescribed flows and adjoined constraints the
+configuration (g(q)) constraints, the multipliers λ of the embedded constraints
+(A_u u' + D_u u − e_u = Bᵀ λ, [PA-VP] (24)–(27)), and with prescribed flows and adjoined
+constraints the
 prescribed speeds, the reactions ᶜe ([PA21] (48)), the multipliers λ and the residuals
 φ − ᴾφ ([PA-VP] (13)).
 """
@@ -138,6 +140,11 @@ def kane_unit(num: Any, x0: np.ndarray, units: dict[str, str]) -> KaneUnit:
     out += [Variable(f"residual[config[{k}]]", "output", "continuous",
                      description=f"configuration constraint {k}, g(q)")
             for k in range(cm.n_config)]
+    if cm.kind == "embedded":
+        out += [Variable(f"lambda[{n}]", "output", "continuous",
+                         description=f"multiplier of the embedded constraint {n} (the force "
+                                     f"it exerts, [PA-VP] (24)-(27))")
+                for n in cm.constraint_names]
     out += [Variable(n, "output", "continuous", description="prescribed speed")
             for n in cm.prescribed]
     out += [Variable(f"reaction[{n}]", "output", "continuous",
