@@ -26,7 +26,8 @@ pytestmark = pytest.mark.skipif(not kb.numeric.compiler_available(),
 
 FILES = Path(kb.__file__).parent / "models" / "files"
 
-#: (model, t_end, --set values): the issue's five and one of each constraint kind more
+#: (model, t_end, --set values): the issue's five, one of each constraint kind more and a real
+#: robot's URDF (falling from rest under gravity)
 CASES = {
     "rolling_disk": ("rolling_disk", 2.0, {}),
     "chaplygin_sleigh": ("chaplygin_sleigh", 2.0, {}),
@@ -36,6 +37,7 @@ CASES = {
                                                                           "V_r": 4.0}),
     "bead": (str(FILES / "bead_on_spinning_rod.toml"), 1.0, {}),
     "adjoined": (str(FILES / "constant_speed_particle.toml"), 1.0, {}),
+    "panda": (str(Path(__file__).parent / "urdf" / "panda.urdf"), 0.5, {}),  # mimic: embedded
 }
 
 
