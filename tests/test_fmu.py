@@ -193,6 +193,33 @@ def test_failure_is_an_fmi_error_not_a_crash(units, fmi):
     assert any("configuration constraints" in m for m in messages), messages
 
 
+@pytest.mark.parametrize("fmi", ["2", "3"])
+def test_unit_stops_where_the_constraints_lose_rank(tmp_path, fmi):
+    """The N four-bar (N = 1) falls flat at t ≈ 0.7085, where its loop constraints lose rank:
+    kanebond's run stops there, and so does the unit in both interfaces, at the same time."""
+    import re
+
+    spec = str(FILES / "n_four_bar_1.toml")
+    case = runspec.prepare(spec)
+    with pytest.raises(kb.SimulationError, match="lose rank") as err:
+        runspec.simulate_case(case, 1.0, 101, rtol=1e-10, atol=1e-12)
+    t_kb = float(re.search(r"lose rank at t≈([0-9.]+)", str(err.value)).group(1))
+    path = tmp_path / f"nfb{fmi}.fmu"
+    kb.export_fmu(case.system, path, case.constants, initial=case.x0, t_end=1.0, fmi=fmi)
+    from fmpy.fmi1 import FMICallException
+
+    for kind in ("CoSimulation", "ModelExchange"):
+        messages: list[str] = []
+        with pytest.raises(FMICallException):
+            simulate_fmu(str(path), fmi_type=kind, stop_time=1.0, relative_tolerance=1e-10,
+                         logger=lambda *a, out=messages: out.append(a[-1].decode()),
+                         debug_logging=True)
+        found = [m for m in messages if "lose rank" in m]
+        assert found, (kind, messages)
+        t_unit = float(re.search(r"lose rank at t = ([0-9.]+)", found[0]).group(1))
+        assert t_unit == pytest.approx(t_kb, abs=1e-6), (kind, t_unit, t_kb)
+
+
 def test_sources_rebuild_the_unit(units, tmp_path):
     """The unit's sources and buildDescription.xml alone (no kanebond) build a working
     binary: compiled here with cc, then run by FMPy from the extracted folder."""

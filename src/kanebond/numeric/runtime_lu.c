@@ -57,9 +57,15 @@ static void kb_chol_solve(int n, const double *L, double *b) {
    as singular) fails. piv[j] is the row swapped with j at step j;
    as in LINPACK's dgbfa, a swap moves only the columns from j on, so the multiplier of column
    j stays in the row it was computed for and the solves interleave swaps and eliminations. */
+/* the smallest pivot of the last factorization over ``big`` (0 where it failed): a cheap
+   watch on how close B_d is to singular, read by an FMU between steps */
+static double kb_lu_ratio = 1.0;
+
 static int kb_lu(double *M, int *piv, int kl, int ku, double big) {
     const int k = KC_, w = kl + ku;
+    kb_lu_ratio = 0.0;
     if (!(big > 0.0) || !isfinite(big)) return 1;
+    double ratio = 1.0;
     for (int j = 0; j < k; j++) {
         const int last = j + kl < k - 1 ? j + kl : k - 1, cend = j + w < k - 1 ? j + w : k - 1;
         int p = j;
@@ -70,6 +76,7 @@ static int kb_lu(double *M, int *piv, int kl, int ku, double big) {
         }
         piv[j] = p;
         if (!(best > 1e-12 * big)) return 1;
+        if (best < ratio * big) ratio = best / big;
         if (p != j) /* LINPACK convention: the multipliers of earlier columns stay in place */
             for (int c = j; c <= cend; c++) {
                 double tmp = M[j * k + c]; M[j * k + c] = M[p * k + c]; M[p * k + c] = tmp;
@@ -83,6 +90,7 @@ static int kb_lu(double *M, int *piv, int kl, int ku, double big) {
             for (int c = j + 1; c <= cend; c++) M[i * k + c] -= l * M[j * k + c];
         }
     }
+    kb_lu_ratio = ratio;
     return 0;
 }
 

@@ -137,10 +137,10 @@ FMI2_Export fmi2Status fmi2EnterContinuousTimeMode(fmi2Component c) {
 }
 FMI2_Export fmi2Status fmi2CompletedIntegratorStep(fmi2Component c, fmi2Boolean noSet,
                                                    fmi2Boolean *enter, fmi2Boolean *terminate) {
-    (void)c; (void)noSet;
+    (void)noSet;
     *enter = fmi2False;
     *terminate = fmi2False;
-    return fmi2OK;
+    return (fmi2Status)kb_completed(M2(c)); /* the constraint watch over the step */
 }
 FMI2_Export fmi2Status fmi2SetTime(fmi2Component c, fmi2Real t) {
     kb_set_time(M2(c), t);

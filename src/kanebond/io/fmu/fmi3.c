@@ -214,9 +214,9 @@ FMI3_Export fmi3Status fmi3EnterContinuousTimeMode(fmi3Instance c) {
 }
 FMI3_Export fmi3Status fmi3CompletedIntegratorStep(fmi3Instance c, fmi3Boolean noSet,
                                                    fmi3Boolean *enter, fmi3Boolean *terminate) {
-    (void)c; (void)noSet;
+    (void)noSet;
     *enter = *terminate = false;
-    return fmi3OK;
+    return (fmi3Status)kb_completed(M3(c)); /* the constraint watch over the step */
 }
 FMI3_Export fmi3Status fmi3SetTime(fmi3Instance c, fmi3Float64 t) {
     kb_set_time(M3(c), t);

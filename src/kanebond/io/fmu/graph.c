@@ -20,6 +20,15 @@ static int kbf_project(double t, double *x, const double *c, char *msg, size_t l
     return 0;
 }
 
+/* no constraint watch between steps: M z = b is checked at every evaluation */
+static double kbf_ratio(void) { return 1.0; }
+static int kbf_watch(double t, double h, const double *y0, const double *y1, const double *f0,
+                     const double *f1, double ratio, const double *c, char *msg, size_t len) {
+    (void)t; (void)h; (void)y0; (void)y1; (void)f0; (void)f1; (void)ratio; (void)c;
+    (void)msg; (void)len;
+    return 0;
+}
+
 static int kbf_solve_z(double t, const double *x, const double *c, double *z, char *msg,
                        size_t len) {
     double z0[KBF_NZ1], b[KBF_NZ1];

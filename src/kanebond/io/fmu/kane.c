@@ -27,6 +27,150 @@ static const char *kb_code_text(int code) {
            "block B_d is singular: a singular configuration for this choice of dependent speeds)";
 }
 
+/* ---- the constraint watch between steps (kanebond.simulate.monitor, in the unit) ----
+   The smallest pivot of B_d over the largest entry of B (kb_lu_ratio, from the band LU) is a
+   cheap gauge of how close B_d is to singular; it vanishes where B loses rank too. After every
+   step it is sampled along the step's cubic Hermite interpolant and its dips are followed to
+   the bottom; where that is below KBF_WATCH, the rank margin of B (sigma_min / sigma_max, rows
+   not rescaled, as kanebond.simulate.monitor) decides: below KBF_SINGULAR the constraints lose
+   rank (a bifurcation: the motion through it is not unique) and the unit stops, as kanebond's
+   own runs do; a B_d nearly singular while B keeps its rank means that the system's own
+   independent speeds cannot describe the motion there (kanebond's runs switch partition; a
+   unit's states keep their meaning), and the unit stops too. */
+#define KBF_WATCH 1e-3
+#define KBF_SINGULAR 1e-6
+#if KC_ > 0
+static double kbf_ratio(void) { return kb_lu_ratio; }
+
+/* sigma_min / sigma_max of B(q) by one-sided Jacobi on its rows (0 if not finite) */
+static double kbf_rank_margin(double t, const double *x, const double *c) {
+    double wp[NPOS], u0[S_], smin = INFINITY, smax = 0.0;
+    double *B = (double *)calloc((size_t)KC_ * S_, sizeof(double));
+    if (!B) return 1.0;
+    memset(u0, 0, sizeof u0);
+    k_pos(&t, x, u0, c, wp);
+    for (int e = 0; e < NB_ENT; e++) B[B_ROW[e] * S_ + B_COL[e]] = wp[B_OFF + e];
+    for (int sweep = 0; sweep < 40; sweep++) {
+        int rotated = 0;
+        for (int p = 0; p < KC_; p++)
+            for (int q = p + 1; q < KC_; q++) {
+                double a = 0.0, b = 0.0, g = 0.0, *rp = B + p * S_, *rq = B + q * S_;
+                for (int j = 0; j < S_; j++) {
+                    a += rp[j] * rp[j]; b += rq[j] * rq[j]; g += rp[j] * rq[j];
+                }
+                if (!(fabs(g) > 1e-15 * sqrt(a * b))) continue;
+                rotated = 1;
+                double z = (b - a) / (2.0 * g);
+                double tn = (z >= 0 ? 1.0 : -1.0) / (fabs(z) + sqrt(1.0 + z * z));
+                double cs = 1.0 / sqrt(1.0 + tn * tn), sn = cs * tn;
+                for (int j = 0; j < S_; j++) {
+                    double vp = rp[j], vq = rq[j];
+                    rp[j] = cs * vp - sn * vq;
+                    rq[j] = sn * vp + cs * vq;
+                }
+            }
+        if (!rotated) break;
+    }
+    for (int p = 0; p < KC_; p++) {
+        double n2 = 0.0;
+        for (int j = 0; j < S_; j++) n2 += B[p * S_ + j] * B[p * S_ + j];
+        double sv = sqrt(n2);
+        smin = sv < smin ? sv : smin;
+        smax = sv > smax ? sv : smax;
+    }
+    free(B);
+    if (!(smax > 0.0) || !(smin == smin)) return 0.0;
+    return smin / smax;
+}
+
+/* the state at s in [0, 1] on the cubic Hermite interpolant of a step */
+static void kbf_hermite(double s, double h, const double *y0, const double *y1,
+                        const double *f0, const double *f1, double *y, int n) {
+    const double h00 = (1 + 2 * s) * (1 - s) * (1 - s), h10 = s * (1 - s) * (1 - s);
+    const double h01 = s * s * (3 - 2 * s), h11 = s * s * (s - 1);
+    for (int i = 0; i < n; i++)
+        y[i] = h00 * y0[i] + h10 * h * f0[i] + h01 * y1[i] + h11 * h * f1[i];
+}
+
+/* the smallest pivot of B_d over the largest entry of B at configuration q (0: singular) */
+static double kbf_pivot_ratio(double t, const double *q, const double *c) {
+    double wp[NPOS], u0[S_], LU[KC_ * KC_], G[KC_ * (SF_ > 0 ? SF_ : 1)];
+    double T[S_ * (SF_ > 0 ? SF_ : 1)];
+    int piv[KC_];
+    memset(u0, 0, sizeof u0);
+    k_pos(&t, q, u0, c, wp);
+    if (kb_embed_speeds(wp + B_OFF, KBF_PART, 0, LU, piv, G, T, u0)) return 0.0;
+    return kb_lu_ratio;
+}
+
+/* The watch over one step from (t, y0, f0) to (t + h, y1, f1): the pivot ratio sampled at
+   nine points of the cubic through the ends; where it dips inside the step, its minimum is
+   found by golden section; where that is below KBF_WATCH, the rank margin of B there decides
+   between a loss of rank (a bifurcation) and a B_d singular in these independent speeds. */
+static int kbf_watch(double t, double h, const double *y0, const double *y1, const double *f0,
+                     const double *f1, double ratio, const double *c, char *msg, size_t len) {
+    double y[R_ > 0 ? R_ : 1], r[9], best, sb;
+    int kb = 0;
+    (void)ratio;
+    for (int k = 0; k <= 8; k++) {
+        kbf_hermite(k / 8.0, h, y0, y1, f0, f1, y, R_);
+        r[k] = kbf_pivot_ratio(t + k / 8.0 * h, y, c);
+        if (r[k] < r[kb]) kb = k;
+    }
+    best = r[kb];
+    sb = kb / 8.0;
+    if (kb > 0 && kb < 8) { /* a dip inside the step: its bottom */
+        double a = (kb - 1) / 8.0, b = (kb + 1) / 8.0;
+        const double gr = 0.6180339887498949;
+        double s1 = b - gr * (b - a), s2 = a + gr * (b - a), m1, m2;
+        kbf_hermite(s1, h, y0, y1, f0, f1, y, R_);
+        m1 = kbf_pivot_ratio(t + s1 * h, y, c);
+        kbf_hermite(s2, h, y0, y1, f0, f1, y, R_);
+        m2 = kbf_pivot_ratio(t + s2 * h, y, c);
+        for (int it = 0; it < 40 && b - a > 1e-12; it++) {
+            if (m1 < m2) {
+                b = s2; s2 = s1; m2 = m1; s1 = b - gr * (b - a);
+                kbf_hermite(s1, h, y0, y1, f0, f1, y, R_);
+                m1 = kbf_pivot_ratio(t + s1 * h, y, c);
+            } else {
+                a = s1; s1 = s2; m1 = m2; s2 = a + gr * (b - a);
+                kbf_hermite(s2, h, y0, y1, f0, f1, y, R_);
+                m2 = kbf_pivot_ratio(t + s2 * h, y, c);
+            }
+            if (m1 < best) { best = m1; sb = s1; }
+            if (m2 < best) { best = m2; sb = s2; }
+        }
+    }
+    if (best >= KBF_WATCH) return 0;
+    kbf_hermite(sb, h, y0, y1, f0, f1, y, R_);
+    const double margin = kbf_rank_margin(t + sb * h, y, c);
+    if (margin < KBF_SINGULAR) {
+        snprintf(msg, len, "the velocity constraints lose rank at t = %.10g (rank margin "
+                 "sigma_min/sigma_max of B = %.2e): a singular configuration (a linkage lying "
+                 "flat or passing a dead point); the motion through it is not unique, so the "
+                 "unit stops there, as kanebond's own runs do", t + sb * h, margin);
+        return 1;
+    }
+    if (best < 1e-8) {
+        snprintf(msg, len, "near t = %.10g the dependent speeds are nearly singular in the "
+                 "system's own independent speeds (smallest pivot of B_d %.2e of the largest "
+                 "entry of B) while B keeps its rank (margin %.2e): these independent speeds "
+                 "cannot describe the motion there; export the model with other dependent "
+                 "speeds", t + sb * h, best, margin);
+        return 1;
+    }
+    return 0;
+}
+#else
+static double kbf_ratio(void) { return 1.0; }
+static int kbf_watch(double t, double h, const double *y0, const double *y1, const double *f0,
+                     const double *f1, double ratio, const double *c, char *msg, size_t len) {
+    (void)t; (void)h; (void)y0; (void)y1; (void)f0; (void)f1; (void)ratio; (void)c;
+    (void)msg; (void)len;
+    return 0;
+}
+#endif
+
 #if KBF_NG > 0
 void k_cfg(const double *, const double *, const double *, double *);
 

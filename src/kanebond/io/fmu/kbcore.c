@@ -45,8 +45,12 @@ typedef struct KbInst {
     char name[128];
     int type, phase, logging, fresh, fsal;
     double time, tol, stop, T0, h;
+    double rmin;          /* smallest B_d pivot ratio seen since the last watched step */
+    double tw;            /* Model Exchange: the time of the last completed step */
+    char msg[512];        /* the last evaluation's failure */
     double v[KBF_NV > 0 ? KBF_NV : 1];
     double k[7][KBF_NX1], y0[KBF_NX1], y1[KBF_NX1], ys[KBF_NX1];
+    double xw[KBF_NX1], dw[KBF_NX1]; /* Model Exchange: state and rates at the last step */
 } KbInst;
 
 static void kb_log(KbInst *m, int s, const char *cat, const char *fmt, ...) {
@@ -74,17 +78,18 @@ static int kb_update(KbInst *m, int outputs) {
         m->phase = KB_ERROR;
         return KB_ERR;
     }
+    if (kbf_ratio() < m->rmin) m->rmin = kbf_ratio();
     m->fresh = outputs ? 2 : 1;
     return KB_OK;
 }
 
 /* ---------------------------------------------------------------- Co-Simulation integrator */
+/* one evaluation for the integrator: 0, or 1 with the reason in m->msg */
 static int kb_f(KbInst *m, double t, const double *x, double *out) {
-    char msg[512] = "";
-    if (kbf_eval(t, x, C(m), out, 0, m->T0, msg, sizeof msg)) {
-        kb_log(m, KB_ERR, "logStatusError", "t = %.17g: %s", t, msg);
-        return 1;
-    }
+    m->msg[0] = 0;
+    if (kbf_eval(t, x, C(m), out, 0, m->T0, m->msg, sizeof m->msg)) return 1;
+    double r = kbf_ratio();
+    if (r < m->rmin) m->rmin = r;
     return 0;
 }
 
@@ -128,14 +133,37 @@ static int kb_integrate(KbInst *m, double t_end) {
     double t = m->time;
     long steps = 0;
     memcpy(m->y0, X(m), sizeof(double) * KBF_NX);
-    if (!m->fsal && kb_f(m, t, m->y0, m->k[0])) return 1;
+    if (!m->fsal) {
+        m->rmin = 1.0;
+        if (kb_f(m, t, m->y0, m->k[0])) {
+            kb_log(m, KB_ERR, "logStatusError", "t = %.17g: %s", t, m->msg);
+            return 1;
+        }
+    }
     if (m->h <= 0.0) m->h = (t_end - t) > 0 ? (t_end - t) * 1e-3 : 1e-6;
     while (t < t_end) {
         double h = m->h, err;
         int last = 0;
         if (t + h >= t_end || t + 1.0001 * h >= t_end) { h = t_end - t; last = 1; }
-        if (kb_dp_try(m, t, h, &err)) return 1;
+        const double rmin = m->rmin;
+        if (kb_dp_try(m, t, h, &err)) {
+            /* an evaluation failed at a trial stage: a smaller step, unless it is tiny */
+            if (h > 1e-10 * (fabs(t) + 1.0)) {
+                m->h = h / 4;
+                m->rmin = rmin;
+                continue;
+            }
+            kb_log(m, KB_ERR, "logStatusError", "t = %.17g: %s", t, m->msg);
+            return 1;
+        }
         if (err <= 1.0) {
+            char msg[512] = "";
+            if (kbf_watch(t, h, m->y0, m->y1, m->k[0], m->k[6], m->rmin, C(m), msg,
+                          sizeof msg)) {
+                kb_log(m, KB_ERR, "logStatusError", "%s", msg);
+                return 1;
+            }
+            m->rmin = kbf_ratio(); /* the last stage is the next step's start */
             t = last ? t_end : t + h;
             memcpy(m->y0, m->y1, sizeof(double) * KBF_NX);
             memcpy(m->k[0], m->k[6], sizeof(double) * KBF_NX);
@@ -145,6 +173,7 @@ static int kb_integrate(KbInst *m, double t_end) {
         } else {
             double fac = 0.9 * pow(err, -0.25);
             m->h = h * (fac < 0.2 ? 0.2 : fac);
+            m->rmin = rmin;
         }
         if (m->h < 1e-14 * (fabs(t) + 1.0) || ++steps > 50000000L) {
             kb_log(m, KB_ERR, "logStatusError",
@@ -169,6 +198,8 @@ static void kb_defaults(KbInst *m) {
     m->fresh = m->fsal = 0;
     m->h = 0.0;
     m->T0 = 0.0;
+    m->rmin = 1.0;
+    m->tw = 0.0;
 }
 
 /* a new instance, or NULL (logged) when the token is not this unit's */
@@ -212,8 +243,30 @@ static int kb_exit_init(KbInst *m, int next_phase) {
     m->T0 = 0.0;
     if (kb_update(m, 1) != KB_OK) return KB_ERR;
     m->T0 = Y(m)[0];
+    memcpy(m->xw, X(m), sizeof(double) * KBF_NX);
+    memcpy(m->dw, XD(m), sizeof(double) * KBF_NX);
+    m->tw = m->time;
+    m->rmin = 1.0;
     m->fresh = 0;
     m->phase = next_phase;
+    return KB_OK;
+}
+
+/* Model Exchange: the importer completed a step (from m->tw to m->time): the constraint watch
+   over it, from the evaluations it made and the cubic through both ends. */
+static int kb_completed(KbInst *m) {
+    char msg[512] = "";
+    if (kb_update(m, 0) != KB_OK) return KB_ERR;
+    if (m->time > m->tw && kbf_watch(m->tw, m->time - m->tw, m->xw, X(m), m->dw, XD(m),
+                                     m->rmin, C(m), msg, sizeof msg)) {
+        kb_log(m, KB_ERR, "logStatusError", "%s", msg);
+        m->phase = KB_ERROR;
+        return KB_ERR;
+    }
+    memcpy(m->xw, X(m), sizeof(double) * KBF_NX);
+    memcpy(m->dw, XD(m), sizeof(double) * KBF_NX);
+    m->tw = m->time;
+    m->rmin = 1.0;
     return KB_OK;
 }
 

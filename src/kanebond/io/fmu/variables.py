@@ -103,7 +103,7 @@ def model_description(layout: Layout, *, name: str, identifier: str, guid: str,
               "canSerializeFMUstate": "false", "providesDirectionalDerivative": "false",
               "canNotUseMemoryManagementFunctions": "true"}
     me = ET.SubElement(root, "ModelExchange", {**common,
-                                               "completedIntegratorStepNotNeeded": "true"})
+                                               "completedIntegratorStepNotNeeded": "false"})
     cs = ET.SubElement(root, "CoSimulation", {**common,
                                               "canHandleVariableCommunicationStepSize": "true"})
     for part in (me, cs):
@@ -171,7 +171,7 @@ def model_description_3(layout: Layout, *, name: str, identifier: str, guid: str
     common = {"modelIdentifier": identifier, "canGetAndSetFMUState": "true",
               "canSerializeFMUState": "false", "providesDirectionalDerivatives": "false",
               "providesAdjointDerivatives": "false"}
-    ET.SubElement(root, "ModelExchange", {**common, "needsCompletedIntegratorStep": "false"})
+    ET.SubElement(root, "ModelExchange", {**common, "needsCompletedIntegratorStep": "true"})
     ET.SubElement(root, "CoSimulation", {**common,
                                          "canHandleVariableCommunicationStepSize": "true"})
     units = sorted({u for v in layout.all for u in [v.unit] if u})
