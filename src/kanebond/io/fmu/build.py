@@ -24,7 +24,7 @@ import numpy as np
 from ...errors import ModelError
 
 __all__ = ["HERE", "platform_folder", "compile_unit", "write_archive", "Probe", "c_array",
-           "c_string", "wrapper"]
+           "c_string", "wrapper", "check_unit"]
 
 HERE = Path(__file__).parent
 
@@ -47,8 +47,8 @@ def wrapper(fmi: str) -> tuple[str, str, list[str]]:
     """(the line that declares FMI fmi's interface, the lines that add the core and the
     interface after the model's glue, the files they name)."""
     head, api = ("fmi2.h", "fmi2.c") if fmi == "2" else ("fmi3.h", "fmi3.c")
-    return (f'#include "{head}"', f'#include "kbcore.c"\n#include "{api}"',
-            [head, "kbcore.c", api])
+    return (f'#include "{head}"\n#include "kbglue.c"', f'#include "kbcore.c"\n#include "{api}"',
+            [head, "kbglue.c", "kbcore.c", api])
 
 
 def c_array(ctype: str, name: str, values) -> str:
@@ -179,5 +179,25 @@ class Probe:
         return {row: sorted(v) for row, v in found.items()}
 
 
-def machine() -> str:
-    return f"{platform.system()} {platform.machine()}"
+def check_unit(probe: Probe, what: str, x0: np.ndarray, c0: np.ndarray, rhs, energy,
+               project: bool = False) -> None:
+    """The built unit against the numeric model it was made from, at the start and at a nearby
+    state (made consistent by the unit when ``project``): the rates of the model's states
+    (``rhs(t, x)``) and output 0, the energy (``energy(t, x)``), to 1e-8 relative; a
+    ModelError naming ``what`` otherwise, before anything is written."""
+    n = len(x0) - 1  # the last state is the work W, the model's own come first
+    rng = np.random.default_rng(1)
+    for k in range(2):
+        x = x0.copy()
+        if k:
+            x[:n] += 1e-2 * rng.standard_normal(n)
+            x = probe.project(0.0, x, c0) if project else x
+        xd, y = probe.eval(0.25, x, c0)
+        want = np.asarray(rhs(0.25, x[:n]), dtype=float)
+        E = float(energy(0.25, x[:n]))
+        err = np.max(np.abs(xd[:n] - want) / (1.0 + np.abs(want)), initial=0.0)
+        err = max(err, abs(y[0] - E) / (1.0 + abs(E)))
+        if not err < 1e-8:
+            raise ModelError(
+                f"the unit's C disagrees with {what} by {err:.3g} (relative) at a test state; "
+                f"the unit was not written. Please report this with the model.")

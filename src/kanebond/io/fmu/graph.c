@@ -20,14 +20,6 @@ static int kbf_project(double t, double *x, const double *c, char *msg, size_t l
     return 0;
 }
 
-/* no constraint watch between steps: M z = b is checked at every evaluation */
-static double kbf_ratio(void) { return 1.0; }
-static int kbf_watch(double t, double h, const double *y0, const double *y1, const double *f0,
-                     const double *f1, double ratio, const double *c, char *msg, size_t len) {
-    (void)t; (void)h; (void)y0; (void)y1; (void)f0; (void)f1; (void)ratio; (void)c;
-    (void)msg; (void)len;
-    return 0;
-}
 
 static int kbf_solve_z(double t, const double *x, const double *c, double *z, char *msg,
                        size_t len) {
@@ -42,30 +34,7 @@ static int kbf_solve_z(double t, const double *x, const double *c, double *z, ch
     for (int e = 0; e < KBF_NM; e++) M[M_ROW[e] * KBF_NZ + M_COL[e]] = mv[e];
     memcpy(A, M, sizeof M);
     for (int i = 0; i < KBF_NZ * KBF_NZ; i++) big = fabs(M[i]) > big ? fabs(M[i]) : big;
-    for (int k = 0; k < KBF_NZ; k++) {
-        int p = k;
-        for (int i = k + 1; i < KBF_NZ; i++)
-            if (fabs(A[i * KBF_NZ + k]) > fabs(A[p * KBF_NZ + k])) p = i;
-        if (!(fabs(A[p * KBF_NZ + k]) > 1e-14 * big)) goto singular;
-        if (p != k) {
-            for (int j = 0; j < KBF_NZ; j++) {
-                double s = A[k * KBF_NZ + j]; A[k * KBF_NZ + j] = A[p * KBF_NZ + j];
-                A[p * KBF_NZ + j] = s;
-            }
-            double s = z[k]; z[k] = z[p]; z[p] = s;
-        }
-        for (int i = k + 1; i < KBF_NZ; i++) {
-            double l = A[i * KBF_NZ + k] / A[k * KBF_NZ + k];
-            if (l == 0.0) continue;
-            for (int j = k; j < KBF_NZ; j++) A[i * KBF_NZ + j] -= l * A[k * KBF_NZ + j];
-            z[i] -= l * z[k];
-        }
-    }
-    for (int k = KBF_NZ - 1; k >= 0; k--) {
-        double s = z[k];
-        for (int j = k + 1; j < KBF_NZ; j++) s -= A[k * KBF_NZ + j] * z[j];
-        z[k] = s / A[k * KBF_NZ + k];
-    }
+    if (kb_dense_solve(KBF_NZ, A, z, 1e-14 * big)) goto singular;
     /* checked: near a singular M the solve returns garbage without a word */
     {
         double r = 0.0, bmax = 0.0;

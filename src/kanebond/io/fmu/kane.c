@@ -161,14 +161,6 @@ static int kbf_watch(double t, double h, const double *y0, const double *y1, con
     }
     return 0;
 }
-#else
-static double kbf_ratio(void) { return 1.0; }
-static int kbf_watch(double t, double h, const double *y0, const double *y1, const double *f0,
-                     const double *f1, double ratio, const double *c, char *msg, size_t len) {
-    (void)t; (void)h; (void)y0; (void)y1; (void)f0; (void)f1; (void)ratio; (void)c;
-    (void)msg; (void)len;
-    return 0;
-}
 #endif
 
 #if KBF_NG > 0
@@ -186,34 +178,11 @@ static int kbf_project(double t, double *x, const double *c, char *msg, size_t l
         if (gmax < 1e-13) return 0;
         memcpy(J, w + KBF_NG, sizeof J);
         memcpy(r, w, sizeof r);
-        for (int k = 0; k < KBF_NG; k++) {
-            int p = k;
-            for (int i = k + 1; i < KBF_NG; i++)
-                if (fabs(J[i * KBF_NG + k]) > fabs(J[p * KBF_NG + k])) p = i;
-            if (fabs(J[p * KBF_NG + k]) < 1e-14) {
-                snprintf(msg, len, "the configuration constraints are singular in the "
-                         "dependent coordinates (%s) there: the closed loop is at a "
-                         "singular configuration", KBF_QDEP_NAMES);
-                return 1;
-            }
-            if (p != k) {
-                for (int j = 0; j < KBF_NG; j++) {
-                    double s = J[k * KBF_NG + j];
-                    J[k * KBF_NG + j] = J[p * KBF_NG + j];
-                    J[p * KBF_NG + j] = s;
-                }
-                double s = r[k]; r[k] = r[p]; r[p] = s;
-            }
-            for (int i = k + 1; i < KBF_NG; i++) {
-                double l = J[i * KBF_NG + k] / J[k * KBF_NG + k];
-                for (int j = k; j < KBF_NG; j++) J[i * KBF_NG + j] -= l * J[k * KBF_NG + j];
-                r[i] -= l * r[k];
-            }
-        }
-        for (int k = KBF_NG - 1; k >= 0; k--) {
-            double s = r[k];
-            for (int j = k + 1; j < KBF_NG; j++) s -= J[k * KBF_NG + j] * r[j];
-            r[k] = s / J[k * KBF_NG + k];
+        if (kb_dense_solve(KBF_NG, J, r, 1e-14)) {
+            snprintf(msg, len, "the configuration constraints are singular in the "
+                     "dependent coordinates (%s) there: the closed loop is at a "
+                     "singular configuration", KBF_QDEP_NAMES);
+            return 1;
         }
         for (int k = 0; k < KBF_NG; k++) x[Q_DEP[k]] -= r[k];
     }

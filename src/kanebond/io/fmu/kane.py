@@ -24,8 +24,8 @@ from sympy.core.function import AppliedUndef
 from ...errors import ModelError
 from ...mechanics.kinematics import show
 from ...numeric.cexport import CModel, c_model
-from .build import HERE, c_array, c_string, wrapper
-from .variables import Variable
+from .build import HERE, c_array, c_string, check_unit, wrapper
+from .variables import UnitParts, Variable
 
 __all__ = ["KaneUnit", "kane_unit"]
 
@@ -33,17 +33,11 @@ _KINDS = {"plain": 0, "embedded": 1, "constrained": 2}
 
 
 @dataclass
-class KaneUnit:
-    """What the unit's C and model description need of one model."""
+class KaneUnit(UnitParts):
+    """What the unit's C and model description need of one model (its inputs: the loads'
+    time-varying symbols)."""
 
     cm: CModel
-    states: list[Variable]
-    constants: list[Variable]
-    outputs: list[Variable]
-    inputs: list[int]
-    """indices into c of the inputs (time-varying symbols: the loads' named inputs)."""
-    x0: np.ndarray
-    c0: np.ndarray
     model: Any
     qdep: list[str]
 
@@ -69,25 +63,10 @@ class KaneUnit:
                      self.x0, self.c0, self.inputs, self.qdep, fmi)
 
     def check(self, probe: Any) -> None:
-        """The unit's x' and T* against the numeric model's at the start and at a nearby
-        state (projected onto the constraint manifold): a ModelError if they differ."""
-        num, n = self.model, len(self.x0) - 1
-        rng = np.random.default_rng(1)
-        for k in range(2):
-            x = self.x0.copy()
-            if k:
-                x[:n] += 1e-2 * rng.standard_normal(n)
-                x = probe.project(0.0, x, self.c0)
-            xd, y = probe.eval(0.25, x, self.c0)
-            want = np.asarray(num.rhs(0.25, x[:n]), dtype=float)
-            T = float(num.T_star(x[: num.R], x[num.R : n]))
-            err = np.max(np.abs(xd[:n] - want) / (1.0 + np.abs(want)), initial=0.0)
-            err = max(err, abs(y[0] - T) / (1.0 + abs(T)))
-            if not err < 1e-8:
-                raise ModelError(
-                    f"the unit's C disagrees with kanebond's numeric model of {self.name!r} by "
-                    f"{err:.3g} (relative) at a test state; the unit was not written. Please "
-                    f"report this with the model.")
+        """The unit's x' and T* against the numeric model's (:func:`check_unit`)."""
+        num = self.model
+        check_unit(probe, f"kanebond's numeric model of {self.name!r}", self.x0, self.c0,
+                   num.rhs, lambda t, x: num.T_star(x[: num.R], x[num.R :]), project=True)
 
 
 def _check_constants(cm: CModel) -> np.ndarray:
@@ -157,8 +136,8 @@ def kane_unit(num: Any, x0: np.ndarray, units: dict[str, str]) -> KaneUnit:
                      description=f"phi - Pphi of the adjoined constraint {n}")
             for n in cm.adjoined]
     x = np.append(np.asarray(x0, dtype=float), 0.0)
-    return KaneUnit(cm, states, constants, out, inputs, x, c0, num,
-                    [names[j] for j in cm.q_dep])
+    return KaneUnit(states=states, constants=constants, outputs=out, inputs=inputs, x0=x,
+                    c0=c0, cm=cm, model=num, qdep=[names[j] for j in cm.q_dep])
 
 
 def _glue(cm: CModel, nx: int, nc: int, ny: int, guid: str, xs: np.ndarray, c0: np.ndarray,
@@ -175,6 +154,7 @@ def _glue(cm: CModel, nx: int, nc: int, ny: int, guid: str, xs: np.ndarray, c0: 
         f"#define KBF_NY {ny}",
         f"#define KBF_NG {cm.n_config}",
         f"#define KBF_NPROJ {cm.n_config}",
+        *(["#define KBF_NO_WATCH"] if cm.n_velocity == 0 else []),
         f"#define KBF_BETA {cm.baumgarte!r}",
         f'#define KBF_GUID "{guid}"',
         "#define KBF_TOL 1e-10",

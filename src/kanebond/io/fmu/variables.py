@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..._version import __version__
 from ...errors import ModelError
 
-__all__ = ["Variable", "Layout", "model_description", "model_description_3",
+__all__ = ["Variable", "Layout", "UnitParts", "model_description", "model_description_3",
            "build_description"]
 
 
@@ -76,6 +77,20 @@ class Layout:
         return vr + 1
 
 
+@dataclass
+class UnitParts:
+    """What every kind of unit (a Kane model's, a bond graph's) gives the export: its
+    variables, which of its constants are inputs (indices into c), its start state x0 (the
+    work W last) and the numbers c0 of its constants and inputs."""
+
+    states: list[Variable]
+    constants: list[Variable]
+    outputs: list[Variable]
+    inputs: list[int]
+    x0: Any
+    c0: Any
+
+
 def _rate_unit(unit: str | None) -> str | None:
     if not unit or unit == "1":
         return "1/s" if unit == "1" else None
@@ -84,6 +99,35 @@ def _rate_unit(unit: str | None) -> str | None:
 
 def _fmt(x: float) -> str:
     return repr(float(x))
+
+
+def _units_and_experiment(root: ET.Element, layout: Layout, t_end: float,
+                          tolerance: float) -> None:
+    """UnitDefinitions (every unit a variable names) and DefaultExperiment, in both versions."""
+    units = sorted({u for v in layout.all for u in [v.unit] if u})
+    if units:
+        defs = ET.SubElement(root, "UnitDefinitions")
+        for u in units:
+            ET.SubElement(defs, "Unit", {"name": u})
+    ET.SubElement(root, "DefaultExperiment", {"startTime": "0.0", "stopTime": _fmt(t_end),
+                                              "tolerance": _fmt(tolerance)})
+
+
+def _attributes(v: Variable, vr: int) -> dict[str, str]:
+    attrs = {"name": v.name, "valueReference": str(vr), "causality": v.causality,
+             "variability": v.variability}
+    if v.description:
+        attrs["description"] = v.description
+    if v.initial:
+        attrs["initial"] = v.initial
+    return attrs
+
+
+def _unknowns(layout: Layout) -> tuple[list[int], list[int]]:
+    """(value references of the outputs, of the derivatives)."""
+    n = layout.n_states
+    out0 = 2 * n + len(layout.constants)
+    return [out0 + k for k in range(len(layout.outputs))], [n + k for k in range(n)]
 
 
 def model_description(layout: Layout, *, name: str, identifier: str, guid: str,
@@ -110,22 +154,10 @@ def model_description(layout: Layout, *, name: str, identifier: str, guid: str,
         files = ET.SubElement(part, "SourceFiles")
         for s in sources:
             ET.SubElement(files, "File", {"name": s})
-    units = sorted({u for v in layout.all for u in [v.unit] if u})
-    if units:
-        defs = ET.SubElement(root, "UnitDefinitions")
-        for u in units:
-            ET.SubElement(defs, "Unit", {"name": u})
-    ET.SubElement(root, "DefaultExperiment", {"startTime": "0.0", "stopTime": _fmt(t_end),
-                                              "tolerance": _fmt(tolerance)})
+    _units_and_experiment(root, layout, t_end, tolerance)
     mv = ET.SubElement(root, "ModelVariables")
     for vr, v in enumerate(layout.all):
-        attrs = {"name": v.name, "valueReference": str(vr), "causality": v.causality,
-                 "variability": v.variability}
-        if v.description:
-            attrs["description"] = v.description
-        if v.initial:
-            attrs["initial"] = v.initial
-        sv = ET.SubElement(mv, "ScalarVariable", attrs)
+        sv = ET.SubElement(mv, "ScalarVariable", _attributes(v, vr))
         real = {}
         if v.unit:
             real["unit"] = v.unit
@@ -135,10 +167,7 @@ def model_description(layout: Layout, *, name: str, identifier: str, guid: str,
             real["start"] = _fmt(v.start)
         ET.SubElement(sv, "Real", real)
     ms = ET.SubElement(root, "ModelStructure")
-    n = layout.n_states
-    out0 = 2 * n + len(layout.constants)
-    outs = [out0 + k for k in range(len(layout.outputs))]
-    ders = [n + k for k in range(n)]
+    outs, ders = _unknowns(layout)
     for tag, vrs in (("Outputs", outs), ("Derivatives", ders)):
         if vrs:
             el = ET.SubElement(ms, tag)
@@ -174,24 +203,13 @@ def model_description_3(layout: Layout, *, name: str, identifier: str, guid: str
     ET.SubElement(root, "ModelExchange", {**common, "needsCompletedIntegratorStep": "true"})
     ET.SubElement(root, "CoSimulation", {**common,
                                          "canHandleVariableCommunicationStepSize": "true"})
-    units = sorted({u for v in layout.all for u in [v.unit] if u})
-    if units:
-        defs = ET.SubElement(root, "UnitDefinitions")
-        for u in units:
-            ET.SubElement(defs, "Unit", {"name": u})
-    ET.SubElement(root, "DefaultExperiment", {"startTime": "0.0", "stopTime": _fmt(t_end),
-                                              "tolerance": _fmt(tolerance)})
+    _units_and_experiment(root, layout, t_end, tolerance)
     mv = ET.SubElement(root, "ModelVariables")
     ET.SubElement(mv, "Float64", {"name": "time", "valueReference": str(len(layout.all)),
                                   "causality": "independent", "variability": "continuous",
                                   "description": "time"})
     for vr, v in enumerate(layout.all):
-        attrs = {"name": v.name, "valueReference": str(vr), "causality": v.causality,
-                 "variability": v.variability}
-        if v.description:
-            attrs["description"] = v.description
-        if v.initial:
-            attrs["initial"] = v.initial
+        attrs = _attributes(v, vr)
         if v.unit:
             attrs["unit"] = v.unit
         if v.derivative is not None:
@@ -200,10 +218,7 @@ def model_description_3(layout: Layout, *, name: str, identifier: str, guid: str
             attrs["start"] = _fmt(v.start)
         ET.SubElement(mv, "Float64", attrs)
     ms = ET.SubElement(root, "ModelStructure")
-    n = layout.n_states
-    out0 = 2 * n + len(layout.constants)
-    outs = [out0 + k for k in range(len(layout.outputs))]
-    ders = [n + k for k in range(n)]
+    outs, ders = _unknowns(layout)
     for tag, vrs in (("Output", outs), ("ContinuousStateDerivative", ders)):
         for vr in vrs:
             attrs = {"valueReference": str(vr)}
