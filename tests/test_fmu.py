@@ -293,6 +293,27 @@ def test_hostile_names_are_refused_before_writing(tmp_path):
     assert info.inputs == ["F"]
 
 
+def test_a_model_named_by_text(tmp_path):
+    """kb.export_fmu("<name or file>") is the run `kanebond simulate` makes: the model file's
+    values under the given ones, its [initial], its [simulation] t_end, its parameters' units."""
+    target = tmp_path / "robot.fmu"
+    spec = CASES["motors"][0]
+    kb.export_fmu(spec, target, {"V_l": 6.0})
+    md = fmpy.read_model_description(str(target))
+    by = {v.name: v for v in md.modelVariables}
+    assert by["R_a"].unit == "ohm" and by["m"].unit == "kg"
+    assert float(by["V_l"].start) == 6.0 and by["V_l"].causality == "input"
+    case = runspec.prepare(spec)
+    assert float(md.defaultExperiment.stopTime) == float(case.settings["t_end"])
+    sleigh = tmp_path / "sleigh.fmu"
+    kb.export_fmu("chaplygin_sleigh", sleigh, {"a": 0.05}, initial={"u1": 2.0})
+    md = fmpy.read_model_description(str(sleigh))
+    by = {v.name: v for v in md.modelVariables}
+    assert float(by["a"].start) == 0.05 and float(by["u1"].start) == 2.0
+    with pytest.raises(kb.ModelError, match="not a constant or input"):
+        kb.export_fmu("chaplygin_sleigh", tmp_path / "x.fmu", {"nope": 1.0})
+
+
 def test_cli_export(tmp_path):
     from click.testing import CliRunner
 

@@ -133,7 +133,7 @@ API: dict = {
                   'state': 'property'},
  '__version__': 'str',
  'export_fmu': "(model, path, constants=None, *, initial=None, fmi='2', force=False, "
-               't_end=10.0, name=None, units=None, baumgarte=None)',
+               't_end=None, name=None, units=None, baumgarte=None)',
  'from_sympy': '(obj, *, name=None)',
  'from_urdf': "(path, *, base='fixed', parameters=(), gravity=9.81)",
  'models': 'module',

@@ -28,9 +28,10 @@ from .errors import (
     UrdfError,
 )
 from .forms.kane import HamiltonianForm, LagrangianForm, MomentumForm, VelocityForm
-from .io import export_fmu, from_sympy, from_urdf
+from .io import from_sympy, from_urdf
 from .linear.linearization import Linearization
 from .numeric.constrained import ConstrainedModel
+from .runspec import export_fmu
 from .simulate.solve import Event, Trajectory, simulate
 from .system import KaneSystem
 

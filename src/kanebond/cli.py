@@ -308,23 +308,9 @@ def export(model: str, fmu: Path, fmi: str, sets: dict, initial: dict, t_end: fl
     """Export MODEL as a Functional Mock-up Unit (FMI 2.0 or 3.0, Model Exchange and Co-Simulation)
     for Modelica tools, Simulink, 20-sim or FMPy: the constants (with --set values) become
     parameters, the start state and the model file's [simulation] t_end the default run."""
-    from .io.fmu import export_fmu
-    from .runspec import model_file
+    from .runspec import export_fmu
 
-    case = prepare(model, sets, initial, cached=False)
-    t_end = float(case.settings.get("t_end", 5.0)) if t_end is None else t_end
-    path = model_file(model)
-    units = {}
-    if path is not None and path.suffix.lower() == ".toml":
-        from .modelfile import read_model
-
-        units = dict(read_model(str(path)).units)
-    if case.numeric is not None:
-        info = export_fmu(case.numeric, fmu, initial=case.x0, force=force, t_end=t_end,
-                          name=case.name, fmi=fmi)
-    else:
-        info = export_fmu(case.system, fmu, case.constants, initial=case.x0, force=force,
-                          t_end=t_end, name=case.name, units=units, fmi=fmi)
+    info = export_fmu(model, fmu, sets, initial=initial, fmi=fmi, force=force, t_end=t_end)
     click.echo(str(info))
     click.echo(f"  states: {', '.join(info.states)}")
     click.echo(f"  parameters: {', '.join(info.parameters) or '(none)'}")

@@ -21,7 +21,7 @@ from .errors import ModelError
 
 __all__ = ["Case", "resolve_model", "cached_system", "cached_graph", "prepare", "simulate_case",
            "constant_values", "state_values", "symbol_name", "default_tables", "FILE_SUFFIXES",
-           "model_file"]
+           "model_file", "export_fmu"]
 
 FILE_SUFFIXES = (".toml", ".urdf")
 """The suffixes of the model files MODEL may name: a model file or a URDF robot description."""
@@ -68,6 +68,7 @@ class _Resolved:
     initial: dict[str, float] = field(default_factory=dict)
     settings: dict[str, Any] = field(default_factory=dict)
     graph: Any = None
+    units: dict[str, str] = field(default_factory=dict)
 
 
 def _resolve(spec: str) -> _Resolved:
@@ -83,7 +84,7 @@ def _resolve(spec: str) -> _Resolved:
         return _Resolved(loaded.system, dict(loaded.defaults),
                          dict(getattr(loaded, "initial", None) or {}),
                          dict(getattr(loaded, "simulation", None) or {}),
-                         getattr(loaded, "bondgraph", None))
+                         getattr(loaded, "bondgraph", None), dict(loaded.units or {}))
     if spec not in MODELS:
         known = ", ".join(sorted(MODELS))
         raise ModelError(f"unknown model {spec!r}: give a ready-made model ({known}), the "
@@ -246,6 +247,8 @@ class Case:
     """The compiled bond graph of a model file with a ``[bondgraph]`` section (motors,
     hand-built elements: :class:`~kanebond.bondgraph.numeric.GraphNumeric`); then the run is
     that graph's, ``constants`` and ``x0`` are {name: float} of its parameters and states."""
+    units: dict[str, str] = field(default_factory=dict)
+    """{parameter name: unit} of a model file's parameters that give one."""
 
     @property
     def name(self) -> str:
@@ -271,7 +274,8 @@ def prepare(spec: str, sets: Mapping[str, float] | None = None,
     x0 = state_values(r.system, start, "initial state")
     if dependent_coordinates(r.system):
         x0 = _with_guesses(spec, r.system, x0, start, constants)
-    return Case((spec, sets, given), r.system, constants, x0, dict(r.settings))
+    return Case((spec, sets, given), r.system, constants, x0, dict(r.settings),
+                units=dict(r.units))
 
 
 def _prepare_graph(spec: str, r: _Resolved, sets: dict, given: dict) -> Case:
@@ -290,7 +294,8 @@ def _prepare_graph(spec: str, r: _Resolved, sets: dict, given: dict) -> Case:
         raise ModelError(f"{', '.join(bad)} is not a state of the bond graph of {spec} "
                          f"(initial state); its states are {', '.join(num.state_names)}")
     x0 = {n: float(start.get(n, 0.0)) for n in num.state_names}
-    return Case((spec, sets, given), r.system, dict(num.constants), x0, dict(r.settings), num)
+    return Case((spec, sets, given), r.system, dict(num.constants), x0, dict(r.settings), num,
+                dict(r.units))
 
 
 def simulate_case(case: Case, t_end: float, points: int | None = None, *,
@@ -312,3 +317,35 @@ def simulate_case(case: Case, t_end: float, points: int | None = None, *,
                         t_eval=t_eval, progress=progress, **options)
     return simulate(case.system, (0.0, float(t_end)), case.x0, case.constants,
                     t_eval=t_eval, progress=progress, **options)
+
+
+def export_fmu(model: Any, path: Any, constants: Mapping | None = None, *,
+               initial: Any = None, fmi: str = "2", force: bool = False,
+               t_end: float | None = None, name: str | None = None,
+               units: Mapping[str, str] | None = None, baumgarte: float | None = None) -> Any:
+    """:func:`kanebond.io.fmu.export_fmu` (``kb.export_fmu``), and for ``model`` given as text
+    (a ready-made model's name, a ``.toml`` model file or a ``.urdf`` robot, as the command's
+    MODEL) the run it names: ``constants`` {name: number} over its defaults, ``initial``
+    {name: number} over its ``[initial]`` (a closed loop's dependent coordinates solved), the
+    stop time its ``[simulation]`` ``t_end`` (else 5) and a model file's parameter units, as
+    ``kanebond export`` does. An object's default stop time is 10."""
+    from .io.fmu import check_target
+    from .io.fmu import export_fmu as export
+
+    check_target(Path(path), force)  # before forming the model
+    opts = {"fmi": fmi, "force": force, "name": name}
+    if not isinstance(model, (str, Path)):
+        return export(model, path, constants, initial=initial, units=units,
+                      baumgarte=baumgarte, t_end=10.0 if t_end is None else t_end, **opts)
+    bad = [k for k in list(constants or {}) + list(initial or {}) if not isinstance(k, str)]
+    if bad:
+        raise ModelError(f"a model named by text takes constants and initial values by name "
+                         f"(text), got {bad[0]!r}.")
+    case = prepare(str(model), constants, initial, cached=False)
+    t_end = float(case.settings.get("t_end", 5.0)) if t_end is None else float(t_end)
+    opts["name"] = name or case.name
+    units = {**case.units, **dict(units or {})}
+    if case.numeric is not None:
+        return export(case.numeric, path, initial=case.x0, t_end=t_end, units=units, **opts)
+    return export(case.system, path, case.constants, initial=case.x0, t_end=t_end,
+                  units=units, baumgarte=baumgarte, **opts)

@@ -28,7 +28,7 @@ from ...errors import ModelError
 from .build import HERE, Probe, compile_unit, platform_folder, wrapper, write_archive
 from .variables import Layout, build_description, model_description, model_description_3
 
-__all__ = ["export_fmu", "FmuInfo"]
+__all__ = ["export_fmu", "FmuInfo", "check_target"]
 
 
 @dataclass
@@ -56,7 +56,9 @@ class FmuInfo:
                 f"{self.seconds:.1f} s")
 
 
-def _check_target(path: Path, force: bool) -> Path:
+def check_target(path: Path, force: bool) -> Path:
+    """``path`` as a Path, or a ModelError: not a .fmu name, an existing file without ``force``,
+    a directory, a missing folder."""
     path = Path(path)
     if path.suffix.lower() != ".fmu":
         raise ModelError(f"the unit's file name must end in .fmu, got {str(path)!r}.")
@@ -130,14 +132,15 @@ def export_fmu(
     error naming it (a unit runs without Python). Returns an :class:`FmuInfo`.
     """
     t0 = time.perf_counter()
-    path = _check_target(Path(path), force)
+    path = check_target(Path(path), force)
     version = {"2": "2", "2.0": "2", "3": "3", "3.0": "3"}.get(str(fmi))
     if version is None:
         raise ModelError(f"fmi must be '2' (FMI 2.0) or '3' (FMI 3.0), got {fmi!r}.")
     fmi = version
     if hasattr(model, "state_equations") or hasattr(model, "store_names"):
-        from .graph import graph_unit as make
-        unit = make(model, constants, initial)
+        from .graph import graph_unit
+
+        unit = graph_unit(model, constants, initial, dict(units or {}))
     else:
         from .kane import kane_unit
 

@@ -126,9 +126,11 @@ def _kernels(num: GraphNumeric) -> tuple[str, dict[str, int], tuple[list[int], l
     return "".join(src), sizes, at
 
 
-def graph_unit(model: Any, constants: Any, initial: Any) -> GraphUnit:
+def graph_unit(model: Any, constants: Any, initial: Any,
+               units: dict[str, str] | None = None) -> GraphUnit:
     """The unit of a bond graph or its numeric model, started at ``initial`` (a mapping by
-    state name, a sequence, or None for zeros)."""
+    state name, a sequence, or None for zeros); ``units``: {parameter name: unit}."""
+    units = units or {}
     num = model if isinstance(model, GraphNumeric) else model.numeric(constants)
     if constants is not None and num is model:
         num = GraphNumeric(num.graph, {**num.constants, **dict(constants)})
@@ -140,9 +142,9 @@ def graph_unit(model: Any, constants: Any, initial: Any) -> GraphUnit:
     states.append(Variable("work", "local", "continuous", "exact", 0.0, "J",
                            "work of every source and resistor since the start"))
     consts = [Variable(name_of(s), "input", "continuous", None, float(c0[k]),
-                       description="input") if k in inputs else
+                       units.get(name_of(s)), "input") if k in inputs else
               Variable(name_of(s), "parameter", "fixed", "exact", float(c0[k]),
-                       description="constant")
+                       units.get(name_of(s)), "constant")
               for k, s in enumerate(num.parameters)]
     outs = [Variable("energy", "output", "continuous", unit="J",
                      description="energy stored in the graph")]
