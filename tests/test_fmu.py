@@ -314,6 +314,78 @@ def test_a_model_named_by_text(tmp_path):
         kb.export_fmu("chaplygin_sleigh", tmp_path / "x.fmu", {"nope": 1.0})
 
 
+def test_instances_in_parallel_threads(tmp_path):
+    """Four instances of one unit with embedded constraints, each with its own radius, stepped
+    in parallel threads (ctypes releases the GIL): the same states as one after the other.
+    The runtime's large work arrays are one per thread."""
+    import threading
+
+    from fmpy import extract
+    from fmpy.fmi2 import FMU2Slave
+
+    path = tmp_path / "disk.fmu"
+    case = runspec.prepare("rolling_disk_dependent")
+    kb.export_fmu(case.system, path, case.constants, initial=case.x0)
+    md = fmpy.read_model_description(str(path))
+    folder = extract(str(path))
+    vr = {v.name: v.valueReference for v in md.modelVariables}
+    names = _states(path)
+
+    def make(i: int):
+        s = FMU2Slave(guid=md.guid, unzipDirectory=folder, instanceName=f"disk{i}",
+                      modelIdentifier=md.coSimulation.modelIdentifier)
+        s.instantiate()
+        s.setupExperiment(tolerance=1e-10, startTime=0.0)
+        s.enterInitializationMode()
+        s.setReal([vr["r"]], [0.2 + 0.1 * i])
+        s.exitInitializationMode()
+        return s
+
+    def run(s, out: list, i: int) -> None:
+        for k in range(100):
+            s.doStep(0.01 * k, 0.01)
+        out[i] = np.array(s.getReal([vr[n] for n in names]))
+
+    serial: list = [None] * 4
+    for i in range(4):
+        run(make(i), serial, i)
+    for _ in range(8):
+        slaves, out = [make(i) for i in range(4)], [None] * 4
+        threads = [threading.Thread(target=run, args=(slaves[i], out, i)) for i in range(4)]
+        for th in threads:
+            th.start()
+        for th in threads:
+            th.join()
+        for a, b in zip(out, serial, strict=True):
+            assert a is not None and np.array_equal(a, b)
+    assert not np.allclose(serial[0], serial[1])  # the radii matter
+
+
+def test_dependencies_of_a_term_that_vanishes_at_the_exported_values(tmp_path):
+    """A spring of stiffness k = 0 when exported: der(u) still depends on x (k can be set in
+    the unit), as the parameters are moved too when the dependencies are read."""
+    import sympy as sp
+    import sympy.physics.mechanics as me
+
+    x, u = me.dynamicsymbols("x u")
+    m, k = sp.symbols("m k", positive=True)
+    N = me.ReferenceFrame("N")
+    O = me.Point("O")
+    O.set_vel(N, 0)
+    P = O.locatenew("P", x * N.x)
+    P.set_vel(N, u * N.x)
+    spring = kb.KaneSystem(N, [x], [u], [x.diff() - u], [me.Particle("p", P, m)],
+                           loads={"spring": (P, -k * x * N.x)})
+    path = tmp_path / "spring.fmu"
+    kb.export_fmu(spring, path, {m: 1.0, k: 0.0}, initial={x: 1.0, u: 0.0})
+    md = fmpy.read_model_description(str(path))
+    deps = {d.variable.name: {v.name for v in d.dependencies} for d in md.derivatives}
+    assert deps["der(u)"] == {"x"} and deps["der(x)"] == {"u"}
+    res = simulate_fmu(str(path), stop_time=1.0, start_values={"k": 4.0}, output=["x"],
+                       relative_tolerance=1e-10)
+    assert res["x"][-1] == pytest.approx(np.cos(2.0), abs=1e-7)  # x = cos(2t)
+
+
 def test_cli_export(tmp_path):
     from click.testing import CliRunner
 

@@ -337,7 +337,7 @@ static void kb_assemble_emb(const double *u, const double *T, const double *ct, 
    Tᵀ A_u T f' = Tᵀ (e_u − D_u u − A_u c̃), c̃[dep] = c = −B_d⁻¹ Ḃu. uout (n x S_) receives u. */
 int kb_rhs_emb(int n, const double *t, const double *x, const double *c, const int *part,
                double *out, double *uout) {
-    static double LU[KC_ * KC_];
+    static KB_TLS double LU[KC_ * KC_];
     double wp[NPOS], wv[NVEL], u[S_], ct[S_], G[KC_ * (SF_ > 0 ? SF_ : 1)];
     double T[S_ * (SF_ > 0 ? SF_ : 1)], cc[KC_], Af[SF_ * SF_ + 1];
     int piv[KC_], bad = 0;
@@ -369,7 +369,7 @@ int kb_rhs_emb(int n, const double *t, const double *x, const double *c, const i
    Ġᵀ p̂_d = −Tᵀ Ḃᵀ B_d⁻ᵀ p̂_d. */
 int kb_rhs_momentum_emb(int n, const double *t, const double *y, const double *c,
                         const int *part, double *out, double *uout) {
-    static double LU[KC_ * KC_];
+    static KB_TLS double LU[KC_ * KC_];
     double wp[NPOS], wv[NVEL], wd[NDOT], u[S_], ph[S_], z[S_], G[KC_ * (SF_ > 0 ? SF_ : 1)];
     double T[S_ * (SF_ > 0 ? SF_ : 1)], Af[SF_ * SF_ + 1], f[SF_ + 1], yv[KC_], eh[SF_ + 1];
     int piv[KC_];

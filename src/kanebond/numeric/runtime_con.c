@@ -22,7 +22,7 @@ static int kb_con_relaxed(const double *ti, const double *qi, const double *f, c
                           double *Ge, double *cc) {
     double wp[NPOS], wv[NVEL];
 #if KC_ > 0
-    static double LU[KC_ * KC_];
+    static KB_TLS double LU[KC_ * KC_];
     double T[S_ * SF1], ct[S_];
     int piv[KC_];
     memset(u, 0, sizeof(double) * S_);

@@ -3,6 +3,16 @@
    dependent-speed block B_d and the dependent speeds). Needs KC_, SF_, S_, NB_ENT, B_ROW,
    B_COL; B is passed by its nonzeros. */
 
+/* Work arrays too large for the stack are static, one copy per thread (KB_TLS), so that
+   evaluations in different threads (an FMU's instances run in parallel) never share them. */
+#if defined(_MSC_VER)
+#define KB_TLS __declspec(thread)
+#elif defined(__GNUC__) || defined(__clang__)
+#define KB_TLS __thread
+#else
+#define KB_TLS _Thread_local
+#endif
+
 /* Return code of a right-hand side whose result is not finite at point i (the run goes on:
    Python names the quantity, or the non-finite input, see numeric.py). */
 #define KB_NONFINITE (1 << 28)
@@ -59,7 +69,7 @@ static void kb_chol_solve(int n, const double *L, double *b) {
    j stays in the row it was computed for and the solves interleave swaps and eliminations. */
 /* the smallest pivot of the last factorization over ``big`` (0 where it failed): a cheap
    watch on how close B_d is to singular, read by an FMU between steps */
-static double kb_lu_ratio = 1.0;
+static KB_TLS double kb_lu_ratio = 1.0;
 
 static int kb_lu(double *M, int *piv, int kl, int ku, double big) {
     const int k = KC_, w = kl + ku;
@@ -116,7 +126,7 @@ static void kb_lu_solve(const double *LU, const int *piv, int kl, int ku, double
 static int kb_embed_speeds(const double *B, const int *part, const double *f, double *LU,
                            int *piv, double *G, double *T, double *u) {
     const int kl = KB_KL, ku = KB_KU, w = kl + ku, *role = KB_ROLE;
-    static double Bf[KC_ * (SF_ > 0 ? SF_ : 1)];
+    static KB_TLS double Bf[KC_ * (SF_ > 0 ? SF_ : 1)];
     for (int i = 0; i < KC_; i++) {
         const int c0 = i - kl > 0 ? i - kl : 0, c1 = i + w < KC_ - 1 ? i + w : KC_ - 1;
         for (int c = c0; c <= c1; c++) LU[i * KC_ + c] = 0.0;

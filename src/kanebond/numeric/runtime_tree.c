@@ -355,7 +355,7 @@ void k_treeB(const double *, const double *, const double *, const double *, dou
    u' = u'_0 + Y lambda, f' = u'[ind]. Same arguments and return codes as kb_rhs_emb. */
 int kb_rhs_tree_emb(int n, const double *t, const double *x, const double *c, const int *part,
                     double *out, double *uout) {
-    static double LU[KC_ * KC_], Y[KC_ * S_], Bd[KC_ * S_], Gm[KC_ * KC_];
+    static KB_TLS double LU[KC_ * KC_], Y[KC_ * S_], Bd[KC_ * S_], Gm[KC_ * KC_];
     double wB[NB_ENT > 0 ? NB_ENT : 1], w[NWT], u[S_], full[R_ + S_], r[KC_];
     double IA[36 * NT_], pA[6 * NT_], U[6 * NS], Dl[T_NDL], uv[NS], acc[6 * NT_];
     double G[KC_ * (SF_ > 0 ? SF_ : 1)], T[S_ * (SF_ > 0 ? SF_ : 1)];
@@ -401,7 +401,7 @@ int kb_rhs_tree_emb(int n, const double *t, const double *x, const double *c, co
    loads' powers. Returns 0 or -(1 + i) where B_d is singular. */
 int kb_speeds_tree(int n, const double *t, const double *q, const double *f, const double *c,
                    const int *part, double *uout) {
-    static double LU[KC_ * KC_];
+    static KB_TLS double LU[KC_ * KC_];
     double wB[NB_ENT > 0 ? NB_ENT : 1], u[S_];
     double G[KC_ * (SF_ > 0 ? SF_ : 1)], T[S_ * (SF_ > 0 ? SF_ : 1)];
     int piv[KC_];

@@ -137,6 +137,9 @@ def export_fmu(
     if version is None:
         raise ModelError(f"fmi must be '2' (FMI 2.0) or '3' (FMI 3.0), got {fmi!r}.")
     fmi = version
+    if not (isinstance(t_end, (int, float)) and np.isfinite(t_end) and t_end > 0):
+        raise ModelError(f"t_end (the default experiment's stop time) must be a finite number "
+                         f"above 0, got {t_end!r}.")
     if hasattr(model, "state_equations") or hasattr(model, "store_names"):
         from .graph import graph_unit
 
@@ -146,12 +149,17 @@ def export_fmu(
 
         num = _numeric(model, constants, baumgarte)
         unit = kane_unit(num, _start(num, initial), dict(units or {}))
+    unknown = sorted(set(units or {}) - {v.name for v in unit.constants})
+    if unknown:
+        raise ModelError(f"units names {', '.join(unknown)}, which is not a constant or input "
+                         f"of the model; they are {', '.join(v.name for v in unit.constants)}.")
     ident = _identifier(name or unit.name)
     layout = Layout(unit.states, unit.constants, unit.outputs)
     nx, nc, ny = len(unit.states), len(unit.constants), len(unit.outputs)
-    guid = "{" + str(uuid.UUID(bytes=hashlib.sha256(
-        "".join(unit.units).encode() + repr([v.name for v in layout.all]).encode()
-    ).digest()[:16])) + "}"
+    # the GUID of everything the unit holds but itself: code, start values, names, units
+    guid = "{" + str(uuid.UUID(bytes=hashlib.sha256(repr((
+        unit.units, unit.glue("", fmi), [vars(v) for v in layout.all], ident, t_end, fmi,
+    )).encode()).digest()[:16])) + "}"
     files = {f"kb_kernel{k}.c": src for k, src in enumerate(unit.units[:-1])}
     files["kb_model.c"] = unit.units[-1] + unit.glue(guid, fmi)
     sources = list(files)

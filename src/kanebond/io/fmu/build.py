@@ -39,16 +39,16 @@ def platform_folder(fmi: str = "2") -> tuple[str, str]:
         return (f"linux{bits}" if fmi == "2" else f"{arch}-linux"), ".so"
     if sys.platform == "darwin":
         return (f"darwin{bits}" if fmi == "2" else f"{arch}-darwin"), ".dylib"
-    raise ModelError(f"building a unit's binary on {sys.platform} is not supported; the "
-                     f"unit's sources are still written, build them with the tool that loads it.")
+    raise ModelError(f"building a unit's binary on {sys.platform} is not supported yet; no unit "
+                     f"was written.")
 
 
 def wrapper(fmi: str) -> tuple[str, str, list[str]]:
     """(the line that declares FMI fmi's interface, the lines that add the core and the
     interface after the model's glue, the files they name)."""
     head, api = ("fmi2.h", "fmi2.c") if fmi == "2" else ("fmi3.h", "fmi3.c")
-    return (f'#include "{head}"\n#include "kbglue.c"', f'#include "kbcore.c"\n#include "{api}"',
-            [head, "kbglue.c", "kbcore.c", api])
+    return (f'#include <stdio.h>\n#include "{head}"\n#include "kbglue.c"',
+            f'#include "kbcore.c"\n#include "{api}"', [head, "kbglue.c", "kbcore.c", api])
 
 
 def c_array(ctype: str, name: str, values) -> str:
@@ -85,8 +85,8 @@ def compile_unit(sources: dict[str, str], units: list[tuple[str, list[str]]], ou
         procs, objs = [], []
         for k, (name, flags) in enumerate(units):
             o = str(Path(tmp) / f"unit{k}.o")
-            cmd = [cc, *flags, "-std=c99", "-fPIC", "-fvisibility=hidden", "-c", "-o", o,
-                   str(Path(tmp) / name)]
+            cmd = [cc, *flags, "-std=c99", "-fPIC", "-fvisibility=hidden",
+                   "-Werror=implicit-function-declaration", "-c", "-o", o, str(Path(tmp) / name)]
             procs.append((cmd, subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True)))
             objs.append(o)
         for cmd, p in procs:
@@ -154,15 +154,22 @@ class Probe:
     def dependencies(self, x0: np.ndarray, c0: np.ndarray, inputs: list[int],
                      seed: int = 0) -> dict[int, list[int]] | None:
         """{row of [x', y]: state indices j and input indices (nx + k)} that change it, from
-        perturbations at two points near (x0, c0); None where the unit cannot be evaluated."""
+        perturbations at three points near (x0, c0), the parameters moved too (by up to 20 %,
+        and those that are 0 to a small positive number, so that a term whose coefficient
+        vanishes at the exported values is seen: parameters stay changeable in the unit);
+        None where the unit cannot be evaluated at one of them (FMI then reads "depends on
+        every state and input")."""
         rng = np.random.default_rng(seed)
         found: dict[int, set[int]] = {}
         try:
-            for _ in range(2):
+            for k in range(3):
                 x = x0 + 1e-2 * rng.standard_normal(len(x0))
                 c = c0.copy()
-                for k in inputs:
-                    c[k] += 0.1 + 0.1 * rng.standard_normal()
+                if k:
+                    scale = 1.0 + 0.2 * rng.uniform(-1.0, 1.0, len(c))
+                    c = np.where(c == 0.0, 0.05 * rng.uniform(0.5, 1.0, len(c)), c * scale)
+                for j in inputs:
+                    c[j] = c0[j] + 0.1 + 0.1 * rng.standard_normal()
                 base = np.concatenate(self.eval(0.3, x, c))
                 cols = [(j, x, c, "x") for j in range(self.nx)]
                 cols += [(k, x, c, "c") for k in inputs]

@@ -28,7 +28,8 @@ static int kbf_solve_z(double t, const double *x, const double *c, double *z, ch
     k_b(&t, x, z0, c, b);
     memcpy(z, b, sizeof(double) * KBF_NZ);
 #if KBF_NM > 0
-    double mv[KBF_NM], M[KBF_NZ * KBF_NZ], A[KBF_NZ * KBF_NZ], big = 0.0, zmax = 0.0;
+    static KB_TLS double mv[KBF_NM], M[KBF_NZ * KBF_NZ], A[KBF_NZ * KBF_NZ];
+    double big = 0.0, zmax = 0.0;
     k_M(&t, x, z0, c, mv);
     memset(M, 0, sizeof M);
     for (int e = 0; e < KBF_NM; e++) M[M_ROW[e] * KBF_NZ + M_COL[e]] = mv[e];

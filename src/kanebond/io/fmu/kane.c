@@ -44,7 +44,8 @@ static double kbf_ratio(void) { return kb_lu_ratio; }
 
 /* sigma_min / sigma_max of B(q) by one-sided Jacobi on its rows (0 if not finite) */
 static double kbf_rank_margin(double t, const double *x, const double *c) {
-    double wp[NPOS], u0[S_], smin = INFINITY, smax = 0.0;
+    static KB_TLS double wp[NPOS];
+    double u0[S_], smin = INFINITY, smax = 0.0;
     double *B = (double *)calloc((size_t)KC_ * S_, sizeof(double));
     if (!B) return 1.0;
     memset(u0, 0, sizeof u0);
@@ -94,8 +95,9 @@ static void kbf_hermite(double s, double h, const double *y0, const double *y1,
 
 /* the smallest pivot of B_d over the largest entry of B at configuration q (0: singular) */
 static double kbf_pivot_ratio(double t, const double *q, const double *c) {
-    double wp[NPOS], u0[S_], LU[KC_ * KC_], G[KC_ * (SF_ > 0 ? SF_ : 1)];
-    double T[S_ * (SF_ > 0 ? SF_ : 1)];
+    static KB_TLS double wp[NPOS], LU[KC_ * KC_], G[KC_ * (SF_ > 0 ? SF_ : 1)];
+    static KB_TLS double T[S_ * (SF_ > 0 ? SF_ : 1)];
+    double u0[S_];
     int piv[KC_];
     memset(u0, 0, sizeof u0);
     k_pos(&t, q, u0, c, wp);
@@ -169,7 +171,8 @@ void k_cfg(const double *, const double *, const double *, double *);
 /* Newton's method on g(q) = 0 in the dependent coordinates Q_DEP, the others held; the dense
    solve with partial pivoting reports a singular Jacobian. */
 static int kbf_project(double t, double *x, const double *c, char *msg, size_t len) {
-    double w[KBF_NG + KBF_NG * KBF_NG], J[KBF_NG * KBF_NG], r[KBF_NG], gmax = 0.0;
+    static KB_TLS double w[KBF_NG + KBF_NG * KBF_NG], J[KBF_NG * KBF_NG];
+    double r[KBF_NG], gmax = 0.0;
     for (int it = 0; it < 60; it++) {
         k_cfg(&t, x, c, w);
         gmax = 0.0;
@@ -207,9 +210,9 @@ static int kbf_project(double t, double *x, const double *c, char *msg, size_t l
 static int kbf_multipliers(double t, const double *x, const double *c, const double *xd,
                            double *lam, char *msg, size_t len) {
     const int *part = KBF_PART, *dep = KB_DEP;
-    double wp[NPOS], wv[NVEL], LU[KC_ * KC_], G[KC_ * (SF_ > 0 ? SF_ : 1)];
-    double T[S_ * (SF_ > 0 ? SF_ : 1)], u[S_], cc[KC_], ud[S_], A[S_ * S_], Df[S_], e[S_];
-    double r[S_], rest = 0.0, scale = 1.0;
+    static KB_TLS double wp[NPOS], wv[NVEL], LU[KC_ * KC_], G[KC_ * (SF_ > 0 ? SF_ : 1)];
+    static KB_TLS double T[S_ * (SF_ > 0 ? SF_ : 1)], A[S_ * S_];
+    double u[S_], cc[KC_], ud[S_], Df[S_], e[S_], r[S_], rest = 0.0, scale = 1.0;
     int piv[KC_];
     memset(u, 0, sizeof u);
     k_pos(&t, x, u, c, wp);
@@ -249,7 +252,8 @@ static int kbf_multipliers(double t, const double *x, const double *c, const dou
 
 static int kbf_eval(double t, const double *x, const double *c, double *xd, double *y,
                     double T0, char *msg, size_t len) {
-    double u[KBF_U1], eload[KBF_U1 * KBF_NL1], xs[R_ + SF_ + 1], T = 0.0, P = 0.0;
+    static KB_TLS double eload[KBF_U1 * KBF_NL1];
+    double u[KBF_U1], xs[R_ + SF_ + 1], T = 0.0, P = 0.0;
     int code = 0;
 #if KBF_KIND == 2
     double lam[NA_ > 0 ? NA_ : 1], react[NC_ > 0 ? NC_ : 1], acf[NA_ > 0 ? NA_ : 1];
@@ -310,7 +314,8 @@ static int kbf_eval(double t, const double *x, const double *c, double *xd, doub
     y[o++] = T - T0 - x[R_ + KBF_NS];
 #if KC_ > 0
     {
-        double wp[NPOS], r[KC_];
+        static KB_TLS double wp[NPOS];
+        double r[KC_];
         for (int k = 0; k < KC_; k++) y[o++] = u[KB_DEP_SYS[k]];
         k_pos(&t, x, u, c, wp);
         memset(r, 0, sizeof r);
@@ -320,7 +325,7 @@ static int kbf_eval(double t, const double *x, const double *c, double *xd, doub
 #endif
 #if KBF_NG > 0
     {
-        double w[KBF_NG + KBF_NG * KBF_NG];
+        static KB_TLS double w[KBF_NG + KBF_NG * KBF_NG];
         k_cfg(&t, x, c, w);
         for (int k = 0; k < KBF_NG; k++) y[o++] = w[k];
     }
@@ -331,7 +336,7 @@ static int kbf_eval(double t, const double *x, const double *c, double *xd, doub
 #endif
 #if KBF_KIND == 2
     {
-        double wc[NCON1];
+        static KB_TLS double wc[NCON1];
         k_con(&t, x, u, c, wc);
         for (int k = 0; k < NC_; k++) y[o++] = cf[k];
         for (int k = 0; k < NC_; k++) y[o++] = react[k];

@@ -231,8 +231,10 @@ static void kb_setup(KbInst *m, int tolDefined, double tol, double start, int st
     m->stop = stopDefined ? stop : 0.0;
 }
 
-/* the initial state made consistent (closed loops) and T*(t0) recorded for the audit */
-static int kb_exit_init(KbInst *m, int next_phase) {
+/* the start made consistent (a closed loop's dependent coordinates solved in place) and
+   T*(t0) recorded for the audit: at the end of initialization, and for what an importer reads
+   during it (so that it reads the values the run starts from) */
+static int kb_consistent(KbInst *m) {
     char msg[512] = "";
     if (KBF_NPROJ && kbf_project(m->time, X(m), C(m), msg, sizeof msg)) {
         kb_log(m, KB_ERR, "logStatusError", "initialization: %s", msg);
@@ -243,6 +245,12 @@ static int kb_exit_init(KbInst *m, int next_phase) {
     m->T0 = 0.0;
     if (kb_update(m, 1) != KB_OK) return KB_ERR;
     m->T0 = Y(m)[0];
+    m->fresh = 0;
+    return KB_OK;
+}
+
+static int kb_exit_init(KbInst *m, int next_phase) {
+    if (kb_consistent(m) != KB_OK) return KB_ERR;
     memcpy(m->xw, X(m), sizeof(double) * KBF_NX);
     memcpy(m->dw, XD(m), sizeof(double) * KBF_NX);
     m->tw = m->time;
@@ -283,12 +291,16 @@ static int kb_get(KbInst *m, const unsigned vr[], size_t n, double value[]) {
         if (vr[i] >= KBF_NX && (vr[i] < 2 * KBF_NX || vr[i] >= 2 * KBF_NX + KBF_NC))
             need = vr[i] >= 2 * KBF_NX + KBF_NC ? 2 : (need > 1 ? need : 1);
     }
+    if (need && m->phase == KB_INIT && m->fresh == 0 && kb_consistent(m) != KB_OK)
+        return KB_ERR;
     if (need && m->phase != KB_INSTANTIATED && kb_update(m, need == 2) != KB_OK) return KB_ERR;
     for (size_t i = 0; i < n; i++) value[i] = m->v[vr[i]];
     return KB_OK;
 }
 
 static int kb_set(KbInst *m, const unsigned vr[], size_t n, const double value[]) {
+    m->fresh = 0; /* (also when a value below fails: those before it are set) */
+    m->fsal = 0;
     for (size_t i = 0; i < n; i++) {
         const unsigned r = vr[i];
         const int before = m->phase == KB_INSTANTIATED || m->phase == KB_INIT;
@@ -345,13 +357,21 @@ static void kb_set_time(KbInst *m, double t) {
 static int kb_do_step(KbInst *m, double t, double h) {
     char msg[512] = "";
     if (m->phase == KB_ERROR) return KB_ERR;
+    if (m->phase != KB_STEP) {
+        kb_log(m, KB_ERR, "logStatusError", "a step was asked for before the end of "
+               "initialization (or after the end): initialize the instance first");
+        return KB_ERR;
+    }
+    if (!(h >= 0.0)) {
+        kb_log(m, KB_ERR, "logStatusError", "the communication step size %g is negative", h);
+        return KB_ERR;
+    }
     if (fabs(t - m->time) > 1e-9 * (fabs(t) + 1.0)) {
         kb_log(m, KB_ERR, "logStatusError", "the communication point %.17g is not the unit's "
                "time %.17g", t, m->time);
         return KB_ERR;
     }
     m->time = t;
-    if (h < 0) return KB_ERR;
     if (kb_integrate(m, t + h)) { m->phase = KB_ERROR; return KB_ERR; }
     if (KBF_NPROJ) {
         if (kbf_project(m->time, X(m), C(m), msg, sizeof msg)) {
