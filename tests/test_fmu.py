@@ -174,6 +174,30 @@ def test_closed_loop_start_made_consistent_inside_the_unit(units):
                                          abs=1e-3)
 
 
+def test_values_read_during_initialization_are_the_start(units):
+    """An importer reading outputs in Initialization Mode (FMI allows it) reads the state the
+    run starts from: the loop already closed, the audit at zero."""
+    from fmpy import extract
+    from fmpy.fmi2 import FMU2Model
+
+    path, _ = units("four_bar")
+    md = fmpy.read_model_description(str(path))
+    vr = {v.name: v.valueReference for v in md.modelVariables}
+    m = FMU2Model(guid=md.guid, unzipDirectory=extract(str(path)), instanceName="init",
+                  modelIdentifier=md.modelExchange.modelIdentifier)
+    m.instantiate()
+    m.setupExperiment(startTime=0.0)
+    m.enterInitializationMode()
+    m.setReal([vr["q1"]], [0.5])  # the independent coordinate moved: q2, q3 to be solved
+    during = m.getReal([vr["residual[config[0]]"], vr["residual[config[1]]"],
+                        vr["audit_residual"], vr["q2"]])
+    m.exitInitializationMode()
+    after = m.getReal([vr["q2"]])
+    m.terminate()
+    assert max(abs(v) for v in during[:3]) < 1e-12
+    assert during[3] == after[0]
+
+
 @pytest.mark.parametrize("fmi", ["2", "3"])
 def test_failure_is_an_fmi_error_not_a_crash(units, fmi):
     """Links that cannot close the loop: initialization fails through the FMI status with
