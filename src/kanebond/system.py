@@ -159,6 +159,10 @@ class KaneSystem(KaneModel):
         the model's ``tree_note`` says why not).
         """
         constants = self._with_defaults(constants)
+        if backend == "jax":  # imported here: `import kanebond` never imports JAX
+            from .numeric.jaxbackend import JaxModel
+
+            return JaxModel(self, constants)
         if self.prescribed or self.adjoined:
             return ConstrainedModel(self, constants, backend=backend, path=path,
                                     baumgarte=baumgarte)

@@ -25,7 +25,7 @@ import sympy as sp
 
 from ..errors import ModelError
 
-__all__ = ["Graph", "emit_python", "NotLinearError", "children"]
+__all__ = ["Graph", "emit_python", "emit_python_values", "NotLinearError", "children"]
 
 
 class NotLinearError(Exception):
@@ -485,3 +485,31 @@ def emit_python(
     lines.append("    return out")
     return "\n".join(lines) + "\n"
 
+
+
+def emit_python_values(
+    g: Graph, inputs: Mapping[str, int], outputs: Sequence[int], fname: str = "kernel"
+) -> str:
+    """Python source of a pure ``def fname(<groups>)`` returning the tuple of the outputs'
+    values: no array is written, so that it runs under a tracer (JAX's ``jit``, ``vmap`` and
+    ``grad``, with ``np`` bound to ``jax.numpy`` in its namespace) as well as on NumPy arrays.
+    Each input group is indexed by slot (``q[3]``)."""
+    lines = [f"def {fname}({', '.join(inputs)}):"]
+    order = g.needed(outputs)
+    names: dict[int, str] = {}
+
+    def name(i: int) -> str:
+        return names[i]
+
+    for i in order:
+        node = g.nodes[i]
+        if node[0] == "in":  # read once (each indexing is an operation under a tracer)
+            names[i] = f"x{i}"
+            lines.append(f"    x{i} = {node[1]}[{node[2]}]")
+        elif node[0] == "num":
+            names[i] = repr(node[1])
+        else:
+            names[i] = f"x{i}"
+            lines.append(f"    x{i} = {_py_expr(g, node, name)}")
+    lines.append(f"    return ({', '.join(names[o] for o in outputs)}{',' if outputs else ''})")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,237 @@
+"""The JAX backend: a system's equations as pure JAX functions, for ``jit``, ``vmap`` and
+``grad`` (parameter gradients, batched ensembles, GPUs).
+
+``system.numeric(constants, backend="jax")`` gives a :class:`JaxModel`. Its code comes from the
+same per-body program the C backend compiles (:class:`~kanebond.numeric.program.Program`, never
+from expanded matrices): the kernels k_pos and k_vel are emitted as straight-line Python over
+``jax.numpy`` (:func:`~kanebond.symbolic.dag.emit_python_values`), and the assembly of
+[PA21] (53)–(57) and the solves are written with ``jax.numpy``:
+
+* A = Σ m VᵀV + WᵀIW, D u = Σ m Vᵀa + Wᵀ(Iα + ω × Iω), e = Σ V_Pᵀ F, T* = ½ Σ m v·v + ω·Iω;
+* embedded constraints B(q) u = 0 ([PA-VP] (1)–(3)): u = T f with B_d u_d = −B_f f solved by
+  LU with partial pivoting at every evaluation, u' = T f' + c̃ with c̃_d = −B_d⁻¹ Ḃu, and
+  Tᵀ A_u T f' = Tᵀ (e_u − D_u u − A_u c̃);
+* f' = A_f⁻¹ (e_f − D_f f) by Cholesky.
+
+Everything is float64 (importing this module turns on ``jax_enable_x64``). The constants are
+an argument ``c`` (an array in the order of :attr:`JaxModel.parameters`, inputs included), so a
+batch can vary them and ``jax.grad`` differentiates with respect to them. A function of JAX
+cannot raise inside ``jit``: where B_d is singular (a pivot below 1e-12 of the largest entry
+of B, the C runtime's test) or the mass matrix is not positive definite, the result is NaN;
+:meth:`JaxModel.check` says which.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from ..errors import ModelError
+
+try:
+    import jax
+    import jax.numpy as jnp
+    import jax.scipy.linalg as jsl
+except ImportError as err:  # pragma: no cover - the extra is missing
+    raise ModelError(
+        "backend='jax' needs JAX: pip install 'kanebond[jax]' (or pip install jax)."
+    ) from err
+
+from ..mechanics.kinematics import show
+from ..model.parameters import Parameters
+from ..symbolic.dag import emit_python_values
+from .program import Layout, Program
+
+jax.config.update("jax_enable_x64", True)
+
+__all__ = ["JaxModel", "PIVOT_LIMIT"]
+
+#: A pivot of B_d's LU factorization below this fraction of B's largest entry: singular.
+PIVOT_LIMIT = 1e-12
+
+
+def _kernels(prog: Program) -> tuple[Any, Any]:
+    """k_pos(t, q, u, c) and k_vel(t, q, u, c) as pure functions returning 1-D arrays."""
+    L = prog.layout
+    groups = {"t": 1, "q": L.R, "f": L.S, "c": L.K}
+    ns: dict = {"np": jnp}
+    src = emit_python_values(prog.g, groups, prog.pos, "k_pos") + "\n" + \
+        emit_python_values(prog.g, groups, prog.vel, "k_vel")
+    exec(compile(src, "<kanebond generated, JAX>", "exec"), ns)  # our own generated code
+
+    def wrap(fn):
+        def kernel(t, q, u, c):
+            vals = fn(jnp.reshape(t, (1,)), q, u, c)
+            return jnp.stack([jnp.asarray(v, dtype=jnp.float64) for v in vals]) if vals \
+                else jnp.zeros(0)
+        return kernel
+
+    return wrap(ns["k_pos"]), wrap(ns["k_vel"])
+
+
+def _cross(a, b):
+    return jnp.stack([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2],
+                      a[0] * b[1] - a[1] * b[0]])
+
+
+def assemble(L: Layout, wp, wv, u) -> tuple[Any, Any, Any, Any]:
+    """(A, D u, e, T*) in all speeds at one point, from the kernels' work arrays
+    ([PA21] (53), (55), (56), (18))."""
+    S = L.S
+    A = jnp.zeros((S, S))
+    Df = jnp.zeros(S)
+    e = jnp.zeros(S)
+    T = 0.0
+    for b in L.bodies:
+        k, cols = b["k"], np.asarray(b["cols"])
+        if k == 0:
+            continue
+        m = wp[b["m"]]
+        V = wp[b["V"] : b["V"] + 3 * k].reshape(3, k)
+        v = V @ u[cols]
+        blk = m * (V.T @ V)
+        dfc = m * (V.T @ wv[b["a"] : b["a"] + 3])
+        T = T + 0.5 * m * (v @ v)
+        if b["rigid"]:
+            W = wp[b["W"] : b["W"] + 3 * k].reshape(3, k)
+            In = wp[b["I"] : b["I"] + 9].reshape(3, 3)
+            blk = blk + W.T @ In @ W
+            w = W @ u[cols]
+            h = In @ w
+            dfc = dfc + W.T @ (In @ wv[b["al"] : b["al"] + 3] + _cross(w, h))
+            T = T + 0.5 * (w @ h)
+        A = A.at[np.ix_(cols, cols)].add(blk)
+        Df = Df.at[cols].add(dfc)
+    for ld in L.loads:
+        k = ld["k"]
+        if k == 0:
+            continue
+        V = wp[ld["V"] : ld["V"] + 3 * k].reshape(3, k)
+        e = e.at[np.asarray(ld["cols"])].add(V.T @ wv[ld["F"] : ld["F"] + 3])
+    return A, Df, e, T
+
+
+class JaxModel:
+    """A system's velocity form as pure JAX functions (see the module docstring).
+
+    ``rhs(t, x, c=None)`` gives x' for x = [q, f] (one point, or a batch of shape (N, R + S),
+    with ``c`` one array of constants or one per point); ``c`` defaults to the constants given
+    when the model was made (:attr:`c0`). Every method is pure: ``jax.jit``, ``jax.vmap`` and
+    ``jax.grad`` apply.
+    """
+
+    backend = "jax"
+
+    def __init__(self, system: Any, constants: Mapping | None = None) -> None:
+        if system.prescribed or system.adjoined:
+            raise ModelError(
+                f"{system.name!r} has prescribed flows or adjoined constraints, which the JAX "
+                f"backend does not handle yet; use backend='c' or 'numpy'.")
+        self.system = system
+        self.program = Program(system)
+        L = self.layout = self.program.layout
+        self.parameters = list(self.program.params)
+        params = Parameters(self.parameters, constants, f"system {system.name!r}")
+        if params.calls:
+            names = ", ".join(show(params.symbols[k]) for k, _, _ in params.calls)
+            raise ModelError(
+                f"{names} is given as a Python callable; the JAX backend takes numbers (a "
+                f"batch can vary them through the argument c of rhs).")
+        self.c0 = jnp.asarray(params.fixed, dtype=jnp.float64)
+        self.constants = dict(constants or {})
+        self.coordinates = list(system.coordinates)
+        self.speeds = list(system.speeds)
+        self.R, self.S = L.R, L.S_f if L.K_c else L.S
+        self.embedded = L.K_c > 0
+        S_all = L.S
+        self.ind = np.arange(self.S)
+        self.dep = np.arange(self.S, S_all)
+        self._k_pos, self._k_vel = _kernels(self.program)
+        # compiled on first use (XLA compiles each separately: a model used on batches
+        # only never compiles the single-point function)
+        self._rhs1 = jax.jit(self._rhs_point)
+        self._rhs_n = jax.jit(jax.vmap(self._rhs_point, in_axes=(0, 0, 0)))
+
+    # ------------------------------------------------------------------ plumbing
+    @property
+    def state_names(self) -> list[str]:
+        return [show(x) for x in self.coordinates + self.speeds]
+
+    def constants_vector(self, constants: Mapping) -> np.ndarray:
+        """The array c of :attr:`parameters` from a mapping {symbol or name: number}."""
+        params = Parameters(self.parameters, constants, f"system {self.system.name!r}")
+        if params.calls:
+            raise ModelError("the JAX backend takes numbers as constants, not callables.")
+        return params.fixed.copy()
+
+    def _c(self, c):
+        return self.c0 if c is None else jnp.asarray(c, dtype=jnp.float64)
+
+    # ------------------------------------------------------------------ one point
+    def _speeds(self, t, q, f, c):
+        """(u, wp, T, LU data) at one point: all speeds from the independent ones."""
+        L = self.layout
+        wp = self._k_pos(t, q, jnp.zeros(L.S), c)
+        if not self.embedded:
+            return f, wp, None, None
+        B = jnp.zeros((L.K_c, L.S)).at[np.asarray(L.B_rows), np.asarray(L.B_cols)].set(
+            wp[L.B : L.B + len(L.B_rows)])
+        Bd, Bf = B[:, self.dep], B[:, self.ind]
+        lu, piv = jsl.lu_factor(Bd)
+        big = jnp.max(jnp.abs(B))
+        bad = jnp.min(jnp.abs(jnp.diag(lu))) <= PIVOT_LIMIT * big
+        G = -jsl.lu_solve((lu, piv), Bf)
+        u = jnp.zeros(L.S).at[self.ind].set(f).at[self.dep].set(G @ f)
+        u = jnp.where(bad, jnp.nan, u)
+        T = jnp.zeros((L.S, self.S)).at[self.ind].set(jnp.eye(self.S)).at[self.dep].set(G)
+        return u, wp, T, (lu, piv)
+
+    def _rhs_point(self, t, x, c):
+        """[q', f'] of the velocity form at one point ([PA21] (14); embedded: projected)."""
+        L = self.layout
+        q, f = x[: self.R], x[self.R :]
+        u, wp, T, lu = self._speeds(t, q, f, c)
+        wv = self._k_vel(t, q, u, c)
+        A, Df, e, _ = assemble(L, wp, wv, u)
+        r = e - Df
+        if self.embedded:
+            cd = -jsl.lu_solve(lu, wv[L.Bud : L.Bud + L.K_c])
+            ct = jnp.zeros(L.S).at[self.dep].set(cd)
+            r = T.T @ (r - A @ ct)
+            A = T.T @ A @ T
+        fd = jsl.cho_solve(jsl.cho_factor(A, lower=True), r)
+        qd = wv[L.QD : L.QD + L.R]
+        return jnp.concatenate([qd, fd])
+
+    # ------------------------------------------------------------------ public
+    def rhs(self, t, x, c=None):
+        """x' = [q', f'] at time t and state(s) x; c: the constants (one array, or one per
+        point of a batch; default :attr:`c0`)."""
+        x = jnp.asarray(x, dtype=jnp.float64)
+        c = self._c(c)
+        if x.ndim == 1:
+            return self._rhs1(jnp.asarray(t, dtype=jnp.float64), x, c)
+        n = x.shape[0]
+        tt = jnp.broadcast_to(jnp.asarray(t, dtype=jnp.float64), (n,))
+        cc = jnp.broadcast_to(c, (n, c.shape[-1])) if c.ndim == 1 else c
+        return self._rhs_n(tt, x, cc)
+
+    def rhs_function(self):
+        """The pure single-point function ``f(t, x, c) -> x'``, for your own ``jit``, ``vmap``,
+        ``grad`` or integrator."""
+        return self._rhs_point
+
+    def T_star(self, x, c=None, t=0.0):
+        """Kinetic co-energy T* = ½ Σ m v·v + ω·Iω ([PA21] (18)) at one state x = [q, f]."""
+        c = self._c(c)
+        x = jnp.asarray(x, dtype=jnp.float64)
+        q, f = x[: self.R], x[self.R :]
+        u, wp, _, _ = self._speeds(t, q, f, c)
+        wv = self._k_vel(t, q, u, c)
+        return assemble(self.layout, wp, wv, u)[3]
+
+    def __repr__(self) -> str:
+        return (f"JaxModel({self.system.name!r}, R={self.R}, S={self.S}, "
+                f"{len(self.parameters)} constants, embedded={self.embedded})")
