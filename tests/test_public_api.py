@@ -141,6 +141,8 @@ API: dict = {
              "rtol=1e-09, atol=1e-12, method='DOP853', events=None, progress=None, "
              "backend='auto', max_step=inf, audit=True, metadata=None, baumgarte=None, "
              'max_nfev=10000000, stall_steps=1000, **options)',
+ 'simulate_ensemble': "(model, initial_batch, constants_batch=None, t_span=(0.0, 1.0), *, "
+                      "points=101, t_eval=None, rtol=1e-08, atol=1e-10, max_steps=100000)",
  'sweep_linearize': '(model, parameter, values, op_point=None, sets=None, *, drop=None, '
                     'select=None, chunks=None, client=None, scheduler=None, n_workers=None, '
                     'retries=2, progress=True)',
@@ -169,6 +171,7 @@ def test_all_is_the_pinned_list():
 @pytest.mark.parametrize("name", sorted(API))
 def test_signatures_are_pinned(name):
     pytest.importorskip("dask") if name.startswith("sweep_") else None
+    pytest.importorskip("jax") if name == "simulate_ensemble" else None
     obj, pin = _public(name), API[name]
     if pin == "exception":
         assert issubclass(obj, kb.KanebondError) or obj is kb.KanebondWarning

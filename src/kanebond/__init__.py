@@ -72,6 +72,7 @@ __all__ = [
     "SweepError",
     "sweep_simulate",
     "sweep_linearize",
+    "simulate_ensemble",
     "__version__",
 ]
 
@@ -87,6 +88,10 @@ def __getattr__(name: str):
         from . import sweeps
 
         return getattr(sweeps, name)
+    if name == "simulate_ensemble":  # JAX (the jax extra) imported on first use
+        from .simulate.ensemble import simulate_ensemble
+
+        return simulate_ensemble
     module = _aliases.moved_module(name)
     if module is not None:
         return module

@@ -20,7 +20,7 @@ from .cbackend import c_sources, kernel_flags
 from .ccon import constraint_sources
 from .cemit import emit_c
 
-__all__ = ["CModel", "c_model"]
+__all__ = ["CModel", "c_model", "configuration_graph"]
 
 
 @dataclass
@@ -56,31 +56,42 @@ class CModel:
     """the constants and inputs given as Python callables (they cannot run in C)."""
 
 
+def configuration_graph(system: Any, parameters: list) -> tuple[Graph, list, list, list[int]]:
+    """(graph, g, ∂g/∂q_dᵀ row-major, the dependent coordinates' indices) of the configuration
+    constraints g(q) = 0 of a closed loop, on inputs t, q and c (``parameters``' order); empty
+    lists when there are none. The graph is differentiated, not SymPy."""
+    emb = getattr(system, "embedding", None)
+    gs = list(getattr(emb, "configuration_constraints", None) or [])
+    g = Graph()
+    if not gs:
+        return g, [], [], []
+    q = list(system.coordinates)
+    dep = [q.index(x) for x in emb.dependent_coordinates]
+    sym: dict = {t: g.inp("t", 0)}
+    sym |= {x: g.inp("q", i) for i, x in enumerate(q)}
+    sym |= {x: g.inp("c", k) for k, x in enumerate(parameters)}
+    memo: dict = {}
+    outs = [g.from_sympy(e, sym, memo) for e in gs]
+    jac = [g.partial(n, sym[q[j]]) for n in outs for j in dep]
+    return g, outs, jac, dep
+
+
 def _config_kernel(num: Any, K: int) -> tuple[str, list[int], int]:
     """C of k_cfg(t, q, c, out): out = [g (k), ∂g/∂q_dᵀ (k × k, row-major)], the indices of the
     dependent coordinates, and k."""
     system = num.system
-    emb = getattr(system, "embedding", None)
-    gs = list(getattr(emb, "configuration_constraints", None) or [])
-    if not gs:
+    g, outs, jac, dep = configuration_graph(system, num.parameters)
+    if not outs:
         return "", [], 0
-    q = list(system.coordinates)
-    dep = [q.index(x) for x in emb.dependent_coordinates]
-    if len(dep) != len(gs):
+    if len(dep) != len(outs):
+        q = list(system.coordinates)
         raise ModelError(
-            f"{system.name!r} has {len(gs)} configuration constraints for {len(dep)} dependent "
-            f"coordinates ({', '.join(show(q[i]) for i in dep)}); a unit solves them by Newton's "
-            f"method and needs as many of each: declare one dependent coordinate per constraint."
-        )
-    g = Graph()
-    sym: dict = {t: g.inp("t", 0)}
-    sym |= {x: g.inp("q", i) for i, x in enumerate(q)}
-    sym |= {x: g.inp("c", k) for k, x in enumerate(num.parameters)}
-    memo: dict = {}
-    outs = [g.from_sympy(e, sym, memo) for e in gs]
-    outs += [g.partial(n, sym[q[j]]) for n in list(outs) for j in dep]
-    src = emit_c(g, {"t": 1, "q": len(q), "c": max(K, 1)}, outs, "k_cfg")
-    return src, dep, len(gs)
+            f"{system.name!r} has {len(outs)} configuration constraints for {len(dep)} "
+            f"dependent coordinates ({', '.join(show(q[i]) for i in dep)}); a unit solves them "
+            f"by Newton's method and needs as many of each: declare one dependent coordinate "
+            f"per constraint.")
+    src = emit_c(g, {"t": 1, "q": len(system.coordinates), "c": max(K, 1)}, outs + jac, "k_cfg")
+    return src, dep, len(outs)
 
 
 def c_model(num: Any) -> CModel:

@@ -42,6 +42,7 @@ except ImportError as err:  # pragma: no cover - the extra is missing
 from ..mechanics.kinematics import show
 from ..model.parameters import Parameters
 from ..symbolic.dag import emit_python_values
+from .cexport import configuration_graph
 from .program import Layout, Program
 
 jax.config.update("jax_enable_x64", True)
@@ -69,6 +70,20 @@ def _kernels(prog: Program) -> tuple[Any, Any]:
         return kernel
 
     return wrap(ns["k_pos"]), wrap(ns["k_vel"])
+
+
+def _configuration_kernel(system: Any, parameters: list):
+    """g(t, q, _, c) of the configuration constraints, or None."""
+    g, outs, _, _ = configuration_graph(system, parameters)
+    if not outs:
+        return None
+    groups = {"t": 1, "q": len(system.coordinates), "f": 0, "c": len(parameters)}
+    ns: dict = {"np": jnp}
+    exec(compile(emit_python_values(g, groups, outs, "k_cfg"), "<kanebond generated, JAX>",
+                 "exec"), ns)  # our own generated code
+    fn = ns["k_cfg"]
+    return lambda t, q, u, c: jnp.stack([jnp.asarray(v, dtype=jnp.float64)
+                                         for v in fn(jnp.reshape(t, (1,)), q, u, c)])
 
 
 def _cross(a, b):
@@ -149,6 +164,7 @@ class JaxModel:
         self.ind = np.arange(self.S)
         self.dep = np.arange(self.S, S_all)
         self._k_pos, self._k_vel = _kernels(self.program)
+        self._k_cfg = _configuration_kernel(system, self.parameters)
         # compiled on first use (XLA compiles each separately: a model used on batches
         # only never compiles the single-point function)
         self._rhs1 = jax.jit(self._rhs_point)
@@ -188,13 +204,14 @@ class JaxModel:
         T = jnp.zeros((L.S, self.S)).at[self.ind].set(jnp.eye(self.S)).at[self.dep].set(G)
         return u, wp, T, (lu, piv)
 
-    def _rhs_point(self, t, x, c):
-        """[q', f'] of the velocity form at one point ([PA21] (14); embedded: projected)."""
+    def _evaluate(self, t, x, c):
+        """([q', f'], P, T*) at one point: the velocity form ([PA21] (14); embedded:
+        projected), the power P = uᵀe_u of every load and the kinetic co-energy."""
         L = self.layout
         q, f = x[: self.R], x[self.R :]
         u, wp, T, lu = self._speeds(t, q, f, c)
         wv = self._k_vel(t, q, u, c)
-        A, Df, e, _ = assemble(L, wp, wv, u)
+        A, Df, e, Tstar = assemble(L, wp, wv, u)
         r = e - Df
         if self.embedded:
             cd = -jsl.lu_solve(lu, wv[L.Bud : L.Bud + L.K_c])
@@ -203,7 +220,35 @@ class JaxModel:
             A = T.T @ A @ T
         fd = jsl.cho_solve(jsl.cho_factor(A, lower=True), r)
         qd = wv[L.QD : L.QD + L.R]
-        return jnp.concatenate([qd, fd])
+        return jnp.concatenate([qd, fd]), u @ e, Tstar
+
+    def _rhs_point(self, t, x, c):
+        """[q', f'] of the velocity form at one point."""
+        return self._evaluate(t, x, c)[0]
+
+    def audited_function(self):
+        """The pure single-point function ``g(t, y, c) -> y'`` of y = [q, f, W]: the velocity
+        form and W' = P, the power of every load (W the work since the start), for an
+        integrator that audits energy: T* − T*(t0) − W stays zero ([PA21] (18), (53))."""
+
+        def g(t, y, c):
+            xd, P, _ = self._evaluate(t, y[:-1], c)
+            return jnp.concatenate([xd, jnp.reshape(P, (1,))])
+
+        return g
+
+    @property
+    def closed_loop(self) -> bool:
+        """True when the system has configuration constraints g(q) = 0."""
+        return self._k_cfg is not None
+
+    def configuration_residuals(self, x, c=None, t=0.0):
+        """g(q) of the configuration constraints at one state (an empty array for an open
+        tree): how far a closed loop has drifted."""
+        q = jnp.asarray(x, dtype=jnp.float64)[: self.R]
+        if self._k_cfg is None:
+            return jnp.zeros(0)
+        return self._k_cfg(t, q, jnp.zeros(0), self._c(c))
 
     # ------------------------------------------------------------------ public
     def rhs(self, t, x, c=None):
@@ -225,12 +270,7 @@ class JaxModel:
 
     def T_star(self, x, c=None, t=0.0):
         """Kinetic co-energy T* = ½ Σ m v·v + ω·Iω ([PA21] (18)) at one state x = [q, f]."""
-        c = self._c(c)
-        x = jnp.asarray(x, dtype=jnp.float64)
-        q, f = x[: self.R], x[self.R :]
-        u, wp, _, _ = self._speeds(t, q, f, c)
-        wv = self._k_vel(t, q, u, c)
-        return assemble(self.layout, wp, wv, u)[3]
+        return self._evaluate(t, jnp.asarray(x, dtype=jnp.float64), self._c(c))[2]
 
     def __repr__(self) -> str:
         return (f"JaxModel({self.system.name!r}, R={self.R}, S={self.S}, "

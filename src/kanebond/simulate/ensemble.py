@@ -1,0 +1,213 @@
+"""Ensembles on JAX: many trajectories at once, on a CPU or a GPU, and their gradients.
+
+:func:`odeint` integrates one trajectory of a :class:`~kanebond.numeric.jaxbackend.JaxModel`
+with the Dormand–Prince 5(4) pair under error control (rtol, atol), stepping exactly onto the
+output times; it is a pure JAX function, so ``jax.vmap`` batches it with a step size of its own
+for every trajectory, and, with ``differentiable=True`` (a ``lax.scan`` of ``max_steps``
+attempts instead of a ``lax.while_loop``), ``jax.grad`` differentiates a scalar of the
+trajectory with respect to the constants and the initial state. The state is augmented with
+W, the work of every load, so that every trajectory carries its energy audit:
+T* − T*(t0) − W = 0 up to the integration error ([PA21] (18), (53)).
+
+:func:`simulate_ensemble` runs a whole batch (initial states and constants that vary along it)
+and returns an ``xarray.Dataset`` with dims ``("point", "time")`` like the Dask sweeps
+(:func:`kanebond.sweep_simulate`): every state, ``T_star``, ``work``, ``audit_residual``, the
+configuration residuals of a closed loop, ``status`` and ``steps`` per point, the varied values
+as coordinates along ``point`` (a constant by its name, an initial state as ``NAME(0)``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from ..errors import ModelError
+
+__all__ = ["odeint", "simulate_ensemble", "STATUS"]
+
+#: status codes of a trajectory: reached the end, ran out of steps, failed (the step size
+#: vanished: a singular point, NaN)
+STATUS = {0: "ok", 1: "max_steps", 2: "failed"}
+
+_A = [[1 / 5], [3 / 40, 9 / 40], [44 / 45, -56 / 15, 32 / 9],
+      [19372 / 6561, -25360 / 2187, 64448 / 6561, -212 / 729],
+      [9017 / 3168, -355 / 33, 46732 / 5247, 49 / 176, -5103 / 18656],
+      [35 / 384, 0.0, 500 / 1113, 125 / 192, -2187 / 6784, 11 / 84]]
+_C = [1 / 5, 3 / 10, 4 / 5, 8 / 9, 1.0, 1.0]
+_E = [71 / 57600, 0.0, -71 / 16695, 71 / 1920, -17253 / 339200, 22 / 525, -1 / 40]
+
+
+def _jax():
+    try:
+        import jax
+        import jax.numpy as jnp
+    except ImportError as err:  # pragma: no cover - the extra is missing
+        raise ModelError("ensembles need JAX: pip install 'kanebond[jax]'.") from err
+    return jax, jnp
+
+
+def odeint(model: Any, x0: Any, c: Any, ts: Any, *, rtol: float = 1e-8, atol: float = 1e-10,
+           max_steps: int = 100_000, differentiable: bool = False) -> tuple[Any, Any, Any]:
+    """(y at the times ``ts`` (len(ts), R + S + 1), status, steps) of one trajectory of
+    ``model`` (a JaxModel) from x0 = [q, f] at ts[0] with constants ``c``: y = [q, f, W].
+    Pure: ``jax.vmap`` over x0 and c batches it, ``jax.grad`` differentiates it (with
+    ``differentiable=True``; then every trajectory takes ``max_steps`` attempts)."""
+    jax, jnp = _jax()
+    f = model.audited_function()
+    ts = jnp.asarray(ts, dtype=jnp.float64)
+    y0 = jnp.concatenate([jnp.asarray(x0, dtype=jnp.float64), jnp.zeros(1)])
+    c = jnp.asarray(c, dtype=jnp.float64)
+    n_out = ts.shape[0]
+    span = ts[-1] - ts[0]
+
+    def attempt(carry):
+        t, y, h, k1, i, ys, n, status = carry
+        t, h = jax.lax.stop_gradient(t), jax.lax.stop_gradient(h)
+        active = (i < n_out) & (status == 0)
+        t_next = ts[jnp.minimum(i, n_out - 1)]
+        hit = t + h >= t_next - 1e-12 * jnp.abs(span)
+        hh = jnp.where(hit, t_next - t, h)
+        ks = [k1]
+        for st in range(6):
+            yi = y + hh * sum(a * k for a, k in zip(_A[st], ks, strict=False))
+            ks.append(f(t + _C[st] * hh, yi, c))
+        y1 = y + hh * sum(a * k for a, k in zip(_A[5], ks, strict=False))
+        e = hh * sum(w * k for w, k in zip(_E, ks, strict=True))
+        # the step size control is not differentiated: the gradient is that of the
+        # discrete solution with its steps held (and no 0 ** -0.2 reaches it)
+        sg = jax.lax.stop_gradient
+        sc = atol + rtol * jnp.maximum(jnp.abs(sg(y)), jnp.abs(sg(y1)))
+        err = jnp.maximum(jnp.sqrt(jnp.mean((sg(e) / sc) ** 2)), 1e-10)
+        ok = jnp.isfinite(err) & (err <= 1.0) & jnp.all(jnp.isfinite(y1))
+        fac = jnp.where(ok, jnp.clip(0.9 * err ** -0.2, 0.2, 5.0),
+                        jnp.clip(0.9 * jnp.where(jnp.isfinite(err), err, 1e30) ** -0.25,
+                                 0.1, 0.9))
+        h_new = jnp.where(ok & hit, jnp.maximum(h, hh * fac), hh * fac)
+        take = active & ok
+        t2 = jnp.where(take, jnp.where(hit, t_next, t + hh), t)
+        y2 = jnp.where(take, y1, y)
+        k2 = jnp.where(take, ks[6], k1)
+        ys2 = jnp.where(take & hit, ys.at[jnp.minimum(i, n_out - 1)].set(y1), ys)
+        i2 = jnp.where(take & hit, i + 1, i)
+        tiny = h_new < 1e-13 * (jnp.abs(t2) + jnp.abs(span))
+        status2 = jnp.where(active & tiny, 2, status)
+        return (t2, y2, jnp.where(active, h_new, h), k2, i2, ys2,
+                n + active.astype(n.dtype), status2)
+
+    k0 = f(ts[0], y0, c)
+    ys0 = jnp.full((n_out, y0.shape[0]), jnp.nan).at[0].set(y0)
+    carry = (ts[0], y0, jnp.asarray(1e-3, dtype=jnp.float64) * span, k0, jnp.asarray(1),
+             ys0, jnp.asarray(0), jnp.asarray(0))
+    if differentiable:
+        carry, _ = jax.lax.scan(lambda cr, _: (attempt(cr), None), carry, None,
+                                length=max_steps)
+    else:
+        carry = jax.lax.while_loop(
+            lambda cr: (cr[4] < n_out) & (cr[7] == 0) & (cr[6] < max_steps), attempt, carry)
+    _, _, _, _, i, ys, n, status = carry
+    status = jnp.where((status == 0) & (i < n_out), 1, status)
+    return ys, status, n
+
+
+def _batch(values: Any, names: list[str], what: str) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """(N, len(names)) from an array or a mapping {name or symbol: number or array (N,)},
+    and the entries that vary along the batch by name."""
+    if not isinstance(values, Mapping):
+        arr = np.atleast_2d(np.asarray(values, dtype=float))
+        if arr.shape[-1] != len(names):
+            raise ModelError(f"{what} must have {len(names)} columns ({', '.join(names)}), got "
+                             f"shape {arr.shape}.")
+        varying = {n: arr[:, k] for k, n in enumerate(names) if np.ptp(arr[:, k]) > 0}
+        return arr, varying
+    given = {str(getattr(k, "name", None) or k).removesuffix("(t)"): v
+             for k, v in values.items()}
+    given = {(k.split("(")[0] if k.endswith(")") else k): v for k, v in given.items()}
+    unknown = [k for k in given if k not in names]
+    if unknown:
+        raise ModelError(f"{', '.join(unknown)} is not one of the {what} ({', '.join(names)}).")
+    cols = {k: np.atleast_1d(np.asarray(v, dtype=float)) for k, v in given.items()}
+    n = max([len(v) for v in cols.values()] + [1])
+    bad = [k for k, v in cols.items() if len(v) not in (1, n)]
+    if bad:
+        raise ModelError(f"the {what} {', '.join(bad)} has a batch of a length other than {n}.")
+    return np.column_stack([np.broadcast_to(cols.get(nm, [np.nan]), (n,)) for nm in names]), \
+        {k: np.broadcast_to(v, (n,)) for k, v in cols.items() if len(v) == n and n > 1}
+
+
+def simulate_ensemble(model: Any, initial_batch: Any, constants_batch: Any = None,
+                      t_span: tuple[float, float] = (0.0, 1.0), *, points: int = 101,
+                      t_eval: Any = None, rtol: float = 1e-8, atol: float = 1e-10,
+                      max_steps: int = 100_000) -> Any:
+    """Integrate a batch of trajectories of ``model`` at once with JAX (see the module
+    docstring); returns an ``xarray.Dataset`` (point × time).
+
+    ``model``: a KaneSystem (made ``numeric(constants, backend="jax")`` with the batch's first
+    constants) or a JaxModel. ``initial_batch``: (N, R + S) or {state name: number or array};
+    every coordinate and speed must be given. ``constants_batch``: {constant name: number or
+    array (N,)} over the model's constants (inputs are constants here), or (N, K).
+    ``points`` evenly spaced output times over ``t_span``, or ``t_eval``."""
+    jax, jnp = _jax()
+    import xarray as xr
+
+    from ..mechanics.kinematics import show
+    from ..numeric.jaxbackend import JaxModel
+
+    if isinstance(model, JaxModel):
+        jm = model
+        base = np.asarray(jm.c0)
+    else:
+        first = {k: float(np.atleast_1d(np.asarray(v, dtype=float))[0])
+                 for k, v in dict(constants_batch or {}).items()} \
+            if isinstance(constants_batch, Mapping) or constants_batch is None else None
+        jm = model.numeric(first, backend="jax")
+        base = np.asarray(jm.c0)
+    cnames = [show(p) for p in jm.parameters]
+    if constants_batch is None:
+        C, cvary = base[None, :], {}
+    else:
+        C, cvary = _batch(constants_batch, cnames, "constants")
+        C = np.where(np.isnan(C), base[None, :], C)
+    snames = jm.state_names
+    X, xvary = _batch(initial_batch, snames, "states")
+    missing = [snames[k] for k in range(len(snames)) if np.isnan(X[:, k]).any()]
+    if missing:
+        raise ModelError(f"no initial value for {', '.join(missing)}; give every coordinate and "
+                         f"speed in initial_batch.")
+    n = max(len(X), len(C))
+    if len(X) not in (1, n) or len(C) not in (1, n):
+        raise ModelError(f"the initial states ({len(X)}) and constants ({len(C)}) must be "
+                         f"batches of the same length, or one of them a single point.")
+    X = np.broadcast_to(X, (n, X.shape[1]))
+    C = np.broadcast_to(C, (n, C.shape[1]))
+    t0, t1 = (float(v) for v in t_span)
+    ts = np.linspace(t0, t1, int(points)) if t_eval is None else np.asarray(t_eval, dtype=float)
+    if not (ts.ndim == 1 and len(ts) >= 2 and np.all(np.diff(ts) > 0) and ts[0] == t0):
+        raise ModelError("t_eval must increase strictly from t_span[0], with 2 times or more.")
+
+    run = jax.jit(jax.vmap(lambda x, c: odeint(jm, x, c, ts, rtol=rtol, atol=atol,
+                                               max_steps=max_steps)))
+    ys, status, steps = (np.asarray(a) for a in run(jnp.asarray(X), jnp.asarray(C)))
+    flat = ys.reshape(-1, ys.shape[-1])
+    cc = np.repeat(np.asarray(C), len(ts), axis=0)
+    energy = np.asarray(jax.jit(jax.vmap(lambda x, c: jm.T_star(x, c)))(flat[:, :-1], cc))
+    energy = energy.reshape(n, len(ts))
+    data: dict = {nm: (("point", "time"), ys[:, :, k]) for k, nm in enumerate(snames)}
+    data["work"] = (("point", "time"), ys[:, :, -1])
+    data["T_star"] = (("point", "time"), energy)
+    data["audit_residual"] = (("point", "time"), energy - energy[:, :1] - ys[:, :, -1])
+    if jm.closed_loop:
+        g = np.asarray(jax.jit(jax.vmap(lambda x, c: jm.configuration_residuals(x, c)))(
+            flat[:, :-1], cc)).reshape(n, len(ts), -1)
+        for k in range(g.shape[-1]):
+            data[f"residual[config[{k}]]"] = (("point", "time"), g[:, :, k])
+    data["status"] = (("point",), np.array([STATUS[int(s)] for s in status]))
+    data["steps"] = (("point",), steps.astype(int))
+    coords: dict = {"time": ts, "point": np.arange(n)}
+    coords |= {k: ("point", np.asarray(v)) for k, v in cvary.items()}
+    coords |= {f"{k}(0)": ("point", np.asarray(v)) for k, v in xvary.items()}
+    dev = jax.devices()[0]
+    return xr.Dataset(data, coords=coords, attrs={
+        "model": str(jm.system.name), "rtol": rtol, "atol": atol,
+        "device": f"{dev.platform}: {getattr(dev, 'device_kind', dev)}"})
