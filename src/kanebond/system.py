@@ -162,7 +162,7 @@ class KaneSystem(KaneModel):
         if backend == "jax":  # imported here: `import kanebond` never imports JAX
             from .numeric.jaxbackend import JaxModel
 
-            return JaxModel(self, constants)
+            return JaxModel(self, constants, baumgarte=baumgarte)
         if self.prescribed or self.adjoined:
             return ConstrainedModel(self, constants, backend=backend, path=path,
                                     baumgarte=baumgarte)

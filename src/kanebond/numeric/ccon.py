@@ -38,19 +38,20 @@ from ..errors import KanebondError
 from .cbackend import CBackend
 from .cemit import emit_c
 
-__all__ = ["constraint_sources", "CompiledConstraints"]
+__all__ = ["constraint_sources", "CompiledConstraints", "constraint_expressions",
+           "speed_indices"]
 
 _RUNTIME = Path(__file__).with_name("runtime_con.c").read_text()
 
 
-def _indices(system) -> tuple[list[int], list[int]]:
+def speed_indices(system) -> tuple[list[int], list[int]]:
     """(free, prescribed) indices into the independent speeds of the relaxed system."""
     speeds = list(system.speeds)
     ci = [speeds.index(s) for s in system.prescribed]
     return [i for i in range(len(speeds)) if i not in ci], ci
 
 
-def _constraint_exprs(system) -> tuple[list, list] | None:
+def constraint_expressions(system) -> tuple[list, list] | None:
     """(ᶜf, [ᶜf', φ, ᴾφ, ᴾφ', ∂φ/∂uᵀ row-major, γ]) as SymPy expressions, or None where g
     depends on the state (k_cf is evaluated before the free speeds are known)."""
     from ..mechanics.kinematics import t
@@ -74,7 +75,7 @@ def _constraint_exprs(system) -> tuple[list, list] | None:
 def constraint_sources(prog, system) -> tuple[str, str] | None:
     """(kernels k_cf and k_con, constrained runtime) C sources of ``system`` on the graph of
     its program ``prog``, or None where an expression cannot be compiled."""
-    exprs = _constraint_exprs(system)
+    exprs = constraint_expressions(system)
     if exprs is None:
         return None
     try:
@@ -85,7 +86,7 @@ def constraint_sources(prog, system) -> tuple[str, str] | None:
     L = prog.layout
     groups = {"t": 1, "q": L.R, "f": L.S, "c": L.K}
     kernels = emit_c(prog.g, groups, cf, "k_cf") + emit_c(prog.g, groups, rest, "k_con")
-    ui, ci = _indices(system)
+    ui, ci = speed_indices(system)
 
     def arr(name: str, values: list[int]) -> str:
         return f"static const int {name}[] = {{{', '.join(map(str, values or [0]))}}};"

@@ -43,6 +43,7 @@ from ..mechanics.kinematics import show
 from ..model.parameters import Parameters
 from ..symbolic.dag import emit_python_values
 from .cexport import configuration_graph
+from .jaxcon import ConstraintSolve
 from .jaxtape import Tape
 from .program import Layout, Program
 
@@ -152,13 +153,9 @@ class JaxModel:
     backend = "jax"
 
     def __init__(self, system: Any, constants: Mapping | None = None, *,
-                 kernels: str = "auto") -> None:
+                 kernels: str = "auto", baumgarte: float | None = None) -> None:
         if kernels not in ("auto", "tape", "unrolled"):
             raise ModelError(f"kernels must be 'auto', 'tape' or 'unrolled', got {kernels!r}.")
-        if system.prescribed or system.adjoined:
-            raise ModelError(
-                f"{system.name!r} has prescribed flows or adjoined constraints, which the JAX "
-                f"backend does not handle yet; use backend='c' or 'numpy'.")
         self.system = system
         self.program = Program(system)
         L = self.layout = self.program.layout
@@ -173,11 +170,17 @@ class JaxModel:
         self.constants = dict(constants or {})
         self.coordinates = list(system.coordinates)
         self.speeds = list(system.speeds)
-        self.R, self.S = L.R, L.S_f if L.K_c else L.S
+        self.R, self.SF = L.R, L.S_f if L.K_c else L.S
         self.embedded = L.K_c > 0
-        S_all = L.S
-        self.ind = np.arange(self.S)
-        self.dep = np.arange(self.S, S_all)
+        self.ind = np.arange(self.SF)
+        self.dep = np.arange(self.SF, L.S)
+        self.con = None
+        if system.prescribed or system.adjoined:
+            if baumgarte is not None and (not np.isfinite(baumgarte) or baumgarte < 0):
+                raise ModelError(f"baumgarte must be a finite rate ≥ 0, got {baumgarte!r}.")
+            self.con = ConstraintSolve(self.program, system, baumgarte or 0.0)
+            self.speeds = [self.speeds[i] for i in self.con.ui]
+        self.S = len(self.speeds)
         if kernels == "auto":
             ops = len(self.program.g.needed(self.program.pos + self.program.vel))
             kernels = "tape" if ops > TAPE_ABOVE else "unrolled"
@@ -206,7 +209,7 @@ class JaxModel:
 
     # ------------------------------------------------------------------ one point
     def _speeds(self, t, q, f, c):
-        """(u, wp, T, LU data) at one point: all speeds from the independent ones."""
+        """(u, wp, T, LU data) at one point: all speeds from the independent ones f."""
         L = self.layout
         wp = self._k_pos(t, q, jnp.zeros(L.S), c)
         if not self.embedded:
@@ -220,7 +223,7 @@ class JaxModel:
         G = -jsl.lu_solve((lu, piv), Bf)
         u = jnp.zeros(L.S).at[self.ind].set(f).at[self.dep].set(G @ f)
         u = jnp.where(bad, jnp.nan, u)
-        T = jnp.zeros((L.S, self.S)).at[self.ind].set(jnp.eye(self.S)).at[self.dep].set(G)
+        T = jnp.zeros((L.S, self.SF)).at[self.ind].set(jnp.eye(self.SF)).at[self.dep].set(G)
         return u, wp, T, (lu, piv)
 
     def _evaluate(self, t, x, c):
@@ -228,18 +231,26 @@ class JaxModel:
         projected), the power P = uᵀe_u of every load and the kinetic co-energy."""
         L = self.layout
         q, f = x[: self.R], x[self.R :]
+        if self.con is not None:  # the free speeds of the state, the prescribed ones g(t)
+            f = self.con.full_speeds(t, q, f, c, self.SF)
         u, wp, T, lu = self._speeds(t, q, f, c)
         wv = self._k_vel(t, q, u, c)
         A, Df, e, Tstar = assemble(L, wp, wv, u)
+        P = u @ e
         r = e - Df
+        cd = None
         if self.embedded:
             cd = -jsl.lu_solve(lu, wv[L.Bud : L.Bud + L.K_c])
             ct = jnp.zeros(L.S).at[self.dep].set(cd)
             r = T.T @ (r - A @ ct)
             A = T.T @ A @ T
-        fd = jsl.cho_solve(jsl.cho_factor(A, lower=True), r)
+        if self.con is not None:  # [PA21] (47)-(48), [PA-VP] (27): jaxcon.py
+            fd, _, _, Pc = self.con.solve(t, q, u, f, c, A, r, T, self.dep, cd)
+            P = P + Pc
+        else:
+            fd = jsl.cho_solve(jsl.cho_factor(A, lower=True), r)
         qd = wv[L.QD : L.QD + L.R]
-        return jnp.concatenate([qd, fd]), u @ e, Tstar
+        return jnp.concatenate([qd, fd]), P, Tstar
 
     def _rhs_point(self, t, x, c):
         """[q', f'] of the velocity form at one point."""
