@@ -266,11 +266,17 @@ class BondGraph:
 
     def numeric(self, constants=None, *, backend: str = "numpy"):
         """The compiled numeric model (:class:`~kanebond.bondgraph.numeric.GraphNumeric`):
-        ``rhs(t, x)``, energies and powers; :func:`kanebond.simulate` accepts it."""
+        ``rhs(t, x)``, energies and powers; :func:`kanebond.simulate` accepts it. With
+        ``backend="jax"``: :class:`~kanebond.bondgraph.jaxgraph.JaxGraph`, pure JAX for
+        ``jit``, ``vmap``, ``grad`` and :func:`kanebond.simulate_ensemble`."""
         from .numeric import GraphNumeric
 
+        if backend == "jax":  # imported here: `import kanebond` never imports JAX
+            from .jaxgraph import JaxGraph
+
+            return JaxGraph(self, constants)
         if backend not in ("numpy", "auto"):
-            raise BondGraphError(f"bond graphs are evaluated with backend='numpy' for now, got "
+            raise BondGraphError(f"bond graphs are evaluated with backend='numpy' or 'jax', got "
                                  f"{backend!r}.")
         return GraphNumeric(self, constants)
 

@@ -143,18 +143,19 @@ def simulate_ensemble(model: Any, initial_batch: Any, constants_batch: Any = Non
     """Integrate a batch of trajectories of ``model`` at once with JAX (see the module
     docstring); returns an ``xarray.Dataset`` (point × time).
 
-    ``model``: a KaneSystem (made ``numeric(constants, backend="jax")`` with the batch's first
-    constants) or a JaxModel. ``initial_batch``: (N, R + S) or {state name: number or array};
-    every coordinate and speed must be given. ``constants_batch``: {constant name: number or
-    array (N,)} over the model's constants (inputs are constants here), or (N, K).
+    ``model``: a KaneSystem or a bond graph (made ``numeric(constants, backend="jax")`` with
+    the batch's first constants), a JaxModel or a bond graph's JaxGraph. ``initial_batch``:
+    (N, n) or {state name: number or array}; every state must be given.
+    ``constants_batch``: {constant name: number or array (N,)} over the model's constants
+    (inputs are constants here), or (N, K).
     ``points`` evenly spaced output times over ``t_span``, or ``t_eval``."""
     jax, jnp = _jax()
     import xarray as xr
 
-    from ..mechanics.kinematics import show
-    from ..numeric.jaxbackend import JaxModel
+    from ..model.parameters import name_of
 
-    if isinstance(model, JaxModel):
+
+    if hasattr(model, "audited_function"):  # a JaxModel, or a bond graph's JaxGraph
         jm = model
         base = np.asarray(jm.c0)
     else:
@@ -163,7 +164,7 @@ def simulate_ensemble(model: Any, initial_batch: Any, constants_batch: Any = Non
             if isinstance(constants_batch, Mapping) or constants_batch is None else None
         jm = model.numeric(first, backend="jax")
         base = np.asarray(jm.c0)
-    cnames = [show(p) for p in jm.parameters]
+    cnames = [name_of(p) for p in jm.parameters]
     if constants_batch is None:
         C, cvary = base[None, :], {}
     else:
