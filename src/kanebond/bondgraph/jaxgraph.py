@@ -40,6 +40,7 @@ class JaxGraph:
         ref = GraphNumeric(graph, constants)  # the names, parameters and checks of the graph
         eqs = ref.eqs
         self.graph, self.system = graph, graph
+        self.jitted: dict = {}  # compiled functions kept for reuse (ensembles)
         self.state_names = list(ref.state_names)
         self.parameters = list(ref.parameters)
         self.R, self.S = ref.R, 0

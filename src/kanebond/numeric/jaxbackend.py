@@ -157,6 +157,8 @@ class JaxModel:
         if kernels not in ("auto", "tape", "unrolled"):
             raise ModelError(f"kernels must be 'auto', 'tape' or 'unrolled', got {kernels!r}.")
         self.system = system
+        self.jitted: dict = {}
+        """compiled functions kept for reuse (:func:`kanebond.simulate_ensemble`'s runner)"""
         self.program = Program(system)
         L = self.layout = self.program.layout
         self.parameters = list(self.program.params)

@@ -61,6 +61,8 @@ def odeint(model: Any, x0: Any, c: Any, ts: Any, *, rtol: float = 1e-8, atol: fl
     c = jnp.asarray(c, dtype=jnp.float64)
     n_out = ts.shape[0]
     span = ts[-1] - ts[0]
+    a_tab = jnp.asarray([row + [0.0] * (7 - len(row)) for row in _A])
+    c_tab, e_tab = jnp.asarray(_C), jnp.asarray(_E)
 
     def attempt(carry):
         t, y, h, k1, i, ys, n, status = carry
@@ -69,12 +71,15 @@ def odeint(model: Any, x0: Any, c: Any, ts: Any, *, rtol: float = 1e-8, atol: fl
         t_next = ts[jnp.minimum(i, n_out - 1)]
         hit = t + h >= t_next - 1e-12 * jnp.abs(span)
         hh = jnp.where(hit, t_next - t, h)
-        ks = [k1]
-        for st in range(6):
-            yi = y + hh * sum(a * k for a, k in zip(_A[st], ks, strict=False))
-            ks.append(f(t + _C[st] * hh, yi, c))
-        y1 = y + hh * sum(a * k for a, k in zip(_A[5], ks, strict=False))
-        e = hh * sum(w * k for w, k in zip(_E, ks, strict=True))
+        # the six stages in a loop, so that the right-hand side is compiled once per step
+        # (unrolled, XLA would compile it six times)
+        def stage(st, ks):
+            yi = y + hh * (a_tab[st] @ ks)
+            return ks.at[st + 1].set(f(t + c_tab[st] * hh, yi, c))
+
+        ks = jax.lax.fori_loop(0, 6, stage, jnp.zeros((7, y.shape[0])).at[0].set(k1))
+        y1 = y + hh * (a_tab[5] @ ks)
+        e = hh * (e_tab @ ks)
         # the step size control is not differentiated: the gradient is that of the
         # discrete solution with its steps held (and no 0 ** -0.2 reaches it)
         sg = jax.lax.stop_gradient
@@ -109,6 +114,20 @@ def odeint(model: Any, x0: Any, c: Any, ts: Any, *, rtol: float = 1e-8, atol: fl
     _, _, _, _, i, ys, n, status = carry
     status = jnp.where((status == 0) & (i < n_out), 1, status)
     return ys, status, n
+
+
+def _runner(jm: Any) -> Any:
+    """The batched, compiled odeint of model ``jm``, kept on the model (``jm.jitted``) so that
+    later ensembles of the same shapes do not compile again; the output times and the
+    tolerances are arguments, not constants of the compiled code."""
+    jax, _ = _jax()
+    if "ensemble" not in jm.jitted:
+        def run(X, C, ts, rtol, atol, max_steps):
+            return jax.vmap(lambda x, c: odeint(jm, x, c, ts, rtol=rtol, atol=atol,
+                                                max_steps=max_steps))(X, C)
+
+        jm.jitted["ensemble"] = jax.jit(run)
+    return jm.jitted["ensemble"]
 
 
 def _batch(values: Any, names: list[str], what: str) -> tuple[np.ndarray, dict[str, np.ndarray]]:
@@ -187,20 +206,22 @@ def simulate_ensemble(model: Any, initial_batch: Any, constants_batch: Any = Non
     if not (ts.ndim == 1 and len(ts) >= 2 and np.all(np.diff(ts) > 0) and ts[0] == t0):
         raise ModelError("t_eval must increase strictly from t_span[0], with 2 times or more.")
 
-    run = jax.jit(jax.vmap(lambda x, c: odeint(jm, x, c, ts, rtol=rtol, atol=atol,
-                                               max_steps=max_steps)))
-    ys, status, steps = (np.asarray(a) for a in run(jnp.asarray(X), jnp.asarray(C)))
+    run = _runner(jm)
+    ys, status, steps = (np.asarray(a) for a in run(
+        jnp.asarray(X), jnp.asarray(C), jnp.asarray(ts), rtol, atol, max_steps))
     flat = ys.reshape(-1, ys.shape[-1])
     cc = np.repeat(np.asarray(C), len(ts), axis=0)
-    energy = np.asarray(jax.jit(jax.vmap(lambda x, c: jm.T_star(x, c)))(flat[:, :-1], cc))
+    if "T_star" not in jm.jitted:
+        jm.jitted["T_star"] = jax.jit(jax.vmap(lambda x, c: jm.T_star(x, c)))
+        jm.jitted["g"] = jax.jit(jax.vmap(lambda x, c: jm.configuration_residuals(x, c)))
+    energy = np.asarray(jm.jitted["T_star"](flat[:, :-1], cc))
     energy = energy.reshape(n, len(ts))
     data: dict = {nm: (("point", "time"), ys[:, :, k]) for k, nm in enumerate(snames)}
     data["work"] = (("point", "time"), ys[:, :, -1])
     data["T_star"] = (("point", "time"), energy)
     data["audit_residual"] = (("point", "time"), energy - energy[:, :1] - ys[:, :, -1])
     if jm.closed_loop:
-        g = np.asarray(jax.jit(jax.vmap(lambda x, c: jm.configuration_residuals(x, c)))(
-            flat[:, :-1], cc)).reshape(n, len(ts), -1)
+        g = np.asarray(jm.jitted["g"](flat[:, :-1], cc)).reshape(n, len(ts), -1)
         for k in range(g.shape[-1]):
             data[f"residual[config[{k}]]"] = (("point", "time"), g[:, :, k])
     data["status"] = (("point",), np.array([STATUS[int(s)] for s in status]))
