@@ -459,32 +459,40 @@ def _py_expr(g: Graph, node: tuple, name) -> str:
     return f"1.0 / {inv}({args})"
 
 
-def emit_python(
-    g: Graph, inputs: Mapping[str, int], outputs: Sequence[int], fname: str = "kernel"
-) -> str:
-    """Python source of ``def fname(<groups>, out)``: each input group is an array of shape
-    (size, N) (rows are slots), ``out`` an array of shape (len(outputs), N) filled in place."""
-    lines = [f"def {fname}({', '.join(inputs)}, out):"]
-    order = g.needed(outputs)
+def _straight_line(g: Graph, outputs: Sequence[int], bind_inputs: bool
+                   ) -> tuple[list[str], dict[int, str]]:
+    """(the body's assignment lines, {node: the name or literal of its value}) of straight-line
+    Python for ``outputs``; with ``bind_inputs`` each input slot is read once into a name."""
+    lines: list[str] = []
     names: dict[int, str] = {}
 
     def name(i: int) -> str:
         return names[i]
 
-    for i in order:
+    for i in g.needed(outputs):
         node = g.nodes[i]
         if node[0] == "in":
-            names[i] = f"{node[1]}[{node[2]}]"
+            names[i] = f"x{i}" if bind_inputs else f"{node[1]}[{node[2]}]"
+            if bind_inputs:
+                lines.append(f"    x{i} = {node[1]}[{node[2]}]")
         elif node[0] == "num":
             names[i] = repr(node[1])
         else:
             names[i] = f"x{i}"
             lines.append(f"    x{i} = {_py_expr(g, node, name)}")
-    for k, o in enumerate(outputs):
-        lines.append(f"    out[{k}] = {names[o]}")
+    return lines, names
+
+
+def emit_python(
+    g: Graph, inputs: Mapping[str, int], outputs: Sequence[int], fname: str = "kernel"
+) -> str:
+    """Python source of ``def fname(<groups>, out)``: each input group is an array of shape
+    (size, N) (rows are slots), ``out`` an array of shape (len(outputs), N) filled in place."""
+    body, names = _straight_line(g, outputs, bind_inputs=False)
+    lines = [f"def {fname}({', '.join(inputs)}, out):", *body]
+    lines += [f"    out[{k}] = {names[o]}" for k, o in enumerate(outputs)]
     lines.append("    return out")
     return "\n".join(lines) + "\n"
-
 
 
 def emit_python_values(
@@ -493,23 +501,8 @@ def emit_python_values(
     """Python source of a pure ``def fname(<groups>)`` returning the tuple of the outputs'
     values: no array is written, so that it runs under a tracer (JAX's ``jit``, ``vmap`` and
     ``grad``, with ``np`` bound to ``jax.numpy`` in its namespace) as well as on NumPy arrays.
-    Each input group is indexed by slot (``q[3]``)."""
-    lines = [f"def {fname}({', '.join(inputs)}):"]
-    order = g.needed(outputs)
-    names: dict[int, str] = {}
-
-    def name(i: int) -> str:
-        return names[i]
-
-    for i in order:
-        node = g.nodes[i]
-        if node[0] == "in":  # read once (each indexing is an operation under a tracer)
-            names[i] = f"x{i}"
-            lines.append(f"    x{i} = {node[1]}[{node[2]}]")
-        elif node[0] == "num":
-            names[i] = repr(node[1])
-        else:
-            names[i] = f"x{i}"
-            lines.append(f"    x{i} = {_py_expr(g, node, name)}")
+    Each input slot is read once (each indexing is an operation under a tracer)."""
+    body, names = _straight_line(g, outputs, bind_inputs=True)
+    lines = [f"def {fname}({', '.join(inputs)}):", *body]
     lines.append(f"    return ({', '.join(names[o] for o in outputs)}{',' if outputs else ''})")
     return "\n".join(lines) + "\n"
