@@ -312,3 +312,15 @@ def test_large_programs_compile_as_few_operations():
     assert len(levelled.jaxpr.eqns) < 2500
     small = JaxModel(kb.models.rolling_disk(), {"m": 2.0, "r": 0.3, "g": 9.81})
     assert small.kernels == "unrolled"  # small programs: the faster straight-line code
+
+
+def test_masses_and_inertias_are_checked():
+    """A negative mass is refused, for the model's constants and for any point of an
+    ensemble's batch (named), before anything runs."""
+    disk = kb.models.rolling_disk()
+    with pytest.raises(kb.ModelError, match="mass -1"):
+        disk.numeric({"m": -1.0, "r": 0.3, "g": 9.81}, backend="jax")
+    start = {"x": 0, "y": 0, "q1": 0, "q2": 0.1, "q3": 0, "u1": 0, "u2": 5.0, "u3": 0}
+    with pytest.raises(kb.ModelError, match="point 2 of the batch.*mass -2"):
+        kb.simulate_ensemble(disk, start, {"m": [1.0, 1.5, -2.0], "r": 0.3, "g": 9.81},
+                             (0.0, 1.0))

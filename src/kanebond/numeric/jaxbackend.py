@@ -40,6 +40,7 @@ except ImportError as err:  # pragma: no cover - the extra is missing
     ) from err
 
 from ..mechanics.kinematics import show
+from ..model.admissible import check_mass_and_inertia
 from ..model.parameters import Parameters
 from ..symbolic.dag import emit_python_values
 from .cexport import configuration_graph
@@ -189,10 +190,62 @@ class JaxModel:
         self.kernels = kernels
         self._k_pos, self._k_vel = _kernels(self.program, kernels)
         self._k_cfg = _configuration_kernel(system, self.parameters)
+        check_mass_and_inertia(self, np.asarray(self.c0))
         # compiled on first use (XLA compiles each separately: a model used on batches
         # only never compiles the single-point function)
         self._rhs1 = jax.jit(self._rhs_point)
         self._rhs_n = jax.jit(jax.vmap(self._rhs_point, in_axes=(0, 0, 0)))
+
+    # ------------------------------------------------------------------ admissibility
+    path = "bodies"
+
+    @property
+    def n_u(self) -> int:
+        return self.layout.S
+
+    def work_arrays(self, kind: str, t, q, u, c) -> np.ndarray:
+        """The position kernel's work array (rows, N) at a batch (as NumericModel's), for the
+        mass and inertia checks."""
+        if kind != "pos":
+            raise ModelError("the JAX model gives the position kernel's work array only.")
+        if "pos" not in self.jitted:
+            self.jitted["pos"] = jax.jit(jax.vmap(self._k_pos))
+        t, q, u = (np.atleast_1d(np.asarray(a, dtype=float)) for a in (t, q, u))
+        c = np.atleast_2d(np.asarray(c, dtype=float))
+        n = max(len(t), len(q), len(c))
+        args = [np.broadcast_to(a, (n,) + a.shape[1:]) for a in (t, q, u, c)]
+        return np.asarray(self.jitted["pos"](*args)).T
+
+    def check_constants(self, C, points=None) -> None:
+        """A ModelError naming the point and the body where a row of the batch of constants
+        ``C`` (N, K) gives a negative mass or an inertia that is not positive semidefinite
+        (checked at q = 0, as the C and NumPy models check theirs); every row at once.
+        ``points``: the number of each row in the caller's batch (default: its index)."""
+        C = np.atleast_2d(np.asarray(C, dtype=float))
+        rigid = [b for b in self.layout.bodies if b["k"]]
+        if not rigid:
+            return
+        W = self.work_arrays("pos", np.zeros(len(C)), np.zeros((len(C), self.R)),
+                            np.zeros((len(C), self.layout.S)), C)
+        bad = np.zeros(len(C), dtype=bool)
+        for b in rigid:
+            m = W[b["m"]]
+            bad |= np.isfinite(m) & (m < 0)
+            if b["rigid"]:
+                In = np.moveaxis(W[b["I"] : b["I"] + 9].reshape(3, 3, -1), 2, 0)
+                scale = np.maximum(np.abs(In).reshape(len(C), -1).max(axis=1), 1e-300)
+                ok = np.all(np.isfinite(In.reshape(len(C), -1)), axis=1)
+                sym = (In + np.swapaxes(In, 1, 2)) / 2
+                low = np.linalg.eigvalsh(np.where(ok[:, None, None], sym, 0.0))[:, 0]
+                asym = np.abs(In - np.swapaxes(In, 1, 2)).reshape(len(C), -1).max(axis=1)
+                bad |= ok & ((low < -1e-9 * scale) | (asym > 1e-9 * scale))
+        if bad.any():
+            k = int(np.argmax(bad))
+            label = k if points is None else int(np.asarray(points)[k])
+            try:
+                check_mass_and_inertia(self, C[k])
+            except ModelError as err:
+                raise ModelError(f"point {label} of the batch of constants: {err}") from None
 
     # ------------------------------------------------------------------ plumbing
     @property

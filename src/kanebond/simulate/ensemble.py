@@ -201,6 +201,9 @@ def simulate_ensemble(model: Any, initial_batch: Any, constants_batch: Any = Non
                          f"batches of the same length, or one of them a single point.")
     X = np.broadcast_to(X, (n, X.shape[1]))
     C = np.broadcast_to(C, (n, C.shape[1]))
+    if hasattr(jm, "check_constants"):  # masses and inertias of every point, before running
+        rows, first = np.unique(C, axis=0, return_index=True)
+        jm.check_constants(rows, points=first)
     t0, t1 = (float(v) for v in t_span)
     ts = np.linspace(t0, t1, int(points)) if t_eval is None else np.asarray(t_eval, dtype=float)
     if not (ts.ndim == 1 and len(ts) >= 2 and np.all(np.diff(ts) > 0) and ts[0] == t0):
