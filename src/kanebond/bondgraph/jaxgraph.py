@@ -20,7 +20,9 @@ import sympy as sp
 
 from ..errors import BondGraphError
 from ..model.parameters import lookup_value, name_of
-from ..symbolic.dag import Graph, emit_python_values
+from ..numeric.jaxbackend import PureModel
+from ..numeric.jaxtape import straight_line
+from ..symbolic.dag import Graph
 from .elements import t
 from .numeric import GraphNumeric, source_powers, store_energies
 
@@ -29,11 +31,11 @@ jax.config.update("jax_enable_x64", True)
 __all__ = ["JaxGraph"]
 
 
-class JaxGraph:
-    """A bond graph's state equations as pure JAX functions (see the module docstring):
-    ``rhs(t, x, c=None)``, ``audited_function()``, ``T_star(x, c)`` (the stored energy)."""
+class JaxGraph(PureModel):
+    """A bond graph's state equations as pure JAX functions (see the module docstring), with
+    the interface of :class:`~kanebond.numeric.jaxbackend.PureModel`: ``rhs(t, x, c=None)``,
+    ``rhs_function()``, ``audited_function()``, ``T_star(x, c)`` (the stored energy)."""
 
-    backend = "jax"
     closed_loop = False
 
     def __init__(self, graph: Any, constants: Mapping | None = None) -> None:
@@ -71,62 +73,23 @@ class JaxGraph:
                  "E": list(store_energies(graph, eqs).values()),
                  "P": list(source_powers(graph, eqs).values())}
         memo: dict = {}
-        ns: dict = {"np": jnp}
-        for name, group in exprs.items():
-            outs = [g.from_sympy(sp.sympify(e, strict=True), sym, memo) for e in group]
-            exec(compile(emit_python_values(g, groups, outs, f"k_{name}"),  # our own code
-                         "<kanebond generated, JAX>", "exec"), ns)
-        self._k = {name: ns[f"k_{name}"] for name in exprs}
-        self._rhs1 = jax.jit(lambda t, x, c: self._evaluate(t, x, c)[0])
-
-    def _run(self, name: str, t, x, z, c):
-        vals = self._k[name](jnp.reshape(t, (1,)), x, z, c)
-        return jnp.stack([jnp.asarray(v, dtype=jnp.float64) for v in vals]) if vals \
-            else jnp.zeros(0)
+        self._k = {name: straight_line(g, groups, [g.from_sympy(sp.sympify(e, strict=True),
+                                                                 sym, memo) for e in group],
+                                       f"k_{name}")
+                   for name, group in exprs.items()}
 
     def _evaluate(self, t, x, c):
         """(x', Σ powers, Σ energies) at one point."""
         zero = jnp.zeros(self._nz)
-        b = self._run("b", t, x, zero, c)
+        b = self._k["b"](t, x, zero, c)
         if self._identity:
             z = b
         else:
-            M = jnp.zeros((self._nz, self._nz)).at[self._at].set(self._run("M", t, x, zero, c))
+            M = jnp.zeros((self._nz, self._nz)).at[self._at].set(self._k["M"](t, x, zero, c))
             z = jnp.linalg.solve(M, b)
-        P = jnp.sum(self._run("P", t, x, z, c))
-        E = jnp.sum(self._run("E", t, x, z, c))
+        P = jnp.sum(self._k["P"](t, x, z, c))
+        E = jnp.sum(self._k["E"](t, x, z, c))
         return z[: self.R], P, E
-
-    def _c(self, c):
-        return self.c0 if c is None else jnp.asarray(c, dtype=jnp.float64)
-
-    def rhs(self, t, x, c=None):
-        """x' at one state (or a batch (N, n), with c one array or one per point)."""
-        x = jnp.asarray(x, dtype=jnp.float64)
-        c = self._c(c)
-        if x.ndim == 1:
-            return self._rhs1(jnp.asarray(t, dtype=jnp.float64), x, c)
-        n = x.shape[0]
-        cc = jnp.broadcast_to(c, (n, c.shape[-1])) if c.ndim == 1 else c
-        tt = jnp.broadcast_to(jnp.asarray(t, dtype=jnp.float64), (n,))
-        return jax.vmap(self._rhs1)(tt, x, cc)
-
-    def rhs_function(self):
-        """The pure single-point ``f(t, x, c) -> x'``."""
-        return lambda t, x, c: self._evaluate(t, x, c)[0]
-
-    def audited_function(self):
-        """``g(t, y, c) -> y'`` of y = [x, W], W' the power of every source and resistor."""
-
-        def g(t, y, c):
-            xd, P, _ = self._evaluate(t, y[:-1], c)
-            return jnp.concatenate([xd, jnp.reshape(P, (1,))])
-
-        return g
-
-    def T_star(self, x, c=None, t=0.0):
-        """The energy stored in the graph at one state."""
-        return self._evaluate(t, jnp.asarray(x, dtype=jnp.float64), self._c(c))[2]
 
     def configuration_residuals(self, x, c=None, t=0.0):
         return jnp.zeros(0)

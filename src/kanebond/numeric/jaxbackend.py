@@ -42,15 +42,14 @@ except ImportError as err:  # pragma: no cover - the extra is missing
 from ..mechanics.kinematics import show
 from ..model.admissible import check_mass_and_inertia
 from ..model.parameters import Parameters
-from ..symbolic.dag import emit_python_values
 from .cexport import configuration_graph
 from .jaxcon import ConstraintSolve
-from .jaxtape import Tape
+from .jaxtape import Tape, straight_line
 from .program import Layout, Program
 
 jax.config.update("jax_enable_x64", True)
 
-__all__ = ["JaxModel", "PIVOT_LIMIT", "TAPE_ABOVE"]
+__all__ = ["JaxModel", "PureModel", "PIVOT_LIMIT", "TAPE_ABOVE"]
 
 #: A pivot of B_d's LU factorization below this fraction of B's largest entry: singular.
 PIVOT_LIMIT = 1e-12
@@ -68,19 +67,8 @@ def _kernels(prog: Program, mode: str) -> tuple[Any, Any]:
     groups = {"t": 1, "q": L.R, "f": L.S, "c": L.K}
     if mode == "tape":
         return Tape(prog.g, groups, prog.pos), Tape(prog.g, groups, prog.vel)
-    ns: dict = {"np": jnp}
-    src = emit_python_values(prog.g, groups, prog.pos, "k_pos") + "\n" + \
-        emit_python_values(prog.g, groups, prog.vel, "k_vel")
-    exec(compile(src, "<kanebond generated, JAX>", "exec"), ns)  # our own generated code
-
-    def wrap(fn):
-        def kernel(t, q, u, c):
-            vals = fn(jnp.reshape(t, (1,)), q, u, c)
-            return jnp.stack([jnp.asarray(v, dtype=jnp.float64) for v in vals]) if vals \
-                else jnp.zeros(0)
-        return kernel
-
-    return wrap(ns["k_pos"]), wrap(ns["k_vel"])
+    return (straight_line(prog.g, groups, prog.pos, "k_pos"),
+            straight_line(prog.g, groups, prog.vel, "k_vel"))
 
 
 def _configuration_kernel(system: Any, parameters: list):
@@ -89,12 +77,7 @@ def _configuration_kernel(system: Any, parameters: list):
     if not outs:
         return None
     groups = {"t": 1, "q": len(system.coordinates), "f": 0, "c": len(parameters)}
-    ns: dict = {"np": jnp}
-    exec(compile(emit_python_values(g, groups, outs, "k_cfg"), "<kanebond generated, JAX>",
-                 "exec"), ns)  # our own generated code
-    fn = ns["k_cfg"]
-    return lambda t, q, u, c: jnp.stack([jnp.asarray(v, dtype=jnp.float64)
-                                         for v in fn(jnp.reshape(t, (1,)), q, u, c)])
+    return straight_line(g, groups, outs, "k_cfg")
 
 
 def _cross(a, b):
@@ -139,7 +122,67 @@ def assemble(L: Layout, wp, wv, u) -> tuple[Any, Any, Any, Any]:
     return A, Df, e, T
 
 
-class JaxModel:
+class PureModel:
+    """What the JAX models share (a system's :class:`JaxModel`, a bond graph's
+    :class:`~kanebond.bondgraph.jaxgraph.JaxGraph`): from ``_evaluate(t, x, c) -> (x', P, E)``,
+    P the power of every source and E the energy (T*, or the energy a graph stores), the
+    batched ``rhs``, the pure single-point functions and the energy. ``c0`` are the default
+    constants, ``jitted`` the compiled functions kept for reuse (each compiled on first use:
+    XLA compiles every function and batch shape separately)."""
+
+    backend = "jax"
+    c0: Any
+    jitted: dict
+
+    def _evaluate(self, t, x, c) -> tuple[Any, Any, Any]:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _c(self, c):
+        return self.c0 if c is None else jnp.asarray(c, dtype=jnp.float64)
+
+    def _rhs_point(self, t, x, c):
+        """x' at one point."""
+        return self._evaluate(t, x, c)[0]
+
+    def rhs(self, t, x, c=None):
+        """x' at time t and state(s) x (one, or a batch (N, n)); c: the constants (one array,
+        or one per point of a batch; default :attr:`c0`)."""
+        x = jnp.asarray(x, dtype=jnp.float64)
+        c = self._c(c)
+        t = jnp.asarray(t, dtype=jnp.float64)
+        if x.ndim == 1:
+            if "rhs" not in self.jitted:
+                self.jitted["rhs"] = jax.jit(self._rhs_point)
+            return self.jitted["rhs"](t, x, c)
+        if "rhs_n" not in self.jitted:
+            self.jitted["rhs_n"] = jax.jit(jax.vmap(self._rhs_point))
+        n = x.shape[0]
+        cc = jnp.broadcast_to(c, (n, c.shape[-1])) if c.ndim == 1 else c
+        return self.jitted["rhs_n"](jnp.broadcast_to(t, (n,)), x, cc)
+
+    def rhs_function(self):
+        """The pure single-point function ``f(t, x, c) -> x'``, for your own ``jit``, ``vmap``,
+        ``grad`` or integrator."""
+        return self._rhs_point
+
+    def audited_function(self):
+        """The pure single-point function ``g(t, y, c) -> y'`` of y = [x, W]: x' and W' = P,
+        the power of every source (W the work since the start), for an integrator that
+        audits energy: E − E(t0) − W stays zero ([PA21] (18), (53))."""
+
+        def g(t, y, c):
+            xd, P, _ = self._evaluate(t, y[:-1], c)
+            return jnp.concatenate([xd, jnp.reshape(P, (1,))])
+
+        return g
+
+    def T_star(self, x, c=None, t=0.0):
+        """The energy at one state: a system's kinetic co-energy T* = ½ Σ m v·v + ω·Iω
+        ([PA21] (18)), the energy a bond graph stores."""
+        return self._evaluate(t, jnp.asarray(x, dtype=jnp.float64), self._c(c))[2]
+
+
+class JaxModel(PureModel):
     """A system's velocity form as pure JAX functions (see the module docstring).
 
     ``rhs(t, x, c=None)`` gives x' for x = [q, f] (one point, or a batch of shape (N, R + S),
@@ -150,8 +193,6 @@ class JaxModel:
     (one scalar operation per node: XLA fuses it whole, and compiles about a second per
     thousand operations).
     """
-
-    backend = "jax"
 
     def __init__(self, system: Any, constants: Mapping | None = None, *,
                  kernels: str = "auto", baumgarte: float | None = None) -> None:
@@ -191,10 +232,6 @@ class JaxModel:
         self._k_pos, self._k_vel = _kernels(self.program, kernels)
         self._k_cfg = _configuration_kernel(system, self.parameters)
         check_mass_and_inertia(self, np.asarray(self.c0))
-        # compiled on first use (XLA compiles each separately: a model used on batches
-        # only never compiles the single-point function)
-        self._rhs1 = jax.jit(self._rhs_point)
-        self._rhs_n = jax.jit(jax.vmap(self._rhs_point, in_axes=(0, 0, 0)))
 
     # ------------------------------------------------------------------ admissibility
     path = "bodies"
@@ -259,9 +296,6 @@ class JaxModel:
             raise ModelError("the JAX backend takes numbers as constants, not callables.")
         return params.fixed.copy()
 
-    def _c(self, c):
-        return self.c0 if c is None else jnp.asarray(c, dtype=jnp.float64)
-
     # ------------------------------------------------------------------ one point
     def _speeds(self, t, q, f, c):
         """(u, wp, T, LU data) at one point: all speeds from the independent ones f."""
@@ -307,21 +341,6 @@ class JaxModel:
         qd = wv[L.QD : L.QD + L.R]
         return jnp.concatenate([qd, fd]), P, Tstar
 
-    def _rhs_point(self, t, x, c):
-        """[q', f'] of the velocity form at one point."""
-        return self._evaluate(t, x, c)[0]
-
-    def audited_function(self):
-        """The pure single-point function ``g(t, y, c) -> y'`` of y = [q, f, W]: the velocity
-        form and W' = P, the power of every load (W the work since the start), for an
-        integrator that audits energy: T* − T*(t0) − W stays zero ([PA21] (18), (53))."""
-
-        def g(t, y, c):
-            xd, P, _ = self._evaluate(t, y[:-1], c)
-            return jnp.concatenate([xd, jnp.reshape(P, (1,))])
-
-        return g
-
     @property
     def closed_loop(self) -> bool:
         """True when the system has configuration constraints g(q) = 0."""
@@ -334,28 +353,6 @@ class JaxModel:
         if self._k_cfg is None:
             return jnp.zeros(0)
         return self._k_cfg(t, q, jnp.zeros(0), self._c(c))
-
-    # ------------------------------------------------------------------ public
-    def rhs(self, t, x, c=None):
-        """x' = [q', f'] at time t and state(s) x; c: the constants (one array, or one per
-        point of a batch; default :attr:`c0`)."""
-        x = jnp.asarray(x, dtype=jnp.float64)
-        c = self._c(c)
-        if x.ndim == 1:
-            return self._rhs1(jnp.asarray(t, dtype=jnp.float64), x, c)
-        n = x.shape[0]
-        tt = jnp.broadcast_to(jnp.asarray(t, dtype=jnp.float64), (n,))
-        cc = jnp.broadcast_to(c, (n, c.shape[-1])) if c.ndim == 1 else c
-        return self._rhs_n(tt, x, cc)
-
-    def rhs_function(self):
-        """The pure single-point function ``f(t, x, c) -> x'``, for your own ``jit``, ``vmap``,
-        ``grad`` or integrator."""
-        return self._rhs_point
-
-    def T_star(self, x, c=None, t=0.0):
-        """Kinetic co-energy T* = ½ Σ m v·v + ω·Iω ([PA21] (18)) at one state x = [q, f]."""
-        return self._evaluate(t, jnp.asarray(x, dtype=jnp.float64), self._c(c))[2]
 
     def __repr__(self) -> str:
         return (f"JaxModel({self.system.name!r}, R={self.R}, S={self.S}, "

@@ -23,8 +23,8 @@ import jax.scipy.linalg as jsl
 import numpy as np
 
 from ..errors import ModelError
-from ..symbolic.dag import emit_python_values
 from .ccon import constraint_expressions, speed_indices
+from .jaxtape import straight_line
 
 __all__ = ["ConstraintSolve"]
 
@@ -42,27 +42,18 @@ class ConstraintSolve:
                 f"code generator does not know).")
         L = prog.layout
         groups = {"t": 1, "q": L.R, "f": L.S, "c": L.K}
-        ns: dict = {"np": jnp}
-        src = emit_python_values(prog.g, groups, [prog.node(e) for e in exprs[0]], "k_cf")
-        src += "\n" + emit_python_values(prog.g, groups, [prog.node(e) for e in exprs[1]],
-                                         "k_con")
-        exec(compile(src, "<kanebond generated, JAX>", "exec"), ns)  # our own generated code
-        self._cf, self._con = ns["k_cf"], ns["k_con"]
+        self._cf = straight_line(prog.g, groups, [prog.node(e) for e in exprs[0]], "k_cf")
+        self._con = straight_line(prog.g, groups, [prog.node(e) for e in exprs[1]], "k_con")
         ui, ci = speed_indices(system)
         self.ui, self.ci = np.asarray(ui, dtype=int), np.asarray(ci, dtype=int)
         self.NC, self.NA, self.S_all = len(ci), len(system.adjoined), L.S
         self.beta = float(baumgarte)
 
-    @staticmethod
-    def _vec(vals) -> Any:
-        return jnp.stack([jnp.asarray(v, dtype=jnp.float64) for v in vals]) if vals \
-            else jnp.zeros(0)
-
     def full_speeds(self, t, q, uf, c, SF: int) -> Any:
         """The independent speeds f: the free ones from the state, the prescribed ones g(t)."""
         f = jnp.zeros(SF).at[self.ui].set(uf)
         if self.NC:
-            cf = self._vec(self._cf(jnp.reshape(t, (1,)), q, jnp.zeros(self.S_all), c))
+            cf = self._cf(t, q, jnp.zeros(self.S_all), c)
             f = f.at[self.ci].set(cf)
         return f
 
@@ -71,7 +62,7 @@ class ConstraintSolve:
         from the relaxed system in the independent speeds (A, r = e − D f), the embedding
         (T, the dependent columns ``dep`` and c̃_d = ``cd``; None without it)."""
         ui, ci, NC, NA = self.ui, self.ci, self.NC, self.NA
-        w = self._vec(self._con(jnp.reshape(t, (1,)), q, u, c))
+        w = self._con(t, q, u, c)
         cfd = w[:NC]
         phi, val, vald = w[NC : NC + NA], w[NC + NA : NC + 2 * NA], w[NC + 2 * NA : NC + 3 * NA]
         o = NC + 3 * NA

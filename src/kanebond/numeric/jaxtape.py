@@ -1,4 +1,5 @@
-"""The expression graph evaluated level by level with vector operations, for JAX.
+"""JAX kernels of the expression graph: straight-line (:func:`straight_line`) or evaluated
+level by level with vector operations (:class:`Tape`).
 
 Straight-line code with one scalar operation per node (:func:`~kanebond.symbolic.dag.
 emit_python_values`) makes XLA compile one instruction per operation: seconds per thousand.
@@ -18,9 +19,9 @@ from typing import Any
 
 import numpy as np
 
-from ..symbolic.dag import Graph, children
+from ..symbolic.dag import Graph, children, emit_python_values
 
-__all__ = ["Tape"]
+__all__ = ["Tape", "straight_line"]
 
 _FUN = {
     "sin": "sin", "cos": "cos", "tan": "tan", "exp": "exp", "log": "log", "sqrt": "sqrt",
@@ -29,6 +30,26 @@ _FUN = {
     "atanh": "arctanh",
 }
 _INV = {"cot": "tan", "sec": "cos", "csc": "sin"}
+
+
+def straight_line(g: Graph, inputs: Mapping[str, int], outputs: Sequence[int],
+                  fname: str = "kernel") -> Any:
+    """``kernel(t, *groups)``: the outputs as a 1-D float64 array at one point, from pure
+    straight-line ``jax.numpy`` code (one scalar operation per node, which XLA fuses whole);
+    ``inputs`` names the groups in order, ``t`` first (a number)."""
+    import jax.numpy as jnp
+
+    ns: dict = {"np": jnp}
+    exec(compile(emit_python_values(g, inputs, outputs, fname),  # our own generated code
+                 "<kanebond generated, JAX>", "exec"), ns)
+    fn = ns[fname]
+
+    def kernel(t, *args):
+        vals = fn(jnp.reshape(t, (1,)), *args)
+        return jnp.stack([jnp.asarray(v, dtype=jnp.float64) for v in vals]) if vals \
+            else jnp.zeros(0)
+
+    return kernel
 
 
 def _bucket(n: int) -> int:
