@@ -128,8 +128,10 @@ def compiler_available() -> bool:
     return _COMPILER_OK
 
 
+#: KB_TLS, the per-thread storage of large work arrays (shared with an FMU's glue)
+TLS_RUNTIME = (Path(__file__).with_name("runtime_tls.c")).read_text()
 #: the band LU of B_d (shared with the tree runtime), then the assembly and right-hand sides
-LU_RUNTIME = (Path(__file__).with_name("runtime_lu.c")).read_text()
+LU_RUNTIME = TLS_RUNTIME + (Path(__file__).with_name("runtime_lu.c")).read_text()
 _C_RUNTIME = LU_RUNTIME + (Path(__file__).with_name("runtime.c")).read_text()
 
 

@@ -1,17 +1,7 @@
 /* kanebond C runtime, shared by runtime.c and runtime_tree.c: the non-finite check, dense
    Cholesky, and the numeric embedding of velocity constraints B u = 0 (the band LU of the
-   dependent-speed block B_d and the dependent speeds). Needs KC_, SF_, S_, NB_ENT, B_ROW,
-   B_COL; B is passed by its nonzeros. */
-
-/* Work arrays too large for the stack are static, one copy per thread (KB_TLS), so that
-   evaluations in different threads (an FMU's instances run in parallel) never share them. */
-#if defined(_MSC_VER)
-#define KB_TLS __declspec(thread)
-#elif defined(__GNUC__) || defined(__clang__)
-#define KB_TLS __thread
-#else
-#define KB_TLS _Thread_local
-#endif
+   dependent-speed block B_d and the dependent speeds). Needs KB_TLS (runtime_tls.c), KC_,
+   SF_, S_, NB_ENT, B_ROW, B_COL; B is passed by its nonzeros. */
 
 /* Return code of a right-hand side whose result is not finite at point i (the run goes on:
    Python names the quantity, or the non-finite input, see numeric.py). */

@@ -22,6 +22,7 @@ from ...bondgraph.elements import t
 from ...bondgraph.numeric import GraphNumeric, source_powers, store_energies
 from ...errors import ModelError
 from ...model.parameters import lookup_value, name_of
+from ...numeric.cbackend import TLS_RUNTIME
 from ...numeric.cemit import emit_c
 from ...symbolic.dag import Graph
 from .build import HERE, c_array, check_unit, wrapper
@@ -53,7 +54,7 @@ class GraphUnit(UnitParts):
 
     @property
     def units(self) -> list[str]:
-        return [_HEAD + self.kernels]
+        return [_HEAD + TLS_RUNTIME + self.kernels]
 
     def glue(self, guid: str, fmi: str = "2") -> str:
         nx, nc, ny = len(self.states), len(self.constants), len(self.outputs)

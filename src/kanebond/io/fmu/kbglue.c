@@ -3,16 +3,6 @@
    g(q) = 0, a bond graph's M z = b), and the constraint watch of a model without velocity
    constraints (KBF_NO_WATCH), which has nothing to watch. */
 
-#ifndef KB_TLS /* (the Kane runtime defines it) large work arrays: static, one per thread */
-#if defined(_MSC_VER)
-#define KB_TLS __declspec(thread)
-#elif defined(__GNUC__) || defined(__clang__)
-#define KB_TLS __thread
-#else
-#define KB_TLS _Thread_local
-#endif
-#endif
-
 /* Solve A x = b in place (A n x n row-major, destroyed; b becomes x). Returns 1, solving
    nothing more, where a pivot is not above tiny. */
 static int kb_dense_solve(int n, double *A, double *b, double tiny) {
