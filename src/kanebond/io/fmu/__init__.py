@@ -24,7 +24,12 @@ from typing import Any
 
 import numpy as np
 
+from ...bondgraph.graph import BondGraph
+from ...bondgraph.numeric import GraphNumeric
 from ...errors import ModelError
+from ...numeric.constrained import ConstrainedModel
+from ...numeric.model import NumericModel
+from ...system import KaneSystem
 from .build import HERE, Probe, compile_unit, platform_folder, wrapper, write_archive
 from .variables import Layout, build_description, model_description, model_description_3
 
@@ -77,21 +82,21 @@ def _identifier(name: str) -> str:
 
 
 def _numeric(model: Any, constants: Mapping | None, baumgarte: float | None) -> Any:
-    """The per-body numeric model of ``model`` (a KaneSystem, or a numeric model of one)."""
-    system = getattr(model, "system", None) if getattr(model, "is_numeric_model", False) or \
-        hasattr(model, "relaxed") or hasattr(model, "rhs_momentum") else None
-    if system is None and hasattr(model, "numeric") and hasattr(model, "coordinates"):
+    """The per-body numeric model of ``model`` (a KaneSystem, or a numeric model of one: its
+    own constants and Baumgarte rate unless others are given)."""
+    if isinstance(model, (NumericModel, ConstrainedModel)):
+        rel = getattr(model, "relaxed", model)
+        if constants is None and rel.path == "bodies":
+            return model
+        system = model.system
+        constants = rel.constants if constants is None else constants
+        baumgarte = getattr(model, "baumgarte", None) if baumgarte is None else baumgarte
+    elif isinstance(model, KaneSystem):
         system = model
-    if system is None:
+    else:
         raise ModelError(
             f"export_fmu takes a KaneSystem, its numeric model, a bond graph or its numeric "
             f"model; got a {type(model).__name__}.")
-    if system is not model:  # a numeric model: its own constants unless others are given
-        rel = getattr(model, "relaxed", model)
-        constants = constants if constants is not None else rel.constants
-        baumgarte = baumgarte if baumgarte is not None else getattr(model, "baumgarte", None)
-        if rel.path == "bodies" and constants is rel.constants:
-            return model
     return system.numeric(constants, path="bodies", baumgarte=baumgarte)
 
 
@@ -140,7 +145,7 @@ def export_fmu(
     if not (isinstance(t_end, (int, float)) and np.isfinite(t_end) and t_end > 0):
         raise ModelError(f"t_end (the default experiment's stop time) must be a finite number "
                          f"above 0, got {t_end!r}.")
-    if hasattr(model, "state_equations") or hasattr(model, "store_names"):
+    if isinstance(model, (BondGraph, GraphNumeric)):
         from .graph import graph_unit
 
         unit = graph_unit(model, constants, initial, dict(units or {}))
