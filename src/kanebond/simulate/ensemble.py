@@ -140,9 +140,11 @@ def _batch(values: Any, names: list[str], what: str) -> tuple[np.ndarray, dict[s
                              f"shape {arr.shape}.")
         varying = {n: arr[:, k] for k, n in enumerate(names) if np.ptp(arr[:, k]) > 0}
         return arr, varying
-    given = {str(getattr(k, "name", None) or k).removesuffix("(t)"): v
-             for k, v in values.items()}
-    given = {(k.split("(")[0] if k.endswith(")") else k): v for k, v in given.items()}
+    from ..model.parameters import name_of
+
+    keys = [name_of(k) for k in values]  # a symbol's name, a dynamicsymbol's without (t)
+    given = {(k.split("(")[0] if k.endswith(")") else k): v  # "u2(t)", "u2(0)" as "u2"
+             for k, v in zip(keys, values.values(), strict=True)}
     unknown = [k for k in given if k not in names]
     if unknown:
         raise ModelError(f"{', '.join(unknown)} is not one of the {what} ({', '.join(names)}).")
