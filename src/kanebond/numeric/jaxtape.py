@@ -19,16 +19,10 @@ from typing import Any
 
 import numpy as np
 
-from ..symbolic.dag import Graph, children, emit_python_values
+from ..symbolic.dag import NUMPY_FUNCTIONS, Graph, children, emit_python_values
 
 __all__ = ["Tape", "straight_line"]
 
-_FUN = {
-    "sin": "sin", "cos": "cos", "tan": "tan", "exp": "exp", "log": "log", "sqrt": "sqrt",
-    "asin": "arcsin", "acos": "arccos", "atan": "arctan", "sinh": "sinh", "cosh": "cosh",
-    "tanh": "tanh", "Abs": "abs", "sign": "sign", "asinh": "arcsinh", "acosh": "arccosh",
-    "atanh": "arctanh",
-}
 _INV = {"cot": "tan", "sec": "cos", "csc": "sin"}
 
 
@@ -158,6 +152,6 @@ class Tape:
                 elif key[1] in _INV:
                     vals.append(1.0 / getattr(jnp, _INV[key[1]])(x[:, 0]))
                 else:
-                    vals.append(getattr(jnp, _FUN[key[1]])(x[:, 0]))
+                    vals.append(getattr(jnp, NUMPY_FUNCTIONS[key[1]])(x[:, 0]))
             v = jax.lax.dynamic_update_slice(v, jnp.concatenate(vals), (start,))
         return v[self.out]

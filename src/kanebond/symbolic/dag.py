@@ -25,7 +25,8 @@ import sympy as sp
 
 from ..errors import ModelError
 
-__all__ = ["Graph", "emit_python", "emit_python_values", "NotLinearError", "children"]
+__all__ = ["Graph", "emit_python", "emit_python_values", "NotLinearError", "children",
+           "NUMPY_FUNCTIONS"]
 
 
 class NotLinearError(Exception):
@@ -426,11 +427,12 @@ _PYFUN = {
     "acosh": math.acosh, "atanh": math.atanh, "atan2": math.atan2,
 }
 
-_NP = {
-    "sin": "np.sin", "cos": "np.cos", "tan": "np.tan", "exp": "np.exp", "log": "np.log",
-    "sqrt": "np.sqrt", "asin": "np.arcsin", "acos": "np.arccos", "atan": "np.arctan",
-    "sinh": "np.sinh", "cosh": "np.cosh", "tanh": "np.tanh", "Abs": "np.abs", "sign": "np.sign",
-    "asinh": "np.arcsinh", "acosh": "np.arccosh", "atanh": "np.arctanh", "atan2": "np.arctan2",
+#: SymPy's function names to NumPy's (jax.numpy's too), for the Python emitters
+NUMPY_FUNCTIONS = {
+    "sin": "sin", "cos": "cos", "tan": "tan", "exp": "exp", "log": "log", "sqrt": "sqrt",
+    "asin": "arcsin", "acos": "arccos", "atan": "arctan", "sinh": "sinh", "cosh": "cosh",
+    "tanh": "tanh", "Abs": "abs", "sign": "sign", "asinh": "arcsinh", "acosh": "arccosh",
+    "atanh": "arctanh", "atan2": "arctan2",
 }
 
 
@@ -453,8 +455,8 @@ def _py_expr(g: Graph, node: tuple, name) -> str:
         return f"{name(node[1])} ** {name(node[2])}"
     fname = node[1]
     args = ", ".join(name(a) for a in node[2:])
-    if fname in _NP:
-        return f"{_NP[fname]}({args})"
+    if fname in NUMPY_FUNCTIONS:
+        return f"np.{NUMPY_FUNCTIONS[fname]}({args})"
     inv = {"cot": "np.tan", "sec": "np.cos", "csc": "np.sin"}[fname]
     return f"1.0 / {inv}({args})"
 
