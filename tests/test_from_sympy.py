@@ -24,8 +24,9 @@ t = me.dynamicsymbols._t
 #: models kanebond refuses through from_sympy, with the words the error must contain
 REFUSED = {
     # SymPy's Fr* takes the acceleration Dmc.a2pt_theory(C, N, R) sets, not d/dt of the velocity
-    "kane_aux_all_independent": "acceleration of Dmc",
-    "kane_aux": "acceleration of Dmc",
+    # (C, the contact point, is not fixed in R); equations='sympy' takes it as set
+    "kane_aux_all_independent": "acceleration of Dmc .*equations='sympy'.*equations='bodies'",
+    "kane_aux": "acceleration of Dmc .*equations='sympy'.*equations='bodies'",
     # as by hand (test_sympy_suite.XFAIL): a speed in no body's velocity, no bodies at all
     "kane_issue_24887": "appears in the velocity of no body",
     "kane2_sub_qdot2_all_speeds": "no bodies",
@@ -55,6 +56,44 @@ def test_kanesmethod_matches_sympy(name):
     assert system.speeds == m.u_ind
     assert list(system.dependent_speeds) == m.u_dep
     _check(ref, system)
+
+
+@pytest.mark.parametrize("name", ["kane_aux", "kane_aux_all_independent"])
+def test_set_accelerations_taken_as_set_on_request(name):
+    """equations='sympy' gives SymPy's equations (the set acceleration's difference from the
+    derivative of the velocity as a load); equations='bodies' kanebond's, which differ."""
+    ref = reference(name)
+    system = kb.from_sympy(ref.km, equations="sympy")
+    assert "set acceleration of Dmc" in system.load_names
+    _check(ref, system)
+    kane = kb.from_sympy(ref.km, equations="bodies")
+    assert "set acceleration of Dmc" not in kane.load_names
+    assert compare_with_reference(ref, kane, numeric_model(kane, dict(ref.values)))
+
+
+def test_the_comparison_sees_a_different_system():
+    """The run-time check against SymPy's own equations is not blind: a system with a mass
+    off by 1e-6 does not satisfy the pendulum's KanesMethod."""
+    from kanebond.io.sympy_check import RTOL as CHECK_RTOL
+    from kanebond.io.sympy_check import compare, kane_equations
+
+    q, u, N, O, B, P, bodies, loads = _pendulum()
+    km = me.KanesMethod(N, [q], [u], kd_eqs=[q.diff(t) - u])
+    km.kanes_equations(bodies, loads)
+    same = kb.from_sympy(km)
+    assert compare(same, kane_equations(km), [u]).residual < 1e-15
+    m = bodies[0].mass
+    heavier = kb.KaneSystem(N, [q], [u], [q.diff(t) - u], [me.Particle("Pa", P, m * (1 + 1e-6))],
+                            loads)
+    assert compare(heavier, kane_equations(km), [u]).residual > 100 * CHECK_RTOL
+
+
+def test_non_finite_load_is_named():
+    q, u, N, O, B, P, bodies, _ = _pendulum()
+    km = me.KanesMethod(N, [q], [u], kd_eqs=[q.diff(t) - u])
+    km.kanes_equations(bodies, [(P, sp.zoo * N.y)])
+    with pytest.raises(kb.LoadError, match=r"load 0 \(force on point P\).*non-finite number zoo"):
+        kb.from_sympy(km)
 
 
 def test_every_system_and_joints_method_is_kept():
@@ -224,23 +263,51 @@ def test_lagranges_method_matches_its_rhs(forcelist):
         assert np.max(np.abs(ours - ref)) <= 1e-9 * np.max(np.abs(ref)), (ours, ref)
 
 
-def test_lagranges_method_without_bodies_is_refused():
-    lm, _, (N, rod, bob) = _lagrange_double_pendulum()
+def test_lagranges_method_without_bodies_takes_the_lagrangian():
+    """Without bodies and frame the equations come from L: a generalized inertia with
+    M = ∂²L/∂q'∂q'ᵀ and the potential's forces; the same accelerations as with bodies."""
+    lm, values, (N, rod, bob) = _lagrange_double_pendulum(forcelist=False)
     bare = me.LagrangesMethod(me.Lagrangian(N, rod, bob), list(lm.q))
-    with pytest.raises(kb.ModelError, match=r"needs its bodies and inertial frame.*bodies=\["):
-        kb.from_sympy(bare)
+    system = kb.from_sympy(bare)
+    assert not system.bodies and [g.name for g in system.inertias] == ["kinetic co-energy of L"]
+    assert sorted(system.load_names) == ["potential (q1)", "potential (q2)"]
+    with_bodies = kb.from_sympy(lm)
+    assert with_bodies.bodies and not with_bodies.inertias
+    constants = {str(s): v for s, v in values.items() if str(s) != "c"}
+    a = numeric_model(system, constants)
+    b = numeric_model(with_bodies, constants)
+    x = np.array([0.3, -0.8, 1.2, 0.5])
+    assert np.max(np.abs(a.rhs(0.0, x) - b.rhs(0.0, x))) < 1e-12
+    assert sp.simplify(system.A - with_bodies.A) == sp.zeros(2, 2)
 
 
-def test_lagrangian_other_than_kinetic_less_potential_is_refused():
-    lm, _, (N, rod, bob) = _lagrange_double_pendulum()
+def test_lagrangian_other_than_kinetic_less_potential_takes_the_lagrangian():
+    """L − T depending on the rates (a term q1' q2, or a body missing from bodies=): the bodies
+    cannot give L's equations, so L's are taken (gyroscopic forces from the linear term) and
+    checked against SymPy's; equations='bodies' refuses, naming the reason."""
+    lm, values, (N, rod, bob) = _lagrange_double_pendulum()
     q1, q2 = lm.q
-    L = me.Lagrangian(N, rod, bob) + q1.diff(t) * q2  # a velocity-dependent term
+    L = me.Lagrangian(N, rod, bob) + q1.diff(t) * q2  # a velocity-dependent (gyroscopic) term
     odd = me.LagrangesMethod(L, [q1, q2], bodies=[rod, bob], frame=N)
+    system = kb.from_sympy(odd)
+    assert system.inertias and "gyroscopic (q1)" in system.load_names
     with pytest.raises(kb.ModelError, match="not the bodies' kinetic energy minus a potential"):
-        kb.from_sympy(odd)
+        kb.from_sympy(odd, equations="bodies")
     only_rod = me.LagrangesMethod(me.Lagrangian(N, rod, bob), [q1, q2], bodies=[rod], frame=N)
-    with pytest.raises(kb.ModelError, match="not the bodies' kinetic energy"):
-        kb.from_sympy(only_rod)
+    assert kb.from_sympy(only_rod).inertias
+
+
+def test_lagrangian_of_higher_degree_is_refused():
+    q = me.dynamicsymbols("q")
+    lm = me.LagrangesMethod(q.diff(t) ** 4 / 12 - q**2 / 2, [q])
+    with pytest.raises(kb.ModelError, match="not quadratic in the rates"):
+        kb.from_sympy(lm)
+
+
+def test_equations_argument_is_checked():
+    lm, _, _ = _lagrange_double_pendulum()
+    with pytest.raises(kb.ModelError, match="equations must be one of 'checked', 'sympy'"):
+        kb.from_sympy(lm, equations="kane")
 
 
 def _lagrange_cartesian_pendulum():

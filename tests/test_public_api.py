@@ -39,6 +39,7 @@ API: dict = {
  'Event': {'__init__': '(self, condition, *, terminal=False, direction=0, name=None)'},
  'ExpressionError': 'exception',
  'FormError': 'exception',
+ 'GeneralizedInertia': {'__init__': '(self, name, coordinates, mass_matrix)'},
  'HamiltonianForm': {'__init__': '(self, system)',
                      'dT_dp': 'property',
                      'dT_dq': 'property',
@@ -134,7 +135,7 @@ API: dict = {
  '__version__': 'str',
  'export_fmu': "(model, path, constants=None, *, initial=None, fmi='2', force=False, "
                't_end=None, name=None, units=None, baumgarte=None)',
- 'from_sympy': '(obj, *, name=None)',
+ 'from_sympy': "(obj, *, name=None, equations='checked')",
  'from_urdf': "(path, *, base='fixed', parameters=(), gravity=9.81)",
  'models': 'module',
  'simulate': "(system, t_span, initial, constants=None, *, form='momentum', t_eval=None, "

@@ -374,6 +374,11 @@ BAD = {
                    ["not a valid URDF"]),
     "nan origin": (_robot(_link("a") + _joint("j", "continuous", "world", "a", xyz="0 nan 0")),
                    ["joint 'j'", "origin xyz"]),
+    "huge origin": (_robot(_link("a") + _joint("j", "continuous", "world", "a",
+                                               xyz="0 1e308 0")),
+                    ["joint 'j'", "origin xyz", "1e+308 m", "units"]),
+    "empty file": ("", ["the file is empty"]),
+    "blank file": ("  \n\n", ["the file is empty"]),
     "negative mass": (_robot(_ARM.replace('value="1.0"', 'value="-2"')),
                       ["link 'a'", "mass", "≥ 0"]),
     "infinite mass": (_robot(_ARM.replace('value="1.0"', 'value="inf"')), ["link 'a'", "mass"]),
@@ -421,6 +426,17 @@ def test_bad_urdf_is_a_clear_error(case, tmp_path):
     assert "bad.urdf" in message
     for needle in needles:
         assert needle in message, message
+
+
+def test_parameters_as_one_string_is_refused(tmp_path):
+    """parameters="m_a" would be read letter by letter (an error naming 'm'): refused,
+    saying to give a list."""
+    path = tmp_path / "arm.urdf"
+    path.write_text(_robot(_ARM))
+    with pytest.raises(kb.UrdfError, match=r"parameters='m_a': give a list of names.*"
+                                           r"parameters=\['m_a'\]"):
+        kb.from_urdf(path, parameters="m_a")
+    assert str(kb.from_urdf(path, parameters=["m_a"]).constants) == "[m_a]"
 
 
 def test_line_numbers_point_at_the_element(tmp_path):

@@ -30,6 +30,7 @@ from .errors import (
 from .forms.kane import HamiltonianForm, LagrangianForm, MomentumForm, VelocityForm
 from .io import from_sympy, from_urdf
 from .linear.linearization import Linearization
+from .mechanics.generalized import GeneralizedInertia
 from .numeric.constrained import ConstrainedModel
 from .runspec import export_fmu
 from .simulate.solve import Event, Trajectory, simulate
@@ -43,6 +44,7 @@ __all__ = [
     "export_fmu",
     "AdjoinedConstraint",
     "VelocityConstraint",
+    "GeneralizedInertia",
     "ConstrainedModel",
     "VelocityForm",
     "MomentumForm",

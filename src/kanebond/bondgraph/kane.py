@@ -71,6 +71,14 @@ def kane_bond_graph(system, form: str = "momentum", ports: dict | None = None) -
             f"graph has no element for; their Sf(g(t)) and Se(λ) belong to the 'system' graph of "
             f"[PA-VP] Fig. 3."
         )
+    if form == "unreduced" and getattr(system, "inertias", None):
+        raise BondGraphError(
+            f"{system.name!r} has a generalized inertia ({system.inertias[0].name!r}, from a "
+            f"Lagrangian without bodies): the unreduced graph of [PA21] Fig. 1 shows each "
+            f"body's MTF(∂v/∂fᵀ) and inertia, and these bodies are not known. Use "
+            f"form='velocity', 'momentum' or 'lagrangian', where the inertia is one I-field of "
+            f"the generalized speeds, or hand over the bodies (LagrangesMethod(bodies=..., "
+            f"frame=...)).")
     plain = _Plain(system)
     g = BondGraph(f"{system.name} ({form})")
     fj = g.add(OneJunction("f"))

@@ -3,11 +3,10 @@
 Accepted: a ``KanesMethod`` (after ``kanes_equations(bodies, loads)``, or constructed with
 ``bodies=`` and ``forcelist=``), a ``sympy.physics.mechanics.System`` (joints, bodies, loads,
 actuators, auxiliary speeds, holonomic and nonholonomic constraints with their dependent
-coordinates and speeds), a ``JointsMethod`` and a ``LagrangesMethod`` with its bodies and
-frame (speeds u_<q> = q'; L − T = −V(q, t) becomes the generalized forces −∂V/∂q; its
-constraints become adjoined constraints with SymPy's multipliers).
-The user's own frame, coordinates, speeds, bodies and loads are handed over as they are; the
-mapping is the one of docs/from_kanesmethod.md:
+coordinates and speeds; formed with either method), a ``JointsMethod`` and a
+``LagrangesMethod``, with or without bodies (:mod:`kanebond.io.sympy_lagrange`). The user's
+own frame, coordinates, speeds, bodies and loads are handed over as they are; the mapping is
+the one of docs/from_kanesmethod.md:
 
 =========================================  ================================================
 SymPy                                      ``kb.KaneSystem``
@@ -19,19 +18,28 @@ independent q, u                           ``coordinates``, ``speeds``
 ``u_auxiliary``                            ``auxiliary_speeds``
 kinematic differential equations           ``kinematics`` (k_kq̇ q' − forcing_kin = 0)
 bodies, loads (+ actuators' loads)         ``bodies``, ``loads``
-LagrangesMethod: q', L − T = −V, coneqs    speeds ``u_<q>``, loads −∂V/∂q, ``adjoined``
+LagrangesMethod: q', L, coneqs             speeds ``u_<q>``, a generalized inertia and
+                                           loads from L (or the bodies), ``adjoined``
 =========================================  ================================================
 
+**Never silently different.** Where SymPy has formed its equations, kanebond's accelerations
+are put into them at random consistent states (:mod:`kanebond.io.sympy_check`); a system
+that does not satisfy them is not handed back. ``equations`` chooses where they may differ:
+
+* ``"checked"`` (default): kanebond's equations of what came in, which must equal SymPy's;
+* ``"sympy"``: SymPy's equations as the object forms them: Lagrange's equations of a
+  Lagrangian, and accelerations set on bodies (``a2pt_theory``, ``set_acc``) used as set
+  (each difference from the derivative of the velocity an inertial load of its own);
+* ``"bodies"``: Kane's equations of the bodies' velocities, not compared with SymPy's.
+
 What cannot be carried over is a :class:`~kanebond.ModelError` naming it: acceleration
-constraints given explicitly that are not the time derivative of the velocity constraints
-(kanebond differentiates the velocity constraints), accelerations set on a body's mass centre
-or frame (``set_acc``, ``a2pt_theory`` ...) that are not the time derivative of its velocity
-(kanebond differentiates velocities), a ``KanesMethod`` that never saw its bodies, a
-``LagrangesMethod`` without bodies and frame, or whose Lagrangian is not the bodies' kinetic
-energy less a potential energy.
+constraints given explicitly that are not the time derivative of the velocity constraints, a
+``KanesMethod`` that never saw its bodies, accelerations set on bodies that differ from the
+derivatives of their velocities (with ``equations="checked"``).
 
 Where SymPy offers no public accessor (the inertial frame, the dependent and auxiliary speeds,
-the constraint matrices of a ``KanesMethod``), its attributes are read directly (SymPy 1.14).
+the constraint matrices of a ``KanesMethod``, a ``LagrangesMethod``'s Lagrangian), its
+attributes are read directly (SymPy 1.14).
 """
 
 from __future__ import annotations
@@ -41,48 +49,51 @@ import random
 import numpy as np
 import sympy as sp
 import sympy.physics.mechanics as me
-from sympy.core.function import AppliedUndef
 
-from ..constraints.resolve import AdjoinedConstraint
 from ..errors import ModelError
 from ..mechanics.kinematics import solve_kinematics
-from ..symbolic.expressions import numeric_sample, vanishes
+from ..model.listing import default_load_names
+from ..symbolic.expressions import numeric_sample, show, vanishes
 from ..system import KaneSystem
+from .sympy_check import RTOL, compare, kane_equations
+from .sympy_lagrange import from_lagranges_method, plain_body
 
-__all__ = ["from_sympy"]
+__all__ = ["from_sympy", "EQUATIONS"]
 
 t = me.dynamicsymbols._t
 
 _SUPPORTED = ("a KanesMethod, a sympy.physics.mechanics System, a JointsMethod or a "
               "LagrangesMethod")
+#: the choices of ``equations`` (module docstring)
+EQUATIONS = ("checked", "sympy", "bodies")
 
 
-def from_sympy(obj, *, name: str | None = None) -> KaneSystem:
-    """The :class:`~kanebond.KaneSystem` of a SymPy ``KanesMethod``, ``System`` or
-    ``JointsMethod``, with the user's own symbols, bodies and loads.
+def from_sympy(obj, *, name: str | None = None, equations: str = "checked") -> KaneSystem:
+    """The :class:`~kanebond.KaneSystem` of a SymPy ``KanesMethod``, ``System``,
+    ``JointsMethod`` or ``LagrangesMethod``, with the user's own symbols, bodies and loads.
 
     Parameters
     ----------
     obj:
         ``sympy.physics.mechanics.KanesMethod`` (after ``kanes_equations(bodies, loads)`` or
-        constructed with ``bodies=`` / ``forcelist=``), ``System``, ``JointsMethod``, or
-        ``LagrangesMethod`` constructed with ``bodies=`` and ``frame=``: its speeds are new
-        dynamicsymbols ``u_<q>`` = q', L − T = −V(q, t) gives the generalized forces
-        −∂V/∂q, each acting through a massless point ``potential_<q>`` moving with u_<q>
-        along N.x, and its constraint equations ``coneqs`` (the holonomic ones
-        differentiated, and the nonholonomic ones) become adjoined constraints ``lam1``,
-        ``lam2``, ... whose multipliers are SymPy's λ.
+        constructed with ``bodies=`` / ``forcelist=``), ``System`` or ``JointsMethod`` (formed
+        with ``KanesMethod`` or ``LagrangesMethod``, or not yet formed), or
+        ``LagrangesMethod`` (a Lagrangian alone, or with ``bodies=`` and ``frame=``). For
+        Lagrange's method the speeds are new dynamicsymbols ``u_<q>`` = q', and its constraint
+        equations ``coneqs`` become adjoined constraints ``lam1``, ``lam2``, ... whose
+        multipliers are those of SymPy's ``rhs()`` / ``mass_matrix_full`` (the negatives of
+        ``solve_multipliers()``'s, which follow ``eom``'s sign).
     name:
         The system's display name (default: the SymPy class's name).
+    equations:
+        ``"checked"`` (default), ``"sympy"`` or ``"bodies"`` (module docstring): which
+        equations to take where SymPy's object and its bodies disagree.
 
     Raises
     ------
     ModelError
-        For what cannot be carried over: explicit acceleration constraints other than the
-        derivative of the velocity constraints, explicitly set accelerations that differ from
-        the derivative of the velocity, a ``KanesMethod`` without bodies or kinematic
-        differential equations, a ``LagrangesMethod`` without bodies and frame or with a
-        Lagrangian other than T − V(q, t), or an object of another type.
+        For what cannot be carried over, or equations that differ from SymPy's (with
+        ``equations="checked"``): the message names the body and the way forward.
 
     Examples
     --------
@@ -96,14 +107,17 @@ def from_sympy(obj, *, name: str | None = None) -> KaneSystem:
     >>> kb.from_sympy(km).A
     Matrix([[l**2*m]])
     """
+    if not isinstance(equations, str) or equations not in EQUATIONS:
+        raise ModelError(f"kb.from_sympy: equations must be one of "
+                         f"{', '.join(map(repr, EQUATIONS))}, got {equations!r}.")
     if isinstance(obj, me.KanesMethod):
-        return _from_kanes_method(obj, name or type(obj).__name__)
+        return _from_kanes_method(obj, name or type(obj).__name__, equations)
     if isinstance(obj, me.System):
-        return _from_system(obj, name or "System")
+        return _from_system(obj, name or "System", equations)
     if isinstance(obj, me.JointsMethod):
-        return _from_joints_method(obj, name or "JointsMethod")
+        return _from_joints_method(obj, name or "JointsMethod", equations)
     if isinstance(obj, me.LagrangesMethod):
-        return _from_lagranges_method(obj, name or type(obj).__name__)
+        return from_lagranges_method(obj, name or type(obj).__name__, equations)
     raise ModelError(
         f"kb.from_sympy takes {_SUPPORTED}, got {type(obj).__module__}.{type(obj).__name__}; "
         f"for anything else describe the system with kb.KaneSystem(frame=..., "
@@ -112,7 +126,7 @@ def from_sympy(obj, *, name: str | None = None) -> KaneSystem:
 
 
 # --------------------------------------------------------------------------- KanesMethod
-def _from_kanes_method(km: me.KanesMethod, name: str) -> KaneSystem:
+def _from_kanes_method(km: me.KanesMethod, name: str, equations: str) -> KaneSystem:
     if km.bodies is None:
         raise ModelError(
             "kb.from_sympy: this KanesMethod has no bodies (it was neither constructed with "
@@ -139,11 +153,14 @@ def _from_kanes_method(km: me.KanesMethod, name: str) -> KaneSystem:
         )
     kinematics = list(km.mass_matrix_kin * sp.Matrix(q).diff(t) - km.forcing_kin)
     velocity_constraints = list(km._k_nh * km.u + km._f_nh) if u_dep else []
-    return _system(
+    system = _system(
         name, km._inertial, q[: len(q) - len(q_dep)], u[: len(u) - len(u_dep)], kinematics,
-        list(km.bodies), list(km.loads or []), q_dep=q_dep, u_dep=u_dep, u_aux=u_aux,
-        configuration_constraints=list(km._f_h), velocity_constraints=velocity_constraints,
+        list(km.bodies), list(km.loads or []), equations, q_dep=q_dep, u_dep=u_dep,
+        u_aux=u_aux, configuration_constraints=list(km._f_h),
+        velocity_constraints=velocity_constraints,
     )
+    _check_with(system, kane_equations(km), equations)
+    return system
 
 
 def _same_acceleration_constraints(km: me.KanesMethod) -> bool:
@@ -167,7 +184,11 @@ def _same_acceleration_constraints(km: me.KanesMethod) -> bool:
 
 
 # --------------------------------------------------------------------------- System
-def _from_system(system: me.System, name: str) -> KaneSystem:
+def _from_system(system: me.System, name: str, equations: str) -> KaneSystem:
+    method = _lagrange_formed(system, "System", lambda: system.form_eoms(
+        eom_method=me.LagrangesMethod), system.eom_method, system.u_ind)
+    if method is not None:
+        return from_lagranges_method(method, name, equations)
     # System.loads are the loads added; the actuators' loads join them in form_eoms
     loads = list(system.loads) + [ld for act in system.actuators for ld in act.to_loads()]
     for n_eqs, what, deps, attr in (
@@ -182,90 +203,63 @@ def _from_system(system: me.System, name: str) -> KaneSystem:
                 f"system.{attr} to the ones the constraints are solved for (as "
                 f"System.form_eoms needs)."
             )
-    return _system(
+    out = _system(
         name, system.frame, list(system.q_ind), list(system.u_ind), list(system.kdes),
-        list(system.bodies), loads, q_dep=list(system.q_dep), u_dep=list(system.u_dep),
-        u_aux=list(system.u_aux),
+        list(system.bodies), loads, equations, q_dep=list(system.q_dep),
+        u_dep=list(system.u_dep), u_aux=list(system.u_aux),
         configuration_constraints=list(system.holonomic_constraints),
         velocity_constraints=list(system.velocity_constraints),
     )
+    if isinstance(system.eom_method, me.KanesMethod):
+        _check_with(out, kane_equations(system.eom_method), equations)
+    return out
+
+
+def _lagrange_formed(obj, kind: str, form, method, speeds) -> me.LagrangesMethod | None:
+    """The LagrangesMethod a System or JointsMethod was formed with; one formed here (as
+    SymPy would to simulate it) when it was not formed and its speeds are the coordinates'
+    rates, as Lagrange's method has them; None for Kane's method."""
+    if isinstance(method, me.LagrangesMethod):
+        return method
+    if method is not None or not speeds or not all(
+            isinstance(u, sp.Derivative) for u in speeds):
+        return None
+    try:
+        form()
+    except (ValueError, TypeError, AttributeError) as err:
+        raise ModelError(
+            f"kb.from_sympy: this {kind}'s speeds are its coordinates' rates, as "
+            f"LagrangesMethod takes them, but forming its equations with LagrangesMethod "
+            f"failed in SymPy: {err}") from None
+    formed = obj.eom_method if kind == "System" else obj.method
+    return formed if isinstance(formed, me.LagrangesMethod) else None
 
 
 # --------------------------------------------------------------------------- JointsMethod
-def _from_joints_method(method: me.JointsMethod, name: str) -> KaneSystem:
-    return _system(name, method.frame, list(method.q), list(method.u), list(method.kdes),
-                   [_plain_body(b) for b in method.bodies], list(method.loads))
-
-
-def _plain_body(body):
-    """A deprecated ``Body`` as the ``RigidBody`` or ``Particle`` it stands for (the objects
-    ``JointsMethod`` itself gives ``KanesMethod``); other bodies as they are."""
-    if not isinstance(body, me.Body):
-        return body
-    if body.is_rigidbody:
-        return me.RigidBody(body.name, body.masscenter, body.frame, body.mass,
-                            (body.central_inertia, body.masscenter))
-    return me.Particle(body.name, body.masscenter, body.mass)
-
-
-# --------------------------------------------------------------------------- LagrangesMethod
-def _from_lagranges_method(lm: me.LagrangesMethod, name: str) -> KaneSystem:
-    """Speeds u_<q> = q'; the Lagrangian less the bodies' kinetic energy is −V(q, t), whose
-    generalized forces −∂V/∂q_r act through one massless point per coordinate moving with
-    u_r along N.x (their power is −V' exactly)."""
-    frame, bodies = lm.inertial, list(lm.bodies or [])
-    if frame is None or not bodies:
-        raise ModelError(
-            "kb.from_sympy: a LagrangesMethod needs its bodies and inertial frame (kanebond "
-            "forms the kinetic energy from the bodies' velocities in that frame); construct it "
-            "as LagrangesMethod(L, qs, bodies=[...], frame=N, forcelist=...)."
-        )
-    q = list(lm.q)
-    qd = [x.diff(t) for x in q]
-    taken = {f.func.__name__ for f in lm._L[0].atoms(AppliedUndef)} | {
-        x.func.__name__ for x in q}
-    speeds = []
-    for x in q:
-        label = f"u_{x.func.__name__}"
-        while label in taken:
-            label += "_"
-        taken.add(label)
-        speeds.append(me.dynamicsymbols(label))
-    kinetic = sum((b.kinetic_energy(frame) for b in bodies), sp.S.Zero)
-    potential = kinetic - lm._L[0]
-    if not vanishes(sp.Matrix([potential.diff(v) for v in qd])):
-        raise ModelError(
-            "kb.from_sympy: the Lagrangian of this LagrangesMethod is not the bodies' kinetic "
-            "energy minus a potential energy V(q, t) (L − T depends on the coordinates' rates); "
-            "kanebond takes the kinetic energy from the bodies: give every moving body to "
-            "LagrangesMethod(bodies=...) and velocity-dependent forces in forcelist."
-        )
-    loads = list(lm.forcelist or [])
-    for x, u_x in zip(q, speeds, strict=True):
-        generalized = -potential.diff(x)
-        if generalized != 0:
-            point = me.Point(f"potential_{x.func.__name__}")
-            point.set_vel(frame, u_x * frame.x)
-            loads.append((point, generalized * frame.x))
-    # SymPy's coneqs: the holonomic constraints' time derivatives and the nonholonomic
-    # ones, linear in q'; adjoined with one multiplier each, named as SymPy names λ
-    to_speeds = dict(zip(qd, speeds, strict=True))
-    adjoined = [AdjoinedConstraint(sp.sympify(c).xreplace(to_speeds), name=f"lam{i}")
-                for i, c in enumerate(lm.coneqs, 1)]
-    return _system(name, frame, q, speeds, [d - u_x for d, u_x in zip(qd, speeds, strict=True)],
-                   bodies, loads, adjoined=adjoined)
+def _from_joints_method(method: me.JointsMethod, name: str, equations: str) -> KaneSystem:
+    lm = _lagrange_formed(method, "JointsMethod", lambda: method.form_eoms(
+        me.LagrangesMethod), method.method, list(method.u))
+    if lm is not None:
+        return from_lagranges_method(lm, name, equations)
+    out = _system(name, method.frame, list(method.q), list(method.u), list(method.kdes),
+                  [plain_body(b) for b in method.bodies], list(method.loads), equations)
+    if isinstance(method.method, me.KanesMethod):
+        _check_with(out, kane_equations(method.method), equations)
+    return out
 
 
 # --------------------------------------------------------------------------- common
-def _system(name, frame, q_ind, u_ind, kinematics, bodies, loads, *, q_dep=(), u_dep=(),
-            u_aux=(), configuration_constraints=(), velocity_constraints=(),
-            adjoined=()) -> KaneSystem:
+def _system(name, frame, q_ind, u_ind, kinematics, bodies, loads, equations, *, q_dep=(),
+            u_dep=(), u_aux=(), configuration_constraints=(), velocity_constraints=(),
+            ) -> KaneSystem:
     if not bodies:
         raise ModelError(
             f"kb.from_sympy: the {name} has no bodies; kanebond needs the RigidBody and "
             f"Particle objects whose velocities the speeds move."
         )
-    _check_accelerations(frame, bodies, q_ind + list(q_dep), u_ind + list(u_dep), kinematics)
+    loads = _named_loads(loads)
+    loads.update(_explicit_accelerations(frame, bodies, q_ind + list(q_dep),
+                                         u_ind + list(u_dep), kinematics, u_aux, equations))
     kw: dict = {}
     if q_dep or configuration_constraints:
         kw.update(dependent_coordinates=list(q_dep),
@@ -274,10 +268,28 @@ def _system(name, frame, q_ind, u_ind, kinematics, bodies, loads, *, q_dep=(), u
         kw.update(dependent_speeds=list(u_dep), velocity_constraints=list(velocity_constraints))
     if u_aux:
         kw.update(auxiliary_speeds=list(u_aux))
-    if adjoined:
-        kw.update(adjoined=list(adjoined))
     return KaneSystem(frame, coordinates=q_ind, speeds=u_ind, kinematics=kinematics,
                       bodies=bodies, loads=loads, name=name, **kw)
+
+
+def _named_loads(loads: list) -> dict:
+    """The loads with the names kanebond gives them ('force on P', 'torque on B', ...)."""
+    return dict(zip(default_load_names(list(loads)), loads, strict=True))
+
+
+def _check_with(system: KaneSystem, eqs, equations: str) -> None:
+    """ModelError when ``system`` does not satisfy SymPy's formed equations ``eqs``."""
+    if eqs is None or equations == "bodies":
+        return
+    agreement = compare(system, eqs, list(system.speeds))
+    if agreement is not None and agreement.residual > RTOL:
+        raise ModelError(
+            f"kb.from_sympy: kanebond's equations of {system.name!r} do not satisfy the "
+            f"equations SymPy formed (relative residual {agreement.residual:.2e} at "
+            f"{agreement.states} random consistent states, above {RTOL:g}). kanebond forms "
+            f"Kane's equations of the bodies' velocities and loads as given; use "
+            f"kb.from_sympy(..., equations='bodies') to take them unchecked, or report the "
+            f"model if they should agree.")
 
 
 def _in_speeds(matrix: sp.Matrix, kdd: dict) -> sp.Matrix:
@@ -288,32 +300,62 @@ def _in_speeds(matrix: sp.Matrix, kdd: dict) -> sp.Matrix:
     return matrix
 
 
-def _check_accelerations(frame, bodies, q: list, u: list, kinematics: list) -> None:
+def _explicit_accelerations(frame, bodies, q: list, u: list, kinematics: list, u_aux,
+                            equations: str) -> dict:
     """SymPy's Fr* uses an acceleration set on a mass centre (``set_acc``, ``a2pt_theory``)
     or a frame (``set_ang_acc``) as it is; kanebond differentiates the velocities. Where one
-    is set and differs from the derivative of the velocity, the two systems differ: refuse."""
-    checks = []
+    is set and differs from the derivative of the velocity the two systems differ:
+    ``"checked"`` refuses, ``"bodies"`` differentiates, ``"sympy"`` adds the difference as
+    an inertial load −m (a_set − v') at the mass centre or −I·(α_set − ω') on the frame
+    (returned, named "set acceleration of P" / "set angular acceleration of B")."""
+    found = []
     for b in bodies:
         point = b.masscenter
         if frame in point._acc_dict:
-            checks.append((f"the acceleration of {point.name} (mass centre of {b.name})",
-                           point._acc_dict[frame], lambda p=point: p.vel(frame).dt(frame),
-                           "set_acc / a2pt_theory / a1pt_theory"))
+            found.append((b, point, point._acc_dict[frame], point.vel(frame).dt(frame)))
         body_frame = getattr(b, "frame", None)
         if body_frame is not None and frame in body_frame._ang_acc_dict:
-            checks.append((f"the angular acceleration of {body_frame.name}",
-                           body_frame._ang_acc_dict[frame],
-                           lambda f=body_frame: f.ang_vel_in(frame).dt(frame), "set_ang_acc"))
-    if not checks:
-        return
+            found.append((b, body_frame, body_frame._ang_acc_dict[frame],
+                          body_frame.ang_vel_in(frame).dt(frame)))
+    if not found or equations == "bodies":
+        return {}
     kdd = solve_kinematics(q, u, kinematics, check_rank=False)[1]  # as KaneSystem solves them
-    for what, given, derived, how in checks:
-        difference = given.to_matrix(frame) - derived().to_matrix(frame)
-        if not vanishes(_in_speeds(difference, kdd)):
+    aux = {**{a.diff(t): 0 for a in u_aux}, **dict.fromkeys(u_aux, 0)}
+    out = {}
+    for b, where, given, derived in found:
+        difference = _in_speeds((given - derived).to_matrix(frame), kdd).xreplace(aux)
+        if vanishes(difference):
+            continue
+        rotation = isinstance(where, me.ReferenceFrame)
+        what = (f"the {'angular ' if rotation else ''}acceleration of {where.name}"
+                + ("" if rotation else f" (mass centre of {b.name})"))
+        if equations == "checked":
             raise ModelError(
-                f"kb.from_sympy: {what} in {frame.name} was set explicitly ({how}) and is not "
-                f"the time derivative of its velocity; SymPy's KanesMethod "
-                f"uses it as set, kanebond differentiates the velocity, so the equations "
-                f"would differ. Remove the explicit acceleration (e.g. set_acc(N, "
-                f"vel(N).dt(N))) or correct it."
-            )
+                f"kb.from_sympy: {what} in {frame.name} was set explicitly ("
+                f"{'set_ang_acc' if rotation else 'set_acc / a2pt_theory / a1pt_theory'}) and "
+                f"is not the time derivative of its {'angular ' if rotation else ''}velocity, "
+                f"so two sets of equations differ: SymPy's KanesMethod uses the acceleration "
+                f"as set; kanebond differentiates the velocity (what the velocities as set "
+                f"imply). Choose one: kb.from_sympy(..., equations='sympy') for SymPy's "
+                f"equations (the difference becomes a load '{_correction_name(where)}'), or "
+                f"equations='bodies' for kanebond's; or remove the explicit acceleration "
+                f"(set_acc(N, P.vel(N).dt(N))) or correct it.")
+        rates = [d for d in difference.atoms(sp.Derivative)
+                 if not vanishes(difference.diff(d))]  # coefficients that do not cancel
+        difference = difference.xreplace(dict.fromkeys(difference.atoms(sp.Derivative), 0))
+        if rates:
+            raise ModelError(
+                f"kb.from_sympy(..., equations='sympy'): {what} as set differs from the "
+                f"derivative of the velocity in terms with {show(next(iter(rates)))}, so "
+                f"SymPy's equations have another mass matrix and cannot be taken as a load; "
+                f"use equations='bodies', or correct the acceleration.")
+        vec = sum((x * e for x, e in zip(difference, (frame.x, frame.y, frame.z),
+                                         strict=True)), me.Vector(0))
+        load = -b.central_inertia.dot(vec) if rotation else -b.mass * vec
+        out[_correction_name(where)] = (where, load)
+    return out
+
+
+def _correction_name(where) -> str:
+    kind = "angular acceleration" if isinstance(where, me.ReferenceFrame) else "acceleration"
+    return f"set {kind} of {where.name}"

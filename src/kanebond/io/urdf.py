@@ -32,6 +32,7 @@ modelled; :attr:`KaneSystem.notes` lists them.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -208,6 +209,10 @@ def urdf_parts(tree: UrdfTree, *, base: str = "fixed", parameters=(),
     if base not in BASES:
         raise UrdfError(f"base={base!r}: give base='fixed' (the root link is the ground) or "
                         f"base='floating' (it moves freely).")
+    if isinstance(parameters, str | bytes) or not isinstance(parameters, Iterable):
+        raise UrdfError(f"parameters={parameters!r}: give a list of names, e.g. "
+                        f"parameters=[{parameters!r}] (a single string would be read letter "
+                        f"by letter).")
     return _Assembly(tree, base, list(parameters), gravity).parts()
 
 

@@ -185,6 +185,9 @@ def read_urdf_text(text: str, where: str = "<string>") -> UrdfTree:
         raise UrdfError(f"{where}:{line}: a document type declaration (<!DOCTYPE or <!ENTITY) is "
                         f"not read: URDF needs none, and entities can expand without bound. "
                         f"Remove it.")
+    if not text.strip():
+        raise UrdfError(f"{where}: the file is empty; a URDF file is an XML document with one "
+                        f"<robot> element.")
     _check_xml(text, where)
     robot = _parse(text, where)
     return _Builder(robot, text, where).tree()
@@ -235,10 +238,18 @@ def _parse(text: str, where: str):
             core.on_error = saved
 
 
+#: the largest distance (m) a URDF may give: a robot larger than this is an error of units
+MAX_LENGTH = 1e6
+
+
 def _vec(values, n: int, what: str) -> np.ndarray:
     a = np.array([float(v) for v in values], dtype=float)
     if a.shape != (n,) or not np.all(np.isfinite(a)):
         raise UrdfError(f"{what} must be {n} finite numbers, got {list(values)}.")
+    if "xyz" in what and np.max(np.abs(a)) > MAX_LENGTH:
+        raise UrdfError(f"{what} is {list(values)}: a distance of {np.max(np.abs(a)):.3g} m, "
+                        f"beyond any robot (at most {MAX_LENGTH:g} m is read); check the "
+                        f"number and its units (URDF lengths are in metres).")
     return a
 
 

@@ -96,6 +96,15 @@ def _load_vector(vec, what: str) -> Vector:
             f"sympy.physics.vector Vector; write forces and torques as vectors, e.g. "
             f"-m*g*N.z."
         )
+    for m, fr in vec.args:
+        for x in m:
+            x = sp.sympify(x)
+            bad = [a for a in (sp.zoo, sp.oo, -sp.oo, sp.nan) if x.has(a)]
+            if bad:
+                raise LoadError(
+                    f"{what} has the non-finite number {bad[0]} in its {fr.name} components "
+                    f"({show(x)}): a force or torque must be finite. Check the expression (a "
+                    f"division by zero gives zoo).")
     return vec
 
 

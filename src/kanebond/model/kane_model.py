@@ -28,6 +28,7 @@ from ..constraints.resolve import (
 from ..constraints.views import ConstraintViews
 from ..errors import ModelError
 from ..mechanics import matrices
+from ..mechanics.generalized import InertiaTerms
 from ..mechanics.kinematics import (
     BodyKinematics,
     DagWalks,
@@ -43,50 +44,9 @@ from ..mechanics.kinematics import (
 )
 from ..mechanics.loads import listed_loads, resolve_loads
 from ..progress import working
+from .listing import default_load_names, listed_bodies, listed_inertias
 
 __all__ = ["KaneModel"]
-
-
-def _listed_bodies(bodies) -> list:
-    """The bodies as a list: RigidBody/Particle objects, at least one, each listed once."""
-    if isinstance(bodies, (me.RigidBody, me.Particle)):
-        raise ModelError(
-            f"bodies must be a list of RigidBody/Particle objects, got the single body "
-            f"{bodies.name}; write bodies=[{bodies.name}]."
-        )
-    if isinstance(bodies, (str, sp.Basic)) or not isinstance(bodies, Iterable):
-        raise ModelError(f"bodies must be a list of RigidBody/Particle objects, got {bodies!r}.")
-    bodies = list(bodies)
-    if not bodies:
-        raise ModelError("a system needs at least one body (RigidBody or Particle).")
-    seen: set = set()
-    for b in bodies:
-        if id(b) in seen:
-            raise ModelError(
-                f"body {getattr(b, 'name', b)!r} is listed twice in bodies; list each body once "
-                f"(twice would count its mass twice)."
-            )
-        seen.add(id(b))
-    return bodies
-
-
-def _default_load_names(loads: list) -> list[str]:
-    """'force on P', 'torque on B', ...; a name used twice gets ' (2)', ' (3)', ..."""
-    out: list[str] = []
-    for i, ld in enumerate(loads):
-        try:
-            where = ld.location if hasattr(ld, "location") else ld[0]
-            if isinstance(where, me.RigidBody):
-                where = where.frame if isinstance(ld, me.Torque) else where.masscenter
-            elif isinstance(where, me.Particle):
-                where = where.point
-            kind = "torque on" if isinstance(where, ReferenceFrame) else "force on"
-            name = f"{kind} {where.name}"
-        except Exception:  # malformed: resolve_loads reports it
-            name = f"load {i}"
-        k = sum(1 for n in out if n == name or n.startswith(name + " ("))
-        out.append(name if k == 0 else f"{name} ({k + 1})")
-    return out
 
 
 class KaneModel(ConstraintViews):
@@ -114,6 +74,7 @@ class KaneModel(ConstraintViews):
         prescribed: Mapping | None = None,
         adjoined: Sequence = (),
         auxiliary_speeds: Sequence = (),
+        inertias: Sequence = (),
         name: str = "system",
         strict: bool = False,
     ) -> None:
@@ -124,7 +85,8 @@ class KaneModel(ConstraintViews):
             velocity_constraints=velocity_constraints,
             dependent_coordinates=dependent_coordinates,
             configuration_constraints=configuration_constraints, prescribed=prescribed,
-            adjoined=adjoined, auxiliary_speeds=auxiliary_speeds, name=name, strict=strict,
+            adjoined=adjoined, auxiliary_speeds=auxiliary_speeds, inertias=inertias, name=name,
+            strict=strict,
         )
         if not isinstance(frame, ReferenceFrame):
             raise ModelError(
@@ -162,7 +124,8 @@ class KaneModel(ConstraintViews):
             self.embedding = Embedding(
                 coordinates=list(self.coordinates), speeds=list(self.speeds), Q_full=self._Q_full
             )
-        self.bodies = _listed_bodies(bodies)
+        self.inertias = listed_inertias(inertias, embedding)
+        self.bodies = listed_bodies(bodies, self.inertias)
         self._set_body_kinematics_full(sub_full)
         self.prescribed: dict = resolve_prescribed(
             prescribed, coordinates=self.coordinates, speeds=self.speeds,
@@ -221,12 +184,16 @@ class KaneModel(ConstraintViews):
             kdd=sub_full, strict=self.strict, walks=DagWalks(),  # one memo for all fields
         )
         self.bodies_all_speeds = [BodyKinematics(b, **self._common_full) for b in self.bodies]
+        #: the generalized inertias resolved in all speeds (:mod:`kanebond.mechanics.generalized`)
+        self.inertias_all_speeds = [
+            InertiaTerms(gi, coordinates=self.coordinates, speeds=self.all_speeds, kdd=sub_full)
+            for gi in self.inertias]
 
     def _set_loads_and_adjoined(self, loads, adjoined, sub_full: dict) -> None:
         """The loads with their names and velocity fields, and the adjoined constraints, in all
         speeds."""
         self.loads, given_names = listed_loads(loads)
-        self.load_names = given_names or _default_load_names(self.loads)
+        self.load_names = given_names or default_load_names(self.loads)
         self.loads_all_speeds = self.resolve_load_fields(
             self.loads, self._common_full, self.bodies_all_speeds, sub_full
         )
@@ -263,7 +230,8 @@ class KaneModel(ConstraintViews):
         for s, f_s in enumerate(self.speeds):
             if f_s in self.prescribed:
                 continue
-            if not any(b.depends_on(s) for b in self.bodies_all_speeds):
+            if not any(b.depends_on(s) for b in self.bodies_all_speeds) and not any(
+                    s in g.cols for g in self.inertias_all_speeds):
                 raise ModelError(
                     f"speed {show(f_s)} appears in the velocity of no body, so the mass "
                     f"matrix would be singular; remove it, or check the velocities that "
@@ -443,6 +411,9 @@ class KaneModel(ConstraintViews):
                 for coef, u1, u2 in b.inertia.args:
                     scan(coef)
                     frames.update((u1.args[0][1], u2.args[0][1]) if u1.args and u2.args else ())
+        for g in self.inertias_all_speeds:
+            for x in g.M:
+                scan(x)
         for fld, vec in self.loads_all_speeds:
             scan_vector(fld.v)
             scan_vector(vec)
@@ -484,7 +455,8 @@ class KaneModel(ConstraintViews):
     def A(self) -> sp.Matrix:
         """Mass matrix A(q) ([PA21] (15), (55)); symmetric, positive definite."""
         with working(f"forming the mass matrix A of {self.name!r}"):
-            return matrices.mass_matrix(self._body_kinematics, len(self.speeds))
+            return matrices.mass_matrix(self._body_kinematics, len(self.speeds)) + \
+                self._inertia_part("M")
 
     @cached_property
     def dA_dq(self) -> tuple[sp.Matrix, ...]:
@@ -495,19 +467,22 @@ class KaneModel(ConstraintViews):
     def D(self) -> sp.Matrix:
         """Gyrator matrix D(q, f) ([PA21] (16), (56)); Ȧ = D + Dᵀ (17)."""
         with working(f"forming the gyrator matrix D of {self.name!r}"):
-            return matrices.gyrator_matrix(self._body_kinematics, len(self.speeds))
+            return matrices.gyrator_matrix(self._body_kinematics, len(self.speeds)) + \
+                self._inertia_part("D")
 
     @cached_property
     def Df(self) -> sp.Matrix:
         """The product D f, computed body by body without forming D ([PA21] (14), (56))."""
         with working(f"forming D f of {self.name!r}"):
-            return matrices.gyrator_product(self._body_kinematics, len(self.speeds))
+            return matrices.gyrator_product(self._body_kinematics, len(self.speeds)) + \
+                self._inertia_part("Df")
 
     @cached_property
     def C(self) -> sp.Matrix:
         """The C matrix of [PA18], D = Cᵀ + Wᵀ(ω × ∂h/∂fᵀ) ([PA21] (61), (62))."""
         with working(f"forming the matrix C of {self.name!r}"):
-            return matrices.c_matrix(self._body_kinematics, len(self.speeds))
+            return matrices.c_matrix(self._body_kinematics, len(self.speeds)) + \
+                self._inertia_part("D").T
 
     def gyroscopic_coupling(self) -> sp.Matrix:
         """G = Wᵀ(ω × ∂h/∂fᵀ), the last term of D in [PA21] (56), (62)."""
@@ -521,18 +496,37 @@ class KaneModel(ConstraintViews):
     @cached_property
     def p_hat(self) -> sp.Matrix:
         """Generalized momentum p̂(q, f) = A f ([PA21] (21), (54))."""
-        return matrices.generalized_momentum(self._body_kinematics, len(self.speeds))
+        return matrices.generalized_momentum(self._body_kinematics, len(self.speeds)) + \
+            self._inertia_part("p_hat")
 
     @cached_property
     def e_hat(self) -> sp.Matrix:
         """Generalized gyration forces ê = Dᵀ f ([PA21] (27), (57))."""
         with working(f"forming ê of {self.name!r}"):
-            return matrices.gyration_forces(self._body_kinematics, len(self.speeds))
+            return matrices.gyration_forces(self._body_kinematics, len(self.speeds)) + \
+                self._inertia_part("e_hat")
 
     @cached_property
     def T_star(self) -> sp.Expr:
         """Kinetic co-energy T*(q, f) = ½ fᵀ A f ([PA21] (18))."""
-        return matrices.kinetic_coenergy(self._body_kinematics)
+        return matrices.kinetic_coenergy(self._body_kinematics) + sum(
+            (g.T_star for g in self.inertias_all_speeds), sp.S.Zero)
+
+    def _inertia_part(self, which: str) -> sp.Matrix:
+        """The generalized inertias' share of A ("M"), D, D f, p̂ or ê, scattered into the
+        speeds (:mod:`kanebond.mechanics.generalized`; they exist only without embedding, so
+        their speeds are :attr:`speeds`)."""
+        S = len(self.speeds)
+        out = sp.zeros(S, S) if which in ("M", "D") else sp.zeros(S, 1)
+        for g in self.inertias_all_speeds:
+            part = getattr(g, which)
+            for i, r in enumerate(g.cols):
+                if out.cols == 1:
+                    out[r] += part[i]
+                    continue
+                for j, s in enumerate(g.cols):
+                    out[r, s] += part[i, j]
+        return out
 
     @cached_property
     def T(self) -> sp.Expr:

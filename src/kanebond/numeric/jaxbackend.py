@@ -113,6 +113,12 @@ def assemble(L: Layout, wp, wv, u) -> tuple[Any, Any, Any, Any]:
             T = T + 0.5 * (w @ h)
         A = A.at[np.ix_(cols, cols)].add(blk)
         Df = Df.at[cols].add(dfc)
+    for gi in L.inertias:  # generalized inertias: M and Ṁu − ∂T*/∂q as the kernels give them
+        k, cols = gi["k"], np.asarray(gi["cols"])
+        M = wp[gi["M"] : gi["M"] + k * k].reshape(k, k)
+        A = A.at[np.ix_(cols, cols)].add(M)
+        Df = Df.at[cols].add(wv[gi["Df"] : gi["Df"] + k])
+        T = T + 0.5 * (u[cols] @ M @ u[cols])
     for ld in L.loads:
         k = ld["k"]
         if k == 0:

@@ -7,7 +7,9 @@ give complex-step derivatives, :mod:`kanebond.linear.linearization`).
 **Assembly** ([PA21] (53)–(57)), in all speeds u (n_u of them), from the kernels' work arrays:
 
     A = Σ m VᵀV + WᵀIW,   D u = Σ m Vᵀa + Wᵀ(Iα + ω × Iω),   e = Σ_loads V_Pᵀ F,
-    p̂ = Σ m Vᵀv + WᵀIω,   ê = Σ m V̇ᵀv + ẆᵀIω,   T* = ½ Σ m v·v + ω·Iω.
+    p̂ = Σ m Vᵀv + WᵀIω,   ê = Σ m V̇ᵀv + ẆᵀIω,   T* = ½ Σ m v·v + ω·Iω,
+
+plus, for each generalized inertia, M, Ṁu − ∂T*/∂q, M u, ∂T*/∂q and ½ uᵀMu on its speeds.
 
 **Numeric embedding** ([PA-VP] (1)–(3)). With the speeds split by a *partition* into
 independent f = u[ind] and dependent u_d = u[dep], the velocity constraints B(q) u = 0 give
@@ -153,6 +155,17 @@ def assemble(L: Layout, wp, wv, wd, u: np.ndarray, want: set) -> dict:
                 Wd = _blocks(wd, b["Wd"], k)
                 eh[:, cols] += np.einsum("nik,ni->nk", Wd, h)
         A[:, cols[:, None], cols[None, :]] += blk
+    for gi in L.inertias:  # generalized inertias: M, Ṁu − ∂T*/∂q and ∂T*/∂q as they are
+        k, cols = gi["k"], gi["cols"]
+        M = np.moveaxis(wp[gi["M"] : gi["M"] + k * k].reshape(k, k, n), 2, 0)
+        Mu = np.einsum("nrs,ns->nr", M, u[:, cols])
+        A[:, cols[:, None], cols[None, :]] += M
+        ph[:, cols] += Mu
+        T += 0.5 * np.einsum("nr,nr->n", u[:, cols], Mu)
+        if wv is not None:
+            Df[:, cols] += wv[gi["Df"] : gi["Df"] + k].T
+        if wd is not None:
+            eh[:, cols] += wd[gi["eh"] : gi["eh"] + k].T
     res.update(A=A, p_hat=ph, T_star=T)
     if wv is not None:
         res["Df"] = Df

@@ -13,6 +13,9 @@ speeds u = [f; u_d] (independent speeds f, then the dependent speeds of embedded
 * ``dot``: the rates V̇, Ẇ of the partial velocities (for ê, [PA21] (57)) and Ḃ (same
   pattern as B).
 
+A generalized inertia (:mod:`kanebond.mechanics.generalized`) adds its mass matrix M (pos),
+Ṁu − ∂T*/∂q (vel) and ∂T*/∂q (dot), which the backends add to A, D u and ê as they are.
+
 Vectors keep SymPy's per-frame measure numbers; the direction cosine matrix of each frame
 relative to N is composed down the frame tree (R_N←B = R_N←P · R_P←B), so a body's code grows
 with its depth in the tree. The backends (:mod:`kanebond.numeric.npbackend`,
@@ -54,6 +57,7 @@ class Layout:
     B_rows: list = field(default_factory=list)
     B_cols: list = field(default_factory=list)
     bodies: list[dict] = field(default_factory=list)
+    inertias: list[dict] = field(default_factory=list)
     loads: list[dict] = field(default_factory=list)
     n_pos: int = 0
     n_vel: int = 0
@@ -78,6 +82,8 @@ class Program(GraphBuilder):
         vel.extend(qdot)
         for b in system.bodies_all_speeds:
             self._body(b, pos, vel, dot)
+        for gi in system.inertias_all_speeds:
+            self._inertia(gi, pos, vel, dot)
         for i, (fieldv, vec) in enumerate(system.loads_all_speeds):
             vP = self.vector(fieldv.v)
             Lc = self.columns(vP, f"velocity of load {i}")
@@ -128,6 +134,19 @@ class Program(GraphBuilder):
             item["Wd"] = len(dot)
             dot.extend(g.dt(Wm[j][i], self.rates) for i in range(3) for j in range(len(cols)))
         L.bodies.append(item)
+
+    def _inertia(self, gi, pos: list, vel: list, dot: list) -> None:
+        """A generalized inertia (:mod:`kanebond.mechanics.generalized`): its k × k mass
+        matrix M (pos, row-major), Ṁu − ∂T*/∂q (vel) and ∂T*/∂q (dot), k = its speeds."""
+        k = len(gi.cols)
+        item = dict(name=gi.name, cols=np.array(gi.cols, dtype=np.intp), k=k)
+        item["M"] = len(pos)
+        pos.extend(self.node(gi.M[i, j]) for i in range(k) for j in range(k))
+        item["Df"] = len(vel)
+        vel.extend(self.node(x) for x in gi.Df)
+        item["eh"] = len(dot)
+        dot.extend(self.node(x) for x in gi.e_hat)
+        self.layout.inertias.append(item)
 
     def _constraints(self, B: sp.Matrix, u: list, pos: list, vel: list, dot: list) -> None:
         """B(q) (pos) and Ḃ (dot) at its structural nonzeros, and Ḃu = d(Bu)/dt at u' = 0."""

@@ -85,6 +85,23 @@ static void kb_assemble(const double *f, const double *wp, const double *wv, con
             }
         }
     }
+    /* generalized inertias: M, Mdot u - dT/dq and dT/dq as the kernels give them */
+    for (int g = 0; g < NG_; g++) {
+        const int k = G_K[g];
+        const int *cols = COLS + G_COLS[g];
+        const double *M = wp + G_M[g];
+        for (int r = 0; r < k; r++) {
+            double Mu = 0.0;
+            for (int s = 0; s < k; s++) {
+                Mu += M[r * k + s] * f[cols[s]];
+                if (A) A[cols[r] * S_ + cols[s]] += M[r * k + s];
+            }
+            if (ph) ph[cols[r]] += Mu;
+            if (T) *T += 0.5 * f[cols[r]] * Mu;
+            if (Df) Df[cols[r]] += wv[G_DF[g] + r];
+            if (eh) eh[cols[r]] += wd[G_EH[g] + r];
+        }
+    }
     if (e || eload) {
         for (int l = 0; l < NL_; l++) {
             const int k = L_K[l];
@@ -316,6 +333,31 @@ static void kb_assemble_emb(const double *u, const double *T, const double *ct, 
                 if (W) x += Wdt[s] * h[0] + Wdt[SF_ + s] * h[1] + Wdt[2 * SF_ + s] * h[2];
                 eh[s] += x;
             }
+        }
+    }
+    /* generalized inertias, projected with T: Tᵀ M T, −Tᵀ (Mdot u − dT/dq + M c), M u, Tᵀ dT/dq */
+    for (int g = 0; g < NG_; g++) {
+        const int k = G_K[g];
+        const int *cols = COLS + G_COLS[g];
+        const double *M = wp + G_M[g];
+        for (int r = 0; r < k; r++) {
+            double x = 0.0, Mu = 0.0;
+            for (int s = 0; s < k; s++) {
+                Mu += M[r * k + s] * u[cols[s]];
+                if (ct) x += M[r * k + s] * ct[cols[s]];
+            }
+            if (ph) ph[cols[r]] += Mu;
+            if (rhs) {
+                x = -(x + wv[G_DF[g] + r]);
+                for (int s = 0; s < SF_; s++) rhs[s] += T[cols[r] * SF_ + s] * x;
+            }
+            if (eh)
+                for (int s = 0; s < SF_; s++) eh[s] += T[cols[r] * SF_ + s] * wd[G_EH[g] + r];
+            if (Af)
+                for (int s = 0; s < k; s++)
+                    for (int a = 0; a < SF_; a++)
+                        for (int b2 = 0; b2 < SF_; b2++)
+                            Af[a * SF_ + b2] += T[cols[r] * SF_ + a] * M[r * k + s] * T[cols[s] * SF_ + b2];
         }
     }
     if (rhs)

@@ -93,6 +93,9 @@ class TreeProgram(GraphBuilder):
         _refuse_constraints(system)
         super().__init__(system)
         bodies = list(system.bodies_all_speeds)
+        if system.inertias_all_speeds:
+            raise NotATree(f"it has a generalized inertia "
+                           f"({system.inertias_all_speeds[0].name!r}), not only bodies")
         if not bodies:
             raise NotATree("the system has no bodies")
         for b in bodies:

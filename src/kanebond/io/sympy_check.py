@@ -1,0 +1,276 @@
+"""kanebond's equations against those of the SymPy object they came from.
+
+``kb.from_sympy`` never hands back a system that is silently different from the object it was
+given. Where SymPy has formed its equations (``mass_matrix_full`` M and ``forcing_full`` F in
+the unknowns x = [q', u'] of a ``KanesMethod``, [q', q'', λ] of a ``LagrangesMethod``), they
+are evaluated at random consistent states and kanebond's solution is put into them:
+
+* constants and inputs: random values in [0.5, 1.5] (products of inertia in [−0.1, 0.1]),
+  auxiliary speeds and their rates zero;
+* coordinates: random in [−1, 1], moved onto SymPy's configuration constraints by
+  minimum-norm Gauss–Newton steps (residual ≤ 1e-11);
+* speeds: random in [−1, 1]; a ``KanesMethod``'s dependent speeds solved from its velocity
+  constraints, a ``LagrangesMethod``'s rates projected onto its constraints ``coneqs``;
+* kanebond: its numeric model (NumPy backend) at the same state gives q', f' (the dependent
+  speeds and their rates, or the multipliers λ);
+* the relative residual max|M x − F| / max(|M||x| + |F|), with kanebond's dependent speeds
+  against SymPy's, must stay below 1e-9.
+
+SymPy's expressions are evaluated through one hash-consed expression graph
+(:class:`~kanebond.symbolic.dag.Graph`), so the bicycle costs its DAG size, not SymPy's tree.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+import sympy as sp
+import sympy.physics.mechanics as me
+from sympy.core.function import AppliedUndef
+
+from ..errors import KanebondError, KanebondWarning, ModelError
+from ..symbolic.dag import Graph
+
+__all__ = ["SympyEquations", "Agreement", "compare", "RTOL", "kane_equations",
+           "lagrange_equations"]
+
+t = me.dynamicsymbols._t
+
+#: the largest relative residual of SymPy's equations at kanebond's solution accepted
+RTOL = 1e-9
+_PRODUCT_OF_INERTIA = re.compile(r"(_i(xy|yz|zx|xz)|I\w*(12|13|23|21|31|32)|_xz)$")
+_T0 = 0.3
+
+
+@dataclass
+class SympyEquations:
+    """SymPy's formed equations M x = F and the constraints its states must satisfy, all in
+    the coordinates ``q`` and the speeds ``u`` (for Lagrange's method, q')."""
+
+    M: sp.Matrix
+    F: sp.Matrix
+    q: list
+    u: list
+    configuration: sp.Matrix  # g(q, t) = 0
+    velocity: sp.Matrix       # linear in u: B u + b = 0
+    u_dep: list               # solved from ``velocity`` (Kane), or [] (projected: Lagrange)
+    n_multipliers: int
+    zero: dict                # auxiliary speeds and their rates
+
+
+@dataclass
+class Agreement:
+    """The comparison: the largest relative residual over ``states`` states."""
+
+    states: int
+    residual: float
+
+
+class _Evaluator:
+    """SymPy matrices in q, u, t and the other atoms, evaluated through one expression graph."""
+
+    def __init__(self, eqs: SympyEquations, matrices: dict) -> None:
+        g = self.g = Graph()
+        sym: dict = {t: g.inp("t", 0)}
+        for i, x in enumerate(eqs.q):
+            sym[x] = g.inp("q", i)
+        for i, x in enumerate(eqs.u):
+            sym[x] = g.inp("u", i)
+        for x in eqs.zero:
+            sym[x] = g.ZERO
+        others: set = set()
+        for M in matrices.values():
+            for x in M:
+                others |= sp.sympify(x).atoms(sp.Symbol, AppliedUndef, sp.Derivative)
+        # constants, inputs (and any rate of an input, held at a random value)
+        self.others = sorted(others - set(sym), key=str)
+        for k, a in enumerate(self.others):
+            sym[a] = g.inp("c", k)
+        memo: dict = {}
+        self.nodes = {k: [[g.from_sympy(M[i, j], sym, memo) for j in range(M.cols)]
+                          for i in range(M.rows)] for k, M in matrices.items()}
+        self.sym = sym
+
+    def __call__(self, name: str, q, u, c) -> np.ndarray:
+        nodes = self.nodes[name]
+        flat = [n for row in nodes for n in row]
+        inputs = {self.sym[t]: _T0}
+        inputs.update({self.g.inp("q", i): v for i, v in enumerate(q)})
+        inputs.update({self.g.inp("u", i): v for i, v in enumerate(u)})
+        inputs.update({self.g.inp("c", k): v for k, v in enumerate(c)})
+        vals = self.g.evaluate(flat, inputs)
+        return np.array(vals, dtype=float).reshape(len(nodes), len(nodes[0]) if nodes else 0)
+
+
+def _values(atoms: list, rng: np.random.Generator) -> dict:
+    return {a: (rng.uniform(-0.1, 0.1) if _PRODUCT_OF_INERTIA.search(str(a))
+                else rng.uniform(0.5, 1.5)) for a in atoms}
+
+
+def compare(system, eqs: SympyEquations, speeds_as_sympy: list, *, states: int = 3,
+            seed: int = 2718) -> Agreement | None:
+    """Put kanebond's solution into SymPy's equations at ``states`` random consistent states
+    (module docstring). ``speeds_as_sympy`` are SymPy's names of kanebond's independent speeds
+    (for Lagrange's method the rates q'). None when no consistent state could be drawn (with a
+    KanebondWarning saying so)."""
+    try:
+        ev = _evaluator(eqs)
+    except ModelError as err:
+        raise ModelError(f"kb.from_sympy: the equations SymPy formed for {system.name!r} "
+                         f"cannot be evaluated ({err}); SymPy could not simulate them "
+                         f"either.") from None
+    rng = np.random.default_rng(seed)
+    iq = [eqs.q.index(x) for x in system.coordinates]
+    iu = [eqs.u.index(x) for x in speeds_as_sympy]
+    idep = [eqs.u.index(x) for x in eqs.u_dep]
+    worst, done = 0.0, 0
+    for _ in range(8 * states):
+        if done == states:
+            break
+        values = _values(ev.others, rng)
+        c = [values[a] for a in ev.others]
+        state = _consistent(ev, eqs, rng, c, idep)
+        if state is None:
+            continue
+        q, u = state
+        constants = _constants(system, values, rng)
+        try:
+            x = _kanebond_solution(system, constants, q[iq], u[iu], eqs, idep, u)
+        except (KanebondError, np.linalg.LinAlgError, ValueError, ZeroDivisionError):
+            continue
+        if x is None:
+            continue
+        M, F = ev("M", q, u, c), ev("F", q, u, c).ravel()
+        if not (np.all(np.isfinite(M)) and np.all(np.isfinite(F)) and np.all(np.isfinite(x))):
+            continue
+        scale = max(float(np.max(np.abs(M) @ np.abs(x) + np.abs(F), initial=0.0)), 1e-300)
+        worst = max(worst, float(np.max(np.abs(M @ x - F), initial=0.0)) / scale)
+        done += 1
+    if not done:
+        warnings.warn(
+            f"kb.from_sympy could not draw a consistent state of {system.name!r} at which both "
+            f"SymPy's and kanebond's equations are defined, so they were not compared.",
+            KanebondWarning, stacklevel=4)
+        return None
+    return Agreement(done, worst)
+
+
+def _evaluator(eqs: SympyEquations) -> _Evaluator:
+    return _Evaluator(eqs, {"M": eqs.M, "F": eqs.F, "g": eqs.configuration,
+                            "g_q": eqs.configuration.jacobian(eqs.q) if len(eqs.configuration)
+                            else sp.zeros(0, len(eqs.q)),
+                            "v": eqs.velocity,
+                            "v_u": eqs.velocity.jacobian(eqs.u) if len(eqs.velocity)
+                            else sp.zeros(0, len(eqs.u))})
+
+
+def _name(a) -> str:
+    return a.func.__name__ if isinstance(a, AppliedUndef) else str(a)
+
+
+def _constants(system, values: dict, rng) -> dict:
+    """{name: value} of every constant and input of ``system``: SymPy's values where its
+    equations hold the symbol, random ones for those they lost (a body at rest)."""
+    given = {_name(a): v for a, v in values.items() if isinstance(a, (sp.Symbol, AppliedUndef))}
+    out = {}
+    for a in list(system.constants) + list(system.inputs):
+        key = _name(a)
+        out[key] = given[key] if key in given else next(iter(_values([a], rng).values()))
+    return out
+
+
+def _consistent(ev: _Evaluator, eqs: SympyEquations, rng, c, idep) -> tuple | None:
+    """(q, u) on SymPy's configuration and velocity constraints, or None."""
+    q = rng.uniform(-1.0, 1.0, len(eqs.q))
+    if len(eqs.configuration):
+        for _ in range(60):
+            g = ev("g", q, np.zeros(len(eqs.u)), c).ravel()
+            if not np.all(np.isfinite(g)):
+                return None
+            if np.max(np.abs(g)) < 1e-13:
+                break
+            J = ev("g_q", q, np.zeros(len(eqs.u)), c)
+            q = q - np.linalg.lstsq(J, g, rcond=None)[0]
+        g = ev("g", q, np.zeros(len(eqs.u)), c).ravel()
+        if not np.all(np.isfinite(g)) or np.max(np.abs(g)) > 1e-11:
+            return None
+    u = rng.uniform(-1.0, 1.0, len(eqs.u))
+    if len(eqs.velocity):
+        B = ev("v_u", q, u, c)
+        b = ev("v", q, np.zeros(len(eqs.u)), c).ravel()
+        if idep:
+            ind = [j for j in range(len(u)) if j not in set(idep)]
+            try:
+                u[idep] = np.linalg.solve(B[:, idep], -(B[:, ind] @ u[ind] + b))
+            except np.linalg.LinAlgError:
+                return None
+        else:
+            u = u - np.linalg.lstsq(B, B @ u + b, rcond=None)[0]
+        if np.max(np.abs(B @ u + b), initial=0.0) > 1e-10 * (1 + np.max(np.abs(u))):
+            return None
+    return q, u
+
+
+def _kanebond_solution(system, constants, q, f, eqs: SympyEquations, idep, u_sympy):
+    """kanebond's x = [q', u'] (and λ) at the state, in SymPy's order; None when kanebond's
+    dependent speeds differ from SymPy's (then the states are not the same)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        num = system.numeric(constants, backend="numpy")
+        x = np.concatenate([q, f])
+        out = num.rhs(_T0, x)
+        R = len(q)
+        qd_k, fd_k = out[:R], out[R:]
+        n_q, n_u = len(eqs.q), len(eqs.u)
+        qd = np.zeros(n_q)
+        qd[[eqs.q.index(c) for c in system.coordinates]] = qd_k
+        ud = np.full(n_u, np.nan)
+        ind = [j for j in range(n_u) if j not in set(idep)]
+        ud[ind[: len(fd_k)]] = fd_k
+        if idep:
+            ud_k = num.dependent_speeds(q, f)
+            if np.max(np.abs(ud_k - u_sympy[idep])) > 1e-9 * (1 + np.max(np.abs(u_sympy))):
+                return np.full(n_q + n_u, np.inf)
+            ud[idep] = num.dependent_speed_rates(_T0, x)
+        lam = []
+        if eqs.n_multipliers:
+            lam = num.constraint_multipliers(_T0, x)
+    return np.concatenate([qd, ud, lam])
+
+
+# --------------------------------------------------------------------------- SymPy's equations
+def kane_equations(km: me.KanesMethod) -> SympyEquations | None:
+    """A formed ``KanesMethod``'s M x = F, x = [q', u'] (None when it has not formed them:
+    kanebond does not form them for it, which for a bicycle takes SymPy many seconds)."""
+    if getattr(km, "_fr", None) is None:
+        return None
+    kdd = km.kindiffdict()
+    aux = list(getattr(km, "_uaux", []) or [])
+    zero = {**{a.diff(t): sp.S.Zero for a in aux}, **dict.fromkeys(aux, sp.S.Zero)}
+    q, u = list(km.q), list(km.u)
+    u_dep = list(km._udep)
+    velocity = (km._k_nh * km.u + km._f_nh) if u_dep else sp.zeros(0, 1)
+    configuration = sp.Matrix(km._f_h) if len(km._f_h) else sp.zeros(0, 1)
+
+    def clean(M):
+        return sp.Matrix(M).xreplace(zero).xreplace(kdd).xreplace(zero)
+
+    return SympyEquations(M=clean(km.mass_matrix_full), F=clean(km.forcing_full), q=q, u=u,
+                          configuration=clean(configuration), velocity=clean(velocity),
+                          u_dep=u_dep, n_multipliers=0, zero=zero)
+
+
+def lagrange_equations(lm: me.LagrangesMethod) -> SympyEquations:
+    """A ``LagrangesMethod``'s M x = F, x = [q', q'', λ] (formed here if it was not)."""
+    if lm.eom is None:
+        lm.form_lagranges_equations()
+    q = list(lm.q)
+    qd = [x.diff(t) for x in q]
+    hol = sp.Matrix(lm._hol_coneqs) if len(lm._hol_coneqs) else sp.zeros(0, 1)
+    vel = sp.Matrix(lm.coneqs) if len(lm.coneqs) else sp.zeros(0, 1)
+    return SympyEquations(M=sp.Matrix(lm.mass_matrix_full), F=sp.Matrix(lm.forcing_full), q=q,
+                          u=qd, configuration=hol, velocity=vel, u_dep=[],
+                          n_multipliers=len(lm.lam_vec), zero={})

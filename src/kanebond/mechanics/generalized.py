@@ -1,0 +1,171 @@
+"""A generalized inertia: kinetic co-energy given as a quadratic form in coordinate rates.
+
+Where no bodies are known, only a Lagrangian L(q, q') (SymPy's ``LagrangesMethod`` formed from
+``Lagrangian(N, ...)`` or written by hand), the inertia of the system is the part of L that is
+quadratic in the rates,
+
+    T*(q, q') = ½ q'ᵀ M(q) q',   M = ∂²L/∂q'∂q'ᵀ,
+
+a multiport inertia (the I-field of bond-graph theory) rather than a sum of bodies. Each of its
+coordinates q_r must have a speed of its own, q_r' = u_c(r) (the holonomic form of [PA21] §2.1:
+Lagrange's equations in quasi-velocities would need Hamel's terms). In those speeds it adds to
+the system matrices, with Γ_r,sk = ½ (∂M_rs/∂q_k + ∂M_rk/∂q_s − ∂M_sk/∂q_r) (Christoffel
+symbols of the first kind):
+
+* A_c(r)c(s)  += M_rs                                                 [PA21] (15), (55)
+* D_c(r)c(s)  += Σ_k Γ_r,sk u_k, so D + Dᵀ = Ȧ and Dᵀu = ∂T*/∂q        [PA21] (16), (17)
+* (D u)_c(r)  += Σ_s Ṁ_rs u_s − ∂T*/∂q_r (Lagrange's d/dt ∂T*/∂q' − ∂T*/∂q less M q'')
+* C           += Dᵀ (no gyroscopic coupling G: D = Cᵀ + G)              [PA21] (61), (62)
+* p̂_c(r)      += Σ_s M_rs u_s                                         [PA21] (21), (54)
+* ê_c(r)      += ∂T*/∂q_r                                              [PA21] (27), (34)
+* T*          += ½ uᵀ M u                                              [PA21] (18)
+
+so Kane's equations A u' + D u = e of a system made of it are Lagrange's equations of its
+kinetic co-energy, and the momentum form p̂' = e + ê ([PA21] (25)) is Lagrange's
+d/dt ∂L/∂q' = ∂L/∂q + Q.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import cached_property
+
+import sympy as sp
+from sympy.core.function import AppliedUndef
+
+from ..errors import ModelError
+from ..symbolic.expressions import check_dynamicsymbols, show, t
+
+__all__ = ["GeneralizedInertia", "InertiaTerms"]
+
+
+class GeneralizedInertia:
+    """Kinetic co-energy T* = ½ q'ᵀ M(q) q' of the ``coordinates`` (module docstring).
+
+    Parameters
+    ----------
+    name:
+        A display name (the energy audit and errors use it).
+    coordinates:
+        The coordinates q (dynamicsymbols) whose rates the quadratic form is in; each needs a
+        speed u with q' = u in the system's kinematics.
+    mass_matrix:
+        M(q), symmetric, in the coordinates and constants (no rates, no explicit time).
+
+    Examples
+    --------
+    >>> import sympy as sp, sympy.physics.mechanics as me, kanebond as kb
+    >>> q, u = me.dynamicsymbols('q u'); m, l = sp.symbols('m l', positive=True)
+    >>> pendulum = kb.GeneralizedInertia('bob', [q], sp.Matrix([[m * l**2]]))
+    >>> s = kb.KaneSystem(me.ReferenceFrame('N'), [q], [u], [q.diff() - u], bodies=[],
+    ...                   inertias=[pendulum])
+    >>> s.A, s.T_star
+    (Matrix([[l**2*m]]), l**2*m*u(t)**2/2)
+    """
+
+    def __init__(self, name: str, coordinates: Sequence, mass_matrix) -> None:
+        if not isinstance(name, str) or not name:
+            raise ModelError(f"a generalized inertia needs a name (a non-empty str), got "
+                             f"{name!r}.")
+        self.name = name
+        self.coordinates = check_dynamicsymbols(coordinates, f"coordinate of inertia {name!r}")
+        if len(set(self.coordinates)) != len(self.coordinates):
+            raise ModelError(f"generalized inertia {name!r} lists a coordinate twice.")
+        try:
+            M = sp.Matrix(mass_matrix)
+        except (TypeError, ValueError, sp.SympifyError) as err:
+            raise ModelError(f"the mass matrix of generalized inertia {name!r} is not a SymPy "
+                             f"matrix ({err}).") from None
+        n = len(self.coordinates)
+        if M.shape != (n, n):
+            raise ModelError(f"the mass matrix of generalized inertia {name!r} is {M.shape[0]}"
+                             f"×{M.shape[1]}; it must be {n}×{n}, one row per coordinate.")
+        for i in range(n):
+            for j in range(i + 1, n):
+                if sp.expand(M[i, j] - M[j, i]) != 0:
+                    raise ModelError(
+                        f"the mass matrix of generalized inertia {name!r} is not symmetric: "
+                        f"entries ({i}, {j}) and ({j}, {i}) differ; give ∂²T*/∂q'∂q'ᵀ.")
+        for x in M:
+            plain = x.xreplace({a: sp.Dummy() for a in x.atoms(AppliedUndef)})
+            found = x.atoms(sp.Derivative) or ({t} & plain.free_symbols)
+            if found:
+                raise ModelError(
+                    f"the mass matrix of generalized inertia {name!r} contains "
+                    f"{show(next(iter(found)))}; it must depend on the coordinates and "
+                    f"constants only (no rates and no explicit time).")
+        self.M = M
+
+    def __repr__(self) -> str:
+        return f"GeneralizedInertia({self.name!r}, {[show(x) for x in self.coordinates]})"
+
+
+class InertiaTerms:
+    """A :class:`GeneralizedInertia` resolved in a system's speeds: its contributions to the
+    system matrices (module docstring), for the columns ``cols`` of the speeds ``speeds``."""
+
+    def __init__(self, inertia: GeneralizedInertia, *, coordinates: Sequence,
+                 speeds: Sequence, kdd: dict) -> None:
+        self.inertia = inertia
+        self.name = inertia.name
+        q_all, u_all = list(coordinates), list(speeds)
+        index = {u: s for s, u in enumerate(u_all)}
+        cols = []
+        for x in inertia.coordinates:
+            if x not in q_all:
+                raise ModelError(f"coordinate {show(x)} of generalized inertia "
+                                 f"{inertia.name!r} is not a coordinate of the system.")
+            rate = sp.sympify(kdd.get(x.diff(t), x.diff(t)))
+            if rate not in index:
+                raise ModelError(
+                    f"generalized inertia {inertia.name!r} needs {show(x)}' to be one speed "
+                    f"(q' = u), but the kinematics give {show(x)}' = {show(rate)}; add a speed "
+                    f"u with {show(x)}' - u = 0 (quasi-velocities would need Hamel's terms).")
+            cols.append(index[rate])
+        self.cols = cols
+        self.u = sp.Matrix([u_all[c] for c in cols])
+        mine = set(inertia.coordinates)
+        for x in inertia.M:
+            other = {a for a in x.atoms(AppliedUndef) if a not in mine}
+            if other:
+                raise ModelError(
+                    f"the mass matrix of generalized inertia {inertia.name!r} depends on "
+                    f"{show(next(iter(other)))}, which is not one of its coordinates; list it "
+                    f"among them.")
+        self.M = inertia.M
+
+    @cached_property
+    def dM(self) -> list[sp.Matrix]:
+        """∂M/∂q_k for each of the inertia's coordinates."""
+        return [self.M.diff(x) for x in self.inertia.coordinates]
+
+    @cached_property
+    def T_star(self) -> sp.Expr:
+        """½ uᵀ M u ([PA21] (18))."""
+        return (self.u.T * self.M * self.u)[0] / 2
+
+    @cached_property
+    def p_hat(self) -> sp.Matrix:
+        """M u ([PA21] (21))."""
+        return self.M * self.u
+
+    @cached_property
+    def e_hat(self) -> sp.Matrix:
+        """∂T*/∂q_r = ½ uᵀ (∂M/∂q_r) u ([PA21] (27), (34) in holonomic form)."""
+        return sp.Matrix([(self.u.T * d * self.u)[0] / 2 for d in self.dM])
+
+    @cached_property
+    def D(self) -> sp.Matrix:
+        """Σ_k Γ_r,sk u_k (module docstring); D + Dᵀ = Ṁ, Dᵀ u = ∂T*/∂q."""
+        n, dM, u = len(self.cols), self.dM, self.u
+        return sp.Matrix(n, n, lambda r, s: sum(
+            (dM[k][r, s] + dM[s][r, k] - dM[r][s, k]) * u[k] for k in range(n)) / 2)
+
+    @cached_property
+    def Df(self) -> sp.Matrix:
+        """Ṁ u − ∂T*/∂q: Lagrange's d/dt(∂T*/∂q') − ∂T*/∂q less M q''."""
+        n, dM, u = len(self.cols), self.dM, self.u
+        Mdot = sp.zeros(n, n)
+        for k in range(n):
+            Mdot += dM[k] * u[k]
+        return Mdot * u - self.e_hat

@@ -1,0 +1,77 @@
+"""The bodies, generalized inertias and loads a model is given, as checked lists with names."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import sympy as sp
+import sympy.physics.mechanics as me
+from sympy.physics.vector import ReferenceFrame
+
+from ..errors import ModelError
+from ..mechanics.generalized import GeneralizedInertia
+
+__all__ = ["listed_bodies", "listed_inertias", "default_load_names"]
+
+
+def listed_bodies(bodies, inertias: list) -> list:
+    """The bodies as a list: RigidBody/Particle objects, at least one (or a generalized
+    inertia), each listed once."""
+    if isinstance(bodies, (me.RigidBody, me.Particle)):
+        raise ModelError(
+            f"bodies must be a list of RigidBody/Particle objects, got the single body "
+            f"{bodies.name}; write bodies=[{bodies.name}]."
+        )
+    if isinstance(bodies, (str, sp.Basic)) or not isinstance(bodies, Iterable):
+        raise ModelError(f"bodies must be a list of RigidBody/Particle objects, got {bodies!r}.")
+    bodies = list(bodies)
+    if not bodies and not inertias:
+        raise ModelError("a system needs at least one body (RigidBody or Particle) or "
+                         "generalized inertia (kb.GeneralizedInertia, inertias=[...]).")
+    seen: set = set()
+    for b in bodies:
+        if id(b) in seen:
+            raise ModelError(
+                f"body {getattr(b, 'name', b)!r} is listed twice in bodies; list each body once "
+                f"(twice would count its mass twice)."
+            )
+        seen.add(id(b))
+    return bodies
+
+
+def listed_inertias(inertias, embedding: bool) -> list[GeneralizedInertia]:
+    """The generalized inertias as a list, each a :class:`GeneralizedInertia` listed once."""
+    if isinstance(inertias, GeneralizedInertia):
+        inertias = [inertias]
+    out = list(inertias)
+    for g in out:
+        if not isinstance(g, GeneralizedInertia):
+            raise ModelError(f"inertias must be kb.GeneralizedInertia objects, got {g!r}.")
+    if len({id(g) for g in out}) != len(out):
+        raise ModelError("a generalized inertia is listed twice in inertias; list each once.")
+    if out and embedding:
+        raise ModelError(
+            f"generalized inertia {out[0].name!r} with embedded constraints (dependent "
+            f"coordinates or speeds) is not supported; state the constraints as adjoined "
+            f"constraints (adjoined=[kb.AdjoinedConstraint(...)]), whose multipliers are "
+            f"Lagrange's.")
+    return out
+
+
+def default_load_names(loads: list) -> list[str]:
+    """'force on P', 'torque on B', ...; a name used twice gets ' (2)', ' (3)', ..."""
+    out: list[str] = []
+    for i, ld in enumerate(loads):
+        try:
+            where = ld.location if hasattr(ld, "location") else ld[0]
+            if isinstance(where, me.RigidBody):
+                where = where.frame if isinstance(ld, me.Torque) else where.masscenter
+            elif isinstance(where, me.Particle):
+                where = where.point
+            kind = "torque on" if isinstance(where, ReferenceFrame) else "force on"
+            name = f"{kind} {where.name}"
+        except Exception:  # malformed: resolve_loads reports it
+            name = f"load {i}"
+        k = sum(1 for n in out if n == name or n.startswith(name + " ("))
+        out.append(name if k == 0 else f"{name} ({k + 1})")
+    return out

@@ -1,0 +1,149 @@
+"""kb.GeneralizedInertia: a kinetic co-energy ½ q'ᵀ M(q) q' in place of bodies.
+
+The double pendulum is formed twice: from its two particles, and from M = ∂²T/∂q'∂q'ᵀ of the
+same particles as a generalized inertia. Kane's equations of the bodies are Lagrange's
+equations of T, so every matrix and every numeric quantity must agree (symbolically, and on
+the NumPy and C backends); the paper's identities hold; the energy audit closes; the refusals
+name the inertia.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import sympy as sp
+import sympy.physics.mechanics as me
+
+import kanebond as kb
+from kanebond.forms.identities import check_identities
+
+t = me.dynamicsymbols._t
+q1, q2, u1, u2 = me.dynamicsymbols("q1 q2 u1 u2")
+m1, m2, l1, l2, g = sp.symbols("m1 m2 l1 l2 g", positive=True)
+VALUES = {"m1": 1.2, "m2": 0.7, "l1": 0.9, "l2": 1.1, "g": 9.81}
+
+
+def _pendulum(inertia: bool):
+    N = me.ReferenceFrame("N")
+    O = me.Point("O")
+    O.set_vel(N, 0)
+    A = N.orientnew("A", "Axis", (q1, N.z))
+    A.set_ang_vel(N, u1 * N.z)
+    B = N.orientnew("B", "Axis", (q2, N.z))
+    B.set_ang_vel(N, u2 * N.z)
+    P = O.locatenew("P", l1 * A.x)
+    P.v2pt_theory(O, N, A)
+    R = P.locatenew("R", l2 * B.x)
+    R.v2pt_theory(P, N, B)
+    bodies = [me.Particle("P1", P, m1), me.Particle("P2", R, m2)]
+    loads = [(P, m1 * g * N.x), (R, m2 * g * N.x)]
+    kd = [q1.diff(t) - u1, q2.diff(t) - u2]
+    if not inertia:
+        return kb.KaneSystem(N, [q1, q2], [u1, u2], kd, bodies, loads, name="bodies")
+    T = sum(b.kinetic_energy(N) for b in bodies)
+    M = sp.hessian(T, [u1, u2]).applyfunc(sp.trigsimp)
+    gi = kb.GeneralizedInertia("T*", [q1, q2], M)
+    return kb.KaneSystem(N, [q1, q2], [u1, u2], kd, bodies=[], loads=loads, inertias=[gi],
+                         name="inertia")
+
+
+BODIES, INERTIA = _pendulum(False), _pendulum(True)
+
+
+@pytest.mark.parametrize("attr", ["A", "D", "Df", "C", "p_hat", "e_hat", "e"])
+def test_matrices_equal_those_of_the_bodies(attr):
+    diff = (getattr(INERTIA, attr) - getattr(BODIES, attr)).applyfunc(sp.simplify)
+    assert diff == sp.zeros(*diff.shape)
+    assert sp.simplify(INERTIA.T_star - BODIES.T_star) == 0
+
+
+def test_identities_of_the_paper_hold():
+    """ṗ = d(A f)/dt, Ȧ = D + Dᵀ, ê = Dᵀf = ∂T*/∂q, ... ([PA21] (17)–(62))."""
+    report = check_identities(INERTIA)
+    assert report and max(report.values()) < 1e-10, report
+
+
+@pytest.mark.parametrize("backend", ["numpy", "c"])
+def test_numeric_model_equals_the_bodies(backend):
+    a = INERTIA.numeric(VALUES, backend=backend)
+    b = BODIES.numeric(VALUES, backend=backend, path="bodies")
+    assert a.path == "bodies"
+    if backend == "c":
+        assert "generalized inertia ('T*')" in a.tree_note
+    rng = np.random.default_rng(3)
+    for _ in range(3):
+        x = rng.uniform(-1.5, 1.5, 4)
+        q, f = x[:2], x[2:]
+        assert np.allclose(a.rhs(0.2, x), b.rhs(0.2, x), rtol=1e-12, atol=1e-12)
+        y = np.concatenate([q, b.p_hat(q, f)])
+        assert np.allclose(a.rhs_momentum(0.2, y), b.rhs_momentum(0.2, y), rtol=1e-12,
+                           atol=1e-12)
+        for name in ("A", "p_hat", "e_hat", "T_star"):
+            args = (q,) if name == "A" else (q, f)
+            assert np.allclose(getattr(a, name)(*args), getattr(b, name)(*args), rtol=1e-12,
+                               atol=1e-12), name
+
+
+def test_batches_and_symbolic_path_agree():
+    a = INERTIA.numeric(VALUES, backend="numpy")
+    s = INERTIA.numeric(VALUES, path="symbolic")
+    X = np.random.default_rng(4).uniform(-1, 1, (5, 4))
+    assert np.allclose(a.rhs(0.0, X), np.stack([s.rhs(0.0, x) for x in X]), rtol=1e-12)
+
+
+def test_energy_audit_closes_and_matches_the_bodies():
+    x0 = {q1: 0.4, q2: -0.3, u1: 0.8, u2: -1.1}
+    ta = kb.simulate(INERTIA, (0.0, 2.0), x0, VALUES)
+    tb = kb.simulate(BODIES, (0.0, 2.0), x0, VALUES)
+    audit = ta.energy_audit()
+    assert audit.rel_residual < 1e-8
+    assert np.allclose(ta.x[-1], tb.x[-1], rtol=1e-7, atol=1e-8)
+
+
+def test_tree_path_says_why_not():
+    with pytest.raises(kb.ModelError, match="generalized inertia"):
+        INERTIA.numeric(VALUES, backend="c", path="tree")
+
+
+def test_unreduced_bond_graph_is_refused_the_others_work():
+    with pytest.raises(kb.BondGraphError, match="unreduced graph.*bodies are not known"):
+        INERTIA.bond_graph("unreduced")
+    graph = INERTIA.bond_graph("momentum")
+    num = graph.numeric(VALUES)
+    x = np.array([0.3, -0.2, 0.5, 0.1])
+    ref = BODIES.bond_graph("momentum").numeric(VALUES)
+    assert np.allclose(num.rhs(0.0, x), ref.rhs(0.0, x), rtol=1e-12, atol=1e-12)
+
+
+def _frame():
+    return me.ReferenceFrame("N")
+
+
+@pytest.mark.parametrize("make, match", [
+    (lambda: kb.GeneralizedInertia("T", [q1, q2], sp.Matrix([[1, q1], [0, 1]])),
+     "not symmetric"),
+    (lambda: kb.GeneralizedInertia("T", [q1], sp.Matrix([[q1.diff(t)]])),
+     "no rates and no explicit time"),
+    (lambda: kb.GeneralizedInertia("T", [q1], sp.Matrix([[t]])), "no explicit time"),
+    (lambda: kb.GeneralizedInertia("T", [q1], sp.eye(2)), "must be 1×1"),
+    (lambda: kb.GeneralizedInertia("", [q1], sp.eye(1)), "needs a name"),
+    (lambda: kb.KaneSystem(_frame(), [q1], [u1], [q1.diff(t) - 2 * u1], bodies=[],
+                           inertias=[kb.GeneralizedInertia("T", [q1], sp.eye(1))]),
+     "needs q1' to be one speed"),
+    (lambda: kb.KaneSystem(_frame(), [q1, q2], [u1, u2], [q1.diff(t) - u1, q2.diff(t) - u2],
+                           bodies=[], inertias=[kb.GeneralizedInertia(
+                               "T", [q1], sp.Matrix([[2 + sp.cos(q2)]]))]),
+     "depends on q2, which is not one of its coordinates"),
+    (lambda: kb.KaneSystem(_frame(), [q1], [u1], [q1.diff(t) - u1], bodies=[],
+                           inertias=["T"]), "must be kb.GeneralizedInertia"),
+    (lambda: kb.KaneSystem(_frame(), [q1, q2], [u1], [q1.diff(t) - u1, q2.diff(t) - u2],
+                           bodies=[], inertias=[kb.GeneralizedInertia("T", [q1, q2],
+                                                                      sp.eye(2))],
+                           dependent_speeds=[u2], velocity_constraints=[u1 - u2]),
+     "adjoined constraints"),
+    (lambda: kb.KaneSystem(_frame(), [q1], [u1], [q1.diff(t) - u1], bodies=[]),
+     "at least one body"),
+])
+def test_refusals_name_the_inertia(make, match):
+    with pytest.raises(kb.ModelError, match=match):
+        make()
