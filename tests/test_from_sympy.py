@@ -304,6 +304,13 @@ def test_lagrangian_of_higher_degree_is_refused():
         kb.from_sympy(lm)
 
 
+def test_lagrangian_whose_kinetic_part_depends_on_time_is_refused():
+    q = me.dynamicsymbols("q")
+    lm = me.LagrangesMethod((1 + t) * q.diff(t) ** 2 / 2 - q**2 / 2, [q])
+    with pytest.raises(kb.ModelError, match=r"½ q'ᵀ M q'.*contains t.*prescribed flow"):
+        kb.from_sympy(lm)
+
+
 def test_equations_argument_is_checked():
     lm, _, _ = _lagrange_double_pendulum()
     with pytest.raises(kb.ModelError, match="equations must be one of 'checked', 'sympy'"):

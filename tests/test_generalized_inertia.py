@@ -127,6 +127,9 @@ def _frame():
     (lambda: kb.GeneralizedInertia("T", [q1], sp.Matrix([[t]])), "no explicit time"),
     (lambda: kb.GeneralizedInertia("T", [q1], sp.eye(2)), "must be 1×1"),
     (lambda: kb.GeneralizedInertia("", [q1], sp.eye(1)), "needs a name"),
+    (lambda: kb.GeneralizedInertia("T", [q1], [["__import__('os')"]]), "holds text"),
+    (lambda: kb.GeneralizedInertia("T", [q1], "m*l**2"), "holds text"),
+    (lambda: kb.GeneralizedInertia("T", [q1], [[sp.zoo]]), "non-finite entry zoo"),
     (lambda: kb.KaneSystem(_frame(), [q1], [u1], [q1.diff(t) - 2 * u1], bodies=[],
                            inertias=[kb.GeneralizedInertia("T", [q1], sp.eye(1))]),
      "needs q1' to be one speed"),
@@ -136,14 +139,83 @@ def _frame():
      "depends on q2, which is not one of its coordinates"),
     (lambda: kb.KaneSystem(_frame(), [q1], [u1], [q1.diff(t) - u1], bodies=[],
                            inertias=["T"]), "must be kb.GeneralizedInertia"),
-    (lambda: kb.KaneSystem(_frame(), [q1, q2], [u1], [q1.diff(t) - u1, q2.diff(t) - u2],
-                           bodies=[], inertias=[kb.GeneralizedInertia("T", [q1, q2],
-                                                                      sp.eye(2))],
-                           dependent_speeds=[u2], velocity_constraints=[u1 - u2]),
-     "adjoined constraints"),
     (lambda: kb.KaneSystem(_frame(), [q1], [u1], [q1.diff(t) - u1], bodies=[]),
      "at least one body"),
 ])
 def test_refusals_name_the_inertia(make, match):
     with pytest.raises(kb.ModelError, match=match):
         make()
+
+
+def _incline(embedded: bool):
+    """SymPy's disc rolling down an incline (test_disc_on_an_incline_plane) from its Lagrangian
+    T* = ½ m y'² + ¼ m R² θ'², the rolling y = R θ embedded (y dependent) or not at all."""
+    y, th, uy, uth = me.dynamicsymbols("y theta u_y u_theta")
+    m, R, g_, alpha = sp.symbols("m R g alpha", positive=True)
+    N = me.ReferenceFrame("N")
+    P = me.Point("P_y")
+    P.set_vel(N, uy * N.x)
+    gi = kb.GeneralizedInertia("T*", [y, th], sp.diag(m, m * R**2 / 2))
+    kw = dict(dependent_coordinates=[y], configuration_constraints=[y - R * th],
+              dependent_speeds=[uy]) if embedded else {}
+    return kb.KaneSystem(N, [th, y], [uth, uy], [th.diff(t) - uth, y.diff(t) - uy], bodies=[],
+                         loads={"potential (y)": (P, m * g_ * sp.sin(alpha) * N.x)},
+                         inertias=[gi], **kw)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "c"])
+def test_embedded_constraints_with_an_inertia(backend):
+    """Rolling down the incline, y = R θ embedded: θ'' = 2 g sin α / (3 R) (SymPy's test:
+    y'' = 2 g sin α / 3); A = 3/2 m R², the identities hold, the audit closes."""
+    system = _incline(True)
+    m, R, g_, alpha = sp.symbols("m R g alpha", positive=True)
+    assert sp.simplify(system.A[0] - 3 * m * R**2 / 2) == 0
+    assert sp.simplify(system.e[0] - m * g_ * R * sp.sin(alpha)) == 0
+    report = check_identities(system)
+    assert max(report.values()) < 1e-10, report
+    values = {"m": 1.3, "R": 0.4, "g": 9.81, "alpha": 0.5}
+    num = system.numeric(values, backend=backend)
+    x = np.array([0.7, 0.28, 1.1])            # θ, y = R θ, θ'
+    expected = 2 * 9.81 * np.sin(0.5) / (3 * 0.4)
+    assert np.allclose(num.rhs(0.0, x), [1.1, 0.4 * 1.1, expected], rtol=1e-12)
+    assert np.allclose(num.dependent_speed_rates(0.0, x), [0.4 * expected], rtol=1e-12)
+    p = num.p_hat(x[:2], x[2:])
+    assert np.allclose(p, [1.5 * 1.3 * 0.16 * 1.1], rtol=1e-12)
+    assert np.allclose(num.rhs_momentum(0.0, np.r_[x[:2], p])[2:],
+                       [1.3 * 9.81 * np.sin(0.5) * 0.4], rtol=1e-12)
+    th, y = system.coordinates
+    traj = kb.simulate(system, (0.0, 1.0), {th: 0.7, y: 0.28, system.speeds[0]: 1.1}, values,
+                       backend=backend)
+    assert traj.energy_audit().rel_residual < 1e-8
+
+
+@pytest.mark.parametrize("backend", ["numpy", "c"])
+def test_embedded_nonlinear_constraint_with_an_inertia(backend):
+    """The pendulum in Cartesian coordinates (T* = ½ m (x'² + y'²), x² + y² = L² embedded, y
+    dependent: B(q) varies, so Ḃu enters) against the same Lagrangian with the constraint
+    adjoined, which equals SymPy's LagrangesMethod (test_from_sympy_lagrange)."""
+    x, y, ux, uy = me.dynamicsymbols("x y u_x u_y")
+    m, L, g_ = sp.symbols("m L g", positive=True)
+    N = me.ReferenceFrame("N")
+    P = me.Point("P")
+    P.set_vel(N, ux * N.x + uy * N.y)
+    common = dict(bodies=[], loads=[(P, -m * g_ * N.y)],
+                  inertias=[kb.GeneralizedInertia("T*", [x, y], m * sp.eye(2))])
+    kd = [x.diff(t) - ux, y.diff(t) - uy]
+    embedded = kb.KaneSystem(N, [x, y], [ux, uy], kd, dependent_coordinates=[y],
+                             configuration_constraints=[x**2 + y**2 - L**2],
+                             dependent_speeds=[uy], **common)
+    adjoined = kb.KaneSystem(N, [x, y], [ux, uy], kd, adjoined=[kb.AdjoinedConstraint(
+        x * ux + y * uy, name="lam1")], **common)
+    values = {"m": 1.3, "L": 0.8, "g": 9.81}
+    a = embedded.numeric(values, backend=backend)
+    b = adjoined.numeric({"m": 1.3, "g": 9.81}, backend=backend)
+    for th, w in ((0.4, 1.3), (-1.1, -0.6), (2.5, 2.0)):
+        q = [0.8 * np.cos(th), 0.8 * np.sin(th)]
+        v = [-0.8 * np.sin(th) * w, 0.8 * np.cos(th) * w]
+        xa = a.rhs(0.0, np.array([*q, v[0]]))
+        xb = b.rhs(0.0, np.array([*q, *v]))
+        assert np.allclose(xa, xb[[0, 1, 2]], rtol=1e-11, atol=1e-12)
+        assert np.allclose(a.dependent_speed_rates(0.0, np.array([*q, v[0]])), xb[3],
+                           rtol=1e-11, atol=1e-12)
+    assert max(check_identities(embedded).values()) < 1e-10

@@ -83,7 +83,14 @@ def lagrangian_system(lm: me.LagrangesMethod, name: str) -> KaneSystem:
     b = sp.Matrix([L.diff(x) for x in qd]).xreplace(zero_rates)
     L0 = L.xreplace(zero_rates)
     frame = lm.inertial if lm.inertial is not None else me.ReferenceFrame("N")
-    inertia = GeneralizedInertia(INERTIA_NAME, q, M)
+    try:
+        inertia = GeneralizedInertia(INERTIA_NAME, q, M)
+    except ModelError as err:
+        raise ModelError(
+            f"kb.from_sympy: the part of this LagrangesMethod's Lagrangian quadratic in the "
+            f"rates, ½ q'ᵀ M q', cannot be its kinetic co-energy: {err} A kinetic energy that "
+            f"depends on time explicitly comes from a motion imposed on the system; state it "
+            f"as a prescribed flow (KaneSystem(..., prescribed={{speed: g(t)}})).") from None
     loads = {}
     for r, (x, u) in enumerate(zip(q, speeds, strict=True)):
         point = None

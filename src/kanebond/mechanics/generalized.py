@@ -36,7 +36,7 @@ from sympy.core.function import AppliedUndef
 from ..errors import ModelError
 from ..symbolic.expressions import check_dynamicsymbols, show, t
 
-__all__ = ["GeneralizedInertia", "InertiaTerms"]
+__all__ = ["GeneralizedInertia", "InertiaTerms", "embedded_parts"]
 
 
 class GeneralizedInertia:
@@ -71,6 +71,9 @@ class GeneralizedInertia:
         self.coordinates = check_dynamicsymbols(coordinates, f"coordinate of inertia {name!r}")
         if len(set(self.coordinates)) != len(self.coordinates):
             raise ModelError(f"generalized inertia {name!r} lists a coordinate twice.")
+        if _holds_text(mass_matrix):
+            raise ModelError(f"the mass matrix of generalized inertia {name!r} holds text; "
+                             f"give SymPy expressions (text is never parsed).")
         try:
             M = sp.Matrix(mass_matrix)
         except (TypeError, ValueError, sp.SympifyError) as err:
@@ -87,6 +90,9 @@ class GeneralizedInertia:
                         f"the mass matrix of generalized inertia {name!r} is not symmetric: "
                         f"entries ({i}, {j}) and ({j}, {i}) differ; give ∂²T*/∂q'∂q'ᵀ.")
         for x in M:
+            if any(x.has(a) for a in (sp.zoo, sp.oo, -sp.oo, sp.nan)):
+                raise ModelError(f"the mass matrix of generalized inertia {name!r} holds the "
+                                 f"non-finite entry {show(x)}.")
             plain = x.xreplace({a: sp.Dummy() for a in x.atoms(AppliedUndef)})
             found = x.atoms(sp.Derivative) or ({t} & plain.free_symbols)
             if found:
@@ -98,6 +104,17 @@ class GeneralizedInertia:
 
     def __repr__(self) -> str:
         return f"GeneralizedInertia({self.name!r}, {[show(x) for x in self.coordinates]})"
+
+
+def _holds_text(value) -> bool:
+    """Whether a (nested) matrix-like ``value`` holds a str anywhere."""
+    if isinstance(value, str | bytes):
+        return True
+    if isinstance(value, sp.Basic):
+        return False
+    if isinstance(value, list | tuple):
+        return any(_holds_text(v) for v in value)
+    return False
 
 
 class InertiaTerms:
@@ -169,3 +186,40 @@ class InertiaTerms:
         for k in range(n):
             Mdot += dM[k] * u[k]
         return Mdot * u - self.e_hat
+
+
+def embedded_parts(terms: Sequence[InertiaTerms], *, coordinates: Sequence,
+                   all_speeds: Sequence, speeds: Sequence, speed_map: dict,
+                   kdd: dict) -> dict[str, sp.Matrix]:
+    """The inertias' share of A ("M"), D, D f, p̂ and ê in the independent speeds f of an
+    embedding u = T(q) f ([PA-VP] (1)–(3); ``speed_map`` {u_d: (G f)_d}, ``kdd`` {q': Q f}):
+
+        A_f = Tᵀ M_u T,   D_f = Tᵀ (D_u T + M_u Ṫ),   D_f f = Tᵀ (D_u u + M_u Ṫ f),
+        p̂_f = Tᵀ M_u u,   ê_f = Tᵀ ê_u + Ṫᵀ M_u u,
+
+    with the quantities in all speeds u scattered from each inertia's columns (so that
+    D_fᵀ f = ê_f, [PA21] (27), as D_uᵀ u = ê_u)."""
+    n_u, S = len(all_speeds), len(speeds)
+    u = sp.Matrix([speed_map.get(x, x) for x in all_speeds])
+    T = u.jacobian(list(speeds))
+    Tdot = sp.zeros(n_u, S)
+    for x in coordinates:
+        rate = kdd.get(x.diff(t), sp.S.Zero)
+        if rate != 0:
+            Tdot += T.diff(x) * rate
+    Tdot_f = Tdot * sp.Matrix(speeds)
+    full = {"M": sp.zeros(n_u, n_u), "D": sp.zeros(n_u, n_u), "Df": sp.zeros(n_u, 1),
+            "e_hat": sp.zeros(n_u, 1)}
+    for g in terms:
+        for key, part in (("M", g.M), ("D", g.D), ("Df", g.Df), ("e_hat", g.e_hat)):
+            for i, r in enumerate(g.cols):
+                if part.cols == 1:
+                    full[key][r] += part[i]
+                    continue
+                for j, c in enumerate(g.cols):
+                    full[key][r, c] += part[i, j]
+    full = {k: v.xreplace(speed_map) for k, v in full.items()}
+    Mu = full["M"] * u
+    return {"M": T.T * full["M"] * T, "D": T.T * (full["D"] * T + full["M"] * Tdot),
+            "Df": T.T * (full["Df"] + full["M"] * Tdot_f), "p_hat": T.T * Mu,
+            "e_hat": T.T * full["e_hat"] + Tdot.T * Mu}

@@ -28,7 +28,7 @@ from ..constraints.resolve import (
 from ..constraints.views import ConstraintViews
 from ..errors import ModelError
 from ..mechanics import matrices
-from ..mechanics.generalized import InertiaTerms
+from ..mechanics.generalized import InertiaTerms, embedded_parts
 from ..mechanics.kinematics import (
     BodyKinematics,
     DagWalks,
@@ -124,7 +124,7 @@ class KaneModel(ConstraintViews):
             self.embedding = Embedding(
                 coordinates=list(self.coordinates), speeds=list(self.speeds), Q_full=self._Q_full
             )
-        self.inertias = listed_inertias(inertias, embedding)
+        self.inertias = listed_inertias(inertias)
         self.bodies = listed_bodies(bodies, self.inertias)
         self._set_body_kinematics_full(sub_full)
         self.prescribed: dict = resolve_prescribed(
@@ -509,13 +509,23 @@ class KaneModel(ConstraintViews):
     @cached_property
     def T_star(self) -> sp.Expr:
         """Kinetic co-energy T*(q, f) = ½ fᵀ A f ([PA21] (18))."""
-        return matrices.kinetic_coenergy(self._body_kinematics) + sum(
-            (g.T_star for g in self.inertias_all_speeds), sp.S.Zero)
+        inertias = sum((g.T_star for g in self.inertias_all_speeds), sp.S.Zero)
+        if self._closed is not None:
+            inertias = inertias.xreplace(self._closed.speed_map)
+        return matrices.kinetic_coenergy(self._body_kinematics) + inertias
+
+    @cached_property
+    def _inertia_embedded(self) -> dict:
+        return embedded_parts(self.inertias_all_speeds, coordinates=self.coordinates,
+                              all_speeds=self.all_speeds, speeds=self.speeds,
+                              speed_map=self._closed.speed_map, kdd=self._closed.kdd)
 
     def _inertia_part(self, which: str) -> sp.Matrix:
         """The generalized inertias' share of A ("M"), D, D f, p̂ or ê, scattered into the
-        speeds (:mod:`kanebond.mechanics.generalized`; they exist only without embedding, so
-        their speeds are :attr:`speeds`)."""
+        speeds (:mod:`kanebond.mechanics.generalized`), projected onto the independent speeds
+        where constraints are embedded."""
+        if self._closed is not None:
+            return self._inertia_embedded[which]
         S = len(self.speeds)
         out = sp.zeros(S, S) if which in ("M", "D") else sp.zeros(S, 1)
         for g in self.inertias_all_speeds:

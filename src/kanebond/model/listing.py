@@ -39,7 +39,7 @@ def listed_bodies(bodies, inertias: list) -> list:
     return bodies
 
 
-def listed_inertias(inertias, embedding: bool) -> list[GeneralizedInertia]:
+def listed_inertias(inertias) -> list[GeneralizedInertia]:
     """The generalized inertias as a list, each a :class:`GeneralizedInertia` listed once."""
     if isinstance(inertias, GeneralizedInertia):
         inertias = [inertias]
@@ -49,12 +49,6 @@ def listed_inertias(inertias, embedding: bool) -> list[GeneralizedInertia]:
             raise ModelError(f"inertias must be kb.GeneralizedInertia objects, got {g!r}.")
     if len({id(g) for g in out}) != len(out):
         raise ModelError("a generalized inertia is listed twice in inertias; list each once.")
-    if out and embedding:
-        raise ModelError(
-            f"generalized inertia {out[0].name!r} with embedded constraints (dependent "
-            f"coordinates or speeds) is not supported; state the constraints as adjoined "
-            f"constraints (adjoined=[kb.AdjoinedConstraint(...)]), whose multipliers are "
-            f"Lagrange's.")
     return out
 
 
