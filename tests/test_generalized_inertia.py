@@ -219,3 +219,12 @@ def test_embedded_nonlinear_constraint_with_an_inertia(backend):
         assert np.allclose(a.dependent_speed_rates(0.0, np.array([*q, v[0]])), xb[3],
                            rtol=1e-11, atol=1e-12)
     assert max(check_identities(embedded).values()) < 1e-10
+
+
+def test_report_summary_lists_the_inertia():
+    from kanebond.report.data import summary
+    from kanebond.runspec import Case
+
+    case = Case(spec=("inertia", {}, {}), system=INERTIA, constants=VALUES,
+                x0={q1: 0.1, q2: 0.0, u1: 0.0, u2: 0.0})
+    assert summary(case)["bodies"] == ["T* (GeneralizedInertia of q1, q2)"]

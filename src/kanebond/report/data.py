@@ -44,7 +44,9 @@ def summary(case: Any) -> dict[str, Any]:
         "coordinates": _names(s.coordinates), "speeds": _names(s.speeds),
         "constants": [(symbol_name(k), fmt(v)) for k, v in case.constants.items()],
         "initial": [(symbol_name(k), fmt(v)) for k, v in case.x0.items()],
-        "bodies": [f"{b.name} ({type(b).__name__})" for b in s.bodies],
+        "bodies": [f"{b.name} ({type(b).__name__})" for b in s.bodies] + [
+            f"{g.name} (GeneralizedInertia of {', '.join(_names(g.coordinates))})"
+            for g in getattr(s, "inertias", [])],
         "loads": [str(n) for n in getattr(s, "load_names", None) or []] or
                  [str(ld) for ld in s.loads],
         "constraints": constraints,
