@@ -311,6 +311,26 @@ def test_lagrangian_whose_kinetic_part_depends_on_time_is_refused():
         kb.from_sympy(lm)
 
 
+def test_unformed_system_with_rates_as_speeds_is_formed_by_lagrange():
+    """A System whose speeds are its coordinates' rates (as LagrangesMethod takes them), not
+    yet formed, keeps its potential energy: it is formed with LagrangesMethod (as SymPy would to
+    simulate it), not taken by Kane's path, which would drop the potential."""
+    q = me.dynamicsymbols("q")
+    m, k = sp.symbols("m k", positive=True)
+    wall = me.RigidBody("wall")
+    bob = me.Particle("bob", mass=m)
+    system = me.System.from_newtonian(wall)
+    system.add_joints(me.PrismaticJoint("slider", wall, bob, q, q.diff(t), joint_axis=wall.x))
+    bob.potential_energy = k * q**2 / 2
+    assert system.eom_method is None
+    out = kb.from_sympy(system)
+    assert isinstance(system.eom_method, me.LagrangesMethod)
+    constants = {str(c): 1.0 for c in out.constants}  # the wall's own, at rest
+    constants.update({"m": 2.0, "k": 3.0})
+    num = numeric_model(out, constants)
+    assert np.allclose(num.rhs(0.0, np.array([0.5, 0.0])), [0.0, -0.75])
+
+
 def test_equations_argument_is_checked():
     lm, _, _ = _lagrange_double_pendulum()
     with pytest.raises(kb.ModelError, match="equations must be one of 'checked', 'sympy'"):
