@@ -485,3 +485,32 @@ def test_auxiliary_equations_match_sympy(name):
         b = np.array(theirs.xreplace(zero).xreplace(kdd).xreplace(zero).subs(vals).evalf(),
                      dtype=float)
         assert np.max(np.abs(a - b)) <= 1e-9 * (1 + np.max(np.abs(b))), (name, a, b)
+
+
+@pytest.mark.slow
+def test_from_sympy_checks_the_bicycle_against_sympy():
+    """kb.from_sympy of SymPy's own Whipple bicycle (test_kane3) checks itself against the
+    KanesMethod's mass_matrix_full / forcing_full at three random consistent states (the
+    reference formed above, shared in this process): the residual is round-off, and a system
+    with another rear-wheel mass is seen to differ."""
+    from kanebond.io.sympy_check import RTOL as CHECK_RTOL
+    from kanebond.io.sympy_check import compare, kane_equations
+
+    ref = reference("kane3_bicycle")
+    start = time.perf_counter()
+    system = kb.from_sympy(ref.km)
+    seconds = time.perf_counter() - start
+    eqs = kane_equations(ref.km)
+    agreement = compare(system, eqs, list(system.speeds))
+    assert agreement.states == 3 and agreement.residual < CHECK_RTOL
+    assert seconds < 60, seconds  # about a second on the 2-core CI machine
+    m = ref.model
+    bodies = list(m.bodies)
+    heavy = me.RigidBody(bodies[0].name, bodies[0].masscenter, bodies[0].frame,
+                         bodies[0].mass * 1.01, bodies[0].inertia)
+    other = kb.KaneSystem(m.frame, coordinates=m.q_ind, speeds=m.u_ind, kinematics=m.kd_eqs,
+                          bodies=[heavy, *bodies[1:]], loads=m.loads or [],
+                          dependent_coordinates=m.q_dep,
+                          configuration_constraints=m.configuration_constraints,
+                          dependent_speeds=m.u_dep, velocity_constraints=m.velocity_constraints)
+    assert compare(other, eqs, list(other.speeds)).residual > 100 * CHECK_RTOL
