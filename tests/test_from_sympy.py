@@ -411,3 +411,49 @@ def test_constrained_lagranges_method_matches_its_rhs(build):
 def test_other_objects_are_refused(obj):
     with pytest.raises(kb.ModelError, match="kb.from_sympy takes a KanesMethod"):
         kb.from_sympy(obj)
+
+
+def _system_docstring_example():
+    """System's docstring (SymPy 1.14): a cart on a rail with a pendulum bob, uniform gravity
+    and a force F on the cart, formed with KanesMethod."""
+    g, l = sp.symbols("g l")
+    F = me.dynamicsymbols("F")
+    rail = me.RigidBody("rail")
+    cart = me.RigidBody("cart")
+    bob = me.Particle("bob")
+    bob_frame = me.ReferenceFrame("bob_frame")
+    system = me.System.from_newtonian(rail)
+    system.add_joints(
+        me.PrismaticJoint("slider", rail, cart, joint_axis=rail.x),
+        me.PinJoint("pin", cart, bob, joint_axis=cart.z, child_interframe=bob_frame,
+                    child_point=l * bob_frame.y))
+    system.apply_uniform_gravity(-g * system.y)
+    system.add_loads((cart.masscenter, F * rail.x))
+    system.validate_system()
+    system.form_eoms()
+    return system, (rail, cart, bob)
+
+
+@pytest.mark.parametrize("constrained", [False, True])
+def test_system_docstring_example(constrained):
+    """The System docstring's cart pendulum, free and with the bob held on the rail's
+    vertical: checked against its KanesMethod inside from_sympy; the free one's A is the
+    docstring's [[m_b + m_c, m_b l cos q], [m_b l cos q, m_b l²]], and the constrained one's
+    single independent speed moves the bob only (A = m_b l² sin²q + m_c l² cos²q)."""
+    system, (rail, cart, bob) = _system_docstring_example()
+    if constrained:
+        system.add_holonomic_constraints(bob.masscenter.pos_from(rail.masscenter).dot(system.x))
+        system.q_ind = system.get_joint("pin").coordinates
+        system.q_dep = system.get_joint("slider").coordinates
+        system.u_ind = system.get_joint("pin").speeds
+        system.u_dep = system.get_joint("slider").speeds
+        system.validate_system()
+        system.form_eoms()
+    out = kb.from_sympy(system, name="docstring")
+    mb, mc, l = sp.Symbol("bob_mass"), sp.Symbol("cart_mass"), sp.Symbol("l")
+    q = system.get_joint("pin").coordinates[0]
+    if constrained:
+        expected = sp.Matrix([[mb * l**2 * sp.sin(q) ** 2 + mc * l**2 * sp.cos(q) ** 2]])
+    else:
+        expected = sp.Matrix([[mb + mc, mb * l * sp.cos(q)], [mb * l * sp.cos(q), mb * l**2]])
+    assert (out.A - expected).applyfunc(sp.simplify) == sp.zeros(*expected.shape)
