@@ -447,3 +447,34 @@ def test_readme_fmu_example_runs(tmp_path, monkeypatch):
                       t_eval=res["time"], rtol=1e-11, atol=1e-13)
     assert np.max(np.abs(res["q2"] - ref["q2"])) < 1e-6
     assert np.max(np.abs(res["audit_residual"])) < 1e-6
+
+
+def test_a_lagrangian_without_bodies_as_a_unit(tmp_path):
+    """A cart pendulum written as a Lagrangian alone (LagrangesMethod(L, [x, q]): a
+    generalized inertia and the potential's load, no bodies) runs in FMPy (Co-Simulation and
+    Model Exchange) as kb.simulate runs it, and its audit closes inside the unit."""
+    import sympy as sp
+    import sympy.physics.mechanics as me
+
+    q, x = me.dynamicsymbols("q x")
+    t = me.dynamicsymbols._t
+    m, M, l, g = sp.symbols("m M l g", positive=True)
+    T = (M + m) * x.diff(t) ** 2 / 2 + m * l * sp.cos(q) * x.diff(t) * q.diff(t) \
+        + m * l**2 * q.diff(t) ** 2 / 2
+    lm = me.LagrangesMethod(T + m * g * l * sp.cos(q), [x, q])
+    system = kb.from_sympy(lm, name="cart_pendulum")
+    assert system.inertias and not system.bodies
+    constants = {"m": 0.4, "M": 1.5, "l": 0.7, "g": 9.81}
+    ux, uq = system.speeds
+    initial = {x: 0.0, q: 0.8, ux: 0.0, uq: 0.0}
+    path = tmp_path / "cart.fmu"
+    kb.export_fmu(system, path, constants, initial=initial, t_end=1.0)
+    assert validate_fmu(str(path)) == []
+    ref = kb.simulate(system, (0.0, 1.0), initial, constants, t_eval=np.linspace(0, 1, 101),
+                      rtol=1e-11, atol=1e-13)
+    for kind in ("CoSimulation", "ModelExchange"):
+        res = simulate_fmu(str(path), fmi_type=kind, stop_time=1.0, output_interval=0.01,
+                           relative_tolerance=1e-11, output=["x", "q", "audit_residual"])
+        for i, name in enumerate(["x", "q"]):
+            assert np.max(np.abs(res[name] - ref.q[:, i])) < 1e-6, (kind, name)
+        assert np.max(np.abs(res["audit_residual"])) < 1e-6

@@ -6,7 +6,8 @@ the unknowns x = [q', u'] of a ``KanesMethod``, [q', q'', λ] of a ``LagrangesMe
 are evaluated at random consistent states and kanebond's solution is put into them:
 
 * constants and inputs: random values in [0.5, 1.5] (products of inertia in [−0.1, 0.1]),
-  auxiliary speeds and their rates zero;
+  one draw for all states (kanebond's numeric model is made once), auxiliary speeds and their
+  rates zero;
 * coordinates: random in [−1, 1], moved onto SymPy's configuration constraints by
   minimum-norm Gauss–Newton steps (residual ≤ 1e-11);
 * speeds: random in [−1, 1]; a ``KanesMethod``'s dependent speeds solved from its velocity
@@ -127,28 +128,37 @@ def compare(system, eqs: SympyEquations, speeds_as_sympy: list, *, states: int =
     iu = [eqs.u.index(x) for x in speeds_as_sympy]
     idep = [eqs.u.index(x) for x in eqs.u_dep]
     worst, done = 0.0, 0
-    for _ in range(8 * states):
-        if done == states:
-            break
+    for _ in range(4):  # constants: kanebond's numeric model is made once for each draw
         values = _values(ev.others, rng)
         c = [values[a] for a in ev.others]
-        state = _consistent(ev, eqs, rng, c, idep)
-        if state is None:
-            continue
-        q, u = state
-        constants = _constants(system, values, rng)
         try:
-            x = _kanebond_solution(system, constants, q[iq], u[iu], eqs, idep, u)
-        except (KanebondError, np.linalg.LinAlgError, ValueError, ZeroDivisionError):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                num = system.numeric(_constants(system, values, rng), backend="numpy")
+        except KanebondError:
             continue
-        if x is None:
-            continue
-        M, F = ev("M", q, u, c), ev("F", q, u, c).ravel()
-        if not (np.all(np.isfinite(M)) and np.all(np.isfinite(F)) and np.all(np.isfinite(x))):
-            continue
-        scale = max(float(np.max(np.abs(M) @ np.abs(x) + np.abs(F), initial=0.0)), 1e-300)
-        worst = max(worst, float(np.max(np.abs(M @ x - F), initial=0.0)) / scale)
-        done += 1
+        for _ in range(4 * states):
+            if done == states:
+                break
+            state = _consistent(ev, eqs, rng, c, idep)
+            if state is None:
+                continue
+            q, u = state
+            try:
+                x = _kanebond_solution(num, system, q[iq], u[iu], eqs, idep, u)
+            except (KanebondError, np.linalg.LinAlgError, ValueError, ZeroDivisionError):
+                continue
+            M, F = ev("M", q, u, c), ev("F", q, u, c).ravel()
+            if not (np.all(np.isfinite(M)) and np.all(np.isfinite(F))):
+                continue  # SymPy's equations are not defined there
+            if x is None or not np.all(np.isfinite(x)):  # another state, or kanebond's fails
+                worst, done = np.inf, done + 1
+                continue
+            scale = max(float(np.max(np.abs(M) @ np.abs(x) + np.abs(F), initial=0.0)), 1e-300)
+            worst = max(worst, float(np.max(np.abs(M @ x - F), initial=0.0)) / scale)
+            done += 1
+        if done:
+            break
     if not done:
         warnings.warn(
             f"kb.from_sympy could not draw a consistent state of {system.name!r} at which both "
@@ -214,12 +224,11 @@ def _consistent(ev: _Evaluator, eqs: SympyEquations, rng, c, idep) -> tuple | No
     return q, u
 
 
-def _kanebond_solution(system, constants, q, f, eqs: SympyEquations, idep, u_sympy):
-    """kanebond's x = [q', u'] (and λ) at the state, in SymPy's order; None when kanebond's
-    dependent speeds differ from SymPy's (then the states are not the same)."""
+def _kanebond_solution(num, system, q, f, eqs: SympyEquations, idep, u_sympy):
+    """kanebond's x = [q', u'] (and λ) at the state, in SymPy's order; None where kanebond's
+    dependent speeds differ from SymPy's (the two do not describe the same state)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        num = system.numeric(constants, backend="numpy")
         x = np.concatenate([q, f])
         out = num.rhs(_T0, x)
         R = len(q)
@@ -233,7 +242,7 @@ def _kanebond_solution(system, constants, q, f, eqs: SympyEquations, idep, u_sym
         if idep:
             ud_k = num.dependent_speeds(q, f)
             if np.max(np.abs(ud_k - u_sympy[idep])) > 1e-9 * (1 + np.max(np.abs(u_sympy))):
-                return np.full(n_q + n_u, np.inf)
+                return None
             ud[idep] = num.dependent_speed_rates(_T0, x)
         lam = []
         if eqs.n_multipliers:
