@@ -255,3 +255,18 @@ def test_momentum_bond_graph_of_a_lagrangian_runs():
         x = rng.uniform(-1, 1, 4)
         y = np.concatenate([x[:2], num.p_hat(x[:2], x[2:])])
         assert np.allclose(graph.rhs(0.0, y), num.rhs_momentum(0.0, y), rtol=1e-10, atol=1e-12)
+
+
+def test_system_bond_graph_of_a_constrained_lagrangian():
+    """[PA-VP] Fig. 3's 'system' graph of the nonminimal pendulum (a Lagrangian alone, its
+    constraint adjoined): the generalized inertia as one T* store, Se(λ) on the constraint;
+    the graph's state equations equal the numeric model's."""
+    system = kb.from_sympy(_built("lagrange_nonminimal_pendulum").obj)
+    graph = system.bond_graph("system")
+    kinds = {e.name: e.kind for e in graph.elements}
+    assert kinds["T* (generalized inertias)"] == "T*" and kinds["λ_lam1"] == "Se(λ)"
+    num = graph.numeric({"m": 1.3})
+    ref = system.numeric({"m": 1.3}, backend="numpy")
+    for th, w in ((0.3, 1.0), (-1.2, 0.4)):
+        x = np.array([np.cos(th), np.sin(th), -np.sin(th) * w, np.cos(th) * w]) * [1.1] * 4
+        assert np.allclose(num.rhs(0.0, x), ref.rhs(0.0, x), rtol=1e-10, atol=1e-12)

@@ -208,6 +208,11 @@ def _system_graph(system, plain: _Plain, g: BondGraph, fj) -> None:
     _split_speeds(g, fj, ui, ci, S, free, sp.Matrix([fixed[plain.f[i]] for i in ci]))
     _forces(g, fj, plain(system.e).xreplace(fixed))
     _bodies(system, plain, g, fj)
+    if system.inertias:  # a generalized inertia: its bodies are unknown, one store of f
+        store = g.add(TStar("T* (generalized inertias)", plain(system.inertia_part("M")),
+                            plain(system.inertia_part("Df")), plain.f))
+        g.connect(fj, (store, "I"))
+        g.connect(fj, (store, "C"))
     _coordinates(system, plain, g, fj)
     for c in system.adjoined:
         aj = g.add(OneJunction(f"ac_{c.name}"))

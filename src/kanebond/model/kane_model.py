@@ -456,7 +456,7 @@ class KaneModel(ConstraintViews):
         """Mass matrix A(q) ([PA21] (15), (55)); symmetric, positive definite."""
         with working(f"forming the mass matrix A of {self.name!r}"):
             return matrices.mass_matrix(self._body_kinematics, len(self.speeds)) + \
-                self._inertia_part("M")
+                self.inertia_part("M")
 
     @cached_property
     def dA_dq(self) -> tuple[sp.Matrix, ...]:
@@ -468,21 +468,21 @@ class KaneModel(ConstraintViews):
         """Gyrator matrix D(q, f) ([PA21] (16), (56)); Ȧ = D + Dᵀ (17)."""
         with working(f"forming the gyrator matrix D of {self.name!r}"):
             return matrices.gyrator_matrix(self._body_kinematics, len(self.speeds)) + \
-                self._inertia_part("D")
+                self.inertia_part("D")
 
     @cached_property
     def Df(self) -> sp.Matrix:
         """The product D f, computed body by body without forming D ([PA21] (14), (56))."""
         with working(f"forming D f of {self.name!r}"):
             return matrices.gyrator_product(self._body_kinematics, len(self.speeds)) + \
-                self._inertia_part("Df")
+                self.inertia_part("Df")
 
     @cached_property
     def C(self) -> sp.Matrix:
         """The C matrix of [PA18], D = Cᵀ + Wᵀ(ω × ∂h/∂fᵀ) ([PA21] (61), (62))."""
         with working(f"forming the matrix C of {self.name!r}"):
             return matrices.c_matrix(self._body_kinematics, len(self.speeds)) + \
-                self._inertia_part("D").T
+                self.inertia_part("D").T
 
     def gyroscopic_coupling(self) -> sp.Matrix:
         """G = Wᵀ(ω × ∂h/∂fᵀ), the last term of D in [PA21] (56), (62)."""
@@ -497,14 +497,14 @@ class KaneModel(ConstraintViews):
     def p_hat(self) -> sp.Matrix:
         """Generalized momentum p̂(q, f) = A f ([PA21] (21), (54))."""
         return matrices.generalized_momentum(self._body_kinematics, len(self.speeds)) + \
-            self._inertia_part("p_hat")
+            self.inertia_part("p_hat")
 
     @cached_property
     def e_hat(self) -> sp.Matrix:
         """Generalized gyration forces ê = Dᵀ f ([PA21] (27), (57))."""
         with working(f"forming ê of {self.name!r}"):
             return matrices.gyration_forces(self._body_kinematics, len(self.speeds)) + \
-                self._inertia_part("e_hat")
+                self.inertia_part("e_hat")
 
     @cached_property
     def T_star(self) -> sp.Expr:
@@ -520,7 +520,7 @@ class KaneModel(ConstraintViews):
                               all_speeds=self.all_speeds, speeds=self.speeds,
                               speed_map=self._closed.speed_map, kdd=self._closed.kdd)
 
-    def _inertia_part(self, which: str) -> sp.Matrix:
+    def inertia_part(self, which: str) -> sp.Matrix:
         """The generalized inertias' share of A ("M"), D, D f, p̂ or ê, scattered into the
         speeds (:mod:`kanebond.mechanics.generalized`), projected onto the independent speeds
         where constraints are embedded."""
