@@ -457,3 +457,85 @@ def test_system_docstring_example(constrained):
     else:
         expected = sp.Matrix([[mb + mc, mb * l * sp.cos(q)], [mb * l * sp.cos(q), mb * l**2]])
     assert (out.A - expected).applyfunc(sp.simplify) == sp.zeros(*expected.shape)
+
+
+# --------------------------------------------------------------------------- review findings
+def _docs_rolling_disc(m, r, g):
+    q1, q2, q3 = me.dynamicsymbols("q1 q2 q3")
+    N = me.ReferenceFrame("N")
+    Y = N.orientnew("Y", "Axis", [q1, N.z])
+    L = Y.orientnew("L", "Axis", [q2, Y.x])
+    R = L.orientnew("R", "Axis", [q3, L.y])
+    C = me.Point("C")
+    C.set_vel(N, 0)
+    Dmc = C.locatenew("Dmc", r * L.z)
+    Dmc.v2pt_theory(C, N, R)
+    disc = me.RigidBody("disc", Dmc, R, m, (me.inertia(L, m * r**2 / 4, m * r**2 / 2,
+                                                          m * r**2 / 4), Dmc))
+    disc.potential_energy = m * g * r * sp.cos(q2)
+    return me.LagrangesMethod(me.Lagrangian(N, disc), [q1, q2, q3], bodies=[disc], frame=N)
+
+
+@pytest.mark.parametrize("m, r", [(1.0, 0.3), (1e-6, 1e-3)])
+def test_rolling_disc_refused_at_every_scale(m, r):
+    """Each equation is measured against its own terms: the disc's equations of micro-scale
+    numbers (rows of size m r² = 1e-12 beside kinematic rows of size 1) are not let through."""
+    lm = _docs_rolling_disc(sp.Float(m), sp.Float(r), sp.Float(9.81))
+    with pytest.raises(kb.ModelError, match="velocity of Dmc"):
+        kb.from_sympy(lm)
+
+
+def test_small_forces_of_a_lagrangian_are_kept():
+    y = me.dynamicsymbols("y")
+    mass = sp.Float(1e-15)
+    system = kb.from_sympy(me.LagrangesMethod(mass / 2 * y.diff(t) ** 2 - mass * 9.81 * y, [y]))
+    num = numeric_model(system, {})
+    assert np.isclose(num.rhs(0.0, np.array([0.0, 0.0]))[1], -9.81, rtol=1e-12)
+
+
+def test_new_speeds_do_not_take_the_name_of_an_input():
+    """An input u_x(t) in forcelist keeps its name and meaning; the speed of x is u_x_."""
+    x, ux = me.dynamicsymbols("x u_x")
+    m, k = sp.symbols("m k", positive=True)
+    N = me.ReferenceFrame("N")
+    O = me.Point("O")
+    O.set_vel(N, 0)
+    P = O.locatenew("P", x * N.x)
+    P.set_vel(N, x.diff(t) * N.x)
+    pa = me.Particle("pa", P, m)
+    pa.potential_energy = k * x**2 / 2
+    lm = me.LagrangesMethod(me.Lagrangian(N, pa), [x], forcelist=[(P, ux * N.x)], frame=N,
+                            bodies=[pa])
+    for equations in ("checked", "sympy", "bodies"):
+        system = kb.from_sympy(lm, equations=equations)
+        assert [str(s) for s in system.speeds] == ["u_x_(t)"]
+        assert system.inputs == [ux]
+
+
+@pytest.mark.parametrize("L, match", [
+    (lambda x, y, m, k: m / 2 * x.diff(t) ** 2 - k / 0 * x, "non-finite number zoo"),
+    (lambda x, y, m, k: m / 2 * x.diff(t) ** 2 - sp.I * k * x**2, "complex"),
+    (lambda x, y, m, k: m / 2 * (x.diff(t) ** 2 + y.diff(t) ** 2) - k * sp.Abs(x),
+     "Abs, re or im"),
+    (lambda x, y, m, k: m / 2 * x.diff(t) ** 2 - k * y**2, "no kinetic term in y'"),
+    (lambda x, y, m, k: m / 2 * (x.diff(t) ** 2 + me.dynamicsymbols("s") ** 2
+                                 * y.diff(t) ** 2), r"depends on s.*prescribed flow"),
+    (lambda x, y, m, k: m / 2 * (x.diff(t) ** 2 + y.diff(t) ** 2)
+     + me.dynamicsymbols("s") * x * y.diff(t), "linear in the rates.*depends on s"),
+])
+def test_lagrangians_that_cannot_be_taken_are_named(L, match):
+    x, y = me.dynamicsymbols("x y")
+    m, k = sp.symbols("m k", positive=True)
+    with pytest.raises(kb.ModelError, match=match):
+        kb.from_sympy(me.LagrangesMethod(L(x, y, m, k), [x, y]))
+
+
+def test_name_must_be_text_and_huge_numbers_are_named():
+    lm, _, _ = _lagrange_double_pendulum()
+    with pytest.raises(kb.ModelError, match="name must be a non-empty str"):
+        kb.from_sympy(lm, name=5)
+    q, u, N, O, B, P, _, loads = _pendulum()
+    system = kb.KaneSystem(N, [q], [u], [q.diff(t) - u], [me.Particle("Pa", P, sp.Float("1e400"))],
+                           loads)
+    with pytest.raises(kb.ModelError, match="not a finite double-precision number"):
+        system.numeric({"m": 1.0, "g": 9.81, "l": 1.0}, backend="numpy")

@@ -228,3 +228,38 @@ def test_report_summary_lists_the_inertia():
     case = Case(spec=("inertia", {}, {}), system=INERTIA, constants=VALUES,
                 x0={q1: 0.1, q2: 0.0, u1: 0.0, u2: 0.0})
     assert summary(case)["bodies"] == ["T* (GeneralizedInertia of q1, q2)"]
+
+
+@pytest.mark.parametrize("matrix, match", [
+    (lambda: np.array([['m*l + __import__("os").getcwd().__len__()']]), "holds text"),
+    (lambda: np.array([["1"]], dtype=object), "holds text"),
+    (lambda: [[True]], "must be SymPy expressions"),
+    (lambda: [[sp.Eq(sp.Symbol("m"), 1)]], "must be SymPy expressions"),
+    (lambda: 3.0, "must be a SymPy Matrix"),
+])
+def test_mass_matrix_inputs_never_parsed(matrix, match):
+    with pytest.raises(kb.ModelError, match=match):
+        kb.GeneralizedInertia("T", [q1], matrix())
+
+
+def test_symmetry_is_checked_as_functions_not_as_text():
+    M = sp.Matrix([[1, sp.sin(q1) ** 2 + sp.cos(q1) ** 2], [1, 2]])
+    assert kb.GeneralizedInertia("T", [q1, q2], M).M == M
+
+
+def test_inertias_none_and_names_twice():
+    N = me.ReferenceFrame("N")
+    s = kb.KaneSystem(N, [q1], [u1], [q1.diff(t) - u1], bodies=[me.Particle(
+        "P", _point(N), m1)], inertias=None)
+    assert s.inertias == []
+    a = kb.GeneralizedInertia("T", [q1], sp.eye(1))
+    b = kb.GeneralizedInertia("T", [q2], sp.eye(1))
+    with pytest.raises(kb.ModelError, match="two generalized inertias are named 'T'"):
+        kb.KaneSystem(N, [q1, q2], [u1, u2], [q1.diff(t) - u1, q2.diff(t) - u2], bodies=[],
+                      inertias=[a, b])
+
+
+def _point(N):
+    P = me.Point("P")
+    P.set_vel(N, u1 * N.x)
+    return P

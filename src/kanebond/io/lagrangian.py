@@ -28,12 +28,14 @@ import sympy.physics.mechanics as me
 from sympy.core.function import AppliedUndef
 
 from ..constraints.resolve import AdjoinedConstraint
-from ..errors import ModelError
+from ..errors import KanebondError, ModelError
 from ..mechanics.generalized import GeneralizedInertia
-from ..symbolic.expressions import show, vanishes
+from ..symbolic.expressions import quick_diff, show, vanishes
 from ..system import KaneSystem
 
-__all__ = ["lagrangian_system", "speeds_of", "constraints_adjoined", "INERTIA_NAME"]
+__all__ = ["lagrangian_system", "check_lagrangian", "speeds_of", "taken_names",
+           "constraints_adjoined",
+           "INERTIA_NAME"]
 
 t = me.dynamicsymbols._t
 
@@ -54,6 +56,24 @@ def speeds_of(q: list, taken: set) -> list:
     return speeds
 
 
+def taken_names(lm: me.LagrangesMethod, bodies=()) -> set:
+    """The names of the functions of time in ``lm`` (its Lagrangian, constraints, forces and
+    the bodies' potential energies and velocities): a new speed must not take one."""
+    exprs = [sp.sympify(lm._L[0]), *lm.coneqs, *lm._hol_coneqs]
+    frame = lm.inertial
+    for load in lm.forcelist or []:
+        where, vec = (load.location, load.vector) if isinstance(load, me.Force | me.Torque) \
+            else load
+        exprs += [x for m, _ in getattr(vec, "args", []) for x in m]
+        if frame is not None and isinstance(where, me.Point) and frame in where._vel_dict:
+            exprs += [x for m, _ in where._vel_dict[frame].args for x in m]
+    for b in bodies:
+        exprs.append(sp.sympify(getattr(b, "potential_energy", 0) or 0))
+        if frame is not None and frame in b.masscenter._vel_dict:
+            exprs += [x for m, _ in b.masscenter._vel_dict[frame].args for x in m]
+    return {f.func.__name__ for e in exprs for f in sp.sympify(e).atoms(AppliedUndef)}
+
+
 def constraints_adjoined(lm: me.LagrangesMethod, to_speeds: dict) -> list[AdjoinedConstraint]:
     """SymPy's ``coneqs`` (the holonomic ones differentiated, then the nonholonomic ones),
     written in the speeds, as adjoined constraints named as SymPy's multipliers."""
@@ -63,25 +83,61 @@ def constraints_adjoined(lm: me.LagrangesMethod, to_speeds: dict) -> list[Adjoin
 
 def lagrangian_system(lm: me.LagrangesMethod, name: str) -> KaneSystem:
     """The :class:`~kanebond.KaneSystem` of Lagrange's equations of ``lm``'s Lagrangian
-    (module docstring); its bodies, if any, are not used."""
+    (module docstring); its bodies, if any, are not used. M is SymPy's own (the first n
+    columns of ``lm.mass_matrix``, the coefficient of q'' = ∂²L/∂q'∂q'ᵀ): ``lm`` is formed
+    if it was not."""
     L = sp.sympify(lm._L[0])
+    check_lagrangian(L)
+    try:
+        if lm.eom is None:
+            lm.form_lagranges_equations()
+        return _lagrangian_system(lm, L, name)
+    except KanebondError:
+        raise
+    except (TypeError, ValueError, AttributeError, sp.PolynomialError) as err:
+        raise ModelError(f"kb.from_sympy: this LagrangesMethod's Lagrangian could not be "
+                         f"split into its kinetic, gyroscopic and potential parts ({err}); "
+                         f"check it.") from None
+
+
+def check_lagrangian(L: sp.Expr) -> None:
+    """ModelError for a Lagrangian with a non-finite number or the imaginary unit."""
+    for bad, what in ((sp.nan, "nan"), (sp.zoo, "zoo"), (sp.oo, "oo"), (-sp.oo, "-oo")):
+        if L.has(bad):
+            raise ModelError(f"kb.from_sympy: the Lagrangian of this LagrangesMethod holds the "
+                             f"non-finite number {what}; check it (a division by zero gives "
+                             f"zoo).")
+    if L.has(sp.I):
+        raise ModelError("kb.from_sympy: the Lagrangian of this LagrangesMethod is complex (it "
+                         "holds I); a Lagrangian is real.")
+
+
+def _lagrangian_system(lm: me.LagrangesMethod, L: sp.Expr, name: str) -> KaneSystem:
     q = list(lm.q)
+    n = len(q)
     qd = [x.diff(t) for x in q]
-    taken = {f.func.__name__ for f in L.atoms(AppliedUndef)}
-    speeds = speeds_of(q, taken)
+    speeds = speeds_of(q, taken_names(lm))
     to_speeds = dict(zip(qd, speeds, strict=True))
     zero_rates = dict.fromkeys(qd, sp.S.Zero)
-    M = sp.hessian(L, qd)
-    for x in qd:
-        if not vanishes(M.diff(x)):
+    M = sp.Matrix(lm.mass_matrix[:, :n])
+    if M.has(*qd):
+        for x in qd:
+            if not vanishes(M.diff(x)):
+                raise ModelError(
+                    f"kb.from_sympy: the Lagrangian of this LagrangesMethod is not quadratic in "
+                    f"the rates (∂³L/∂{show(x)}³-type terms do not vanish); kanebond forms "
+                    f"Lagrange's equations with the kinetic co-energy ½ q'ᵀ M(q) q'. Give a "
+                    f"Lagrangian of degree ≤ 2 in the coordinates' rates.")
+        M = M.xreplace(zero_rates)
+    for r, x in enumerate(q):
+        if all(e == 0 for e in M.row(r)):
             raise ModelError(
-                f"kb.from_sympy: the Lagrangian of this LagrangesMethod is not quadratic in the "
-                f"rates (∂³L/∂{show(x)}³-type terms do not vanish); kanebond forms Lagrange's "
-                f"equations with the kinetic co-energy ½ q'ᵀ M(q) q'. Give a Lagrangian of "
-                f"degree ≤ 2 in the coordinates' rates.")
-    M = M.xreplace(zero_rates)
-    b = sp.Matrix([L.diff(x) for x in qd]).xreplace(zero_rates)
-    L0 = L.xreplace(zero_rates)
+                f"kb.from_sympy: the Lagrangian of this LagrangesMethod has no kinetic term in "
+                f"{show(x)}' (its row of ∂²L/∂q'∂q'ᵀ is zero), so the mass matrix is singular "
+                f"and neither SymPy nor kanebond can solve for {show(x)}''; give {show(x)} "
+                f"its kinetic energy, or remove it from the coordinates.")
+    b, L0 = _linear_and_rest(L, q, qd)
+    _check_inputs(M, b, q)
     frame = lm.inertial if lm.inertial is not None else me.ReferenceFrame("N")
     try:
         inertia = GeneralizedInertia(INERTIA_NAME, q, M)
@@ -96,8 +152,15 @@ def lagrangian_system(lm: me.LagrangesMethod, name: str) -> KaneSystem:
         point = None
         for kind, force in (("potential", L0.diff(x)), ("gyroscopic", _gyroscopic(b, q, r))):
             force = force.xreplace(to_speeds)
-            if force == 0 or vanishes(sp.Matrix([force])):
+            if _zero(force):  # only exact zeros: a small force is a force
                 continue
+            stray = sorted(force.atoms(sp.Derivative), key=str)
+            if stray:
+                raise ModelError(
+                    f"kb.from_sympy: the {kind} force on {show(x)} from the Lagrangian holds "
+                    f"{show(stray[0])} (SymPy's derivative of Abs, re or im of a coordinate "
+                    f"that is not declared real); write the Lagrangian without them (e.g. "
+                    f"sqrt(q**2) for Abs(q)).")
             if point is None:
                 point = me.Point(f"P_{x.func.__name__}")
                 point.set_vel(frame, u * frame.x)
@@ -108,6 +171,43 @@ def lagrangian_system(lm: me.LagrangesMethod, name: str) -> KaneSystem:
         frame, coordinates=q, speeds=speeds,
         kinematics=[d - u for d, u in zip(qd, speeds, strict=True)], bodies=[], loads=loads,
         inertias=[inertia], adjoined=constraints_adjoined(lm, to_speeds), name=name)
+
+
+def _linear_and_rest(L: sp.Expr, q: list, qd: list) -> tuple[sp.Matrix, sp.Expr]:
+    """(b, L₀): ∂L/∂q' and L at q' = 0, differentiated in plain symbols (SymPy's ``diff``
+    of a large Lagrangian in dynamicsymbols spends its time in assumption queries)."""
+    rates = {d: sp.Dummy(f"v{i}") for i, d in enumerate(qd)}
+    coords = {x: sp.Dummy(f"x{i}") for i, x in enumerate(q)}
+    back = {v: k for k, v in {**rates, **coords}.items()}
+    plain = L.xreplace(rates).xreplace(coords)
+    at_rest = dict.fromkeys(rates.values(), sp.S.Zero)
+    b = sp.Matrix([quick_diff(plain, v).xreplace(at_rest) for v in rates.values()])
+    return b.xreplace(back), plain.xreplace(at_rest).xreplace(back)
+
+
+def _zero(expr: sp.Expr) -> bool:
+    """Exactly zero: structurally, or after expansion where that is cheap."""
+    return expr == 0 or (sp.count_ops(expr) < 400 and sp.expand(expr) == 0)
+
+
+def _check_inputs(M: sp.Matrix, b: sp.Matrix, q: list) -> None:
+    """Time-varying inputs in the kinetic part (an imposed motion) or in the part linear in the
+    rates (whose rate would enter the forces) are refused, named."""
+    mine = set(q)
+    for part, what, why in (
+        (M, "part quadratic in the rates, ½ q'ᵀ M q',",
+         "a kinetic energy that depends on a time-varying input comes from a motion imposed "
+         "on the system; state it as a prescribed flow (KaneSystem(..., prescribed={speed: "
+         "g(t)})) or make the input a coordinate"),
+        (b, "part linear in the rates, bᵀq',",
+         "its forces would hold the input's rate; make the input a coordinate or state the "
+         "motion as a prescribed flow")):
+        inputs = sorted({a for x in part for a in sp.sympify(x).atoms(AppliedUndef)
+                         if a not in mine}, key=str)
+        if inputs:
+            raise ModelError(
+                f"kb.from_sympy: the Lagrangian's {what} depends on {show(inputs[0])}, a "
+                f"function of time that is not a coordinate: {why}.")
 
 
 def _gyroscopic(b: sp.Matrix, q: list, r: int) -> sp.Expr:

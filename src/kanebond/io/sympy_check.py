@@ -14,8 +14,10 @@ are evaluated at random consistent states and kanebond's solution is put into th
   constraints, a ``LagrangesMethod``'s rates projected onto its constraints ``coneqs``;
 * kanebond: its numeric model (NumPy backend) at the same state gives q', f' (the dependent
   speeds and their rates, or the multipliers λ);
-* the relative residual max|M x − F| / max(|M||x| + |F|), with kanebond's dependent speeds
-  against SymPy's, must stay below 1e-9.
+* the relative residual of each equation, |(M x − F)_i| / (|M||x| + |F|)_i, must stay below
+  1e-9 (each row against its own terms: small masses are not measured against the kinematic
+  rows); kanebond's dependent speeds must be SymPy's, and kanebond's numeric model must not fail
+  where SymPy's M is regular (cond < 1e12, rows scaled).
 
 SymPy's expressions are evaluated through one hash-consed expression graph
 (:class:`~kanebond.symbolic.dag.Graph`), so the bicycle costs its DAG size, not SymPy's tree.
@@ -35,8 +37,8 @@ from sympy.core.function import AppliedUndef
 from ..errors import KanebondError, KanebondWarning, ModelError
 from ..symbolic.dag import Graph
 
-__all__ = ["SympyEquations", "Agreement", "compare", "RTOL", "kane_equations",
-           "lagrange_equations"]
+__all__ = ["SympyEquations", "Agreement", "compare", "residual", "failure_note", "RTOL",
+           "kane_equations", "lagrange_equations"]
 
 t = me.dynamicsymbols._t
 
@@ -64,10 +66,12 @@ class SympyEquations:
 
 @dataclass
 class Agreement:
-    """The comparison: the largest relative residual over ``states`` states."""
+    """The comparison: the largest relative residual over ``states`` states, and the first
+    failure of kanebond's numeric model where SymPy's equations were defined."""
 
     states: int
     residual: float
+    failure: str = ""
 
 
 class _Evaluator:
@@ -121,13 +125,13 @@ def compare(system, eqs: SympyEquations, speeds_as_sympy: list, *, states: int =
         ev = _evaluator(eqs)
     except ModelError as err:
         raise ModelError(f"kb.from_sympy: the equations SymPy formed for {system.name!r} "
-                         f"cannot be evaluated ({err}); SymPy could not simulate them "
-                         f"either.") from None
+                         f"cannot be evaluated by kanebond's expression graph, so they cannot be "
+                         f"checked: {err}") from None
     rng = np.random.default_rng(seed)
     iq = [eqs.q.index(x) for x in system.coordinates]
     iu = [eqs.u.index(x) for x in speeds_as_sympy]
     idep = [eqs.u.index(x) for x in eqs.u_dep]
-    worst, done = 0.0, 0
+    worst, done, failure = 0.0, 0, ""
     for _ in range(4):  # constants: kanebond's numeric model is made once for each draw
         values = _values(ev.others, rng)
         c = [values[a] for a in ev.others]
@@ -144,28 +148,54 @@ def compare(system, eqs: SympyEquations, speeds_as_sympy: list, *, states: int =
             if state is None:
                 continue
             q, u = state
+            M, F = ev("M", q, u, c), ev("F", q, u, c).ravel()
+            if not (np.all(np.isfinite(M)) and np.all(np.isfinite(F))) or _singular(M):
+                continue  # SymPy's equations do not determine x there
             try:
                 x = _kanebond_solution(num, system, q[iq], u[iu], eqs, idep, u)
-            except (KanebondError, np.linalg.LinAlgError, ValueError, ZeroDivisionError):
-                continue
-            M, F = ev("M", q, u, c), ev("F", q, u, c).ravel()
-            if not (np.all(np.isfinite(M)) and np.all(np.isfinite(F))):
-                continue  # SymPy's equations are not defined there
-            if x is None or not np.all(np.isfinite(x)):  # another state, or kanebond's fails
-                worst, done = np.inf, done + 1
-                continue
-            scale = max(float(np.max(np.abs(M) @ np.abs(x) + np.abs(F), initial=0.0)), 1e-300)
-            worst = max(worst, float(np.max(np.abs(M @ x - F), initial=0.0)) / scale)
+            except (KanebondError, np.linalg.LinAlgError, ValueError, ZeroDivisionError) as err:
+                x, failure = None, failure or f"{type(err).__name__}: {err}"
             done += 1
+            if x is None or not np.all(np.isfinite(x)):  # kanebond fails where SymPy does not
+                failure = failure or "kanebond's state differs or is not finite"
+                worst = np.inf
+                continue
+            worst = max(worst, residual(M, F, x))
         if done:
             break
     if not done:
         warnings.warn(
-            f"kb.from_sympy could not draw a consistent state of {system.name!r} at which both "
-            f"SymPy's and kanebond's equations are defined, so they were not compared.",
-            KanebondWarning, stacklevel=4)
+            f"kb.from_sympy could not draw a consistent state of {system.name!r} at which "
+            f"SymPy's equations determine the accelerations, so kanebond's were not compared "
+            f"with them.", KanebondWarning, stacklevel=4)
         return None
-    return Agreement(done, worst)
+    return Agreement(done, worst, failure)
+
+
+def _singular(M: np.ndarray) -> bool:
+    """Whether M is singular: cond > 1e12 after each row is scaled to its largest entry (a
+    row of small masses is not a singular row)."""
+    rows = np.max(np.abs(M), axis=1, initial=0.0)
+    if np.any(rows == 0):
+        return True
+    return bool(np.linalg.cond(M / rows[:, None]) > 1e12)
+
+
+def failure_note(agreement: Agreement) -> str:
+    """'; kanebond's numeric model failed: ...' when it did, else ''."""
+    return f"; kanebond's numeric model failed: {agreement.failure}" if agreement.failure else ""
+
+
+def residual(M: np.ndarray, F: np.ndarray, x: np.ndarray) -> float:
+    """max over rows of |(M x − F)_i| / (Σ_j |M_ij x_j| + |F_i|): each equation against the
+    size of its own terms (a row of small masses is not measured against a kinematic row);
+    a row whose terms all vanish counts only if its residual does not."""
+    terms = np.abs(M) @ np.abs(x) + np.abs(F)
+    r = np.abs(M @ x - F)
+    with np.errstate(all="ignore"):
+        rel = np.where(terms > 0, r / np.where(terms > 0, terms, 1.0), np.where(r > 0, np.inf,
+                                                                              0.0))
+    return float(np.max(rel, initial=0.0))
 
 
 def _evaluator(eqs: SympyEquations) -> _Evaluator:

@@ -20,13 +20,18 @@ from __future__ import annotations
 
 import sympy as sp
 import sympy.physics.mechanics as me
-from sympy.core.function import AppliedUndef
 
 from ..errors import ModelError
 from ..symbolic.expressions import vanishes
 from ..system import KaneSystem
-from .lagrangian import constraints_adjoined, lagrangian_system, speeds_of
-from .sympy_check import RTOL, compare, lagrange_equations
+from .lagrangian import (
+    check_lagrangian,
+    constraints_adjoined,
+    lagrangian_system,
+    speeds_of,
+    taken_names,
+)
+from .sympy_check import RTOL, compare, failure_note, lagrange_equations
 
 __all__ = ["from_lagranges_method", "plain_body", "require_agreement"]
 
@@ -49,6 +54,7 @@ def plain_body(body):
 
 def from_lagranges_method(lm: me.LagrangesMethod, name: str, equations: str) -> KaneSystem:
     """The system of ``lm`` by the ``equations`` asked for (module docstring)."""
+    check_lagrangian(sp.sympify(lm._L[0]))
     bodies = [plain_body(b) for b in (lm.bodies or [])]
     frame = lm.inertial
     if equations == "bodies":
@@ -85,8 +91,9 @@ def require_agreement(system: KaneSystem, eqs, speeds: list, what: str) -> None:
         raise ModelError(
             f"kb.from_sympy: kanebond's {what} for {system.name!r} do not satisfy SymPy's "
             f"equations (relative residual {agreement.residual:.2e} at "
-            f"{agreement.states} random consistent states, above {RTOL:g}); this is a "
-            f"kanebond defect: please report it with the model.")
+            f"{agreement.states} random consistent states, above {RTOL:g}"
+            f"{failure_note(agreement)}); this is a kanebond defect: please report it with "
+            f"the model.")
 
 
 def bodies_system(lm: me.LagrangesMethod, bodies: list, name: str) -> KaneSystem:
@@ -96,7 +103,7 @@ def bodies_system(lm: me.LagrangesMethod, bodies: list, name: str) -> KaneSystem
     frame = lm.inertial
     q = list(lm.q)
     qd = [x.diff(t) for x in q]
-    speeds = speeds_of(q, {f.func.__name__ for f in lm._L[0].atoms(AppliedUndef)})
+    speeds = speeds_of(q, taken_names(lm, bodies))
     kinetic = sum((b.kinetic_energy(frame) for b in bodies), sp.S.Zero)
     potential = kinetic - lm._L[0]
     if not vanishes(sp.Matrix([potential.diff(v) for v in qd])):

@@ -55,7 +55,7 @@ from ..mechanics.kinematics import solve_kinematics
 from ..model.listing import default_load_names
 from ..symbolic.expressions import numeric_sample, show, vanishes
 from ..system import KaneSystem
-from .sympy_check import RTOL, compare, kane_equations
+from .sympy_check import RTOL, compare, failure_note, kane_equations
 from .sympy_lagrange import from_lagranges_method, plain_body
 
 __all__ = ["from_sympy", "EQUATIONS"]
@@ -82,7 +82,10 @@ def from_sympy(obj, *, name: str | None = None, equations: str = "checked") -> K
         Lagrange's method the speeds are new dynamicsymbols ``u_<q>`` = q', and its constraint
         equations ``coneqs`` become adjoined constraints ``lam1``, ``lam2``, ... whose
         multipliers are those of SymPy's ``rhs()`` / ``mass_matrix_full`` (the negatives of
-        ``solve_multipliers()``'s, which follow ``eom``'s sign).
+        ``solve_multipliers()``'s, which follow ``eom``'s sign). A ``LagrangesMethod`` not yet
+        formed is formed (``form_lagranges_equations()``: its M is SymPy's own, and the check
+        needs its equations), and so is a ``System`` or ``JointsMethod`` whose speeds are the
+        coordinates' rates (with ``LagrangesMethod``, as SymPy would to simulate it).
     name:
         The system's display name (default: the SymPy class's name).
     equations:
@@ -107,6 +110,8 @@ def from_sympy(obj, *, name: str | None = None, equations: str = "checked") -> K
     >>> kb.from_sympy(km).A
     Matrix([[l**2*m]])
     """
+    if name is not None and (not isinstance(name, str) or not name.strip()):
+        raise ModelError(f"kb.from_sympy: name must be a non-empty str, got {name!r}.")
     if not isinstance(equations, str) or equations not in EQUATIONS:
         raise ModelError(f"kb.from_sympy: equations must be one of "
                          f"{', '.join(map(repr, EQUATIONS))}, got {equations!r}.")
@@ -286,7 +291,8 @@ def _check_with(system: KaneSystem, eqs, equations: str) -> None:
         raise ModelError(
             f"kb.from_sympy: kanebond's equations of {system.name!r} do not satisfy the "
             f"equations SymPy formed (relative residual {agreement.residual:.2e} at "
-            f"{agreement.states} random consistent states, above {RTOL:g}). kanebond forms "
+            f"{agreement.states} random consistent states, above {RTOL:g}"
+            f"{failure_note(agreement)}). kanebond forms "
             f"Kane's equations of the bodies' velocities and loads as given; use "
             f"kb.from_sympy(..., equations='bodies') to take them unchecked, or report the "
             f"model if they should agree.")

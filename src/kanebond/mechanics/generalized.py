@@ -27,14 +27,16 @@ d/dt ∂L/∂q' = ∂L/∂q + Q.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Sequence
 from functools import cached_property
 
+import numpy as np
 import sympy as sp
 from sympy.core.function import AppliedUndef
 
 from ..errors import ModelError
-from ..symbolic.expressions import check_dynamicsymbols, show, t
+from ..symbolic.expressions import check_dynamicsymbols, numeric_samples, show, t
 
 __all__ = ["GeneralizedInertia", "InertiaTerms", "embedded_parts"]
 
@@ -71,25 +73,16 @@ class GeneralizedInertia:
         self.coordinates = check_dynamicsymbols(coordinates, f"coordinate of inertia {name!r}")
         if len(set(self.coordinates)) != len(self.coordinates):
             raise ModelError(f"generalized inertia {name!r} lists a coordinate twice.")
-        if _holds_text(mass_matrix):
-            raise ModelError(f"the mass matrix of generalized inertia {name!r} holds text; "
-                             f"give SymPy expressions (text is never parsed).")
-        try:
-            M = sp.Matrix(mass_matrix)
-        except (TypeError, ValueError, sp.SympifyError) as err:
-            raise ModelError(f"the mass matrix of generalized inertia {name!r} is not a SymPy "
-                             f"matrix ({err}).") from None
+        M = _matrix(mass_matrix, name)
         n = len(self.coordinates)
         if M.shape != (n, n):
             raise ModelError(f"the mass matrix of generalized inertia {name!r} is {M.shape[0]}"
                              f"×{M.shape[1]}; it must be {n}×{n}, one row per coordinate.")
-        for i in range(n):
-            for j in range(i + 1, n):
-                if sp.expand(M[i, j] - M[j, i]) != 0:
-                    raise ModelError(
-                        f"the mass matrix of generalized inertia {name!r} is not symmetric: "
-                        f"entries ({i}, {j}) and ({j}, {i}) differ; give ∂²T*/∂q'∂q'ᵀ.")
         for x in M:
+            if not isinstance(x, sp.Expr):
+                raise ModelError(f"the mass matrix of generalized inertia {name!r} holds "
+                                 f"{x!r} ({type(x).__name__}); its entries must be SymPy "
+                                 f"expressions.")
             if any(x.has(a) for a in (sp.zoo, sp.oo, -sp.oo, sp.nan)):
                 raise ModelError(f"the mass matrix of generalized inertia {name!r} holds the "
                                  f"non-finite entry {show(x)}.")
@@ -100,6 +93,7 @@ class GeneralizedInertia:
                     f"the mass matrix of generalized inertia {name!r} contains "
                     f"{show(next(iter(found)))}; it must depend on the coordinates and "
                     f"constants only (no rates and no explicit time).")
+        _check_symmetric(M, name)
         self.M = M
 
     def __repr__(self) -> str:
@@ -107,14 +101,61 @@ class GeneralizedInertia:
 
 
 def _holds_text(value) -> bool:
-    """Whether a (nested) matrix-like ``value`` holds a str anywhere."""
+    """Whether a (nested) matrix-like ``value`` holds a str anywhere (SymPy would parse it)."""
     if isinstance(value, str | bytes):
         return True
+    if isinstance(value, np.ndarray):
+        return value.dtype.kind in "USO" and _holds_text(value.tolist())
     if isinstance(value, sp.Basic):
         return False
     if isinstance(value, list | tuple):
         return any(_holds_text(v) for v in value)
     return False
+
+
+def _matrix(value, name: str) -> sp.Matrix:
+    """``value`` as a SymPy Matrix, never parsing text."""
+    if _holds_text(value):
+        raise ModelError(f"the mass matrix of generalized inertia {name!r} holds text; give "
+                         f"SymPy expressions (text is never parsed).")
+    flat = value.tolist() if isinstance(value, np.ndarray) else value
+    stack = [flat]
+    while stack:
+        leaf = stack.pop()
+        if isinstance(leaf, list | tuple):
+            stack.extend(leaf)
+        elif isinstance(leaf, bool | np.bool_) or (isinstance(leaf, sp.Basic)
+                                                   and not isinstance(leaf, sp.Expr)):
+            raise ModelError(f"the mass matrix of generalized inertia {name!r} holds {leaf!r} "
+                             f"({type(leaf).__name__}); its entries must be SymPy expressions.")
+    if not isinstance(value, sp.MatrixBase | np.ndarray | list | tuple):
+        raise ModelError(f"the mass matrix of generalized inertia {name!r} must be a SymPy "
+                         f"Matrix (or nested lists of expressions), got "
+                         f"{type(value).__name__}.")
+    try:
+        return sp.Matrix(value)
+    except (TypeError, ValueError, sp.SympifyError) as err:
+        raise ModelError(f"the mass matrix of generalized inertia {name!r} is not a SymPy "
+                         f"matrix ({err}).") from None
+
+
+def _check_symmetric(M: sp.Matrix, name: str) -> None:
+    """M = Mᵀ: structurally, or at random points to 1e-12 of the entries' size (so that
+    sin²q + cos²q and 1 are the same entry)."""
+    n = M.rows
+    pairs = [(i, j) for i in range(n) for j in range(i + 1, n) if M[i, j] != M[j, i]]
+    if not pairs:
+        return
+    both = sp.Matrix([[M[i, j], M[j, i]] for i, j in pairs])
+    rng = random.Random(4242)
+    for sample in numeric_samples(both, rng, 2):
+        a, b = sample[:, 0], sample[:, 1]
+        bad = np.abs(a - b) > 1e-12 * (np.abs(a) + np.abs(b)) + 1e-300
+        if np.any(bad) or not np.all(np.isfinite(sample)):
+            i, j = pairs[int(np.argmax(bad))]
+            raise ModelError(
+                f"the mass matrix of generalized inertia {name!r} is not symmetric: entries "
+                f"({i}, {j}) and ({j}, {i}) differ; give ∂²T*/∂q'∂q'ᵀ.")
 
 
 class InertiaTerms:
@@ -150,6 +191,11 @@ class InertiaTerms:
                     f"{show(next(iter(other)))}, which is not one of its coordinates; list it "
                     f"among them.")
         self.M = inertia.M
+
+    def moves(self, s: int) -> bool:
+        """Whether speed ``s`` (a column of the system) has a nonzero row of M."""
+        return any(c == s and any(x != 0 for x in self.M.row(i))
+                   for i, c in enumerate(self.cols))
 
     @cached_property
     def dM(self) -> list[sp.Matrix]:

@@ -231,9 +231,12 @@ class KaneModel(ConstraintViews):
             if f_s in self.prescribed:
                 continue
             if not any(b.depends_on(s) for b in self.bodies_all_speeds) and not any(
-                    s in g.cols for g in self.inertias_all_speeds):
+                    g.moves(s) for g in self.inertias_all_speeds):
+                extra = (f" nor in the kinetic co-energy of a generalized inertia "
+                         f"({self.inertias[0].name!r}: its row of M is zero)"
+                         if self.inertias else "")
                 raise ModelError(
-                    f"speed {show(f_s)} appears in the velocity of no body, so the mass "
+                    f"speed {show(f_s)} appears in the velocity of no body{extra}, so the mass "
                     f"matrix would be singular; remove it, or check the velocities that "
                     f"should contain it (set_vel / set_ang_vel / v2pt_theory)."
                 )

@@ -41,14 +41,24 @@ def listed_bodies(bodies, inertias: list) -> list:
 
 def listed_inertias(inertias) -> list[GeneralizedInertia]:
     """The generalized inertias as a list, each a :class:`GeneralizedInertia` listed once."""
+    if inertias is None:
+        return []
     if isinstance(inertias, GeneralizedInertia):
         inertias = [inertias]
+    if isinstance(inertias, str | bytes | sp.Basic) or not isinstance(inertias, Iterable):
+        raise ModelError(f"inertias must be a list of kb.GeneralizedInertia objects, got "
+                         f"{inertias!r}.")
     out = list(inertias)
     for g in out:
         if not isinstance(g, GeneralizedInertia):
             raise ModelError(f"inertias must be kb.GeneralizedInertia objects, got {g!r}.")
     if len({id(g) for g in out}) != len(out):
         raise ModelError("a generalized inertia is listed twice in inertias; list each once.")
+    names = [g.name for g in out]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise ModelError(f"two generalized inertias are named {twice[0]!r}; give each its own "
+                         f"name (the energy audit and messages name them).")
     return out
 
 

@@ -137,15 +137,24 @@ class Program(GraphBuilder):
 
     def _inertia(self, gi, pos: list, vel: list, dot: list) -> None:
         """A generalized inertia (:mod:`kanebond.mechanics.generalized`): its k × k mass
-        matrix M (pos, row-major), Ṁu − ∂T*/∂q (vel) and ∂T*/∂q (dot), k = its speeds."""
-        k = len(gi.cols)
+        matrix M (pos, row-major), Ṁu − ∂T*/∂q (vel) and ∂T*/∂q (dot), k = its speeds,
+        differentiated on the graph (Ṁ along q' = Q u, ∂T*/∂q_r of T* = ½ uᵀMu), not by
+        SymPy."""
+        g, k = self.g, len(gi.cols)
         item = dict(name=gi.name, cols=np.array(gi.cols, dtype=np.intp), k=k)
+        M = [[self.node(gi.M[i, j]) for j in range(k)] for i in range(k)]
+        u = [self.sym[self.system.all_speeds[c]] for c in gi.cols]
+        Mu = [g.add(*(g.mul(M[i][j], u[j]) for j in range(k))) for i in range(k)]
+        Mdot_u = [g.add(*(g.mul(g.dt(M[i][j], self.rates), u[j]) for j in range(k)))
+                  for i in range(k)]
+        T = g.mul(g.num(0.5), g.add(*(g.mul(u[i], Mu[i]) for i in range(k))))
+        e_hat = [g.partial(T, self.sym[x]) for x in gi.inertia.coordinates]
         item["M"] = len(pos)
-        pos.extend(self.node(gi.M[i, j]) for i in range(k) for j in range(k))
+        pos.extend(M[i][j] for i in range(k) for j in range(k))
         item["Df"] = len(vel)
-        vel.extend(self.node(x) for x in gi.Df)
+        vel.extend(g.sub(Mdot_u[i], e_hat[i]) for i in range(k))
         item["eh"] = len(dot)
-        dot.extend(self.node(x) for x in gi.e_hat)
+        dot.extend(e_hat)
         self.layout.inertias.append(item)
 
     def _constraints(self, B: sp.Matrix, u: list, pos: list, vel: list, dot: list) -> None:

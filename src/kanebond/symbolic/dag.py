@@ -177,9 +177,12 @@ class Graph:
 
     def _convert(self, e, rec) -> int:
         if e.is_Number or e in (sp.pi, sp.E):
-            if e.is_Number and not e.is_finite:
-                raise ModelError(f"the equations contain the non-finite number {e}.")
-            return self.num(float(e))
+            value = float(e)
+            if not math.isfinite(value):  # zoo, nan, or a number beyond double precision
+                raise ModelError(f"the equations contain the number {str(e)[:40]}, which is "
+                                 f"not a finite double-precision number; check the model's "
+                                 f"numbers and units.")
+            return self.num(value)
         if e.is_Add:
             return self.add(*(rec(a) for a in e.args))
         if e.is_Mul:
