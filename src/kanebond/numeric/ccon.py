@@ -29,6 +29,7 @@ outputs (forces on points, residuals).
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -119,20 +120,31 @@ class CompiledConstraints:
         if not self.compiled:
             return
         self._kb_con = be.lib.kb_con
-        self._con_t = np.zeros(1)
-        self._con_x = np.zeros(self.R + self.S)
-        self._con_o = np.zeros(self.R + self.S)
+        self._con_shape = (self.R + self.S,)
         self._con_part = rel._part.ctypes.data if rel.embedded else None
-        self._con_ptrs = (self._con_t.ctypes.data, self._con_x.ctypes.data, rel._c1.ctypes.data,
-                          self._con_part, self.baumgarte, self._con_o.ctypes.data)
+        self._con_tls = threading.local()  # per-thread buffers: ctypes releases the GIL
+
+    def _con_point(self) -> tuple:
+        """This thread's single-point buffers (t, x, out) and the C call's pointers."""
+        b = getattr(self._con_tls, "b", None)
+        if b is None:
+            t1, x1, o1 = np.zeros(1), np.zeros(self._con_shape), np.zeros(self._con_shape)
+            ptrs = (t1.ctypes.data, x1.ctypes.data, self.relaxed._c1.ctypes.data,
+                    self._con_part, self.baumgarte, o1.ctypes.data)
+            b = self._con_tls.b = (t1, x1, o1, ptrs)
+        return b
 
     def _rhs_compiled(self, t, x) -> np.ndarray | None:
         """The velocity form in C, or None where the NumPy path is to answer."""
-        if getattr(x, "shape", None) == self._con_x.shape:
-            self._con_t[0] = t
-            self._con_x[:] = x
-            if self._kb_con(1, *self._con_ptrs, None, None, None) == 0:
-                return self._con_o.copy()
+        if getattr(x, "shape", None) == self._con_shape:
+            try:
+                t1, x1, o1, ptrs = self._con_tls.b
+            except AttributeError:
+                t1, x1, o1, ptrs = self._con_point()
+            t1[0] = t
+            x1[:] = x
+            if self._kb_con(1, *ptrs, None, None, None) == 0:
+                return o1.copy()
             return None
         single, tt, xb = self._batch_state(t, x)
         res = self._solve_compiled(tt, xb)

@@ -38,6 +38,7 @@ for complex-step derivatives). ``"auto"`` uses C when a compiler works.
 from __future__ import annotations
 
 import copy
+import threading
 from collections.abc import Mapping
 
 import numpy as np
@@ -186,28 +187,37 @@ class NumericModel(TreePathMixin, EmbeddedMixin, PartitionMixin, ReactionMixin):
             role[self.dep_index] = -(1 + np.arange(len(self.dep_index)))
             self._part = np.concatenate(
                 [[kl, ku], self.ind_index, self.dep_index, role]).astype(np.intc)
-        self._t1 = np.zeros(1)
         self._c1 = np.zeros(max(len(self.parameters), 1))
         self._c1[: len(self.parameters)] = self._params.fixed
-        self._x1 = np.zeros(self.R + self.S)
-        self._o1 = np.zeros(self.R + self.S)
-        self._u1 = np.zeros(max(self.n_u, 1))
+        self._xshape = (self.R + self.S,)
+        # one set of single-point buffers per thread: ctypes releases the GIL during a call,
+        # and threads sharing one x and one output would read each other's points
+        self._tls = threading.local()
         tree = self._tree_be is not None
         self._fast = (tree or isinstance(self._be, CBackend)) and not self._params.varying
         if not self._fast:
             return
-        base = (self._t1.ctypes.data, self._x1.ctypes.data, self._c1.ctypes.data)
         if tree and not self.embedded:
-            self._ptrs = (*base, self._o1.ctypes.data)
             self._kb_rhs = self._tree_be.lib.kb_rhs_tree
         elif self.embedded:
-            self._ptrs = (*base, self._part.ctypes.data, self._o1.ctypes.data,
-                          self._u1.ctypes.data)
             lib = self._tree_be.lib if tree else self._be.lib
             self._kb_rhs = lib.kb_rhs_tree_emb if tree else lib.kb_rhs_emb
         else:
-            self._ptrs = (*base, self._o1.ctypes.data)
             self._kb_rhs = self._be.lib.kb_rhs
+
+    def _point(self) -> tuple:
+        """This thread's single-point buffers (t, x, out) and the C call's pointers."""
+        b = getattr(self._tls, "b", None)
+        if b is None:
+            t1, x1, o1 = np.zeros(1), np.zeros(self._xshape), np.zeros(self._xshape)
+            u1 = np.zeros(max(self.n_u, 1))
+            ptrs = (t1.ctypes.data, x1.ctypes.data, self._c1.ctypes.data)
+            if self.embedded:
+                ptrs = (*ptrs, self._part.ctypes.data, o1.ctypes.data, u1.ctypes.data)
+            else:
+                ptrs = (*ptrs, o1.ctypes.data)
+            b = self._tls.b = (t1, x1, o1, u1, ptrs)
+        return b
 
     # ------------------------------------------------------------------ plumbing
     @property
@@ -387,13 +397,17 @@ class NumericModel(TreePathMixin, EmbeddedMixin, PartitionMixin, ReactionMixin):
     # ------------------------------------------------------------------ right-hand sides
     def rhs(self, t, x) -> np.ndarray:
         """Velocity form ([PA21] (14)): x = [q, f] → x' = [Q f, A⁻¹(e − D f)]."""
-        if self._fast and getattr(x, "shape", None) == self._x1.shape:
-            self._t1[0] = t
-            self._x1[:] = x
-            code = self._kb_rhs(1, *self._ptrs)
+        if self._fast and getattr(x, "shape", None) == self._xshape:
+            try:  # this thread's buffers (inline: the call is microseconds)
+                t1, x1, o1, _, ptrs = self._tls.b
+            except AttributeError:
+                t1, x1, o1, _, ptrs = self._point()
+            t1[0] = t
+            x1[:] = x
+            code = self._kb_rhs(1, *ptrs)
             if code:
-                self._fail(code, self._t1, self._x1[None, :], self._o1[None, :])
-            return self._o1.copy()
+                self._fail(code, t1, x1[None, :], o1[None, :])
+            return o1.copy()
         single, tt, xb = self._state_batch("x", t, x)
         q, f = xb[:, : self.R], xb[:, self.R :]
         c = self._c(tt, q, f)
