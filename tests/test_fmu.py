@@ -478,3 +478,45 @@ def test_a_lagrangian_without_bodies_as_a_unit(tmp_path):
         for i, name in enumerate(["x", "q"]):
             assert np.max(np.abs(res[name] - ref.q[:, i])) < 1e-6, (kind, name)
         assert np.max(np.abs(res["audit_residual"])) < 1e-6
+
+
+def test_export_never_follows_a_planted_link(tmp_path):
+    """The unit was first written to the predictable `.x.fmu.<pid>.part` beside the target,
+    following a symlink planted there (overwriting another file). Now the temporary file is
+    new (O_EXCL) and a link at the target itself is replaced, not followed."""
+    import os
+
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious")
+    target = tmp_path / "x.fmu"
+    (tmp_path / f".x.fmu.{os.getpid()}.part").symlink_to(victim)
+    case = runspec.prepare("chaplygin_sleigh")
+    kb.export_fmu(case.system, target, case.constants, initial=case.x0)
+    assert victim.read_text() == "precious" and zipfile.is_zipfile(target)
+    target.unlink()
+    target.symlink_to(victim)
+    kb.export_fmu(case.system, target, case.constants, initial=case.x0, force=True)
+    assert victim.read_text() == "precious"
+    assert not target.is_symlink() and zipfile.is_zipfile(target)
+
+
+def test_a_folder_gone_before_writing_is_a_clear_error(tmp_path):
+    from kanebond.io.fmu.build import write_archive
+
+    with pytest.raises(kb.ModelError, match=r"writing the unit .*gone.*x\.fmu failed.*nothing "
+                                            r"was written"):
+        write_archive(tmp_path / "gone" / "x.fmu", {"a.txt": b"1"})
+
+
+def test_shipped_chain_files_export(tmp_path):
+    """chain_3d_2.toml and chain_3d_3.toml were refused: their parameter a1 has a unit but
+    cancels from the equations. The file's units of lost parameters are dropped; the others
+    reach the model description."""
+    for name in ("chain_3d_2", "chain_3d_3"):
+        path = tmp_path / f"{name}.fmu"
+        kb.export_fmu(str(FILES / f"{name}.toml"), path)
+        assert validate_fmu(str(path)) == []
+        md = fmpy.read_model_description(str(path))
+        units = {v.name: v.declaredType.name if v.declaredType else v.unit
+                 for v in md.modelVariables if v.causality == "parameter"}
+        assert "a1" not in units and units.get("l1") in ("m", "Length", "length")

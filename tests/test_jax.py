@@ -324,3 +324,56 @@ def test_masses_and_inertias_are_checked():
     with pytest.raises(kb.ModelError, match="point 2 of the batch.*mass -2"):
         kb.simulate_ensemble(disk, start, {"m": [1.0, 1.5, -2.0], "r": 0.3, "g": 9.81},
                              (0.0, 1.0))
+
+
+# ------------------------------------------------------------------------------ bad input
+_DISK_INIT = {"x": 0, "y": 0, "q1": 0, "q2": 0.1, "q3": 0, "u1": 0, "u2": 5.0, "u3": 0}
+
+
+@pytest.mark.parametrize("change, kw, match", [
+    ({"u2": np.array([4.0, np.nan])}, {}, r"point 1 of the states has u2 = nan"),
+    ({"q2": np.array([0.1, np.inf])}, {}, r"point 1 of the states has q2 = inf"),
+    ({}, {"constants": {"m": np.array([1.0, np.nan]), "r": 0.3, "g": 9.81}},
+     r"point 1 of the constants has m = nan"),
+    ({}, {"rtol": -1.0}, r"rtol must be a finite number > 0"),
+    ({}, {"atol": float("nan")}, r"atol must be a finite number ≥ 0"),
+    ({}, {"points": 1}, r"points must be a whole number ≥ 2"),
+    ({}, {"t_span": (1.0, 0.0)}, r"t_span must be two finite times"),
+])
+def test_ensemble_refuses_bad_input_before_running(disk_jax, change, kw, match):
+    """A NaN or infinite start or constant names its point (it was silently replaced by the
+    model's own value, or reported as missing); bad tolerances, spans and sizes are refused
+    (10⁸ points ended in a raw MemoryError)."""
+    init = {**_DISK_INIT, **change}
+    consts = kw.pop("constants", {"m": 2.0, "r": 0.3, "g": 9.81})
+    args = dict(t_span=kw.pop("t_span", (0.0, 0.1)), points=kw.pop("points", 3), **kw)
+    with pytest.raises(kb.ModelError, match=match):
+        kb.simulate_ensemble(disk_jax, init, consts, **args)
+
+
+def test_ensemble_too_large_for_memory_is_refused_before_anything_is_made(disk_jax,
+                                                                          monkeypatch):
+    """10⁸ points ended in a raw MemoryError; an ensemble whose results exceed the limit is
+    refused before its batch is even assembled, with the chunk size that fits."""
+    from kanebond.simulate import ensemble
+
+    monkeypatch.setattr(ensemble, "MAX_OUTPUT_BYTES", 8 * 3 * 10 * 100)  # 100 points fit
+    init = {**_DISK_INIT, "u2": np.linspace(4.0, 6.0, 101)}
+    with pytest.raises(kb.ModelError, match=r"101 points .*chunks of at most 100 points"):
+        kb.simulate_ensemble(disk_jax, init, None, (0.0, 0.1), points=3)
+
+
+@pytest.fixture(scope="module")
+def disk_jax():
+    return kb.models.rolling_disk().numeric({"m": 2.0, "r": 0.3, "g": 9.81}, backend="jax")
+
+
+def test_jax_rhs_refuses_constants_of_the_wrong_length(disk_jax):
+    """JAX clamps an index past the end of an array: one constant short, m_bob took l_rod's
+    value and the answer was wrong without a word."""
+    jm = disk_jax
+    x = np.array([0, 0, 0, 0.1, 0, 0, 5.0, 0])
+    with pytest.raises(kb.ModelError, match=r"3 numbers per point.*shape \(2,\)"):
+        jm.rhs(0.0, x, np.array([2.0, 0.3]))
+    with pytest.raises(kb.ModelError, match="has 8 entries"):
+        jm.rhs(0.0, x[:7])

@@ -344,7 +344,13 @@ def export_fmu(model: Any, path: Any, constants: Mapping | None = None, *,
     case = prepare(str(model), constants, initial, cached=False)
     t_end = float(case.settings.get("t_end", 5.0)) if t_end is None else float(t_end)
     opts["name"] = name or case.name
-    units = {**case.units, **dict(units or {})}
+    # the file's units of parameters the equations lost (a1 of chain_3d_2, which cancels) are
+    # dropped; units the caller names are checked by the export
+    from .model.parameters import name_of
+
+    known = {name_of(p) for p in (case.numeric.parameters if case.numeric is not None else
+                                  [*case.system.constants, *case.system.inputs])}
+    units = {**{k: v for k, v in case.units.items() if k in known}, **dict(units or {})}
     if case.numeric is not None:
         return export(case.numeric, path, initial=case.x0, t_end=t_end, units=units, **opts)
     return export(case.system, path, case.constants, initial=case.x0, t_end=t_end,

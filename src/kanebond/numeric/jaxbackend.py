@@ -144,7 +144,25 @@ class PureModel:
         raise NotImplementedError
 
     def _c(self, c):
-        return self.c0 if c is None else jnp.asarray(c, dtype=jnp.float64)
+        if c is None:
+            return self.c0
+        c = jnp.asarray(c, dtype=jnp.float64)
+        if c.ndim not in (1, 2) or c.shape[-1] != self.c0.shape[0]:
+            raise ModelError(
+                f"the constants of {self.system.name!r} are {self.c0.shape[0]} numbers per "
+                f"point ({', '.join(map(str, self.parameters))}), got an array of shape "
+                f"{tuple(c.shape)}; JAX would clamp a short array's indices and answer "
+                f"wrongly.")
+        return c
+
+    def _x(self, x):
+        x = jnp.asarray(x, dtype=jnp.float64)
+        n = len(self.state_names)
+        if x.ndim not in (1, 2) or x.shape[-1] != n:
+            raise ModelError(f"a state of {self.system.name!r} has {n} entries "
+                             f"({', '.join(self.state_names)}), got an array of shape "
+                             f"{tuple(x.shape)}.")
+        return x
 
     def _rhs_point(self, t, x, c):
         """x' at one point."""
@@ -153,7 +171,7 @@ class PureModel:
     def rhs(self, t, x, c=None):
         """x' at time t and state(s) x (one, or a batch (N, n)); c: the constants (one array,
         or one per point of a batch; default :attr:`c0`)."""
-        x = jnp.asarray(x, dtype=jnp.float64)
+        x = self._x(x)
         c = self._c(c)
         t = jnp.asarray(t, dtype=jnp.float64)
         if x.ndim == 1:

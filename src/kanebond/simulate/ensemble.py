@@ -130,14 +130,18 @@ def _runner(jm: Any) -> Any:
     return jm.jitted["ensemble"]
 
 
-def _batch(values: Any, names: list[str], what: str) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+def _batch(values: Any, names: list[str], what: str,
+           max_rows: int | None = None) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """(N, len(names)) from an array or a mapping {name or symbol: number or array (N,)},
     and the entries that vary along the batch by name."""
     if not isinstance(values, Mapping):
         arr = np.atleast_2d(np.asarray(values, dtype=float))
-        if arr.shape[-1] != len(names):
+        if arr.ndim != 2 or arr.shape[-1] != len(names):
             raise ModelError(f"{what} must have {len(names)} columns ({', '.join(names)}), got "
                              f"shape {arr.shape}.")
+        if max_rows is not None and len(arr) > max_rows:
+            raise _too_large(len(arr), max_rows)
+        _finite(arr, names, what)
         varying = {n: arr[:, k] for k, n in enumerate(names) if np.ptp(arr[:, k]) > 0}
         return arr, varying
     from ..model.parameters import name_of
@@ -150,11 +154,46 @@ def _batch(values: Any, names: list[str], what: str) -> tuple[np.ndarray, dict[s
         raise ModelError(f"{', '.join(unknown)} is not one of the {what} ({', '.join(names)}).")
     cols = {k: np.atleast_1d(np.asarray(v, dtype=float)) for k, v in given.items()}
     n = max([len(v) for v in cols.values()] + [1])
+    if max_rows is not None and n > max_rows:
+        raise _too_large(n, max_rows)
     bad = [k for k, v in cols.items() if len(v) not in (1, n)]
     if bad:
         raise ModelError(f"the {what} {', '.join(bad)} has a batch of a length other than {n}.")
+    for k, v in cols.items():  # a NaN given is an error, not "take the default"
+        _finite(v[:, None], [k], what)
     return np.column_stack([np.broadcast_to(cols.get(nm, [np.nan]), (n,)) for nm in names]), \
         {k: np.broadcast_to(v, (n,)) for k, v in cols.items() if len(v) == n and n > 1}
+
+
+def _finite(arr: np.ndarray, names: list[str], what: str) -> None:
+    """ModelError naming the first point and column of ``arr`` that is NaN or infinite."""
+    bad = ~np.isfinite(arr)
+    if np.any(bad):
+        k, j = (int(i[0]) for i in np.nonzero(bad))
+        raise ModelError(f"point {k} of the {what} has {names[j]} = {arr[k, j]}; every value "
+                         f"must be a finite number (nothing was run).")
+
+
+#: the most output an ensemble writes at once (bytes): beyond it, run it in chunks
+MAX_OUTPUT_BYTES = 4 * 2**30
+
+
+def _too_large(n: int, max_rows: int) -> ModelError:
+    return ModelError(
+        f"an ensemble of {n} points would hold more than {MAX_OUTPUT_BYTES / 2**30:.0f} GiB "
+        f"of results at once; run it in chunks of at most {max_rows} points, or ask for fewer "
+        f"output times (nothing was run).")
+
+
+def _check_settings(rtol, atol, max_steps, points, t_eval) -> None:
+    for name, v, low in (("rtol", rtol, "> 0"), ("atol", atol, "≥ 0")):
+        ok = isinstance(v, int | float) and np.isfinite(v) and (v > 0 if low == "> 0" else v >= 0)
+        if not ok:
+            raise ModelError(f"{name} must be a finite number {low}, got {v!r}.")
+    if not isinstance(max_steps, int) or max_steps < 1:
+        raise ModelError(f"max_steps must be a whole number ≥ 1, got {max_steps!r}.")
+    if t_eval is None and (not isinstance(points, int) or points < 2):
+        raise ModelError(f"points must be a whole number ≥ 2, got {points!r}.")
 
 
 def simulate_ensemble(model: Any, initial_batch: Any, constants_batch: Any = None,
@@ -175,6 +214,7 @@ def simulate_ensemble(model: Any, initial_batch: Any, constants_batch: Any = Non
 
     from ..model.parameters import name_of
 
+    _check_settings(rtol, atol, max_steps, points, t_eval)
 
     if hasattr(model, "audited_function"):  # a JaxModel, or a bond graph's JaxGraph
         jm = model
@@ -186,13 +226,18 @@ def simulate_ensemble(model: Any, initial_batch: Any, constants_batch: Any = Non
         jm = model.numeric(first, backend="jax")
         base = np.asarray(jm.c0)
     cnames = [name_of(p) for p in jm.parameters]
+    snames = jm.state_names
+    t0, t1 = (float(v) for v in t_span)
+    if not (np.isfinite(t0) and np.isfinite(t1) and t1 > t0):
+        raise ModelError(f"t_span must be two finite times (t0, t1) with t1 > t0, got {t_span!r}.")
+    n_t = int(points) if t_eval is None else len(np.atleast_1d(t_eval))
+    max_rows = max(1, int(MAX_OUTPUT_BYTES // (8 * n_t * (len(snames) + 2))))
     if constants_batch is None:
         C, cvary = base[None, :], {}
     else:
-        C, cvary = _batch(constants_batch, cnames, "constants")
+        C, cvary = _batch(constants_batch, cnames, "constants", max_rows)
         C = np.where(np.isnan(C), base[None, :], C)
-    snames = jm.state_names
-    X, xvary = _batch(initial_batch, snames, "states")
+    X, xvary = _batch(initial_batch, snames, "states", max_rows)
     missing = [snames[k] for k in range(len(snames)) if np.isnan(X[:, k]).any()]
     if missing:
         raise ModelError(f"no initial value for {', '.join(missing)}; give every coordinate and "
@@ -201,12 +246,13 @@ def simulate_ensemble(model: Any, initial_batch: Any, constants_batch: Any = Non
     if len(X) not in (1, n) or len(C) not in (1, n):
         raise ModelError(f"the initial states ({len(X)}) and constants ({len(C)}) must be "
                          f"batches of the same length, or one of them a single point.")
+    if n > max_rows:
+        raise _too_large(n, max_rows)
     X = np.broadcast_to(X, (n, X.shape[1]))
     C = np.broadcast_to(C, (n, C.shape[1]))
     if hasattr(jm, "check_constants"):  # masses and inertias of every point, before running
         rows, first = np.unique(C, axis=0, return_index=True)
         jm.check_constants(rows, points=first)
-    t0, t1 = (float(v) for v in t_span)
     ts = np.linspace(t0, t1, int(points)) if t_eval is None else np.asarray(t_eval, dtype=float)
     if not (ts.ndim == 1 and len(ts) >= 2 and np.all(np.diff(ts) > 0) and ts[0] == t0):
         raise ModelError("t_eval must increase strictly from t_span[0], with 2 times or more.")

@@ -102,16 +102,27 @@ def compile_unit(sources: dict[str, str], units: list[tuple[str, list[str]]], ou
 
 
 def write_archive(path: Path, files: dict[str, bytes]) -> None:
-    """The zip at ``path`` (written beside it, then moved into place, so that a failure
-    leaves no half-written unit and an existing file stays as it was until then)."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.part")
+    """The zip at ``path``: written to a new file beside it (``mkstemp``: a fresh random name
+    opened with O_EXCL, so no file or link planted there is followed or overwritten), then
+    moved into place (``os.replace`` replaces a link at ``path`` itself, never its target).
+    A failure leaves no half-written unit and an existing file as it was; it is a ModelError
+    naming the path."""
+    tmp = None
     try:
-        with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as zf:
-            for name, data in files.items():
-                zf.writestr(name, data)
+        fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
+        tmp = Path(name)
+        with os.fdopen(fd, "wb") as raw, zipfile.ZipFile(
+                raw, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+            for member, data in files.items():
+                zf.writestr(member, data)
         os.replace(tmp, path)
+        tmp = None
+    except OSError as err:
+        raise ModelError(f"writing the unit {path} failed ({err.strerror or err}); nothing was "
+                         f"written there. Check that its folder still exists and is "
+                         f"writable.") from None
     finally:
-        if tmp.exists():
+        if tmp is not None and tmp.exists():
             tmp.unlink()
 
 
