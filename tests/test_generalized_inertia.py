@@ -263,3 +263,14 @@ def _point(N):
     P = me.Point("P")
     P.set_vel(N, u1 * N.x)
     return P
+
+
+def test_jax_backend_equals_the_c_backend():
+    pytest.importorskip("jax")
+    embedded = _incline(True)
+    values = {"m": 1.3, "R": 0.4, "g": 9.81, "alpha": 0.5}
+    for system, vals, x in ((INERTIA, VALUES, np.array([0.3, -0.7, 1.1, -0.4])),
+                            (embedded, values, np.array([0.7, 0.28, 1.1]))):
+        jax_rhs = np.asarray(system.numeric(vals, backend="jax").rhs(0.0, x))
+        assert np.allclose(jax_rhs, system.numeric(vals, backend="c").rhs(0.0, x), rtol=1e-12,
+                           atol=1e-12)
