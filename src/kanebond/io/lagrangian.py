@@ -30,11 +30,12 @@ from sympy.core.function import AppliedUndef
 from ..constraints.resolve import AdjoinedConstraint
 from ..errors import KanebondError, ModelError
 from ..mechanics.generalized import GeneralizedInertia
-from ..symbolic.expressions import quick_diff, show, vanishes
+from ..model.listing import default_load_names
+from ..symbolic.expressions import non_finite, quick_diff, show, vanishes
 from ..system import KaneSystem
 
 __all__ = ["lagrangian_system", "check_lagrangian", "speeds_of", "taken_names",
-           "constraints_adjoined",
+           "constraints_adjoined", "coordinate_point",
            "INERTIA_NAME"]
 
 t = me.dynamicsymbols._t
@@ -74,6 +75,15 @@ def taken_names(lm: me.LagrangesMethod, bodies=()) -> set:
     return {f.func.__name__ for e in exprs for f in sp.sympify(e).atoms(AppliedUndef)}
 
 
+def coordinate_point(frame: me.ReferenceFrame, x, u, prefix: str) -> me.Point:
+    """A massless point ``<prefix>_<x>`` moving with the speed u of coordinate x along N.x:
+    its partial velocity is N.x for u alone, so a force F N.x on it is the generalized force
+    F on x (its power F u)."""
+    point = me.Point(f"{prefix}_{x.func.__name__}")
+    point.set_vel(frame, u * frame.x)
+    return point
+
+
 def constraints_adjoined(lm: me.LagrangesMethod, to_speeds: dict) -> list[AdjoinedConstraint]:
     """SymPy's ``coneqs`` (the holonomic ones differentiated, then the nonholonomic ones),
     written in the speeds, as adjoined constraints named as SymPy's multipliers."""
@@ -102,11 +112,10 @@ def lagrangian_system(lm: me.LagrangesMethod, name: str) -> KaneSystem:
 
 def check_lagrangian(L: sp.Expr) -> None:
     """ModelError for a Lagrangian with a non-finite number or the imaginary unit."""
-    for bad, what in ((sp.nan, "nan"), (sp.zoo, "zoo"), (sp.oo, "oo"), (-sp.oo, "-oo")):
-        if L.has(bad):
-            raise ModelError(f"kb.from_sympy: the Lagrangian of this LagrangesMethod holds the "
-                             f"non-finite number {what}; check it (a division by zero gives "
-                             f"zoo).")
+    bad = non_finite(L)
+    if bad is not None:
+        raise ModelError(f"kb.from_sympy: the Lagrangian of this LagrangesMethod holds the "
+                         f"non-finite number {bad}; check it (a division by zero gives zoo).")
     if L.has(sp.I):
         raise ModelError("kb.from_sympy: the Lagrangian of this LagrangesMethod is complex (it "
                          "holds I); a Lagrangian is real.")
@@ -147,7 +156,7 @@ def _lagrangian_system(lm: me.LagrangesMethod, L: sp.Expr, name: str) -> KaneSys
             f"rates, ½ q'ᵀ M q', cannot be its kinetic co-energy: {err} A kinetic energy that "
             f"depends on time explicitly comes from a motion imposed on the system; state it "
             f"as a prescribed flow (KaneSystem(..., prescribed={{speed: g(t)}})).") from None
-    loads = {}
+    loads: dict = {}
     for r, (x, u) in enumerate(zip(q, speeds, strict=True)):
         point = None
         for kind, force in (("potential", L0.diff(x)), ("gyroscopic", _gyroscopic(b, q, r))):
@@ -161,12 +170,10 @@ def _lagrangian_system(lm: me.LagrangesMethod, L: sp.Expr, name: str) -> KaneSys
                     f"{show(stray[0])} (SymPy's derivative of Abs, re or im of a coordinate "
                     f"that is not declared real); write the Lagrangian without them (e.g. "
                     f"sqrt(q**2) for Abs(q)).")
-            if point is None:
-                point = me.Point(f"P_{x.func.__name__}")
-                point.set_vel(frame, u * frame.x)
+            point = point or coordinate_point(frame, x, u, "P")
             loads[f"{kind} ({x.func.__name__})"] = (point, force * frame.x)
-    for i, load in enumerate(lm.forcelist or []):
-        loads[_forcelist_name(i, load, loads)] = load
+    forcelist = list(lm.forcelist or [])  # named 'force on P', ...: unlike 'potential (q)'
+    loads.update(zip(default_load_names(forcelist), forcelist, strict=True))
     return KaneSystem(
         frame, coordinates=q, speeds=speeds,
         kinematics=[d - u for d, u in zip(qd, speeds, strict=True)], bodies=[], loads=loads,
@@ -224,15 +231,3 @@ def _explicit_time_derivative(expr: sp.Expr, q: list) -> sp.Expr:
     """∂expr/∂t at fixed coordinates."""
     plain = {x: sp.Dummy(x.func.__name__) for x in q}
     return expr.xreplace(plain).diff(t).xreplace({v: k for k, v in plain.items()})
-
-
-def _forcelist_name(i: int, load, taken: dict) -> str:
-    """'force on P', 'torque on B' (then ' (2)', ...) for the i-th forcelist entry."""
-    where = load.location if isinstance(load, (me.Force, me.Torque)) else load[0]
-    kind = "torque on" if isinstance(where, me.ReferenceFrame) else "force on"
-    base = f"{kind} {getattr(where, 'name', i)}"
-    label, k = base, 1
-    while label in taken:
-        k += 1
-        label = f"{base} ({k})"
-    return label

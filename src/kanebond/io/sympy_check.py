@@ -35,6 +35,7 @@ import sympy.physics.mechanics as me
 from sympy.core.function import AppliedUndef
 
 from ..errors import KanebondError, KanebondWarning, ModelError
+from ..model.parameters import name_of
 from ..symbolic.dag import Graph
 
 __all__ = ["SympyEquations", "Agreement", "compare", "residual", "failure_note", "RTOL",
@@ -207,17 +208,13 @@ def _evaluator(eqs: SympyEquations) -> _Evaluator:
                             else sp.zeros(0, len(eqs.u))})
 
 
-def _name(a) -> str:
-    return a.func.__name__ if isinstance(a, AppliedUndef) else str(a)
-
-
 def _constants(system, values: dict, rng) -> dict:
     """{name: value} of every constant and input of ``system``: SymPy's values where its
     equations hold the symbol, random ones for those they lost (a body at rest)."""
-    given = {_name(a): v for a, v in values.items() if isinstance(a, (sp.Symbol, AppliedUndef))}
+    given = {name_of(a): v for a, v in values.items() if isinstance(a, (sp.Symbol, AppliedUndef))}
     out = {}
     for a in list(system.constants) + list(system.inputs):
-        key = _name(a)
+        key = name_of(a)
         out[key] = given[key] if key in given else next(iter(_values([a], rng).values()))
     return out
 

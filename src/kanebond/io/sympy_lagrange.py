@@ -27,6 +27,7 @@ from ..system import KaneSystem
 from .lagrangian import (
     check_lagrangian,
     constraints_adjoined,
+    coordinate_point,
     lagrangian_system,
     speeds_of,
     taken_names,
@@ -117,9 +118,7 @@ def bodies_system(lm: me.LagrangesMethod, bodies: list, name: str) -> KaneSystem
     for x, u_x in zip(q, speeds, strict=True):
         generalized = -potential.diff(x)
         if generalized != 0:
-            point = me.Point(f"potential_{x.func.__name__}")
-            point.set_vel(frame, u_x * frame.x)
-            loads.append((point, generalized * frame.x))
+            loads.append((coordinate_point(frame, x, u_x, "potential"), generalized * frame.x))
     to_speeds = dict(zip(qd, speeds, strict=True))
     return KaneSystem(frame, coordinates=q, speeds=speeds,
                       kinematics=[d - u for d, u in zip(qd, speeds, strict=True)],

@@ -36,9 +36,9 @@ import sympy as sp
 from sympy.core.function import AppliedUndef
 
 from ..errors import ModelError
-from ..symbolic.expressions import check_dynamicsymbols, numeric_samples, show, t
+from ..symbolic.expressions import check_dynamicsymbols, non_finite, numeric_samples, show, t
 
-__all__ = ["GeneralizedInertia", "InertiaTerms", "embedded_parts"]
+__all__ = ["GeneralizedInertia", "InertiaTerms", "embedded_parts", "scatter"]
 
 
 class GeneralizedInertia:
@@ -83,7 +83,7 @@ class GeneralizedInertia:
                 raise ModelError(f"the mass matrix of generalized inertia {name!r} holds "
                                  f"{x!r} ({type(x).__name__}); its entries must be SymPy "
                                  f"expressions.")
-            if any(x.has(a) for a in (sp.zoo, sp.oo, -sp.oo, sp.nan)):
+            if non_finite(x) is not None:
                 raise ModelError(f"the mass matrix of generalized inertia {name!r} holds the "
                                  f"non-finite entry {show(x)}.")
             plain = x.xreplace({a: sp.Dummy() for a in x.atoms(AppliedUndef)})
@@ -234,6 +234,21 @@ class InertiaTerms:
         return Mdot * u - self.e_hat
 
 
+def scatter(terms: Sequence[InertiaTerms], which: str, n: int) -> sp.Matrix:
+    """The inertias' ``which`` ("M", "D": n × n; "Df", "p_hat", "e_hat": n × 1) placed at
+    their columns among ``n`` speeds and summed."""
+    out = sp.zeros(n, n) if which in ("M", "D") else sp.zeros(n, 1)
+    for g in terms:
+        part = getattr(g, which)
+        for i, r in enumerate(g.cols):
+            if out.cols == 1:
+                out[r] += part[i]
+                continue
+            for j, c in enumerate(g.cols):
+                out[r, c] += part[i, j]
+    return out
+
+
 def embedded_parts(terms: Sequence[InertiaTerms], *, coordinates: Sequence,
                    all_speeds: Sequence, speeds: Sequence, speed_map: dict,
                    kdd: dict) -> dict[str, sp.Matrix]:
@@ -254,17 +269,7 @@ def embedded_parts(terms: Sequence[InertiaTerms], *, coordinates: Sequence,
         if rate != 0:
             Tdot += T.diff(x) * rate
     Tdot_f = Tdot * sp.Matrix(speeds)
-    full = {"M": sp.zeros(n_u, n_u), "D": sp.zeros(n_u, n_u), "Df": sp.zeros(n_u, 1),
-            "e_hat": sp.zeros(n_u, 1)}
-    for g in terms:
-        for key, part in (("M", g.M), ("D", g.D), ("Df", g.Df), ("e_hat", g.e_hat)):
-            for i, r in enumerate(g.cols):
-                if part.cols == 1:
-                    full[key][r] += part[i]
-                    continue
-                for j, c in enumerate(g.cols):
-                    full[key][r, c] += part[i, j]
-    full = {k: v.xreplace(speed_map) for k, v in full.items()}
+    full = {k: scatter(terms, k, n_u).xreplace(speed_map) for k in ("M", "D", "Df", "e_hat")}
     Mu = full["M"] * u
     return {"M": T.T * full["M"] * T, "D": T.T * (full["D"] * T + full["M"] * Tdot),
             "Df": T.T * (full["Df"] + full["M"] * Tdot_f), "p_hat": T.T * Mu,

@@ -10,6 +10,7 @@ import sympy.physics.mechanics as me
 from sympy.physics.vector import Point, ReferenceFrame, Vector
 
 from ..errors import LoadError, ModelError
+from ..symbolic.expressions import non_finite
 from .kinematics import VelocityField, frame_angular_velocity, point_velocity, show
 
 __all__ = ["listed_loads", "resolve_loads"]
@@ -98,11 +99,10 @@ def _load_vector(vec, what: str) -> Vector:
         )
     for m, fr in vec.args:
         for x in m:
-            x = sp.sympify(x)
-            bad = [a for a in (sp.zoo, sp.oo, -sp.oo, sp.nan) if x.has(a)]
-            if bad:
+            bad = non_finite(x)
+            if bad is not None:
                 raise LoadError(
-                    f"{what} has the non-finite number {bad[0]} in its {fr.name} components "
+                    f"{what} has the non-finite number {bad} in its {fr.name} components "
                     f"({show(x)}): a force or torque must be finite. Check the expression (a "
                     f"division by zero gives zoo).")
     return vec

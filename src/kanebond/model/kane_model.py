@@ -28,7 +28,7 @@ from ..constraints.resolve import (
 from ..constraints.views import ConstraintViews
 from ..errors import ModelError
 from ..mechanics import matrices
-from ..mechanics.generalized import InertiaTerms, embedded_parts
+from ..mechanics.generalized import InertiaTerms, embedded_parts, scatter
 from ..mechanics.kinematics import (
     BodyKinematics,
     DagWalks,
@@ -529,17 +529,7 @@ class KaneModel(ConstraintViews):
         where constraints are embedded."""
         if self._closed is not None:
             return self._inertia_embedded[which]
-        S = len(self.speeds)
-        out = sp.zeros(S, S) if which in ("M", "D") else sp.zeros(S, 1)
-        for g in self.inertias_all_speeds:
-            part = getattr(g, which)
-            for i, r in enumerate(g.cols):
-                if out.cols == 1:
-                    out[r] += part[i]
-                    continue
-                for j, s in enumerate(g.cols):
-                    out[r, s] += part[i, j]
-        return out
+        return scatter(self.inertias_all_speeds, which, len(self.speeds))
 
     @cached_property
     def T(self) -> sp.Expr:

@@ -26,7 +26,7 @@ __all__ = [
     "t", "vector_map", "vector_is_zero", "dag_xreplace", "dag_atoms", "linear_parts", "show",
     "is_dynamicsymbol", "check_dynamicsymbols", "random_values", "vanishes", "scalar_expression",
     "PRESCRIBED_HINT", "NotLinear", "vector_free_symbols", "linear_structure", "numeric_sample",
-    "numeric_samples", "quick_diff", "tidy", "time_dependence", "vector_atoms"
+    "numeric_samples", "quick_diff", "tidy", "time_dependence", "vector_atoms", "non_finite"
 ]
 
 t = me.dynamicsymbols._t
@@ -34,6 +34,12 @@ t = me.dynamicsymbols._t
 # --------------------------------------------------------------------------------------------
 # small helpers on SymPy objects
 # --------------------------------------------------------------------------------------------
+
+
+def non_finite(expr) -> sp.Basic | None:
+    """The first of nan, zoo, oo, −oo that ``expr`` holds, or None."""
+    expr = sp.sympify(expr)
+    return next((a for a in (sp.nan, sp.zoo, sp.oo, -sp.oo) if expr.has(a)), None)
 
 
 def vector_map(vec: Vector, fn) -> Vector:
