@@ -31,8 +31,6 @@ modelled; :attr:`KaneSystem.notes` lists them.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -44,12 +42,12 @@ import sympy.physics.mechanics as me
 from ..errors import UrdfError
 from ..progress import working
 from ..system import KaneSystem
+from .urdf_params import UrdfParameters, identifier, snap
 from .urdf_read import Inertial, UrdfJoint, UrdfTree, merged, read_urdf
 
 __all__ = ["from_urdf", "UrdfParts", "urdf_parts", "BASES"]
 
 BASES = ("fixed", "floating")
-_SNAP = 1e-12
 _QUAT = ("qw", "qx", "qy", "qz")
 
 
@@ -140,21 +138,8 @@ class UrdfParts:
         return s
 
 
-def identifier(name: str) -> str:
-    """``name`` with every character that cannot stand in a Python name replaced by ``_``."""
-    return re.sub(r"\W", "_", name, flags=re.ASCII)
-
-
-def _snap(x: float) -> sp.Expr:
-    """A float as a SymPy number, with rounding noise at 0 and ±1 removed (cos(π/2) ≈ 6e-17)."""
-    for exact in (0.0, 1.0, -1.0):
-        if abs(x - exact) < _SNAP:
-            return sp.Integer(int(exact))
-    return sp.Float(x)
-
-
 def _matrix(R: np.ndarray) -> sp.Matrix:
-    return sp.Matrix(3, 3, [_snap(float(x)) for x in np.asarray(R).ravel()])
+    return sp.Matrix(3, 3, [snap(float(x)) for x in np.asarray(R).ravel()])
 
 
 def _vector(frame: me.ReferenceFrame, components) -> me.Vector:
@@ -209,17 +194,13 @@ def urdf_parts(tree: UrdfTree, *, base: str = "fixed", parameters=(),
     if base not in BASES:
         raise UrdfError(f"base={base!r}: give base='fixed' (the root link is the ground) or "
                         f"base='floating' (it moves freely).")
-    if isinstance(parameters, str | bytes) or not isinstance(parameters, Iterable):
-        raise UrdfError(f"parameters={parameters!r}: give a list of names, e.g. "
-                        f"parameters=[{parameters!r}] (a single string would be read letter "
-                        f"by letter).")
-    return _Assembly(tree, base, list(parameters), gravity).parts()
+    return _Assembly(tree, base, parameters, gravity).parts()
 
 
 class _Assembly:
     """Builds the parts joint by joint, parent first."""
 
-    def __init__(self, tree: UrdfTree, base: str, parameters: list, gravity: float) -> None:
+    def __init__(self, tree: UrdfTree, base: str, parameters, gravity: float) -> None:
         self.tree, self.base = tree, base
         self.N = me.ReferenceFrame("N")
         self.O = me.Point("O")
@@ -242,7 +223,7 @@ class _Assembly:
         self.cfg: list = []
         self.unmodelled: list[str] = []
         self.quat_w: list = []
-        self.params = _Parameters(tree, parameters, gravity)
+        self.params = UrdfParameters(tree, parameters, gravity)
 
     # ------------------------------------------------------------------ symbols
     def _symbol(self, kind: str, name: str, what: str):
@@ -321,10 +302,10 @@ class _Assembly:
         P, OP = self.frames[j.parent], self.points[j.parent]
         xyz = self.params.offset(j)
         if all(isinstance(c, float) for c in xyz):
-            offset = [_snap(float(c)) for c in j.offset]
+            offset = [snap(float(c)) for c in j.offset]
         else:
-            given = sp.Matrix([c if isinstance(c, sp.Basic) else _snap(c) for c in xyz])
-            offset = list(sp.Matrix([_snap(float(c)) for c in j.pre_offset])
+            given = sp.Matrix([c if isinstance(c, sp.Basic) else snap(c) for c in xyz])
+            offset = list(sp.Matrix([snap(float(c)) for c in j.pre_offset])
                           + _matrix(j.pre_rotation) * given)
         OJ = OP.locatenew(f"O_{identifier(j.name)}", _vector(P, offset))
         self._carry(OJ, OP, P, offset)
@@ -344,7 +325,7 @@ class _Assembly:
             return
         J, OJ = self._joint_frame(j)
         C = me.ReferenceFrame(identifier(j.child))
-        axis_j = [_snap(float(a)) for a in j.axis]
+        axis_j = [snap(float(a)) for a in j.axis]
         axis = _vector(J, axis_j)
         if j.type == "planar":
             self._planar(j, J, OJ, C, axis, stem, what)
@@ -367,7 +348,7 @@ class _Assembly:
         self._damp(j, u, axis, O, OJ)
 
     def _planar(self, j: UrdfJoint, J, OJ, C, axis, stem: str, what: str) -> None:
-        e1, e2 = (_vector(J, [_snap(float(c)) for c in e]) for e in _plane(j.axis))
+        e1, e2 = (_vector(J, [snap(float(c)) for c in e]) for e in _plane(j.axis))
         (x, ux), (y, uy), (th, uth) = (self._coordinate(f"{stem}_{c}", what)
                                        for c in ("x", "y", "theta"))
         C.orient_axis(J, axis, th)
@@ -446,7 +427,7 @@ class _Assembly:
             F.orient_explicit(H, M)
             F.set_ang_vel(H, 0)
             self._spin(F, H)
-            r = [_snap(float(c)) for c in p]
+            r = [snap(float(c)) for c in p]
             O = OH.locatenew(f"O_{identifier(link)}", _vector(H, r))
             self._carry(O, OH, H, r)
             self.frames[link], self.points[link] = F, O
@@ -480,8 +461,8 @@ class _Assembly:
 
     def _body(self, link: str, ine: Inertial, mass) -> me.RigidBody:
         F, O = self.frames[link], self.points[link]
-        r = [_snap(float(c)) for c in ine.com]
-        I = [_snap(float(ine.inertia[a, b])) for a, b in ((0, 0), (1, 1), (2, 2), (0, 1),
+        r = [snap(float(c)) for c in ine.com]
+        I = [snap(float(ine.inertia[a, b])) for a, b in ((0, 0), (1, 1), (2, 2), (0, 1),
                                                             (1, 2), (2, 0))]
         # the body first, on a point not yet located: RigidBody asks G.pos_from(G), which
         # searches every path of the whole point tree once G is in it
@@ -504,7 +485,7 @@ class _Assembly:
             self.dep_q.append(qm)
             self.dep_u.append(um)
             self.u.remove(um)
-            self.cfg.append(qm - _snap(k) * qt - _snap(o))
+            self.cfg.append(qm - snap(k) * qt - snap(o))
 
     def _shapes(self) -> dict[str, list]:
         """{body name: [(kind, dims, rotation, offset)]}: the URDF's primitive visuals placed in
@@ -539,63 +520,3 @@ def _plane(axis: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     e1 = helper - (helper @ a) * a
     e1 /= np.linalg.norm(e1)
     return e1, np.cross(a, e1)
-
-
-class _Parameters:
-    """The URDF numbers named in ``parameters``, as symbols with the URDF values as defaults."""
-
-    def __init__(self, tree: UrdfTree, names: list, gravity: float) -> None:
-        self.tree = tree
-        if not (isinstance(gravity, int | float) and np.isfinite(gravity)):
-            raise UrdfError(f"gravity={gravity!r}: give g as a finite number (m/s²).")
-        links = {identifier(k): k for k in tree.inertials}
-        joints = {identifier(j.name): j for j in tree.joints}
-        fixed = {identifier(k) for k in tree.fixed_joints}
-        self.symbols: dict[str, sp.Symbol] = {}
-        self.values: dict[str, float] = {}
-        self.g: sp.Expr = _snap(float(gravity))
-        for name in names:
-            if not isinstance(name, str):
-                raise UrdfError(f"parameters: {name!r} is not a name; give names such as "
-                                f"'m_<link>', 'x_<joint>', 'd_<joint>' or 'g'.")
-            self._add(name, links, joints, fixed, gravity)
-
-    def _add(self, name: str, links, joints, fixed, gravity) -> None:
-        kind, _, rest = name.partition("_")
-        if name == "g":
-            self.g = self._symbol(name, float(gravity), positive=True)
-        elif kind == "m" and rest in links:
-            self._symbol(name, self.tree.inertials[links[rest]].mass, positive=True)
-        elif kind in ("x", "y", "z") and rest in joints:
-            self._symbol(name, float(joints[rest].xyz["xyz".index(kind)]))
-        elif kind == "d" and rest in joints:
-            self._symbol(name, joints[rest].damping, nonnegative=True)
-        else:
-            hint = (" (a fixed joint: its child is merged; name a moving joint's offset)"
-                    if kind in ("x", "y", "z") and rest in fixed else "")
-            raise UrdfError(
-                f"parameters: {name!r} names no number of {self.tree.path}{hint}; give "
-                f"'m_<link>' (a link's mass), 'x_<joint>', 'y_<joint>', 'z_<joint>' (a moving "
-                f"joint's origin), 'd_<joint>' (its damping) or 'g', with the names written "
-                f"as in the symbols (non-identifier characters as _).")
-
-    def _symbol(self, name: str, value: float, **assumptions) -> sp.Symbol:
-        if name in self.symbols:
-            raise UrdfError(f"parameters: {name!r} is given twice.")
-        sym = sp.Symbol(name, real=True, **assumptions)
-        self.symbols[name], self.values[name] = sym, float(value)
-        return sym
-
-    def defaults(self) -> dict[str, float]:
-        return dict(self.values)
-
-    def mass(self, link: str):
-        return self.symbols.get(f"m_{identifier(link)}")
-
-    def offset(self, j: UrdfJoint) -> list:
-        stem = identifier(j.name)
-        return [self.symbols.get(f"{c}_{stem}", float(j.xyz[i])) for i, c in enumerate("xyz")]
-
-    def damping(self, j: UrdfJoint):
-        sym = self.symbols.get(f"d_{identifier(j.name)}")
-        return sym if sym is not None else _snap(j.damping)
