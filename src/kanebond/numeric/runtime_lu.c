@@ -61,6 +61,10 @@ static void kb_chol_solve(int n, const double *L, double *b) {
    watch on how close B_d is to singular, read by an FMU between steps */
 static KB_TLS double kb_lu_ratio = 1.0;
 
+/* the ratio of this thread's last factorization, for kb.simulate's compiled loop (which
+   watches it at every stage and hands a step whose ratio dips to kanebond.simulate.monitor) */
+double kb_pivot_ratio(void) { return kb_lu_ratio; }
+
 static int kb_lu(double *M, int *piv, int kl, int ku, double big) {
     const int k = KC_, w = kl + ku;
     kb_lu_ratio = 0.0;

@@ -453,9 +453,7 @@ class Run:
         """Stop a run that needs too many evaluations or has stalled."""
         max_nfev, stall_steps = self.opts["max_nfev"], self.opts["stall_steps"]
         if max_nfev is not None and self.stats["nfev"] > max_nfev and self.status is None:
-            self.fail(f"the solver needed more than max_nfev={max_nfev} evaluations of the "
-                      f"right-hand side (pass a larger max_nfev, or check the model for a "
-                      f"stiff or singular region near this state)", t_new, None)
+            self.fail(self.nfev_message(), t_new, None)
         self.recent.append(t_new)
         if len(self.recent) > stall_steps:
             self.recent.pop(0)
@@ -463,12 +461,18 @@ class Run:
             # at the pace of the last steps, how many more would the span take?
             to_go = abs(self.tf - t_new) / max(advance / stall_steps, 1e-300)
             if (advance < self.tiny or to_go > STALL_STEPS_TO_GO) and self.status is None:
-                self.fail(f"the integration stalled: the last {stall_steps} accepted steps "
-                          f"advanced t by {advance:.3g} in all (step size "
-                          f"{abs(t_new - t_old):.3g}; at that pace the rest of the span would "
-                          f"take {to_go:.2g} more steps), the solver creeping towards a "
-                          f"singularity or a very stiff region; the trajectory so far is kept",
-                          t_new, None)
+                self.fail(self.stall_message(advance, abs(t_new - t_old), to_go), t_new, None)
+
+    def nfev_message(self) -> str:
+        return (f"the solver needed more than max_nfev={self.opts['max_nfev']} evaluations of "
+                f"the right-hand side (pass a larger max_nfev, or check the model for a stiff "
+                f"or singular region near this state)")
+
+    def stall_message(self, advance: float, h: float, to_go: float) -> str:
+        return (f"the integration stalled: the last {self.opts['stall_steps']} accepted steps "
+                f"advanced t by {advance:.3g} in all (step size {h:.3g}; at that pace the rest "
+                f"of the span would take {to_go:.2g} more steps), the solver creeping towards "
+                f"a singularity or a very stiff region; the trajectory so far is kept")
 
     def _project(self, t_new: float, z: np.ndarray) -> None:
         """Back onto g(q) = 0 after a step; explicit RK solvers continue in place."""

@@ -62,7 +62,9 @@ import numpy as np
 
 from ..errors import ModelError
 from ..numeric.constrained import ConstrainedModel
+from ..numeric.entry import compiled_entry
 from ..numeric.model import NumericModel
+from .compiled import CompiledRun, compiled_reason
 from .driver import STALL_STEPS_TO_GO, Run
 from .events import Event
 from .integration import run_arguments
@@ -213,5 +215,12 @@ def simulate(
     opts = dict(wall0=wall0, events=events, audit=audit, rtol=rtol, atol=atol,
                 max_step=max_step, max_nfev=max_nfev, stall_steps=stall_steps,
                 progress=progress, metadata=metadata, options=options)
-    return Run(num, form, (t0, tf, direction, t_eval), (solver_cls, method_name), initial,
-               opts).run()
+    why = compiled_reason(method, events, options)
+    run_cls = Run
+    if not why:
+        entry, why = compiled_entry(num, form == "momentum")
+        run_cls = CompiledRun if entry is not None else Run
+    opts["metadata"] = {"integrator": "compiled" if run_cls is CompiledRun else
+                        f"scipy ({why})", **(metadata or {})}
+    return run_cls(num, form, (t0, tf, direction, t_eval), (solver_cls, method_name), initial,
+                   opts).run()

@@ -30,7 +30,7 @@ from ...errors import ModelError
 from ...numeric.constrained import ConstrainedModel
 from ...numeric.model import NumericModel
 from ...system import KaneSystem
-from .build import HERE, Probe, compile_unit, platform_folder, wrapper, write_archive
+from .build import Probe, compile_unit, platform_folder, source_text, wrapper, write_archive
 from .variables import Layout, build_description, model_description, model_description_3
 
 __all__ = ["export_fmu", "FmuInfo", "check_target"]
@@ -168,7 +168,7 @@ def export_fmu(
     files = {f"kb_kernel{k}.c": src for k, src in enumerate(unit.units[:-1])}
     files["kb_model.c"] = unit.units[-1] + unit.glue(guid, fmi)
     sources = list(files)
-    files |= {n: (HERE / n).read_text() for n in wrapper(fmi)[2]}
+    files |= {n: source_text(n) for n in wrapper(fmi)[2]}
     folder, suffix = platform_folder(fmi)
     with tempfile.TemporaryDirectory() as tmp:
         lib = Path(tmp) / f"{ident}{suffix}"

@@ -24,7 +24,7 @@ import numpy as np
 from ...errors import ModelError
 
 __all__ = ["HERE", "platform_folder", "compile_unit", "write_archive", "Probe", "c_array",
-           "c_string", "wrapper", "check_unit"]
+           "c_string", "wrapper", "check_unit", "source_text"]
 
 HERE = Path(__file__).parent
 
@@ -48,7 +48,16 @@ def wrapper(fmi: str) -> tuple[str, str, list[str]]:
     interface after the model's glue, the files they name)."""
     head, api = ("fmi2.h", "fmi2.c") if fmi == "2" else ("fmi3.h", "fmi3.c")
     return (f'#include <stdio.h>\n#include "{head}"\n#include "kbglue.c"',
-            f'#include "kbcore.c"\n#include "{api}"', [head, "kbglue.c", "kbcore.c", api])
+            f'#include "kbcore.c"\n#include "{api}"',
+            [head, "kbglue.c", "rk.c", "kbcore.c", api])
+
+
+def source_text(name: str) -> str:
+    """The text of one of the unit's source files: kanebond's integration core ``rk.c`` (the
+    one kb.simulate compiles, kanebond/simulate/rk.c), or a file of this folder."""
+    if name == "rk.c":
+        return (HERE.parents[1] / "simulate" / "rk.c").read_text()
+    return (HERE / name).read_text()
 
 
 def c_array(ctype: str, name: str, values) -> str:

@@ -13,12 +13,14 @@
 
    Value references: [0, NX) the states, [NX, 2 NX) their derivatives, [2 NX, 2 NX + NC) the
    constants and inputs (the generated code's array c), then the NY outputs (FMI 3.0: then
-   time). Co-Simulation integrates with the Dormand-Prince 5(4) pair under error control
+   time). Co-Simulation integrates with the Dormand-Prince 5(4) pair of kanebond's integration
+   core (rk.c, the same code kb.simulate runs with method="RK45") under error control
    (relative tolerance from the importer, else KBF_TOL; absolute 1e-3 of it) and projects the
    configuration back onto the constraint manifold after every communication step. Status codes
    are the FMI ones (equal in 2.0 and 3.0): 0 OK, 3 error. */
 #include <stdarg.h>
 #include <stdio.h>
+#include "rk.c"
 
 #define KBF_NV (2 * KBF_NX + KBF_NC + KBF_NY)
 #define KBF_NX1 (KBF_NX > 0 ? KBF_NX : 1)
@@ -49,7 +51,8 @@ typedef struct KbInst {
     double tw;            /* Model Exchange: the time of the last completed step */
     char msg[512];        /* the last evaluation's failure */
     double v[KBF_NV > 0 ? KBF_NV : 1];
-    double k[7][KBF_NX1], y0[KBF_NX1], y1[KBF_NX1], ys[KBF_NX1];
+    KbRk rk;              /* the Co-Simulation integrator, working in rkbuf */
+    double rkbuf[KB_RK_WORDS(KBF_NX)], rkside[1];
     double xw[KBF_NX1], dw[KBF_NX1]; /* Model Exchange: state and rates at the last step */
 } KbInst;
 
@@ -93,96 +96,65 @@ static int kb_f(KbInst *m, double t, const double *x, double *out) {
     return 0;
 }
 
-static const double DP_A[6][6] = {
-    {1.0 / 5},
-    {3.0 / 40, 9.0 / 40},
-    {44.0 / 45, -56.0 / 15, 32.0 / 9},
-    {19372.0 / 6561, -25360.0 / 2187, 64448.0 / 6561, -212.0 / 729},
-    {9017.0 / 3168, -355.0 / 33, 46732.0 / 5247, 49.0 / 176, -5103.0 / 18656},
-    {35.0 / 384, 0.0, 500.0 / 1113, 125.0 / 192, -2187.0 / 6784, 11.0 / 84}};
-static const double DP_C[6] = {1.0 / 5, 3.0 / 10, 4.0 / 5, 8.0 / 9, 1.0, 1.0};
-static const double DP_E[7] = {71.0 / 57600, 0.0, -71.0 / 16695, 71.0 / 1920,
-                               -17253.0 / 339200, 22.0 / 525, -1.0 / 40};
-
-/* one trial step of size h from (t, y0) with k[0] = f(t, y0): y1 and the error norm */
-static int kb_dp_try(KbInst *m, double t, double h, double *err) {
-    double rtol = m->tol, atol = 1e-3 * m->tol, s = 0.0;
-    for (int st = 0; st < 6; st++) {
-        for (int i = 0; i < KBF_NX; i++) {
-            double v = m->y0[i];
-            for (int j = 0; j <= st; j++) v += h * DP_A[st][j] * m->k[j][i];
-            m->ys[i] = v;
-        }
-        if (kb_f(m, t + DP_C[st] * h, m->ys, m->k[st + 1])) return 1;
-    }
-    for (int i = 0; i < KBF_NX; i++) {
-        double e = 0.0;
-        for (int j = 0; j < 7; j++) e += DP_E[j] * m->k[j][i];
-        m->y1[i] = m->ys[i];
-        double sc = atol + rtol * (fabs(m->y0[i]) > fabs(m->y1[i]) ? fabs(m->y0[i]) : fabs(m->y1[i]));
-        double r = h * e / sc;
-        s += r * r;
-    }
-    *err = KBF_NX > 0 ? sqrt(s / KBF_NX) : 0.0;
-    if (!(*err == *err)) *err = 1e30; /* NaN: reject and shrink */
-    return 0;
+/* the integrator's callback */
+static int kb_rk_f(void *ctx, double t, const double *x, double *out, double *side) {
+    (void)side;
+    return kb_f((KbInst *)ctx, t, x, out);
 }
 
-/* integrate the states from m->time to t_end; 0 on success */
+/* integrate the states from m->time to t_end with the core's RK45 (rk.c), the constraint
+   watch after every accepted step; 0 on success */
 static int kb_integrate(KbInst *m, double t_end) {
-    double t = m->time;
+    KbRk *r = &m->rk;
+    const double atol = 1e-3 * m->tol;
     long steps = 0;
-    memcpy(m->y0, X(m), sizeof(double) * KBF_NX);
-    if (!m->fsal) {
+    kb_rk_method(r, KB_RK45);
+    r->f = kb_rk_f;
+    r->ctx = m;
+    r->t = m->time;
+    r->t_bound = t_end;
+    r->direction = 1.0;
+    r->rtol = m->tol;
+    r->atol = &atol;
+    r->atol_n = 1;
+    r->max_step = INFINITY;
+    if (!m->fsal) { /* a new start: X(m) may have been set; the step size is kept */
+        memcpy(r->y, X(m), sizeof(double) * KBF_NX);
         m->rmin = 1.0;
-        if (kb_f(m, t, m->y0, m->k[0])) {
-            kb_log(m, KB_ERR, "logStatusError", "t = %.17g: %s", t, m->msg);
+        r->h_abs = m->h;
+        if (kb_rk_start(r)) {
+            kb_log(m, KB_ERR, "logStatusError", "t = %.17g: %s", r->t, m->msg);
             return 1;
         }
     }
-    if (m->h <= 0.0) m->h = (t_end - t) > 0 ? (t_end - t) * 1e-3 : 1e-6;
-    while (t < t_end) {
-        double h = m->h, err;
-        int last = 0;
-        if (t + h >= t_end || t + 1.0001 * h >= t_end) { h = t_end - t; last = 1; }
+    while (r->t < t_end) {
         const double rmin = m->rmin;
-        if (kb_dp_try(m, t, h, &err)) {
-            /* an evaluation failed at a trial stage: a smaller step, unless it is tiny */
-            if (h > 1e-10 * (fabs(t) + 1.0)) {
-                m->h = h / 4;
-                m->rmin = rmin;
-                continue;
-            }
-            kb_log(m, KB_ERR, "logStatusError", "t = %.17g: %s", t, m->msg);
+        if (kb_rk_step(r)) {
+            if (r->pcode)
+                kb_log(m, KB_ERR, "logStatusError", "t = %.17g: %s", r->pt, m->msg);
+            else
+                kb_log(m, KB_ERR, "logStatusError",
+                       "t = %.17g: the step size fell below the spacing of the numbers there "
+                       "(the motion may be singular or stiff there); the step was not "
+                       "completed.", r->t);
             return 1;
         }
-        if (err <= 1.0) {
-            char msg[512] = "";
-            if (kbf_watch(t, h, m->y0, m->y1, m->k[0], m->k[6], m->rmin, C(m), msg,
-                          sizeof msg)) {
-                kb_log(m, KB_ERR, "logStatusError", "%s", msg);
-                return 1;
-            }
-            m->rmin = kbf_ratio(); /* the last stage is the next step's start */
-            t = last ? t_end : t + h;
-            memcpy(m->y0, m->y1, sizeof(double) * KBF_NX);
-            memcpy(m->k[0], m->k[6], sizeof(double) * KBF_NX);
-            double fac = err > 0 ? 0.9 * pow(err, -0.2) : 5.0;
-            fac = fac > 5.0 ? 5.0 : fac;
-            if (!last || h > m->h) m->h = h * fac;
-        } else {
-            double fac = 0.9 * pow(err, -0.25);
-            m->h = h * (fac < 0.2 ? 0.2 : fac);
-            m->rmin = rmin;
+        char msg[512] = "";
+        if (kbf_watch(r->t_old, r->h_prev, r->y_old, r->y, r->K, r->K + (size_t)r->ns * r->n,
+                      rmin, C(m), msg, sizeof msg)) {
+            kb_log(m, KB_ERR, "logStatusError", "%s", msg);
+            return 1;
         }
-        if (m->h < 1e-14 * (fabs(t) + 1.0) || ++steps > 50000000L) {
-            kb_log(m, KB_ERR, "logStatusError",
-                   "t = %.17g: the step size fell to %g (the motion may be singular or stiff "
-                   "there); the step was not completed.", t, m->h);
+        m->rmin = kbf_ratio(); /* the last stage is the next step's start */
+        kb_rk_next(r);
+        if (++steps > 50000000L) {
+            kb_log(m, KB_ERR, "logStatusError", "t = %.17g: more than 5e7 steps in one "
+                   "communication step; the step was not completed.", r->t);
             return 1;
         }
     }
-    memcpy(X(m), m->y0, sizeof(double) * KBF_NX);
+    memcpy(X(m), r->y, sizeof(double) * KBF_NX);
+    m->h = r->h_abs;
     m->time = t_end;
     m->fsal = 1;
     return 0;
@@ -220,6 +192,7 @@ static KbInst *kb_new(const char *name, const char *token, int type, int logging
     }
     m->type = type;
     m->logging = logging;
+    kb_rk_bind(&m->rk, KBF_NX, 0, m->rkbuf, m->rkside);
     kb_defaults(m);
     return m;
 }
@@ -398,6 +371,8 @@ static int kb_set_state(KbInst *m, const void *state) {
     void (*logger)(void) = m->logger;
     void *env = m->env;
     memcpy(m, state, sizeof(KbInst));
+    kb_rk_bind(&m->rk, KBF_NX, 0, m->rkbuf, m->rkside); /* its own arrays, not the copy's */
+    m->fsal = 0;
     m->log = log;
     m->logger = logger;
     m->env = env;

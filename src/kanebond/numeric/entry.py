@@ -1,0 +1,97 @@
+"""The compiled entry points of a numeric model, for an integrator in C.
+
+:func:`compiled_entry` tells kanebond's compiled integration loop
+(:mod:`kanebond.simulate.compiled`) which function of the model's own library gives the
+right-hand side of the velocity form ([PA21] (14)) or the momentum form ([PA21] (25)–(28)), how
+it is called, which gives the power fᵀe_L of every load, and where the constants and the
+partition of the speeds are. The loop calls them through their addresses; nothing runs Python
+per evaluation.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .cbackend import CBackend
+
+__all__ = ["Entry", "compiled_entry"]
+
+#: the calling conventions of the runtimes' right-hand sides (see simulate/rk_sim.c)
+PLAIN, WITH_SIDE, EMBEDDED = 0, 1, 2
+#: how the loads' powers are found: none, kb_parts' eload · u, kb_work_tree's POW entries
+NO_POWER, PARTS_POWER, TREE_POWER = 0, 1, 2
+
+
+@dataclass
+class Entry:
+    """What the compiled loop needs of one model and form (addresses valid while ``keep`` is
+    alive)."""
+
+    kind: int
+    fn: int
+    pkind: int
+    pfn: int
+    R: int
+    nside: int
+    """length of the speeds the right-hand side solves: f (plain), or all speeds u."""
+    nl: int
+    c: np.ndarray
+    part: np.ndarray | None = None
+    ratio: int = 0
+    """address of kb_pivot_ratio (embedded constraints), else 0."""
+    pow_off: int = 0
+    nwork: int = 0
+    keep: list = field(default_factory=list)
+
+
+def _addr(fn: Any) -> int:
+    return int(ctypes.cast(fn, ctypes.c_void_p).value)
+
+
+def compiled_entry(model: Any, momentum: bool) -> tuple[Entry | None, str]:
+    """(the entry, "") of a NumericModel whose right-hand side is compiled C, or (None, why
+    not): a NumPy or symbolic model, constants given as callables, a ConstrainedModel."""
+    if getattr(model, "L", 0) or getattr(model, "relaxed", None) is not None:
+        return None, "prescribed flows and adjoined constraints run in SciPy's solvers for now"
+    if getattr(model, "backend", None) not in ("c",) and getattr(model, "_tree_be", None) is None:
+        return None, f"the model's backend is {getattr(model, 'backend', None)!r}, not compiled C"
+    if model._params.varying:
+        return None, "a constant or input is a Python callable, which only Python can evaluate"
+    tree = model._tree_be
+    nl = len(model.load_names)
+    emb = bool(model.embedded)
+    R = model.R
+    if tree is not None and not (emb and momentum):
+        lib = tree.lib
+        if emb:
+            kind, fn, nside = EMBEDDED, lib.kb_rhs_tree_emb, model.n_u
+        elif momentum:
+            kind, fn, nside = WITH_SIDE, lib.kb_rhs_momentum_tree, model.S
+        else:
+            kind, fn, nside = PLAIN, lib.kb_rhs_tree, model.S
+        return Entry(kind, _addr(fn), TREE_POWER if nl else NO_POWER,
+                     _addr(lib.kb_work_tree), R, nside, nl, model._c1,
+                     model._part if emb else None,
+                     _addr(lib.kb_pivot_ratio) if emb else 0, tree.L.POW, tree.L.n_work,
+                     keep=[lib]), ""
+    be = model._be
+    if not isinstance(be, CBackend):
+        return None, "the model's per-body backend is not compiled C"
+    if momentum:
+        be._need_dot()
+    lib = be.lib
+    if emb:
+        kind = EMBEDDED
+        fn = lib.kb_rhs_momentum_emb if momentum else lib.kb_rhs_emb
+        nside = model.n_u
+    elif momentum:
+        kind, fn, nside = WITH_SIDE, lib.kb_rhs_momentum, model.S
+    else:
+        kind, fn, nside = PLAIN, lib.kb_rhs, model.S
+    return Entry(kind, _addr(fn), PARTS_POWER if nl else NO_POWER, _addr(lib.kb_parts), R,
+                 nside, nl, model._c1, model._part if emb else None,
+                 _addr(lib.kb_pivot_ratio) if emb else 0, keep=[lib, be]), ""

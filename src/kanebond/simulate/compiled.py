@@ -1,0 +1,296 @@
+"""kb.simulate in compiled code: the run of :class:`~kanebond.simulate.driver.Run` with its
+steps taken by kanebond's integration core (``rk.c``, ``rk_sim.c``) instead of SciPy's Python
+``OdeSolver`` loop.
+
+The core is one small C library, model-independent, compiled once and cached like a model's
+(:func:`core_library`). It calls the model's compiled right-hand side through the addresses of
+:func:`kanebond.numeric.entry.compiled_entry`, integrates the loads' work with the steps' own
+stages and writes the output rows; it implements SciPy's ``DOP853`` and ``RK45`` (the same
+tableaus, step-size control and initial step), so a compiled run takes the steps SciPy's
+would. Python keeps what needs a decision: the constraint watch of
+:mod:`kanebond.simulate.monitor` (partitions that degrade, constraints that lose rank), where
+the core hands it a step whose pivot ratio of B_d dips below a gate, and the projection of a
+closed loop onto g(q) = 0 after each step; progress and Ctrl-C every few hundred steps.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import KanebondError
+from ..numeric.cbackend import build_library, cache_dir, compiler_available, load_library
+from ..numeric.entry import compiled_entry
+from .driver import Run
+
+__all__ = ["CompiledRun", "core_library", "compiled_reason", "COMPILED_METHODS"]
+
+#: SciPy's names of the methods the core implements (KB_RK45, KB_DOP853 in rk.c)
+COMPILED_METHODS = {"RK45": 0, "DOP853": 1}
+#: accepted steps between the core's returns to Python (progress bar, Ctrl-C)
+TICK = 256
+#: the pivot ratio of B_d below which a step goes to the constraint watch
+GATE = 0.05
+
+_HERE = Path(__file__).parent
+_SOURCE = (_HERE / "rk.c").read_text() + (_HERE / "rk_sim.c").read_text()
+_LIB: ctypes.CDLL | None = None
+
+
+class KbModelC(ctypes.Structure):
+    _fields_ = [(n, ctypes.c_int) for n in ("kind", "pkind", "R", "nside", "nl", "pow_off",
+                                             "nwork", "method")] + [
+        ("fn", ctypes.c_void_p), ("pfn", ctypes.c_void_p), ("ratio", ctypes.c_void_p),
+        ("c", ctypes.c_void_p), ("part", ctypes.c_void_p)]
+
+
+def core_library() -> ctypes.CDLL:
+    """The integration core, built on first use (cached as ``kbcore_<hash>.so``)."""
+    global _LIB
+    if _LIB is not None:
+        return _LIB
+    key = hashlib.sha256(_SOURCE.encode()).hexdigest()[:24]
+    path = cache_dir() / f"kbcore_{key}.so"
+    lib, _ = load_library(path, lambda p: build_library([(_SOURCE, ["-O2", "-std=c99"])], p))
+    vp, i, d, lg = ctypes.c_void_p, ctypes.c_int, ctypes.c_double, ctypes.c_long
+    lib.kb_sim_new.argtypes = [vp, i, d, d, vp, vp, d, vp, i, d, d, lg, i, d, vp, lg, i]
+    lib.kb_sim_new.restype = vp
+    lib.kb_sim_run.argtypes = [vp, lg]
+    lib.kb_sim_commit.argtypes = [vp]
+    lib.kb_sim_dense.argtypes = [vp, d, vp, vp]
+    lib.kb_sim_take.argtypes = [vp, vp, lg]
+    lib.kb_sim_take.restype = lg
+    lib.kb_sim_info.argtypes = [vp, vp]
+    lib.kb_sim_state.argtypes = [vp, vp, vp, vp]
+    lib.kb_sim_watch.argtypes = [vp, d, i]
+    lib.kb_sim_restate.argtypes = [vp, vp]
+    lib.kb_sim_free.argtypes = [vp]
+    for fn in (lib.kb_sim_run, lib.kb_sim_commit, lib.kb_sim_dense):
+        fn.restype = i
+    _LIB = lib
+    return lib
+
+
+def compiled_reason(method: Any, events: Any, options: dict) -> str:
+    """Why a run cannot go through the core ("" when it can): a method named by a string the
+    core implements; an ``OdeSolver`` class always runs SciPy's own code (for comparison)."""
+    if not isinstance(method, str):
+        return f"the solver class {getattr(method, '__name__', method)} was given"
+    method_name = method
+    if method_name not in COMPILED_METHODS:
+        return f"method {method_name!r} is SciPy's"
+    if events:
+        return "events are located by SciPy's driver for now"
+    if options:
+        return f"solver options {sorted(options)} are SciPy's"
+    if not compiler_available():
+        return "no C compiler"
+    return ""
+
+
+class _Sim:
+    """One core run (a C handle) over the active model: what Run keeps as its solver."""
+
+    def __init__(self, run: Run, t0: float, z0: np.ndarray) -> None:
+        lib = core_library()
+        entry, why = compiled_entry(run.active, run.momentum)
+        if entry is None:
+            raise KanebondError(why)
+        self.lib, self.entry, self.n, self.nl = lib, entry, run.n, run.nl
+        o = run.opts
+        m = KbModelC(entry.kind, entry.pkind if run.nl else 0, entry.R, entry.nside, run.nl,
+                     entry.pow_off, entry.nwork, COMPILED_METHODS[run.method_name],
+                     entry.fn, entry.pfn, entry.ratio or None, entry.c.ctypes.data,
+                     entry.part.ctypes.data if entry.part is not None else None)
+        self.m = m
+        self.y0 = np.ascontiguousarray(z0[: run.n], dtype=float)
+        self.W0 = np.ascontiguousarray(np.append(z0[run.n:], 0.0), dtype=float)
+        atol = np.atleast_1d(np.asarray(o["atol"], dtype=float))
+        self.atol = np.ascontiguousarray(atol if atol.size == run.n else atol[:1])
+        rtol = max(float(o["rtol"]), 100 * np.finfo(float).eps)  # as SciPy's validate_tol
+        self.t_eval = None
+        if run.t_eval is not None:  # the times still to come, in the run's direction
+            rest = run.t_eval[run.t_eval_i:] if run.direction > 0 else \
+                run.t_eval[: run.t_eval_i][::-1]
+            self.t_eval = np.ascontiguousarray(rest, dtype=float)
+        self.store_side = bool(run.stored_u)
+        self.width = 1 + run.n + (entry.nside if self.store_side else 0) + run.nl
+        self.h = lib.kb_sim_new(
+            ctypes.byref(m), run.n, t0, run.tf, self.y0.ctypes.data, self.W0.ctypes.data, rtol,
+            self.atol.ctypes.data, int(self.atol.size), float(o["max_step"]), 0.0,
+            int(o["max_nfev"] or 0), int(o["stall_steps"]), 1e-9 * abs(run.tf - run.t0),
+            None if self.t_eval is None else self.t_eval.ctypes.data,
+            0 if self.t_eval is None else len(self.t_eval), int(self.store_side))
+        if not self.h:
+            raise MemoryError("the integration core could not allocate its work arrays")
+        self.info_buf = np.zeros(12)
+
+    def __del__(self) -> None:
+        h, self.h = getattr(self, "h", None), None
+        if h:
+            self.lib.kb_sim_free(h)
+
+    @property
+    def nfev(self) -> int:
+        return int(self.info()[3])
+
+    def info(self) -> np.ndarray:
+        self.lib.kb_sim_info(self.h, self.info_buf.ctypes.data)
+        return self.info_buf
+
+    def rows(self) -> np.ndarray:
+        k = int(self.info()[9])
+        out = np.zeros((k, self.width))
+        if k:
+            self.lib.kb_sim_take(self.h, out.ctypes.data, k)
+        return out
+
+    def state(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        y, W, py = np.zeros(self.n), np.zeros(max(self.nl, 1)), np.zeros(self.n)
+        self.lib.kb_sim_state(self.h, y.ctypes.data, W.ctypes.data, py.ctypes.data)
+        return y, W[: self.nl], py
+
+    def __call__(self, t):
+        """The dense output of the last step (SciPy's convention: (n,) or (n, k))."""
+        ts = np.atleast_1d(np.asarray(t, dtype=float))
+        Y = np.zeros((len(ts), self.n))
+        W = np.zeros(max(self.nl, 1))
+        for k, tk in enumerate(ts):
+            if self.lib.kb_sim_dense(self.h, float(tk), Y[k].ctypes.data, W.ctypes.data):
+                Y[k] = np.nan
+        return Y[0] if np.ndim(t) == 0 else Y.T
+
+
+class CompiledRun(Run):
+    """:class:`Run` with the steps taken in compiled code (see the module's text)."""
+
+    def start(self, t_start: float, z_start: np.ndarray):
+        sim = _Sim(self, t_start, z_start)
+        self.gate = GATE
+        self.projecting = bool(self.watch is not None and self.watch.config)
+        return sim, None
+
+    def _store_rows(self, rows: np.ndarray) -> None:
+        if not len(rows):
+            return
+        n, R = self.n, self.R
+        tt = rows[:, 0]
+        if self.stored_u:
+            nside = self.solver.entry.nside
+            Z = np.hstack([rows[:, 1: 1 + R], rows[:, 1 + n: 1 + n + nside],
+                           rows[:, 1 + n + nside:]])
+        else:
+            Z = rows[:, 1:]
+        self.ts.append(tt)
+        self.zs.append(Z)
+        if self.t_eval is not None:
+            self.t_eval_i += len(tt) if self.direction > 0 else -len(tt)
+
+    def step(self) -> None:
+        sim = self.solver
+        self.lib_watch(sim)
+        code = sim.lib.kb_sim_run(sim.h, TICK)
+        self._store_rows(sim.rows())
+        info = sim.info()
+        self.stats.update(nfev=self.nfev_done + int(info[3]))
+        y, W, _ = sim.state()
+        t_new = float(info[0])
+        if code == 1:
+            self._look(sim, info, y, W)
+            return
+        if code < 0:
+            self._failed(sim, code, info)
+        self.last["t"], self.last["z"] = t_new, np.concatenate([y, W])
+        if self.bar is not None:
+            self.bar.update(abs(t_new - self.shown))
+            self.shown = t_new
+        if code == 0:
+            self.status = 0
+
+    def lib_watch(self, sim: _Sim) -> None:
+        sim.lib.kb_sim_watch(sim.h, self.gate if self.watch is not None else 0.0,
+                             int(self.projecting))
+
+    def _look(self, sim: _Sim, info: np.ndarray, y: np.ndarray, W: np.ndarray) -> None:
+        """A step held back for Python: the constraint watch where the pivot ratio dipped,
+        then kept, and the configuration projected."""
+        n = self.n
+        t_old, t_new, rmin = float(info[1]), float(info[0]), float(info[6])
+        z = np.concatenate([y, W])
+        pending = None
+        if self.watch is not None and rmin < self.gate:
+            verdict, what = self.watch.inspect(sim, t_old, t_new, y, n)
+            if verdict == "singular":
+                ts_, m_ = what
+                self.fail(self.watch.message(ts_, m_, self.safe_x(np.asarray(sim(ts_)), ts_),
+                                             self.names), self.last["t"], None)
+            if verdict == "redo" and self.redos.get(t_old, 0) < 3 and \
+                    self.last["z"] is not None:
+                self.redos[t_old] = self.redos.get(t_old, 0) + 1
+                self.watch.forget_step()
+                self.switch(self.last["t"], self.last["z"], what)
+                return
+            if verdict == "switch":
+                pending = what
+            else:
+                self.gate = min(self.gate, 0.5 * rmin)
+        elif self.watch is not None:
+            self.watch.forget_step()
+        code = sim.lib.kb_sim_commit(sim.h)
+        self._store_rows(sim.rows())
+        if code < 0:
+            self._failed(sim, code, sim.info())
+        finished = self.direction * (t_new - self.tf) >= 0
+        self.last["t"], self.last["z"] = t_new, z
+        if self.bar is not None:
+            self.bar.update(abs(t_new - self.shown))
+            self.shown = t_new
+        if finished:
+            self.status = 0
+            return
+        if pending is not None:
+            self.switch(t_new, z, pending)
+        elif self.projecting:
+            zp = self.watch.project(t_new, z, n)
+            if zp is not None:
+                sim.lib.kb_sim_restate(sim.h, np.ascontiguousarray(zp[:n]).ctypes.data)
+                self.last["z"] = np.array(zp)
+
+    def _failed(self, sim: _Sim, code: int, info: np.ndarray) -> None:
+        """The core stopped: a SimulationError with the driver's words for the same failure."""
+        y, W, py = sim.state()
+        t, t_old = float(info[0]), float(info[1])
+        if int(info[4]) != 0:  # an evaluation failed: SciPy's driver's words for it
+            self.rhs(float(info[5]), py)
+        if code in (-1, -5):
+            last, watch = self.last, self.watch
+            if watch is not None and last["z"] is not None and self.retried_at != last["t"]:
+                new = watch.better_partition(last["z"][: self.n])
+                if new is not None:
+                    self.retried_at = last["t"]
+                    self.switch(last["t"], last["z"], new)
+                    return
+            msg = "Required step size is less than spacing between numbers."
+            if self.rhs.problem is not None:
+                pt, pz, why = self.rhs.problem
+                from .integration import state_text
+
+                detail = (f"{why} at t={pt:.10g} ({state_text(self.names, self.safe_x(pz, pt))}"
+                          f"); the step size shrank to nothing approaching it ({msg})")
+            else:
+                detail = f"the solver failed ({msg})"
+            self.fail(detail, t, np.concatenate([y, W]))
+        z = np.concatenate([y, W])
+        if code == -2:
+            self.fail(self.nfev_message(), t, z)
+        if code == -3:
+            self.fail(self.stall_message(float(info[10]), abs(t - t_old), float(info[11])), t, z)
+        if code == -4:
+            self.fail(self._problem(f"the step from t={t_old:.10g} to t={t:.10g} gave a "
+                                    f"non-finite state"), self.last["t"], None)
+        self.fail(f"the load powers at the stages of the step from t={t_old:.10g} to "
+                  f"t={t:.10g} could not be evaluated", t_old, None)

@@ -1,0 +1,355 @@
+/* kb.simulate's compiled loop (kanebond.simulate.compiled): appended to rk.c and compiled
+   once into the core library, which calls a model's compiled right-hand side through the
+   function pointers Python hands it (the model's own library, loaded by the numeric backend).
+
+   The loop takes accepted steps, integrates the work of every load with the steps' own stages
+   (W_new = W + h sum_i b_i P(t_i, Y_i): the numbers of W appended to the ODE, with no effect
+   on the step-size control, as kanebond.simulate.integration.StageWork), writes the output
+   rows (every step's end, or the requested times from the dense output) and checks the limits
+   (evaluations, a stalling step size). It comes back to Python only to report progress (every
+   `tick` steps), when it ends or fails, and for a step that Python must look at before it is
+   kept: every step when watch_all is set (a closed loop's configuration to project), or one
+   in which the smallest pivot ratio of B_d seen at its stages fell below the gate (the
+   constraint watch of kanebond.simulate.monitor decides there). */
+#if defined(_WIN32)
+#define KB_API __declspec(dllexport)
+#else
+#define KB_API __attribute__((visibility("default")))
+#endif
+
+typedef int (*kb_f5)(int, const double *, const double *, const double *, double *);
+typedef int (*kb_f6)(int, const double *, const double *, const double *, double *, double *);
+typedef int (*kb_f7)(int, const double *, const double *, const double *, const int *, double *,
+                     double *);
+typedef int (*kb_parts_fn)(int, const double *, const double *, const double *, const double *,
+                           double *, double *, double *, double *, double *, double *, double *,
+                           double *);
+typedef int (*kb_work_fn)(int, const double *, const double *, const double *, const double *,
+                          double *);
+typedef double (*kb_ratio_fn)(void);
+
+/* The model, as Python describes it (the ctypes Structure KbModelC, fields in this order). */
+typedef struct {
+    int kind;    /* 0: fn(n, t, x, c, out), side = f = x[R:]; 1: fn(n, t, y, c, out, side);
+                    2: fn(n, t, x, c, part, out, side) */
+    int pkind;   /* the loads' powers: 0 none, 1 kb_parts' eload . side, 2 kb_work_tree */
+    int R, nside, nl, pow_off, nwork, method;
+    void *fn, *pfn, *ratio;
+    const double *c;
+    const int *part;
+} KbModelC;
+
+typedef struct {
+    KbRk rk;
+    KbModelC m;
+    int n, nl, store_side, width, pending, watch_all;
+    unsigned pk_have;
+    double *W, *Wn, *PK, *eload, *work, *dy, *yd;
+    const double *t_eval;
+    long n_eval, i_eval;
+    double *out;
+    long n_out, cap_out;
+    long max_nfev, steps;
+    int stall;
+    double *recent;
+    long n_recent;
+    double tiny, tf, gate, rmin, adv, to_go;
+    double atol1;
+} KbSim;
+
+/* the model's right-hand side at one point; the pivot ratio of B_d is watched */
+static int kb_sim_f(void *ctx, double t, const double *y, double *dy, double *side) {
+    KbSim *s = (KbSim *)ctx;
+    const KbModelC *m = &s->m;
+    double tt = t;
+    int code;
+    if (m->kind == 0) {
+        code = ((kb_f5)m->fn)(1, &tt, y, m->c, dy);
+        if (side) memcpy(side, y + m->R, sizeof(double) * m->nside);
+    } else if (m->kind == 1) {
+        code = ((kb_f6)m->fn)(1, &tt, y, m->c, dy, side ? side : s->yd);
+    } else {
+        code = ((kb_f7)m->fn)(1, &tt, y, m->c, m->part, dy, side ? side : s->yd);
+    }
+    if (m->ratio) {
+        const double r = ((kb_ratio_fn)m->ratio)();
+        if (!(r >= s->rmin)) s->rmin = r;
+    }
+    return code;
+}
+
+/* the loads' powers at K row `row` (its stage state and side row) into PK */
+static int kb_sim_power(KbSim *s, int row, double t) {
+    const KbModelC *m = &s->m;
+    const int nl = s->nl;
+    const double *y = s->rk.Y + (size_t)row * s->n, *u = s->rk.side + (size_t)row * m->nside;
+    double *P = s->PK + (size_t)row * (nl > 0 ? nl : 1);
+    if (m->pkind == 1) {
+        ((kb_parts_fn)m->pfn)(1, &t, y, u, m->c, 0, 0, 0, 0, 0, 0, 0, s->eload);
+        for (int l = 0; l < nl; l++) {
+            double p = 0.0;
+            for (int j = 0; j < m->nside; j++) p += s->eload[j * nl + l] * u[j];
+            P[l] = p;
+        }
+    } else if (m->pkind == 2) {
+        ((kb_work_fn)m->pfn)(1, &t, y, u, m->c, s->work);
+        for (int l = 0; l < nl; l++) P[l] = s->work[m->pow_off + l];
+    }
+    for (int l = 0; l < nl; l++)
+        if (!isfinite(P[l])) return 1;
+    s->pk_have |= 1u << row;
+    return 0;
+}
+
+static double kb_sim_c(const KbSim *s, int row) {
+    const double *C = s->rk.method == KB_DOP853 ? KB_DOP_C : KB_DP5_C;
+    return row == s->rk.ns ? 1.0 : C[row];
+}
+
+/* the powers at every row the step's work (or, dense, its interpolant) needs */
+static int kb_sim_powers(KbSim *s, int dense) {
+    const KbRk *r = &s->rk;
+    const double *B = r->method == KB_DOP853 ? KB_DOP_B : KB_DP5_B;
+    const int rows = dense ? (r->method == KB_DOP853 ? 16 : r->ns + 1) : r->ns + 1;
+    if (!s->nl) return 0;
+    for (int i = 1; i < rows; i++) {
+        if (s->pk_have & (1u << i)) continue;
+        if (!dense && i < r->ns && B[i] == 0.0) continue;
+        if (kb_sim_power(s, i, r->t_old + kb_sim_c(s, i) * r->h_prev)) return 1;
+    }
+    return 0;
+}
+
+static int kb_sim_row(KbSim *s, double t, const double *y, const double *side,
+                      const double *W) {
+    if (s->n_out == s->cap_out) {
+        long cap = s->cap_out ? 2 * s->cap_out : 256;
+        double *o = (double *)realloc(s->out, sizeof(double) * (size_t)cap * s->width);
+        if (!o) return 1;
+        s->out = o;
+        s->cap_out = cap;
+    }
+    double *o = s->out + (size_t)s->n_out * s->width;
+    o[0] = t;
+    memcpy(o + 1, y, sizeof(double) * s->n);
+    if (s->store_side) memcpy(o + 1 + s->n, side, sizeof(double) * s->m.nside);
+    memcpy(o + 1 + s->n + (s->store_side ? s->m.nside : 0), W, sizeof(double) * s->nl);
+    s->n_out++;
+    return 0;
+}
+
+/* the state (and W, and with store_side the side row) at t inside the last step; 0, or
+   non-zero where an evaluation failed */
+static int kb_sim_dense_at(KbSim *s, double t, double *y, double *W, double *side) {
+    KbRk *r = &s->rk;
+    if (kb_rk_dense_prepare(r)) return 1;
+    kb_rk_dense_of(r, r->K, r->n, r->n, r->y_old, r->y, t, y);
+    if (W && s->nl) {
+        if (kb_sim_powers(s, 1)) return 1;
+        kb_rk_dense_of(r, s->PK, s->nl, s->nl, s->W, s->Wn, t, W);
+    }
+    if (side && s->store_side) {
+        const double rm = s->rmin;
+        if (kb_sim_f(s, t, y, s->dy, side)) return 1;
+        s->rmin = rm;
+    }
+    return 0;
+}
+
+enum { KB_SIM_DONE = 0, KB_SIM_LOOK = 1, KB_SIM_TICK = 2, KB_SIM_SMALL = -1, KB_SIM_NFEV = -2,
+       KB_SIM_STALL = -3, KB_SIM_NONFINITE = -4, KB_SIM_START = -5, KB_SIM_MEMORY = -6,
+       KB_SIM_EVAL = -7 };
+
+KB_API void kb_sim_free(KbSim *s) {
+    if (!s) return;
+    kb_rk_free(&s->rk);
+    free(s->W);
+    free(s->out);
+    free(s);
+}
+
+/* A run from (t0, y0) with the loads' work W0; NULL without memory. The first evaluation is
+   made by kb_sim_run. */
+KB_API KbSim *kb_sim_new(const KbModelC *m, int n, double t0, double tf, const double *y0,
+                         const double *W0, double rtol, const double *atol, int atol_n,
+                         double max_step, double first_step, long max_nfev, int stall,
+                         double tiny, const double *t_eval, long n_eval, int store_side) {
+    KbSim *s = (KbSim *)calloc(1, sizeof(KbSim));
+    if (!s) return 0;
+    s->m = *m;
+    s->n = n;
+    s->nl = m->pkind ? m->nl : 0;
+    if (kb_rk_alloc(&s->rk, n, m->nside)) { free(s); return 0; }
+    const int nl1 = s->nl > 0 ? s->nl : 1, ns1 = m->nside > 0 ? m->nside : 1;
+    const size_t big = (size_t)3 * nl1 + (size_t)KB_RK_ROWS * nl1 + (size_t)ns1 * nl1
+                       + (size_t)(m->nwork > 0 ? m->nwork : 1) + 2 * (size_t)(n + ns1)
+                       + (size_t)stall + 1;
+    s->W = (double *)calloc(big, sizeof(double));
+    if (!s->W) { kb_rk_free(&s->rk); free(s); return 0; }
+    s->Wn = s->W + nl1;
+    s->PK = s->Wn + nl1;
+    s->eload = s->PK + KB_RK_ROWS * nl1;
+    s->work = s->eload + ns1 * nl1;
+    s->dy = s->work + (m->nwork > 0 ? m->nwork : 1);
+    s->yd = s->dy + n + ns1;
+    s->recent = s->yd + n + ns1;
+    if (s->nl) memcpy(s->W, W0, sizeof(double) * s->nl);
+    kb_rk_method(&s->rk, m->method);
+    KbRk *r = &s->rk;
+    r->f = kb_sim_f;
+    r->ctx = s;
+    r->t = t0;
+    r->t_bound = tf;
+    r->direction = tf > t0 ? 1.0 : -1.0;
+    r->rtol = rtol;
+    r->atol = atol;
+    r->atol_n = atol_n;
+    r->max_step = max_step;
+    r->h_abs = first_step > 0 ? first_step : 0.0;
+    memcpy(r->y, y0, sizeof(double) * n);
+    s->tf = tf;
+    s->store_side = store_side && m->nside > 0;
+    s->width = 1 + n + (s->store_side ? m->nside : 0) + s->nl;
+    s->t_eval = t_eval;
+    s->n_eval = t_eval ? n_eval : 0;
+    s->max_nfev = max_nfev;
+    s->stall = stall;
+    s->tiny = tiny;
+    s->gate = 0.0;
+    s->rmin = 1.0;
+    return s;
+}
+
+/* what the caller sets between calls: the gate of the pivot ratio and watch_all */
+KB_API void kb_sim_watch(KbSim *s, double gate, int watch_all) {
+    s->gate = gate;
+    s->watch_all = watch_all;
+}
+
+/* [t, t_old, h, nfev, pcode, pt, rmin, steps, pending, rows waiting, the last stall_steps
+   steps' advance, the steps to go at their pace] */
+KB_API void kb_sim_info(const KbSim *s, double *d) {
+    d[0] = s->rk.t; d[1] = s->rk.t_old; d[2] = s->rk.h_prev; d[3] = (double)s->rk.nfev;
+    d[4] = s->rk.pcode; d[5] = s->rk.pt; d[6] = s->rmin; d[7] = (double)s->steps;
+    d[8] = s->pending; d[9] = (double)s->n_out; d[10] = s->adv; d[11] = s->to_go;
+}
+
+/* the state y and work W now (the end of the last step), and the failed evaluation's state */
+KB_API void kb_sim_state(const KbSim *s, double *y, double *W, double *py) {
+    memcpy(y, s->rk.y, sizeof(double) * s->n);
+    if (s->nl) memcpy(W, s->pending ? s->Wn : s->W, sizeof(double) * s->nl);
+    memcpy(py, s->rk.py, sizeof(double) * s->n);
+}
+
+/* the dense output of the last step at t: y (n), W (nl); 0 or KB_SIM_EVAL */
+KB_API int kb_sim_dense(KbSim *s, double t, double *y, double *W) {
+    return kb_sim_dense_at(s, t, y, W, 0) ? KB_SIM_EVAL : 0;
+}
+
+/* the output rows written so far (at most max_rows, in order), removed from the run */
+KB_API long kb_sim_take(KbSim *s, double *dst, long max_rows) {
+    long k = s->n_out < max_rows ? s->n_out : max_rows;
+    memcpy(dst, s->out, sizeof(double) * (size_t)k * s->width);
+    memmove(s->out, s->out + (size_t)k * s->width,
+            sizeof(double) * (size_t)(s->n_out - k) * s->width);
+    s->n_out -= k;
+    return k;
+}
+
+/* keep the step just taken: its output rows, its work, its last stage for the next step;
+   0, or a failure code */
+KB_API int kb_sim_commit(KbSim *s) {
+    KbRk *r = &s->rk;
+    const double t = r->t, dir = r->direction;
+    if (!s->t_eval) {
+        if (kb_sim_row(s, t, r->y, r->side + (size_t)r->ns * r->nside, s->Wn))
+            return KB_SIM_MEMORY;
+    } else {
+        while (s->i_eval < s->n_eval && dir * (s->t_eval[s->i_eval] - t) <= 0) {
+            const double te = s->t_eval[s->i_eval];
+            double *W = s->Wn + 0, Wd[64], *Wb = s->nl <= 64 ? Wd : 0;
+            if (!Wb) Wb = (double *)malloc(sizeof(double) * s->nl);
+            if (!Wb) return KB_SIM_MEMORY;
+            int bad = kb_sim_dense_at(s, te, s->yd, Wb, s->dy + s->n);
+            if (!bad) bad = kb_sim_row(s, te, s->yd, s->dy + s->n, Wb) ? 2 : 0;
+            if (Wb != Wd) free(Wb);
+            (void)W;
+            if (bad) return bad == 2 ? KB_SIM_MEMORY : KB_SIM_EVAL;
+            s->i_eval++;
+        }
+    }
+    if (s->nl) memcpy(s->W, s->Wn, sizeof(double) * s->nl);
+    if (s->nl) memcpy(s->PK, s->PK + (size_t)r->ns * s->nl, sizeof(double) * s->nl);
+    s->pk_have = 1u;
+    kb_rk_next(r);
+    s->pending = 0;
+    s->steps++;
+    s->rmin = 1.0;
+    /* the limits: evaluations, and a step size that stalls */
+    const int finished = dir * (t - r->t_bound) >= 0;
+    if (!finished && s->max_nfev > 0 && r->nfev > s->max_nfev) return KB_SIM_NFEV;
+    if (s->stall > 0) {
+        const long k = s->stall + 1;
+        s->recent[s->n_recent % k] = t;
+        s->n_recent++;
+        if (s->n_recent > s->stall && !finished) {
+            const double first = s->recent[(s->n_recent - s->stall - 1) % k];
+            const double adv = fabs(t - first);
+            double pace = adv / s->stall;
+            pace = pace > 1e-300 ? pace : 1e-300;
+            s->adv = adv;
+            s->to_go = fabs(s->tf - t) / pace;
+            if (adv < s->tiny || s->to_go > 1e8) return KB_SIM_STALL;
+        }
+    }
+    return 0;
+}
+
+/* Run until the end, a failure, a step to look at (KB_SIM_LOOK: call kb_sim_commit to keep
+   it) or `tick` accepted steps (KB_SIM_TICK). */
+KB_API int kb_sim_run(KbSim *s, long tick) {
+    KbRk *r = &s->rk;
+    long done = 0;
+    if (s->pending) return KB_SIM_LOOK;
+    if (!r->have_f) {
+        if (kb_rk_start(r)) return KB_SIM_START;
+        s->pk_have = 0;
+        if (s->nl) {
+            if (kb_sim_power(s, 0, r->t)) return KB_SIM_START;
+        }
+        s->rmin = 1.0;
+    }
+    for (;;) {
+        if (r->direction * (r->t - r->t_bound) >= 0) return KB_SIM_DONE;
+        if (r->n == 0) { r->t_old = r->t; r->t = r->t_bound; }
+        if (kb_rk_step(r)) return KB_SIM_SMALL;
+        s->pk_have &= 1u;
+        for (int i = 0; i < s->n; i++)
+            if (!isfinite(r->y[i])) return KB_SIM_NONFINITE;
+        if (s->nl) {
+            const double *B = r->method == KB_DOP853 ? KB_DOP_B : KB_DP5_B;
+            if (kb_sim_powers(s, 0)) return KB_SIM_EVAL;
+            for (int l = 0; l < s->nl; l++) {
+                double v = 0.0;
+                for (int i = 0; i < r->ns; i++)
+                    if (B[i] != 0.0) v += B[i] * s->PK[(size_t)i * s->nl + l];
+                s->Wn[l] = s->W[l] + r->h_prev * v;
+            }
+        }
+        if (s->watch_all || s->rmin < s->gate) {
+            s->pending = 1;
+            return KB_SIM_LOOK;
+        }
+        int code = kb_sim_commit(s);
+        if (code) return code;
+        if (tick > 0 && ++done >= tick) return KB_SIM_TICK;
+    }
+}
+
+/* Continue from the state y (a projection onto the configuration manifold): the step size
+   kept, the rates at the new start evaluated by the next kb_sim_run. */
+KB_API void kb_sim_restate(KbSim *s, const double *y) {
+    memcpy(s->rk.y, y, sizeof(double) * s->n);
+    s->rk.have_f = 0;
+    s->rk.h_abs = s->rk.h_abs > 0 ? s->rk.h_abs : 0.0;
+}
