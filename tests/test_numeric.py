@@ -482,3 +482,46 @@ def test_compiled_models_are_cached(tmp_path, monkeypatch):
     # a different model is a different library
     plain = chaplygin_sleigh().numeric(SLEIGH, backend="c")
     assert plain._be.cached is False and plain._be.path != first._be.path
+
+
+def test_batched_pivot_and_condition_checks_equal_the_pointwise_ones():
+    """The embedding's checks on a whole batch (one elimination, one batched SVD) decide as
+    LAPACK's LU and SVD point by point: random, singular, nearly singular, zero, non-finite."""
+    import warnings
+
+    import scipy.linalg
+
+    from kanebond.numeric.npbackend import (
+        PIVOT_LIMIT,
+        relative_condition,
+        relative_conditions,
+        small_pivots,
+    )
+
+    rng = np.random.default_rng(7)
+    k, nu = 3, 5
+    B = rng.standard_normal((40, k, nu))
+    B[1, :, 2] = B[1, :, 3]                  # B_d (columns 2..4) singular
+    B[2, :, 2] = B[2, :, 3] * (1 + 1e-14)    # nearly so
+    B[3] = 0.0
+    B[4, 0, 0] = np.nan
+    B[5, :, 2:] *= 1e-13                      # B_d vanishing while B does not
+    dep = [2, 3, 4]
+    big = np.max(np.abs(B).reshape(40, -1), axis=1)
+
+    def one_pivot(M, b):
+        if not np.all(np.isfinite(M)) or not np.isfinite(b) or b == 0.0:
+            return True
+        with warnings.catch_warnings():  # an exactly singular B_d is the answer
+            warnings.simplefilter("ignore", scipy.linalg.LinAlgWarning)
+            lu, _ = scipy.linalg.lu_factor(M, check_finite=False)
+        return bool(np.min(np.abs(np.diag(lu))) <= PIVOT_LIMIT * b)
+
+    want = [one_pivot(B[i][:, dep], big[i]) for i in range(40)]
+    got = small_pivots(B[:, :, dep], big)
+    assert got.tolist() == want and got[1] and got[3] and got[4] and got[5] and not got[0]
+    conds = relative_conditions(B, dep)
+    ref = np.array([relative_condition(B[i], dep) for i in range(40)])
+    fin = np.isfinite(ref)
+    np.testing.assert_allclose(conds[fin], ref[fin], rtol=1e-10)
+    assert np.array_equal(np.isfinite(conds), fin)

@@ -31,7 +31,6 @@ A point where B_d is singular (a pivot of its LU factorization with partial pivo
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -217,8 +216,8 @@ def embed_speeds(L: Layout, wp, f: np.ndarray, ind, dep, *, check: bool = True) 
     real = np.real(Bd)
     big = np.max(np.abs(np.real(B)).reshape(n, -1), axis=1, initial=0.0)
     with np.errstate(all="ignore"):
-        cond = np.array([relative_condition(np.real(B[i]), dep) for i in range(n)])
-        bad = np.array([_small_pivot(real[i], big[i]) for i in range(n)], dtype=bool)
+        cond = relative_conditions(np.real(B), dep)
+        bad = small_pivots(real, big)
     if check and np.any(bad):
         i = int(np.argmax(bad))
         raise EmbeddingSingular(i, float(cond[i]))
@@ -238,25 +237,57 @@ def embed_speeds(L: Layout, wp, f: np.ndarray, ind, dep, *, check: bool = True) 
     return Embedded(u=u, G=G, B=B, cond=cond)
 
 
-def _small_pivot(M: np.ndarray, big: float) -> bool:
-    """True when LU with partial pivoting of B_d meets a pivot below PIVOT_LIMIT of ``big``,
-    the largest entry of the whole B (a B_d that vanishes while B does not is singular)."""
-    import scipy.linalg
+def small_pivots(M: np.ndarray, big: np.ndarray) -> np.ndarray:
+    """(n,) True where LU with partial pivoting of B_d (M: (n, k, k), real) meets a pivot
+    below PIVOT_LIMIT of ``big``, the largest entry of the whole B (a B_d that vanishes while
+    B does not is singular), or where M or big is not finite or big is 0. The elimination runs
+    on the whole batch at once, pivoting as LAPACK's getrf (the first largest entry)."""
+    n, k = M.shape[0], M.shape[1]
+    ok = np.all(np.isfinite(M.reshape(n, -1)), axis=1) & np.isfinite(big) & (big != 0.0)
+    if k == 0:
+        return np.zeros(n, dtype=bool)
+    A = np.where(ok[:, None, None], M, 0.0).astype(float, copy=True)
+    rows = np.arange(n)
+    smallest = np.full(n, np.inf)
+    with np.errstate(all="ignore"):
+        for j in range(k):
+            p = j + np.argmax(np.abs(A[:, j:, j]), axis=1)
+            top = A[rows, j, :].copy()
+            A[rows, j, :] = A[rows, p, :]
+            A[rows, p, :] = top
+            piv = A[:, j, j]
+            smallest = np.minimum(smallest, np.abs(piv))
+            if j + 1 < k:
+                lower = np.where(piv[:, None] != 0.0, A[:, j + 1:, j] / piv[:, None], 0.0)
+                A[:, j + 1:, :] -= lower[:, :, None] * A[:, j, None, :]
+    return ~ok | (smallest <= PIVOT_LIMIT * np.where(ok, big, 1.0))
 
-    if M.size == 0:
-        return False
-    if not np.all(np.isfinite(M)) or not np.isfinite(big) or big == 0.0:
-        return True
-    with warnings.catch_warnings():  # an exactly singular B_d is the answer, not a warning
-        warnings.simplefilter("ignore", scipy.linalg.LinAlgWarning)
-        lu, _ = scipy.linalg.lu_factor(M, check_finite=False)
-    return bool(np.min(np.abs(np.diag(lu))) <= PIVOT_LIMIT * big)
+
+def relative_conditions(B: np.ndarray, dep) -> np.ndarray:
+    """(n,) σ_max(B) / σ_min(B_d) of a batch B (n, k, n_u): how badly the partition's
+    dependent speeds are determined relative to the whole constraint matrix (cond(B_d) when
+    B_f = 0; for one constraint |B| / |B_d|, where cond(B_d) would always be 1). ∞ where B_d
+    is singular or B not finite."""
+    n = B.shape[0]
+    out = np.full(n, np.inf)
+    if B.shape[1] == 0 or B.shape[2] == 0:
+        return np.ones(n)
+    fin = np.all(np.isfinite(B.reshape(n, -1)), axis=1)
+    if not fin.any():
+        return out
+    Bf = B[fin]
+    try:
+        smin = np.linalg.svd(Bf[:, :, dep], compute_uv=False)[:, -1]
+        smax = np.linalg.svd(Bf, compute_uv=False)[:, 0]
+    except np.linalg.LinAlgError:
+        return np.array([relative_condition(B[i], dep) for i in range(n)])
+    with np.errstate(all="ignore"):
+        out[fin] = np.where(smin > 0, smax / smin, np.inf)
+    return out
 
 
 def relative_condition(B: np.ndarray, dep) -> float:
-    """σ_max(B) / σ_min(B_d): how badly the partition's dependent speeds are determined
-    relative to the whole constraint matrix (cond(B_d) when B_f = 0; for one constraint
-    |B| / |B_d|, where cond(B_d) would always be 1). ∞ where B_d is singular."""
+    """:func:`relative_conditions` of one B (k, n_u)."""
     if B.size == 0:
         return 1.0
     if not np.all(np.isfinite(B)):

@@ -31,10 +31,12 @@ states Y_i, which gives exactly the numbers of the appended state (only the step
 does not look at W). Other solvers get W appended to the ODE. With ``audit=False`` the work is
 the cumulative trapezoid of the power at the output times (second order only).
 
-Integration is driven step by step (:class:`kanebond.simulate.driver.Run`) through SciPy's
-``OdeSolver`` classes (``DOP853``, ``RK45``, ``RK23``, ``Radau``, ``BDF``, ``LSODA``, the ones
-behind ``solve_ivp``) rather than by one call of ``solve_ivp``. That gives full control of every
-accepted step, which is what makes the run robust and its failures useful:
+``DOP853`` and ``RK45`` run in compiled code (:mod:`kanebond.simulate.compiled`: the same
+methods, step by step, with the same checks below). Otherwise integration is driven step by
+step (:class:`kanebond.simulate.driver.Run`) through SciPy's ``OdeSolver`` classes
+(``DOP853``, ``RK45``, ``RK23``, ``Radau``, ``BDF``, ``LSODA``, the ones behind ``solve_ivp``)
+rather than by one call of ``solve_ivp``. That gives full control of every accepted step,
+which is what makes the run robust and its failures useful:
 
 * every accepted step is kept at once, so when a run fails the steps computed so far are not
   lost: they are attached to the :class:`~kanebond.SimulationError` as ``err.trajectory``;
@@ -127,9 +129,15 @@ def simulate(
     rtol, atol, max_step:
         Solver tolerances and largest step.
     method:
-        A SciPy solver: ``"DOP853"``, ``"RK45"``, ``"RK23"``, ``"Radau"``, ``"BDF"``,
-        ``"LSODA"`` or an ``OdeSolver`` subclass. Other keyword ``options`` (``first_step``,
-        ``jac``, ...) are passed to it.
+        ``"DOP853"`` (default) or ``"RK45"``: integrated in compiled code by kanebond's core
+        (:mod:`kanebond.simulate.compiled`: SciPy's methods, step control and dense output, in
+        C, with the model's compiled right-hand side) wherever the model is compiled C with
+        numeric constants and the run has no events; otherwise, and for ``"RK23"``,
+        ``"Radau"``, ``"BDF"``, ``"LSODA"``, by SciPy's solver of that name. An ``OdeSolver``
+        subclass (``scipy.integrate.DOP853``, ...) always runs SciPy's own code, for
+        comparison. ``metadata["integrator"]`` says which ran ("compiled", or "scipy (why)").
+        Other keyword ``options`` (``first_step``, ``jac``, ...) are passed to SciPy's
+        solver.
     events:
         An :class:`Event`, a SymPy expression, a callable g(t, x) (with optional attributes
         ``terminal`` and ``direction``, as in ``solve_ivp``; x = [q, f] whatever the form), or a
