@@ -20,7 +20,7 @@ from .cbackend import c_sources, kernel_flags
 from .ccon import constraint_sources
 from .cemit import emit_c
 
-__all__ = ["CModel", "c_model", "configuration_graph"]
+__all__ = ["CModel", "c_model", "configuration_graph", "config_kernel"]
 
 
 @dataclass
@@ -76,7 +76,7 @@ def configuration_graph(system: Any, parameters: list) -> tuple[Graph, list, lis
     return g, outs, jac, dep
 
 
-def _config_kernel(num: Any, K: int) -> tuple[str, list[int], int]:
+def config_kernel(num: Any, K: int) -> tuple[str, list[int], int]:
     """C of k_cfg(t, q, c, out): out = [g (k), ∂g/∂q_dᵀ (k × k, row-major)], the indices of the
     dependent coordinates, and k."""
     system = num.system
@@ -116,7 +116,7 @@ def c_model(num: Any) -> CModel:
         main[-1], runtime = main[-1] + extra[0], runtime + extra[1]
         kind = "constrained"
     L = rel.layout
-    cfg, q_dep, n_cfg = _config_kernel(rel, L.K)
+    cfg, q_dep, n_cfg = config_kernel(rel, L.K)
     units = [*main, runtime + cfg]
     return CModel(
         units=units, kind=kind, R=rel.R, S=num.S, K=L.K, n_all=L.S,

@@ -11,14 +11,16 @@ per evaluation.
 from __future__ import annotations
 
 import ctypes
+import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from .cbackend import CBackend
+from .cbackend import CBackend, build_library, cache_dir, load_library
+from .cexport import config_kernel
 
-__all__ = ["Entry", "compiled_entry"]
+__all__ = ["Entry", "compiled_entry", "configuration_kernel"]
 
 #: the calling conventions of the runtimes' right-hand sides (see simulate/rk_sim.c)
 PLAIN, WITH_SIDE, EMBEDDED = 0, 1, 2
@@ -45,7 +47,29 @@ class Entry:
     """address of kb_pivot_ratio (embedded constraints), else 0."""
     pow_off: int = 0
     nwork: int = 0
+    cfg: int = 0
+    """address of k_cfg(t, q, c, out), the configuration constraints g(q) of a closed loop
+    (:func:`configuration_kernel`), else 0."""
+    ncfg: int = 0
     keep: list = field(default_factory=list)
+
+
+def configuration_kernel(model: Any) -> tuple[int, int, Any]:
+    """(address of k_cfg, number of configuration constraints, its library) of a closed loop's
+    g(q) = 0 ([PA-VP] §2: the holonomic constraints the embedding keeps), compiled on its own
+    (cached by its source); (0, 0, None) without them. k_cfg(t, q, c, out) writes g and its
+    Jacobian in the dependent coordinates; the integration loop reads g."""
+    if not (getattr(model, "has_embedding", False) and getattr(
+            getattr(model.system, "embedding", None), "configuration_constraints", None)):
+        return 0, 0, None
+    src, _dep, k = config_kernel(model, len(model.parameters))
+    if not k:
+        return 0, 0, None
+    src = "#include <math.h>\n#include <stdlib.h>\n#include <string.h>\n" + src
+    key = hashlib.sha256(src.encode()).hexdigest()[:24]
+    lib, _ = load_library(cache_dir() / f"kbcfg_{key}.so",
+                          lambda p: build_library([(src, ["-O1"])], p))
+    return _addr(lib.k_cfg), k, lib
 
 
 def _addr(fn: Any) -> int:

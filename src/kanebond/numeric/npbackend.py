@@ -31,6 +31,7 @@ A point where B_d is singular (a pivot of its LU factorization with partial pivo
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -196,7 +197,7 @@ class Embedded:
     u: np.ndarray  # (n, n_u)
     G: np.ndarray  # (n, k, S)
     B: np.ndarray  # (n, k, n_u)
-    cond: np.ndarray  # (n,) relative condition σ_max(B)/σ_min(B_d)
+    cond: np.ndarray | None  # (n,) relative condition σ_max(B)/σ_min(B_d), when asked for
 
 
 def constraint_matrix(L: Layout, wp: np.ndarray, off: int | None = None) -> np.ndarray:
@@ -208,19 +209,22 @@ def constraint_matrix(L: Layout, wp: np.ndarray, off: int | None = None) -> np.n
     return B
 
 
-def embed_speeds(L: Layout, wp, f: np.ndarray, ind, dep, *, check: bool = True) -> Embedded:
-    """u = T f with the dependent speeds solved from B_d u_d = −B_f f at every point."""
+def embed_speeds(L: Layout, wp, f: np.ndarray, ind, dep, *, check: bool = True,
+                 condition: bool = False) -> Embedded:
+    """u = T f with the dependent speeds solved from B_d u_d = −B_f f at every point; with
+    ``condition`` the relative condition of every B_d too (:func:`relative_conditions`; else
+    ``cond`` is None, and only a failing point's is computed, for its message)."""
     n = f.shape[0]
     B = constraint_matrix(L, wp)
     Bd, Bf = B[:, :, dep], B[:, :, ind]
     real = np.real(Bd)
     big = np.max(np.abs(np.real(B)).reshape(n, -1), axis=1, initial=0.0)
     with np.errstate(all="ignore"):
-        cond = relative_conditions(np.real(B), dep)
+        cond = relative_conditions(np.real(B), dep) if condition else None
         bad = small_pivots(real, big)
     if check and np.any(bad):
         i = int(np.argmax(bad))
-        raise EmbeddingSingular(i, float(cond[i]))
+        raise EmbeddingSingular(i, relative_condition(np.real(B[i]), dep))
     with np.errstate(all="ignore"):
         G = -np.linalg.solve(np.where(bad[:, None, None], np.eye(len(dep)), Bd), Bf)
     u = np.zeros((n, L.S), dtype=np.result_type(f, G))
@@ -233,34 +237,30 @@ def embed_speeds(L: Layout, wp, f: np.ndarray, ind, dep, *, check: bool = True) 
         bad = ~np.all(res <= 1e-8 * np.abs(terms).sum(axis=2) + floor[:, None], axis=1)
         if np.any(bad):
             i = int(np.argmax(bad))
-            raise EmbeddingSingular(i, float(cond[i]))
+            raise EmbeddingSingular(i, relative_condition(np.real(B[i]), dep))
     return Embedded(u=u, G=G, B=B, cond=cond)
 
 
 def small_pivots(M: np.ndarray, big: np.ndarray) -> np.ndarray:
-    """(n,) True where LU with partial pivoting of B_d (M: (n, k, k), real) meets a pivot
-    below PIVOT_LIMIT of ``big``, the largest entry of the whole B (a B_d that vanishes while
-    B does not is singular), or where M or big is not finite or big is 0. The elimination runs
-    on the whole batch at once, pivoting as LAPACK's getrf (the first largest entry)."""
+    """(n,) True where LU with partial pivoting of B_d (M: (n, k, k), real; LAPACK's getrf on
+    the whole batch) meets a pivot below PIVOT_LIMIT of ``big``, the largest entry of the
+    whole B (a B_d that vanishes while B does not is singular), or where M or big is not
+    finite or big is 0."""
+    import scipy.linalg
+
     n, k = M.shape[0], M.shape[1]
-    ok = np.all(np.isfinite(M.reshape(n, -1)), axis=1) & np.isfinite(big) & (big != 0.0)
     if k == 0:
         return np.zeros(n, dtype=bool)
-    A = np.where(ok[:, None, None], M, 0.0).astype(float, copy=True)
-    rows = np.arange(n)
-    smallest = np.full(n, np.inf)
-    with np.errstate(all="ignore"):
-        for j in range(k):
-            p = j + np.argmax(np.abs(A[:, j:, j]), axis=1)
-            top = A[rows, j, :].copy()
-            A[rows, j, :] = A[rows, p, :]
-            A[rows, p, :] = top
-            piv = A[:, j, j]
-            smallest = np.minimum(smallest, np.abs(piv))
-            if j + 1 < k:
-                lower = np.where(piv[:, None] != 0.0, A[:, j + 1:, j] / piv[:, None], 0.0)
-                A[:, j + 1:, :] -= lower[:, :, None] * A[:, j, None, :]
-    return ~ok | (smallest <= PIVOT_LIMIT * np.where(ok, big, 1.0))
+    ok = np.all(np.isfinite(M.reshape(n, -1)), axis=1) & np.isfinite(big) & (big != 0.0)
+    bad = ~ok
+    if ok.any():
+        with warnings.catch_warnings():  # an exactly singular B_d is the answer, not a warning
+            warnings.simplefilter("ignore", scipy.linalg.LinAlgWarning)
+            lu, _ = scipy.linalg.lu_factor(np.ascontiguousarray(M[ok], dtype=float),
+                                           check_finite=False)
+        pivots = np.abs(np.diagonal(lu, axis1=-2, axis2=-1))
+        bad[ok] = np.min(pivots, axis=1) <= PIVOT_LIMIT * big[ok]
+    return bad
 
 
 def relative_conditions(B: np.ndarray, dep) -> np.ndarray:

@@ -81,7 +81,7 @@ class PartitionMixin:
         else:
             wp = self.work_arrays("pos", np.zeros(len(qb)), qb, np.zeros((len(qb), self.n_u)))
             out = embed_speeds(self.layout, wp, np.zeros((len(qb), self.S)), self.ind_index,
-                               self.dep_index, check=False).cond
+                               self.dep_index, check=False, condition=True).cond
         return out[0] if single else out
 
     def constraint_matrix(self, q) -> np.ndarray:

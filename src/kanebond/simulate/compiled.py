@@ -24,8 +24,9 @@ import numpy as np
 
 from ..errors import KanebondError
 from ..numeric.cbackend import build_library, cache_dir, compiler_available, load_library
-from ..numeric.entry import compiled_entry
+from ..numeric.entry import compiled_entry, configuration_kernel
 from .driver import Run
+from .monitor import PROJECT_TOL
 
 __all__ = ["CompiledRun", "core_library", "compiled_reason", "COMPILED_METHODS"]
 
@@ -45,7 +46,8 @@ class KbModelC(ctypes.Structure):
     _fields_ = [(n, ctypes.c_int) for n in ("kind", "pkind", "R", "nside", "nl", "pow_off",
                                              "nwork", "method")] + [
         ("fn", ctypes.c_void_p), ("pfn", ctypes.c_void_p), ("ratio", ctypes.c_void_p),
-        ("c", ctypes.c_void_p), ("part", ctypes.c_void_p)]
+        ("c", ctypes.c_void_p), ("part", ctypes.c_void_p), ("cfg", ctypes.c_void_p),
+        ("ncfg", ctypes.c_int), ("ptol", ctypes.c_double)]
 
 
 def core_library() -> ctypes.CDLL:
@@ -100,12 +102,15 @@ class _Sim:
         entry, why = compiled_entry(run.active, run.momentum)
         if entry is None:
             raise KanebondError(why)
+        cfg, ncfg, self.cfg_lib = (configuration_kernel(run.active) if run.projecting
+                                   else (0, 0, None))
         self.lib, self.entry, self.n, self.nl = lib, entry, run.n, run.nl
         o = run.opts
         m = KbModelC(entry.kind, entry.pkind if run.nl else 0, entry.R, entry.nside, run.nl,
                      entry.pow_off, entry.nwork, COMPILED_METHODS[run.method_name],
                      entry.fn, entry.pfn, entry.ratio or None, entry.c.ctypes.data,
-                     entry.part.ctypes.data if entry.part is not None else None)
+                     entry.part.ctypes.data if entry.part is not None else None,
+                     cfg or None, ncfg, PROJECT_TOL)
         self.m = m
         self.y0 = np.ascontiguousarray(z0[: run.n], dtype=float)
         self.W0 = np.ascontiguousarray(np.append(z0[run.n:], 0.0), dtype=float)
@@ -169,9 +174,9 @@ class CompiledRun(Run):
     """:class:`Run` with the steps taken in compiled code (see the module's text)."""
 
     def start(self, t_start: float, z_start: np.ndarray):
+        self.projecting = bool(self.watch is not None and self.watch.config)
         sim = _Sim(self, t_start, z_start)
         self.gate = GATE
-        self.projecting = bool(self.watch is not None and self.watch.config)
         return sim, None
 
     def _store_rows(self, rows: np.ndarray) -> None:
@@ -213,7 +218,7 @@ class CompiledRun(Run):
 
     def lib_watch(self, sim: _Sim) -> None:
         sim.lib.kb_sim_watch(sim.h, self.gate if self.watch is not None else 0.0,
-                             int(self.projecting))
+                             int(self.projecting and not sim.cfg_lib))
 
     def _look(self, sim: _Sim, info: np.ndarray, y: np.ndarray, W: np.ndarray) -> None:
         """A step held back for Python: the constraint watch where the pivot ratio dipped,

@@ -27,6 +27,7 @@ typedef int (*kb_parts_fn)(int, const double *, const double *, const double *, 
 typedef int (*kb_work_fn)(int, const double *, const double *, const double *, const double *,
                           double *);
 typedef double (*kb_ratio_fn)(void);
+typedef void (*kb_cfg_fn)(const double *, const double *, const double *, double *);
 
 /* The model, as Python describes it (the ctypes Structure KbModelC, fields in this order). */
 typedef struct {
@@ -37,6 +38,9 @@ typedef struct {
     void *fn, *pfn, *ratio;
     const double *c;
     const int *part;
+    void *cfg;   /* k_cfg(t, q, c, out): g(q) (and its Jacobian) of a closed loop, or NULL */
+    int ncfg;
+    double ptol; /* a step whose max |g| exceeds ptol (1 + max |q|) goes to Python (project) */
 } KbModelC;
 
 typedef struct {
@@ -44,7 +48,7 @@ typedef struct {
     KbModelC m;
     int n, nl, store_side, width, pending, watch_all;
     unsigned pk_have;
-    double *W, *Wn, *PK, *eload, *work, *dy, *yd;
+    double *W, *Wn, *PK, *eload, *work, *dy, *yd, *gw;
     const double *t_eval;
     long n_eval, i_eval;
     double *out;
@@ -156,6 +160,21 @@ static int kb_sim_dense_at(KbSim *s, double t, double *y, double *W, double *sid
     return 0;
 }
 
+/* 1 where the configuration constraints of a closed loop have drifted from g(q) = 0 at the
+   new state by more than ptol (1 + max |q|) (or cannot be evaluated): Python projects */
+static int kb_sim_drifted(KbSim *s) {
+    const KbModelC *m = &s->m;
+    if (!m->cfg) return 0;
+    double t = s->rk.t, gmax = 0.0, qmax = 0.0;
+    ((kb_cfg_fn)m->cfg)(&t, s->rk.y, m->c, s->gw);
+    for (int k = 0; k < m->ncfg; k++) {
+        const double a = fabs(s->gw[k]);
+        if (!(a <= gmax)) gmax = a; /* NaN is kept */
+    }
+    for (int i = 0; i < m->R; i++) qmax = fabs(s->rk.y[i]) > qmax ? fabs(s->rk.y[i]) : qmax;
+    return !(gmax <= m->ptol * (1.0 + qmax));
+}
+
 enum { KB_SIM_DONE = 0, KB_SIM_LOOK = 1, KB_SIM_TICK = 2, KB_SIM_SMALL = -1, KB_SIM_NFEV = -2,
        KB_SIM_STALL = -3, KB_SIM_NONFINITE = -4, KB_SIM_START = -5, KB_SIM_MEMORY = -6,
        KB_SIM_EVAL = -7 };
@@ -163,6 +182,7 @@ enum { KB_SIM_DONE = 0, KB_SIM_LOOK = 1, KB_SIM_TICK = 2, KB_SIM_SMALL = -1, KB_
 KB_API void kb_sim_free(KbSim *s) {
     if (!s) return;
     kb_rk_free(&s->rk);
+    free(s->gw);
     free(s->W);
     free(s->out);
     free(s);
@@ -194,6 +214,10 @@ KB_API KbSim *kb_sim_new(const KbModelC *m, int n, double t0, double tf, const d
     s->yd = s->dy + n + ns1;
     s->recent = s->yd + n + ns1;
     if (s->nl) memcpy(s->W, W0, sizeof(double) * s->nl);
+    if (m->cfg) {
+        s->gw = (double *)calloc((size_t)m->ncfg * (m->ncfg + 1) + 1, sizeof(double));
+        if (!s->gw) { kb_sim_free(s); return 0; }
+    }
     kb_rk_method(&s->rk, m->method);
     KbRk *r = &s->rk;
     r->f = kb_sim_f;
@@ -336,7 +360,7 @@ KB_API int kb_sim_run(KbSim *s, long tick) {
                 s->Wn[l] = s->W[l] + r->h_prev * v;
             }
         }
-        if (s->watch_all || s->rmin < s->gate) {
+        if (s->watch_all || s->rmin < s->gate || kb_sim_drifted(s)) {
             s->pending = 1;
             return KB_SIM_LOOK;
         }
