@@ -18,7 +18,8 @@ import numpy as np
 
 from ..errors import KanebondError, KanebondWarning, ModelError
 
-__all__ = ["check_mass_and_inertia", "diagnose_not_finite", "warn_not_finite"]
+__all__ = ["check_mass_and_inertia", "check_constants", "diagnose_not_finite",
+           "warn_not_finite"]
 
 #: Relative tolerance of the checks (of the largest inertia component).
 TOL = 1e-9
@@ -157,3 +158,36 @@ _VEL_PIECES = (
     ("a", lambda b: 3, "the acceleration (at f' = 0) of the mass centre"),
     ("al", lambda b: 3, "the angular acceleration (at f' = 0)"),
 )
+
+
+def check_constants(model: Any, C: np.ndarray, points: Any = None) -> None:
+    """A ModelError naming the point and the body where a row of the batch of constants
+    ``C`` (N, K) of ``model`` (a JaxModel, or a NumericModel for the C ensemble) gives a
+    negative mass or an inertia that is not positive semidefinite (checked at q = 0, as the
+    C and NumPy models check theirs); every row at once.
+    ``points``: the number of each row in the caller's batch (default: its index)."""
+    C = np.atleast_2d(np.asarray(C, dtype=float))
+    rigid = [b for b in model.layout.bodies if b["k"]]
+    if not rigid:
+        return
+    W = model.work_arrays("pos", np.zeros(len(C)), np.zeros((len(C), model.R)),
+                          np.zeros((len(C), model.layout.S)), C)
+    bad = np.zeros(len(C), dtype=bool)
+    for b in rigid:
+        m = W[b["m"]]
+        bad |= np.isfinite(m) & (m < 0)
+        if b["rigid"]:
+            In = np.moveaxis(W[b["I"] : b["I"] + 9].reshape(3, 3, -1), 2, 0)
+            scale = np.maximum(np.abs(In).reshape(len(C), -1).max(axis=1), 1e-300)
+            ok = np.all(np.isfinite(In.reshape(len(C), -1)), axis=1)
+            sym = (In + np.swapaxes(In, 1, 2)) / 2
+            low = np.linalg.eigvalsh(np.where(ok[:, None, None], sym, 0.0))[:, 0]
+            asym = np.abs(In - np.swapaxes(In, 1, 2)).reshape(len(C), -1).max(axis=1)
+            bad |= ok & ((low < -1e-9 * scale) | (asym > 1e-9 * scale))
+    if bad.any():
+        k = int(np.argmax(bad))
+        label = k if points is None else int(np.asarray(points)[k])
+        try:
+            check_mass_and_inertia(model, C[k])
+        except ModelError as err:
+            raise ModelError(f"point {label} of the batch of constants: {err}") from None

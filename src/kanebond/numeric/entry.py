@@ -30,12 +30,13 @@ NO_POWER, PARTS_POWER, TREE_POWER = 0, 1, 2
 
 @dataclass
 class Entry:
-    """What the compiled loop needs of one model and form (addresses valid while ``keep`` is
-    alive)."""
+    """What the compiled loop needs of one model and form (addresses valid while
+    ``keep_alive`` is)."""
 
     kind: int
     fn: int
     pkind: int
+    """how the loads' powers and T* are found (PARTS_POWER, TREE_POWER)."""
     pfn: int
     R: int
     nside: int
@@ -51,25 +52,32 @@ class Entry:
     """address of k_cfg(t, q, c, out), the configuration constraints g(q) of a closed loop
     (:func:`configuration_kernel`), else 0."""
     ncfg: int = 0
-    keep: list = field(default_factory=list)
+    t_off: int = 0
+    """where kb_work_tree writes T* (the tree path)."""
+    keep: int = 0
+    """address of the runtime's kb_keep_energy (the powers and T* of every evaluation kept)."""
+    last: int = 0
+    """address of kb_last_energy, which hands them over."""
+    keep_alive: list = field(default_factory=list)
 
 
-def configuration_kernel(model: Any) -> tuple[int, int, Any]:
-    """(address of k_cfg, number of configuration constraints, its library) of a closed loop's
+def configuration_kernel(model: Any) -> tuple[int, int, Any, list[int]]:
+    """(address of k_cfg, number of configuration constraints, its library, the dependent
+    coordinates' indices) of a closed loop's
     g(q) = 0 ([PA-VP] §2: the holonomic constraints the embedding keeps), compiled on its own
-    (cached by its source); (0, 0, None) without them. k_cfg(t, q, c, out) writes g and its
+    (cached by its source); (0, 0, None, []) without them. k_cfg(t, q, c, out) writes g and its
     Jacobian in the dependent coordinates; the integration loop reads g."""
     if not (getattr(model, "has_embedding", False) and getattr(
             getattr(model.system, "embedding", None), "configuration_constraints", None)):
-        return 0, 0, None
-    src, _dep, k = config_kernel(model, len(model.parameters))
+        return 0, 0, None, []
+    src, dep, k = config_kernel(model, len(model.parameters))
     if not k:
-        return 0, 0, None
+        return 0, 0, None, []
     src = "#include <math.h>\n#include <stdlib.h>\n#include <string.h>\n" + src
     key = hashlib.sha256(src.encode()).hexdigest()[:24]
     lib, _ = load_library(cache_dir() / f"kbcfg_{key}.so",
                           lambda p: build_library([(src, ["-O1"])], p))
-    return _addr(lib.k_cfg), k, lib
+    return _addr(lib.k_cfg), k, lib, dep
 
 
 def _addr(fn: Any) -> int:
@@ -97,11 +105,11 @@ def compiled_entry(model: Any, momentum: bool) -> tuple[Entry | None, str]:
             kind, fn, nside = WITH_SIDE, lib.kb_rhs_momentum_tree, model.S
         else:
             kind, fn, nside = PLAIN, lib.kb_rhs_tree, model.S
-        return Entry(kind, _addr(fn), TREE_POWER if nl else NO_POWER,
-                     _addr(lib.kb_work_tree), R, nside, nl, model._c1,
-                     model._part if emb else None,
+        return Entry(kind, _addr(fn), TREE_POWER, _addr(lib.kb_work_tree), R, nside, nl,
+                     model._c1, model._part if emb else None,
                      _addr(lib.kb_pivot_ratio) if emb else 0, tree.L.POW, tree.L.n_work,
-                     keep=[lib]), ""
+                     t_off=tree.L.T, keep=_addr(lib.kb_keep_energy),
+                     last=_addr(lib.kb_last_energy), keep_alive=[lib]), ""
     be = model._be
     if not isinstance(be, CBackend):
         return None, "the model's per-body backend is not compiled C"
@@ -116,6 +124,7 @@ def compiled_entry(model: Any, momentum: bool) -> tuple[Entry | None, str]:
         kind, fn, nside = WITH_SIDE, lib.kb_rhs_momentum, model.S
     else:
         kind, fn, nside = PLAIN, lib.kb_rhs, model.S
-    return Entry(kind, _addr(fn), PARTS_POWER if nl else NO_POWER, _addr(lib.kb_parts), R,
+    return Entry(kind, _addr(fn), PARTS_POWER, _addr(lib.kb_parts), R,
                  nside, nl, model._c1, model._part if emb else None,
-                 _addr(lib.kb_pivot_ratio) if emb else 0, keep=[lib, be]), ""
+                 _addr(lib.kb_pivot_ratio) if emb else 0, keep=_addr(lib.kb_keep_energy),
+                 last=_addr(lib.kb_last_energy), keep_alive=[lib, be]), ""

@@ -40,7 +40,7 @@ except ImportError as err:  # pragma: no cover - the extra is missing
     ) from err
 
 from ..mechanics.kinematics import show
-from ..model.admissible import check_mass_and_inertia
+from ..model.admissible import check_constants, check_mass_and_inertia
 from ..model.parameters import Parameters
 from .cexport import configuration_graph
 from .jaxcon import ConstraintSolve
@@ -278,35 +278,8 @@ class JaxModel(PureModel):
         return np.asarray(self.jitted["pos"](*args)).T
 
     def check_constants(self, C, points=None) -> None:
-        """A ModelError naming the point and the body where a row of the batch of constants
-        ``C`` (N, K) gives a negative mass or an inertia that is not positive semidefinite
-        (checked at q = 0, as the C and NumPy models check theirs); every row at once.
-        ``points``: the number of each row in the caller's batch (default: its index)."""
-        C = np.atleast_2d(np.asarray(C, dtype=float))
-        rigid = [b for b in self.layout.bodies if b["k"]]
-        if not rigid:
-            return
-        W = self.work_arrays("pos", np.zeros(len(C)), np.zeros((len(C), self.R)),
-                            np.zeros((len(C), self.layout.S)), C)
-        bad = np.zeros(len(C), dtype=bool)
-        for b in rigid:
-            m = W[b["m"]]
-            bad |= np.isfinite(m) & (m < 0)
-            if b["rigid"]:
-                In = np.moveaxis(W[b["I"] : b["I"] + 9].reshape(3, 3, -1), 2, 0)
-                scale = np.maximum(np.abs(In).reshape(len(C), -1).max(axis=1), 1e-300)
-                ok = np.all(np.isfinite(In.reshape(len(C), -1)), axis=1)
-                sym = (In + np.swapaxes(In, 1, 2)) / 2
-                low = np.linalg.eigvalsh(np.where(ok[:, None, None], sym, 0.0))[:, 0]
-                asym = np.abs(In - np.swapaxes(In, 1, 2)).reshape(len(C), -1).max(axis=1)
-                bad |= ok & ((low < -1e-9 * scale) | (asym > 1e-9 * scale))
-        if bad.any():
-            k = int(np.argmax(bad))
-            label = k if points is None else int(np.asarray(points)[k])
-            try:
-                check_mass_and_inertia(self, C[k])
-            except ModelError as err:
-                raise ModelError(f"point {label} of the batch of constants: {err}") from None
+        """:func:`~kanebond.model.admissible.check_constants` of this model."""
+        check_constants(self, C, points)
 
     # ------------------------------------------------------------------ plumbing
     @property

@@ -45,7 +45,7 @@ import numpy as np
 
 from ..errors import ModelError, SingularMassMatrixError
 from ..mechanics.kinematics import show
-from ..model.admissible import check_mass_and_inertia, warn_not_finite
+from ..model.admissible import check_constants, check_mass_and_inertia, warn_not_finite
 from ..model.parameters import Parameters
 from ..progress import working
 from .cbackend import CBackend, cache_dir, compiler_available
@@ -153,6 +153,17 @@ class NumericModel(TreePathMixin, EmbeddedMixin, PartitionMixin, ReactionMixin):
         self._buffers()
         if _admissible:  # (the linearizer checks at each operating point's constants)
             check_mass_and_inertia(self)
+
+    @property
+    def c0(self) -> np.ndarray:
+        """The values of the constants and inputs (in ``parameters``' order) the model was made
+        with, as :attr:`JaxModel.c0 <kanebond.numeric.jaxbackend.JaxModel.c0>`."""
+        return self._params.fixed.copy()
+
+    def check_constants(self, C, points=None) -> None:
+        """:func:`~kanebond.model.admissible.check_constants` of this model (a batch of
+        constants, every row checked at once)."""
+        check_constants(self, C, points)
 
     def _set_parameters(self, params: list) -> None:
         self.parameters = params

@@ -121,6 +121,21 @@ static void kb_assemble(const double *f, const double *wp, const double *wv, con
 #define NVEL (NVEL_ > 0 ? NVEL_ : 1)
 #define NDOT (NDOT_ > 0 ? NDOT_ : 1)
 
+/* kb_lastP, kb_lastT (runtime_lu.c) at speeds u from the kernels' work arrays of the
+   evaluation just made ([PA21] (18); P_L = u . e_L, (53)) */
+static void kb_keep_pw(const double *u, const double *wp, const double *wv) {
+    kb_assemble(u, wp, wv, 0, 0, 0, 0, 0, 0, &kb_lastT, 0);
+    for (int l = 0; l < NL_; l++) {
+        const int k = L_K[l];
+        const int *cols = COLS + L_COLS[l];
+        const double *V = wp + L_V[l], *F = wv + L_F[l];
+        double p = 0.0;
+        for (int r = 0; r < k; r++)
+            p += (V[r] * F[0] + V[k + r] * F[1] + V[2 * k + r] * F[2]) * u[cols[r]];
+        kb_lastP[l] = p;
+    }
+}
+
 /* Evaluate the pieces at n points; any output may be NULL. Returns 0. */
 int kb_parts(int n, const double *t, const double *q, const double *f, const double *c,
              double *Q, double *A, double *Df, double *e, double *ph, double *eh, double *T,
@@ -157,6 +172,7 @@ int kb_rhs(int n, const double *t, const double *x, const double *c, double *out
         for (int s = 0; s < S_; s++) o[R_ + s] = e[s] - Df[s];
         if (kb_chol(S_, A)) return i + 1;
         kb_chol_solve(S_, A, o + R_);
+        if (kb_keep) kb_keep_pw(fi, wp, wv);
         if (!bad) bad = kb_nonfinite(o, R_ + S_, i);
     }
     return bad;
@@ -181,6 +197,7 @@ int kb_rhs_momentum(int n, const double *t, const double *y, const double *c, do
         kb_assemble(f, wp, wv, wd, 0, 0, e, 0, eh, 0, 0);
         for (int r = 0; r < R_; r++) o[r] = wv[QD_OFF + r];
         for (int s = 0; s < S_; s++) o[R_ + s] = e[s] + eh[s];
+        if (kb_keep) kb_keep_pw(f, wp, wv);
     }
     return 0;
 }
@@ -401,6 +418,7 @@ int kb_rhs_emb(int n, const double *t, const double *x, const double *c, const i
         kb_assemble_emb(u, T, ct, wp, wv, 0, Af, o + R_, 0, 0);
         if (kb_chol(SF_, Af)) return i + 1;
         kb_chol_solve(SF_, Af, o + R_);
+        if (kb_keep) kb_keep_pw(u, wp, wv);
         if (!bad) bad = kb_nonfinite(o, R_ + SF_, i);
     }
     return bad;
@@ -461,6 +479,7 @@ int kb_rhs_momentum_emb(int n, const double *t, const double *y, const double *c
             o[R_ + s] -= v;
         }
         for (int r = 0; r < R_; r++) o[r] = wv[QD_OFF + r];
+        if (kb_keep) kb_keep_pw(u, wp, wv);
     }
     return 0;
 }

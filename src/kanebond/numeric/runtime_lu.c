@@ -1,7 +1,18 @@
 /* kanebond C runtime, shared by runtime.c and runtime_tree.c: the non-finite check, dense
    Cholesky, and the numeric embedding of velocity constraints B u = 0 (the band LU of the
    dependent-speed block B_d and the dependent speeds). Needs KB_TLS (runtime_tls.c), KC_,
-   SF_, S_, NB_ENT, B_ROW, B_COL; B is passed by its nonzeros. */
+   SF_, S_, NB_ENT, B_ROW, B_COL, NL_; B is passed by its nonzeros. */
+
+/* The loads' powers u . e_L and T* of this thread's last evaluation of a right-hand side,
+   kept while kanebond's integration core asks for them (kb_keep_energy(1)): its stage work
+   and energy audit then cost no evaluation of their own. */
+static KB_TLS int kb_keep = 0;
+static KB_TLS double kb_lastP[NL_ > 0 ? NL_ : 1], kb_lastT = 0.0;
+void kb_keep_energy(int on) { kb_keep = on; }
+void kb_last_energy(double *P, double *T) {
+    memcpy(P, kb_lastP, sizeof(double) * (NL_ > 0 ? NL_ : 1));
+    *T = kb_lastT;
+}
 
 /* Return code of a right-hand side whose result is not finite at point i (the run goes on:
    Python names the quantity, or the non-finite input, see numeric.py). */

@@ -208,6 +208,12 @@ static void kbt_minv(const double *w, const double *U, const double *Dl, const d
 
 /* Velocity form [PA21] (14) by the ABA at n points: x = [q, f] -> [Q f, f']. Returns 0, 1 + the
    index of the first point with a singular joint inertia, or KB_NONFINITE + i. */
+/* kb_lastP, kb_lastT (runtime_lu.c) from the kernel's work array of the evaluation just made */
+static void kbt_keep_pw(const double *w) {
+    kb_lastT = w[TT_OFF];
+    for (int l = 0; l < NL_; l++) kb_lastP[l] = w[TPOW_OFF + l];
+}
+
 int kb_rhs_tree(int n, const double *t, const double *x, const double *c, double *out) {
     double w[NWT], IA[36 * NT_], pA[6 * NT_], U[6 * NS], Dl[T_NDL], uv[NS], acc[6 * NT_];
     int bad = 0;
@@ -216,6 +222,7 @@ int kb_rhs_tree(int n, const double *t, const double *x, const double *c, double
         double *o = out + i * (R_ + S_);
         k_tree(t + i, qi, fi, ci, w);
         if (kbt_point(w, o, IA, pA, U, Dl, uv, acc)) return i + 1;
+        if (kb_keep) kbt_keep_pw(w);
         if (!bad) bad = kb_nonfinite(o, R_ + S_, i);
     }
     return bad;
@@ -255,6 +262,7 @@ static int kbt_momentum_point(const double *ti, const double *qi, const double *
                               double *uv, double *acc, double *full) {
     if (kbt_f_from_p(ti, qi, ci, pi, f, w, IA, pA, U, Dl, uv, acc, full)) return 1;
     k_tree(ti, qi, f, ci, w);
+    if (kb_keep) kbt_keep_pw(w);
     for (int r = 0; r < R_; r++) o[r] = w[TQD_OFF + r];
     for (int b = 0; b < NT_; b++) {
         const double *wb = w + T_OFF[b];
@@ -371,6 +379,7 @@ int kb_rhs_tree_emb(int n, const double *t, const double *x, const double *c, co
         if (uout) memcpy(uout + i * S_, u, sizeof(double) * S_);
         k_tree(ti, qi, u, ci, w);
         if (kbt_point(w, full, IA, pA, U, Dl, uv, acc)) return i + 1;
+        if (kb_keep) kbt_keep_pw(w);
         memset(Bd, 0, sizeof(Bd));
         for (int e = 0; e < NB_ENT; e++) Bd[B_ROW[e] * S_ + B_COL[e]] = wB[e];
         for (int k = 0; k < KC_; k++) kbt_minv(w, U, Dl, Bd + k * S_, pA, acc, uv, Y + k * S_);

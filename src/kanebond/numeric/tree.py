@@ -74,6 +74,7 @@ class TreeLayout:
     TAU: int = 0
     T: int = 0
     POW: int = 0
+    n_loads: int = 0
     S_f: int = 0
     K_c: int = 0
     BUD: int = 0
@@ -333,6 +334,7 @@ class TreeProgram(GraphBuilder):
         L.T = len(out)
         out.append(self._co_energy(bodies, order))
         L.POW = len(out)
+        L.n_loads = len(powers)
         out.extend(powers)
         pos = {i: k for k, i in enumerate(order)}
         for i in order:

@@ -47,7 +47,8 @@ class KbModelC(ctypes.Structure):
                                              "nwork", "method")] + [
         ("fn", ctypes.c_void_p), ("pfn", ctypes.c_void_p), ("ratio", ctypes.c_void_p),
         ("c", ctypes.c_void_p), ("part", ctypes.c_void_p), ("cfg", ctypes.c_void_p),
-        ("ncfg", ctypes.c_int), ("ptol", ctypes.c_double)]
+        ("ncfg", ctypes.c_int), ("ptol", ctypes.c_double), ("t_off", ctypes.c_int),
+        ("keep", ctypes.c_void_p), ("last", ctypes.c_void_p)]
 
 
 def core_library() -> ctypes.CDLL:
@@ -102,15 +103,16 @@ class _Sim:
         entry, why = compiled_entry(run.active, run.momentum)
         if entry is None:
             raise KanebondError(why)
-        cfg, ncfg, self.cfg_lib = (configuration_kernel(run.active) if run.projecting
-                                   else (0, 0, None))
+        cfg, ncfg, self.cfg_lib, _ = (configuration_kernel(run.active) if run.projecting
+                                      else (0, 0, None, []))
         self.lib, self.entry, self.n, self.nl = lib, entry, run.n, run.nl
         o = run.opts
         m = KbModelC(entry.kind, entry.pkind if run.nl else 0, entry.R, entry.nside, run.nl,
                      entry.pow_off, entry.nwork, COMPILED_METHODS[run.method_name],
                      entry.fn, entry.pfn, entry.ratio or None, entry.c.ctypes.data,
                      entry.part.ctypes.data if entry.part is not None else None,
-                     cfg or None, ncfg, PROJECT_TOL)
+                     cfg or None, ncfg, PROJECT_TOL, entry.t_off, entry.keep or None,
+                     entry.last or None)
         self.m = m
         self.y0 = np.ascontiguousarray(z0[: run.n], dtype=float)
         self.W0 = np.ascontiguousarray(np.append(z0[run.n:], 0.0), dtype=float)

@@ -199,32 +199,37 @@ def _check_settings(rtol, atol, max_steps, points, t_eval) -> None:
 def simulate_ensemble(model: Any, initial_batch: Any, constants_batch: Any = None,
                       t_span: tuple[float, float] = (0.0, 1.0), *, points: int = 101,
                       t_eval: Any = None, rtol: float = 1e-8, atol: float = 1e-10,
-                      max_steps: int = 100_000) -> Any:
-    """Integrate a batch of trajectories of ``model`` at once with JAX (see the module
-    docstring); returns an ``xarray.Dataset`` (point × time).
+                      max_steps: int = 100_000, backend: str = "jax",
+                      workers: int | None = None) -> Any:
+    """Integrate a batch of trajectories of ``model`` at once (see the module docstring);
+    returns an ``xarray.Dataset`` (point × time).
 
-    ``model``: a KaneSystem or a bond graph (made ``numeric(constants, backend="jax")`` with
-    the batch's first constants), a JaxModel or a bond graph's JaxGraph. ``initial_batch``:
-    (N, n) or {state name: number or array}; every state must be given.
-    ``constants_batch``: {constant name: number or array (N,)} over the model's constants
-    (inputs are constants here), or (N, K).
-    ``points`` evenly spaced output times over ``t_span``, or ``t_eval``."""
-    jax, jnp = _jax()
-    import xarray as xr
+    ``model``: a KaneSystem or a bond graph (made ``numeric(constants, backend=...)`` with
+    the batch's first constants), a JaxModel or a bond graph's JaxGraph (``backend="jax"``),
+    or a compiled NumericModel (``backend="c"``). ``initial_batch``: (N, n) or {state name:
+    number or array}; every state must be given. ``constants_batch``: {constant name: number
+    or array (N,)} over the model's constants (inputs are constants here), or (N, K).
+    ``points`` evenly spaced output times over ``t_span``, or ``t_eval``.
 
+    ``backend="jax"``: one ``jax.vmap``-ed solver (:func:`odeint`), on a CPU or a GPU,
+    differentiable. ``backend="c"``: kanebond's compiled integration core
+    (:mod:`kanebond.simulate.cbatch`), trajectories in parallel threads (``workers``, default
+    every core), each start made consistent on its own configuration constraints."""
     from ..model.parameters import name_of
 
     _check_settings(rtol, atol, max_steps, points, t_eval)
-
-    if hasattr(model, "audited_function"):  # a JaxModel, or a bond graph's JaxGraph
+    if backend not in ("jax", "c"):
+        raise ModelError(f"backend must be 'jax' or 'c', got {backend!r}.")
+    first = {k: float(np.atleast_1d(np.asarray(v, dtype=float))[0])
+             for k, v in dict(constants_batch or {}).items()} \
+        if isinstance(constants_batch, Mapping) or constants_batch is None else None
+    if backend == "c":
+        jm = _compiled_model(model, first)
+    elif hasattr(model, "audited_function"):  # a JaxModel, or a bond graph's JaxGraph
         jm = model
-        base = np.asarray(jm.c0)
     else:
-        first = {k: float(np.atleast_1d(np.asarray(v, dtype=float))[0])
-                 for k, v in dict(constants_batch or {}).items()} \
-            if isinstance(constants_batch, Mapping) or constants_batch is None else None
         jm = model.numeric(first, backend="jax")
-        base = np.asarray(jm.c0)
+    base = np.asarray(jm.c0)
     cnames = [name_of(p) for p in jm.parameters]
     snames = jm.state_names
     t0, t1 = (float(v) for v in t_span)
@@ -257,30 +262,82 @@ def simulate_ensemble(model: Any, initial_batch: Any, constants_batch: Any = Non
     if not (ts.ndim == 1 and len(ts) >= 2 and np.all(np.diff(ts) > 0) and ts[0] == t0):
         raise ModelError("t_eval must increase strictly from t_span[0], with 2 times or more.")
 
+    if backend == "c":
+        res, device = _run_c(jm, X, C, ts, rtol, atol, max_steps, workers)
+    else:
+        res, device = _run_jax(jm, X, C, ts, rtol, atol, max_steps)
+    return _dataset(jm, res, snames, ts, cvary, xvary, device, rtol, atol)
+
+
+def _compiled_model(model: Any, first: dict | None) -> Any:
+    """The compiled NumericModel of backend="c": the model itself, or a KaneSystem's made
+    with the batch's first constants."""
+    from ..numeric.model import NumericModel
+
+    if isinstance(model, NumericModel):
+        return model
+    if hasattr(model, "audited_function"):
+        raise ModelError("backend='c' takes a KaneSystem or a NumericModel made with "
+                         "backend='c', not a JAX model.")
+    return model.numeric(first, backend="c")
+
+
+def _run_c(num, X, C, ts, rtol, atol, max_steps, workers) -> tuple[dict, str]:
+    import os
+
+    from ..progress import progress_wanted
+    from .cbatch import run_batch
+
+    bar = None
+    if progress_wanted() and len(X) > 256:
+        from tqdm import tqdm
+
+        bar = tqdm(total=len(X), desc=f"{num.system.name}: ensemble", unit="trajectory")
+    try:
+        res = run_batch(num, X, C, ts, rtol=rtol, atol=atol, max_steps=max_steps,
+                        workers=workers, progress=bar)
+    finally:
+        if bar is not None:
+            bar.close()
+    return res, f"cpu: {workers or os.cpu_count()} threads, compiled C (kanebond's core)"
+
+
+def _run_jax(jm, X, C, ts, rtol, atol, max_steps) -> tuple[dict, str]:
+    jax, jnp = _jax()
     run = _runner(jm)
     ys, status, steps = (np.asarray(a) for a in run(
         jnp.asarray(X), jnp.asarray(C), jnp.asarray(ts), rtol, atol, max_steps))
+    n = len(ys)
     flat = ys.reshape(-1, ys.shape[-1])
     cc = np.repeat(np.asarray(C), len(ts), axis=0)
     if "T_star" not in jm.jitted:
         jm.jitted["T_star"] = jax.jit(jax.vmap(lambda x, c: jm.T_star(x, c)))
         jm.jitted["g"] = jax.jit(jax.vmap(lambda x, c: jm.configuration_residuals(x, c)))
-    energy = np.asarray(jm.jitted["T_star"](flat[:, :-1], cc))
-    energy = energy.reshape(n, len(ts))
-    data: dict = {nm: (("point", "time"), ys[:, :, k]) for k, nm in enumerate(snames)}
-    data["work"] = (("point", "time"), ys[:, :, -1])
-    data["T_star"] = (("point", "time"), energy)
-    data["audit_residual"] = (("point", "time"), energy - energy[:, :1] - ys[:, :, -1])
+    energy = np.asarray(jm.jitted["T_star"](flat[:, :-1], cc)).reshape(n, len(ts))
+    g = np.zeros((n, len(ts), 0))
     if jm.closed_loop:
         g = np.asarray(jm.jitted["g"](flat[:, :-1], cc)).reshape(n, len(ts), -1)
-        for k in range(g.shape[-1]):
-            data[f"residual[config[{k}]]"] = (("point", "time"), g[:, :, k])
-    data["status"] = (("point",), np.array([STATUS[int(s)] for s in status]))
-    data["steps"] = (("point",), steps.astype(int))
-    coords: dict = {"time": ts, "point": np.arange(n)}
+    dev = jax.devices()[0]
+    return ({"x": ys[:, :, :-1], "work": ys[:, :, -1], "T_star": energy, "g": g,
+             "status": status, "steps": steps},
+            f"{dev.platform}: {getattr(dev, 'device_kind', dev)}")
+
+
+def _dataset(jm, res: dict, snames, ts, cvary, xvary, device: str, rtol, atol) -> Any:
+    """The ensemble's xarray.Dataset (point × time), whichever backend ran it."""
+    import xarray as xr
+
+    x, energy, W = res["x"], res["T_star"], res["work"]
+    data: dict = {nm: (("point", "time"), x[:, :, k]) for k, nm in enumerate(snames)}
+    data["work"] = (("point", "time"), W)
+    data["T_star"] = (("point", "time"), energy)
+    data["audit_residual"] = (("point", "time"), energy - energy[:, :1] - W)
+    for k in range(res["g"].shape[-1]):
+        data[f"residual[config[{k}]]"] = (("point", "time"), res["g"][:, :, k])
+    data["status"] = (("point",), np.array([STATUS[int(s)] for s in res["status"]]))
+    data["steps"] = (("point",), np.asarray(res["steps"]).astype(int))
+    coords: dict = {"time": ts, "point": np.arange(len(x))}
     coords |= {k: ("point", np.asarray(v)) for k, v in cvary.items()}
     coords |= {f"{k}(0)": ("point", np.asarray(v)) for k, v in xvary.items()}
-    dev = jax.devices()[0]
     return xr.Dataset(data, coords=coords, attrs={
-        "model": str(jm.system.name), "rtol": rtol, "atol": atol,
-        "device": f"{dev.platform}: {getattr(dev, 'device_kind', dev)}"})
+        "model": str(jm.system.name), "rtol": rtol, "atol": atol, "device": device})

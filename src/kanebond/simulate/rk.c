@@ -14,12 +14,43 @@
    cannot be evaluated (a singular mass matrix); a failed or non-finite stage rejects the trial
    step with the smallest step factor, as a NaN does in SciPy. side (may be NULL) is a row of
    the caller's per-stage side outputs (the speeds the evaluation solved), kept with the stage:
-   row i belongs to the stage state Y_i = y_old + h sum_j a_ij K_j. */
+   row i belongs to the stage state Y_i = y_old + h sum_j a_ij K_j (row is i; -1 for an
+   evaluation outside the table). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-typedef int (*kb_rk_fun)(void *ctx, double t, const double *y, double *dy, double *side);
+/* Solve A x = b in place (A n x n row-major, destroyed; b becomes x). Returns 1, solving
+   nothing more, where a pivot is not above tiny. */
+static int kb_dense_solve(int n, double *A, double *b, double tiny) {
+    for (int k = 0; k < n; k++) {
+        int p = k;
+        for (int i = k + 1; i < n; i++)
+            if (fabs(A[i * n + k]) > fabs(A[p * n + k])) p = i;
+        if (!(fabs(A[p * n + k]) > tiny)) return 1;
+        if (p != k) {
+            for (int j = 0; j < n; j++) {
+                double s = A[k * n + j]; A[k * n + j] = A[p * n + j]; A[p * n + j] = s;
+            }
+            double s = b[k]; b[k] = b[p]; b[p] = s;
+        }
+        for (int i = k + 1; i < n; i++) {
+            double l = A[i * n + k] / A[k * n + k];
+            if (l == 0.0) continue;
+            for (int j = k; j < n; j++) A[i * n + j] -= l * A[k * n + j];
+            b[i] -= l * b[k];
+        }
+    }
+    for (int k = n - 1; k >= 0; k--) {
+        double s = b[k];
+        for (int j = k + 1; j < n; j++) s -= A[k * n + j] * b[j];
+        b[k] = s / A[k * n + k];
+    }
+    return 0;
+}
+
+typedef int (*kb_rk_fun)(void *ctx, double t, const double *y, double *dy, double *side,
+                         int row);
 
 enum { KB_RK45 = 0, KB_DOP853 = 1 };
 
@@ -173,7 +204,7 @@ static int kb_rk_eval(KbRk *r, double t, int row) {
     const int n = r->n;
     double *dy = r->K + (size_t)row * n, *y = r->Y + (size_t)row * n;
     double *side = r->nside ? r->side + (size_t)row * r->nside : 0;
-    int code = r->f(r->ctx, t, y, dy, side);
+    int code = r->f(r->ctx, t, y, dy, side, row);
     r->nfev++;
     if (!code)
         for (int i = 0; i < n; i++)

@@ -28,6 +28,8 @@ typedef int (*kb_work_fn)(int, const double *, const double *, const double *, c
                           double *);
 typedef double (*kb_ratio_fn)(void);
 typedef void (*kb_cfg_fn)(const double *, const double *, const double *, double *);
+typedef void (*kb_keep_fn)(int);
+typedef void (*kb_last_fn)(double *, double *);
 
 /* The model, as Python describes it (the ctypes Structure KbModelC, fields in this order). */
 typedef struct {
@@ -41,19 +43,22 @@ typedef struct {
     void *cfg;   /* k_cfg(t, q, c, out): g(q) (and its Jacobian) of a closed loop, or NULL */
     int ncfg;
     double ptol; /* a step whose max |g| exceeds ptol (1 + max |q|) goes to Python (project) */
+    int t_off;   /* where kb_work_tree writes T* (pkind 2) */
+    void *keep, *last; /* kb_keep_energy, kb_last_energy of the model's runtime, or NULL: the
+                          powers and T* of every evaluation, kept by the runtime itself */
 } KbModelC;
 
 typedef struct {
     KbRk rk;
     KbModelC m;
-    int n, nl, store_side, width, pending, watch_all;
+    int n, nl, store_side, width, pending, watch_all, with_T;
     unsigned pk_have;
-    double *W, *Wn, *PK, *eload, *work, *dy, *yd, *gw;
+    double *W, *Wn, *PK, *TK, *eload, *work, *dy, *yd, *gw;
     const double *t_eval;
     long n_eval, i_eval;
     double *out;
     long n_out, cap_out;
-    long max_nfev, steps;
+    long max_nfev, steps, max_steps;
     int stall;
     double *recent;
     long n_recent;
@@ -61,8 +66,9 @@ typedef struct {
     double atol1;
 } KbSim;
 
-/* the model's right-hand side at one point; the pivot ratio of B_d is watched */
-static int kb_sim_f(void *ctx, double t, const double *y, double *dy, double *side) {
+/* the model's right-hand side at one point; the pivot ratio of B_d is watched; the loads'
+   powers and T* the runtime kept go to K row `row`'s (row -1: to TK[KB_RK_ROWS]) */
+static int kb_sim_f(void *ctx, double t, const double *y, double *dy, double *side, int row) {
     KbSim *s = (KbSim *)ctx;
     const KbModelC *m = &s->m;
     double tt = t;
@@ -79,8 +85,15 @@ static int kb_sim_f(void *ctx, double t, const double *y, double *dy, double *si
         const double r = ((kb_ratio_fn)m->ratio)();
         if (!(r >= s->rmin)) s->rmin = r;
     }
+    if (m->last && !code) {
+        const int k = row >= 0 ? row : KB_RK_ROWS;
+        ((kb_last_fn)m->last)(s->PK + (size_t)k * (s->nl > 0 ? s->nl : 1), s->TK + k);
+        if (row >= 0) s->pk_have |= 1u << row;
+    }
     return code;
 }
+
+static int m_last(const KbSim *s) { return s->m.last != 0; }
 
 /* the loads' powers at K row `row` (its stage state and side row) into PK */
 static int kb_sim_power(KbSim *s, int row, double t) {
@@ -125,7 +138,7 @@ static int kb_sim_powers(KbSim *s, int dense) {
 }
 
 static int kb_sim_row(KbSim *s, double t, const double *y, const double *side,
-                      const double *W) {
+                      const double *W, double T) {
     if (s->n_out == s->cap_out) {
         long cap = s->cap_out ? 2 * s->cap_out : 256;
         double *o = (double *)realloc(s->out, sizeof(double) * (size_t)cap * s->width);
@@ -138,6 +151,7 @@ static int kb_sim_row(KbSim *s, double t, const double *y, const double *side,
     memcpy(o + 1, y, sizeof(double) * s->n);
     if (s->store_side) memcpy(o + 1 + s->n, side, sizeof(double) * s->m.nside);
     memcpy(o + 1 + s->n + (s->store_side ? s->m.nside : 0), W, sizeof(double) * s->nl);
+    if (s->with_T) o[s->width - 1] = T;
     s->n_out++;
     return 0;
 }
@@ -154,7 +168,7 @@ static int kb_sim_dense_at(KbSim *s, double t, double *y, double *W, double *sid
     }
     if (side && s->store_side) {
         const double rm = s->rmin;
-        if (kb_sim_f(s, t, y, s->dy, side)) return 1;
+        if (kb_sim_f(s, t, y, s->dy, side, -1)) return 1;
         s->rmin = rm;
     }
     return 0;
@@ -177,7 +191,7 @@ static int kb_sim_drifted(KbSim *s) {
 
 enum { KB_SIM_DONE = 0, KB_SIM_LOOK = 1, KB_SIM_TICK = 2, KB_SIM_SMALL = -1, KB_SIM_NFEV = -2,
        KB_SIM_STALL = -3, KB_SIM_NONFINITE = -4, KB_SIM_START = -5, KB_SIM_MEMORY = -6,
-       KB_SIM_EVAL = -7 };
+       KB_SIM_EVAL = -7, KB_SIM_STEPS = -8 };
 
 KB_API void kb_sim_free(KbSim *s) {
     if (!s) return;
@@ -201,14 +215,16 @@ KB_API KbSim *kb_sim_new(const KbModelC *m, int n, double t0, double tf, const d
     s->nl = m->pkind ? m->nl : 0;
     if (kb_rk_alloc(&s->rk, n, m->nside)) { free(s); return 0; }
     const int nl1 = s->nl > 0 ? s->nl : 1, ns1 = m->nside > 0 ? m->nside : 1;
-    const size_t big = (size_t)3 * nl1 + (size_t)KB_RK_ROWS * nl1 + (size_t)ns1 * nl1
+    const size_t big = (size_t)3 * nl1 + (size_t)(KB_RK_ROWS + 1) * (nl1 + 1)
+                       + (size_t)ns1 * nl1
                        + (size_t)(m->nwork > 0 ? m->nwork : 1) + 2 * (size_t)(n + ns1)
                        + (size_t)stall + 1;
     s->W = (double *)calloc(big, sizeof(double));
     if (!s->W) { kb_rk_free(&s->rk); free(s); return 0; }
     s->Wn = s->W + nl1;
     s->PK = s->Wn + nl1;
-    s->eload = s->PK + KB_RK_ROWS * nl1;
+    s->TK = s->PK + (KB_RK_ROWS + 1) * nl1;
+    s->eload = s->TK + KB_RK_ROWS + 1;
     s->work = s->eload + ns1 * nl1;
     s->dy = s->work + (m->nwork > 0 ? m->nwork : 1);
     s->yd = s->dy + n + ns1;
@@ -282,11 +298,12 @@ KB_API long kb_sim_take(KbSim *s, double *dst, long max_rows) {
 
 /* keep the step just taken: its output rows, its work, its last stage for the next step;
    0, or a failure code */
-KB_API int kb_sim_commit(KbSim *s) {
+static int kb_sim_keep(KbSim *s) {
     KbRk *r = &s->rk;
     const double t = r->t, dir = r->direction;
     if (!s->t_eval) {
-        if (kb_sim_row(s, t, r->y, r->side + (size_t)r->ns * r->nside, s->Wn))
+        const double T = (s->pk_have >> r->ns) & 1u ? s->TK[r->ns] : NAN;
+        if (kb_sim_row(s, t, r->y, r->side + (size_t)r->ns * r->nside, s->Wn, T))
             return KB_SIM_MEMORY;
     } else {
         while (s->i_eval < s->n_eval && dir * (s->t_eval[s->i_eval] - t) <= 0) {
@@ -294,8 +311,9 @@ KB_API int kb_sim_commit(KbSim *s) {
             double *W = s->Wn + 0, Wd[64], *Wb = s->nl <= 64 ? Wd : 0;
             if (!Wb) Wb = (double *)malloc(sizeof(double) * s->nl);
             if (!Wb) return KB_SIM_MEMORY;
+            s->TK[KB_RK_ROWS] = NAN;
             int bad = kb_sim_dense_at(s, te, s->yd, Wb, s->dy + s->n);
-            if (!bad) bad = kb_sim_row(s, te, s->yd, s->dy + s->n, Wb) ? 2 : 0;
+            if (!bad) bad = kb_sim_row(s, te, s->yd, s->dy + s->n, Wb, s->TK[KB_RK_ROWS]) ? 2 : 0;
             if (Wb != Wd) free(Wb);
             (void)W;
             if (bad) return bad == 2 ? KB_SIM_MEMORY : KB_SIM_EVAL;
@@ -312,6 +330,7 @@ KB_API int kb_sim_commit(KbSim *s) {
     /* the limits: evaluations, and a step size that stalls */
     const int finished = dir * (t - r->t_bound) >= 0;
     if (!finished && s->max_nfev > 0 && r->nfev > s->max_nfev) return KB_SIM_NFEV;
+    if (!finished && s->max_steps > 0 && s->steps >= s->max_steps) return KB_SIM_STEPS;
     if (s->stall > 0) {
         const long k = s->stall + 1;
         s->recent[s->n_recent % k] = t;
@@ -329,25 +348,26 @@ KB_API int kb_sim_commit(KbSim *s) {
     return 0;
 }
 
-/* Run until the end, a failure, a step to look at (KB_SIM_LOOK: call kb_sim_commit to keep
-   it) or `tick` accepted steps (KB_SIM_TICK). */
-KB_API int kb_sim_run(KbSim *s, long tick) {
+static int kb_sim_loop(KbSim *s, long tick) {
     KbRk *r = &s->rk;
     long done = 0;
     if (s->pending) return KB_SIM_LOOK;
     if (!r->have_f) {
-        if (kb_rk_start(r)) return KB_SIM_START;
         s->pk_have = 0;
-        if (s->nl) {
+        if (kb_rk_start(r)) return KB_SIM_START;
+        if (s->nl && !(s->pk_have & 1u)) {
             if (kb_sim_power(s, 0, r->t)) return KB_SIM_START;
         }
+        s->pk_have &= 1u;
         s->rmin = 1.0;
     }
     for (;;) {
         if (r->direction * (r->t - r->t_bound) >= 0) return KB_SIM_DONE;
         if (r->n == 0) { r->t_old = r->t; r->t = r->t_bound; }
-        if (kb_rk_step(r)) return KB_SIM_SMALL;
         s->pk_have &= 1u;
+        if (kb_rk_step(r)) return KB_SIM_SMALL;
+        /* the accepted attempt evaluated every stage again: its rows are the ones kept */
+        s->pk_have = m_last(s) ? (2u << r->ns) - 1u : 1u;
         for (int i = 0; i < s->n; i++)
             if (!isfinite(r->y[i])) return KB_SIM_NONFINITE;
         if (s->nl) {
@@ -364,10 +384,31 @@ KB_API int kb_sim_run(KbSim *s, long tick) {
             s->pending = 1;
             return KB_SIM_LOOK;
         }
-        int code = kb_sim_commit(s);
+        int code = kb_sim_keep(s);
         if (code) return code;
         if (tick > 0 && ++done >= tick) return KB_SIM_TICK;
     }
+}
+
+static void kb_sim_energy_on(const KbSim *s, int on) {
+    if (s->m.keep) ((kb_keep_fn)s->m.keep)(on);
+}
+
+/* Run until the end, a failure, a step to look at (KB_SIM_LOOK: call kb_sim_commit to keep
+   it) or `tick` accepted steps (KB_SIM_TICK). */
+KB_API int kb_sim_run(KbSim *s, long tick) {
+    kb_sim_energy_on(s, 1);
+    const int code = kb_sim_loop(s, tick);
+    kb_sim_energy_on(s, 0);
+    return code;
+}
+
+/* keep the step just taken (see kb_sim_keep); 0, or a failure code */
+KB_API int kb_sim_commit(KbSim *s) {
+    kb_sim_energy_on(s, 1);
+    const int code = kb_sim_keep(s);
+    kb_sim_energy_on(s, 0);
+    return code;
 }
 
 /* Continue from the state y (a projection onto the configuration manifold): the step size
@@ -376,4 +417,112 @@ KB_API void kb_sim_restate(KbSim *s, const double *y) {
     memcpy(s->rk.y, y, sizeof(double) * s->n);
     s->rk.have_f = 0;
     s->rk.h_abs = s->rk.h_abs > 0 ? s->rk.h_abs : 0.0;
+}
+
+/* ------------------------------------------------------------------ ensembles
+   Many trajectories of one compiled model with constants of their own, each integrated by the
+   loop above in the velocity form from a start made consistent on its own configuration
+   constraints; callers run chunks of the batch in parallel threads (every work array here
+   belongs to one trajectory, the model's runtime keeps its own per thread). */
+
+/* Newton's method on g(q) = 0 in the dependent coordinates qdep (k_cfg's Jacobian), the
+   other coordinates held: 0, or 1 where it does not converge or the Jacobian is singular */
+static int kb_ens_newton(const KbModelC *m, double t, double *q, const int *qdep, double *w) {
+    const int k = m->ncfg;
+    double gmax = 0.0;
+    for (int it = 0; it < 60; it++) {
+        ((kb_cfg_fn)m->cfg)(&t, q, m->c, w);
+        gmax = 0.0;
+        for (int i = 0; i < k; i++) gmax = fabs(w[i]) > gmax ? fabs(w[i]) : gmax;
+        if (!(gmax == gmax)) return 1;
+        if (gmax < 1e-13) return 0;
+        if (kb_dense_solve(k, w + k, w, 1e-14)) return 1;
+        for (int i = 0; i < k; i++) q[qdep[i]] -= w[i];
+    }
+    return !(gmax < 1e-9);
+}
+
+/* T* at one output row (t, q, all speeds u) */
+static double kb_ens_energy(KbSim *s, double t, const double *q, const double *u) {
+    const KbModelC *m = &s->m;
+    double T = NAN;
+    if (m->pkind == 1)
+        ((kb_parts_fn)m->pfn)(1, &t, q, u, m->c, 0, 0, 0, 0, 0, 0, &T, 0);
+    else if (m->pkind == 2) {
+        ((kb_work_fn)m->pfn)(1, &t, q, u, m->c, s->work);
+        T = s->work[m->t_off];
+    }
+    return T;
+}
+
+/* One trajectory from x0 with constants c: out (nt rows of [x (n), W, T*, g (ncfg)]; NaN
+   after a failure), steps; returns 0 (the end reached), 1 (more than max_steps steps) or 2
+   (failed: a singular point, a start that cannot be made consistent, no memory). */
+static int kb_ens_point(const KbModelC *m0, const double *c, int n, const double *x0,
+                        const double *ts, long nt, double rtol, double atol, long max_steps,
+                        const int *qdep, double *out, long *steps) {
+    KbModelC m = *m0;
+    const int ncol = n + 2 + m.ncfg, ng = m.ncfg;
+    double *y = (double *)calloc((size_t)(n + ng * (ng + 1) + 1 + m.nl + 1), sizeof(double));
+    int status = 2;
+    long rows = 0;
+    KbSim *s = 0;
+    *steps = 0;
+    m.c = c;
+    if (!y) goto fill;
+    double *w = y + n, *W0 = w + ng * (ng + 1) + 1;
+    memcpy(y, x0, sizeof(double) * n);
+    if (m.cfg && kb_ens_newton(&m, ts[0], y, qdep, w)) goto fill;
+    s = kb_sim_new(&m, n, ts[0], ts[nt - 1], y, W0, rtol, &atol, 1, INFINITY, 0.0, 0, 0, 0.0,
+                   ts, nt, 1);
+    if (!s) goto fill;
+    s->max_steps = max_steps;
+    s->with_T = 1;
+    s->width += 1;
+    for (;;) {
+        int code = kb_sim_run(s, 0);
+        if (code == KB_SIM_LOOK) { /* drifted from g(q) = 0: kept, then projected */
+            code = kb_sim_commit(s);
+            if (!code && kb_ens_newton(&m, s->rk.t, s->rk.y, qdep, w)) code = KB_SIM_EVAL;
+            if (!code) { kb_sim_restate(s, s->rk.y); continue; }
+        }
+        if (code == KB_SIM_DONE) { status = 0; break; }
+        status = (code == KB_SIM_STEPS) ? 1 : 2;
+        break;
+    }
+    *steps = s->steps;
+    rows = s->n_out < nt ? s->n_out : nt;
+    for (long i = 0; i < rows; i++) {
+        const double *row = s->out + (size_t)i * s->width, *u = row + 1 + n;
+        double *o = out + (size_t)i * ncol, W = 0.0;
+        memcpy(o, row + 1, sizeof(double) * n);
+        for (int l = 0; l < s->nl; l++) W += row[1 + n + m.nside + l];
+        o[n] = W;
+        o[n + 1] = isfinite(row[s->width - 1]) ? row[s->width - 1]
+                                                 : kb_ens_energy(s, row[0], row + 1, u);
+        if (ng) {
+            ((kb_cfg_fn)m.cfg)(row, row + 1, m.c, w);
+            memcpy(o + n + 2, w, sizeof(double) * ng);
+        }
+    }
+fill:
+    for (long i = rows; i < nt; i++)
+        for (int j = 0; j < ncol; j++) out[(size_t)i * ncol + j] = NAN;
+    kb_sim_free(s);
+    free(y);
+    return status;
+}
+
+/* Points [first, last) of a batch: X (npts x n) starts, Cs (npts x K) constants, out (npts x
+   nt x (n + 2 + ncfg)), status and steps per point. Returns the number of points run. */
+KB_API long kb_sim_ensemble(const KbModelC *m, int n, long first, long last, const double *X,
+                            const double *Cs, int K, const double *ts, long nt, double rtol,
+                            double atol, long max_steps, const int *qdep, double *out,
+                            int *status, long *steps) {
+    const int ncol = n + 2 + m->ncfg;
+    for (long i = first; i < last; i++)
+        status[i] = kb_ens_point(m, Cs + (size_t)i * (K > 0 ? K : 1), n, X + (size_t)i * n, ts,
+                                 nt, rtol, atol, max_steps, qdep,
+                                 out + (size_t)i * nt * ncol, steps + i);
+    return last - first;
 }

@@ -47,7 +47,7 @@ def wrapper(fmi: str) -> tuple[str, str, list[str]]:
     """(the line that declares FMI fmi's interface, the lines that add the core and the
     interface after the model's glue, the files they name)."""
     head, api = ("fmi2.h", "fmi2.c") if fmi == "2" else ("fmi3.h", "fmi3.c")
-    return (f'#include <stdio.h>\n#include "{head}"\n#include "kbglue.c"',
+    return (f'#include <stdio.h>\n#include "{head}"\n#include "rk.c"\n#include "kbglue.c"',
             f'#include "kbcore.c"\n#include "{api}"',
             [head, "kbglue.c", "rk.c", "kbcore.c", api])
 

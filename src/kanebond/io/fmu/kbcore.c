@@ -14,13 +14,12 @@
    Value references: [0, NX) the states, [NX, 2 NX) their derivatives, [2 NX, 2 NX + NC) the
    constants and inputs (the generated code's array c), then the NY outputs (FMI 3.0: then
    time). Co-Simulation integrates with the Dormand-Prince 5(4) pair of kanebond's integration
-   core (rk.c, the same code kb.simulate runs with method="RK45") under error control
+   core (rk.c, included before the glue; the same code kb.simulate runs with method="RK45") under error control
    (relative tolerance from the importer, else KBF_TOL; absolute 1e-3 of it) and projects the
    configuration back onto the constraint manifold after every communication step. Status codes
    are the FMI ones (equal in 2.0 and 3.0): 0 OK, 3 error. */
 #include <stdarg.h>
 #include <stdio.h>
-#include "rk.c"
 
 #define KBF_NV (2 * KBF_NX + KBF_NC + KBF_NY)
 #define KBF_NX1 (KBF_NX > 0 ? KBF_NX : 1)
@@ -97,8 +96,9 @@ static int kb_f(KbInst *m, double t, const double *x, double *out) {
 }
 
 /* the integrator's callback */
-static int kb_rk_f(void *ctx, double t, const double *x, double *out, double *side) {
+static int kb_rk_f(void *ctx, double t, const double *x, double *out, double *side, int row) {
     (void)side;
+    (void)row;
     return kb_f((KbInst *)ctx, t, x, out);
 }
 
