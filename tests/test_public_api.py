@@ -143,7 +143,8 @@ API: dict = {
              "backend='auto', max_step=inf, audit=True, metadata=None, baumgarte=None, "
              'max_nfev=10000000, stall_steps=1000, **options)',
  'simulate_ensemble': "(model, initial_batch, constants_batch=None, t_span=(0.0, 1.0), *, "
-                      "points=101, t_eval=None, rtol=1e-08, atol=1e-10, max_steps=100000)",
+                      "points=101, t_eval=None, rtol=1e-08, atol=1e-10, max_steps=100000, "
+                      "backend='jax', workers=None)",
  'sweep_linearize': '(model, parameter, values, op_point=None, sets=None, *, drop=None, '
                     'select=None, chunks=None, client=None, scheduler=None, n_workers=None, '
                     'retries=2, progress=True)',

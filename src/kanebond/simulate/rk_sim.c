@@ -52,6 +52,7 @@ typedef struct {
     KbRk rk;
     KbModelC m;
     int n, nl, store_side, width, pending, watch_all, with_T;
+    int keeping; /* the runtime keeps the powers and T* of each evaluation (kb_sim_energy_on) */
     unsigned pk_have;
     double *W, *Wn, *PK, *TK, *eload, *work, *dy, *yd, *gw;
     const double *t_eval;
@@ -65,6 +66,8 @@ typedef struct {
     double tiny, tf, gate, rmin, adv, to_go;
     double atol1;
 } KbSim;
+
+static void kb_sim_energy_on(KbSim *s, int on);
 
 /* the model's right-hand side at one point; the pivot ratio of B_d is watched; the loads'
    powers and T* the runtime kept go to K row `row`'s (row -1: to TK[KB_RK_ROWS]) */
@@ -85,7 +88,7 @@ static int kb_sim_f(void *ctx, double t, const double *y, double *dy, double *si
         const double r = ((kb_ratio_fn)m->ratio)();
         if (!(r >= s->rmin)) s->rmin = r;
     }
-    if (m->last && !code) {
+    if (m->last && s->keeping && !code) {
         const int k = row >= 0 ? row : KB_RK_ROWS;
         ((kb_last_fn)m->last)(s->PK + (size_t)k * (s->nl > 0 ? s->nl : 1), s->TK + k);
         if (row >= 0) s->pk_have |= 1u << row;
@@ -93,7 +96,7 @@ static int kb_sim_f(void *ctx, double t, const double *y, double *dy, double *si
     return code;
 }
 
-static int m_last(const KbSim *s) { return s->m.last != 0; }
+static int m_last(const KbSim *s) { return s->m.last != 0 && s->keeping; }
 
 /* the loads' powers at K row `row` (its stage state and side row) into PK */
 static int kb_sim_power(KbSim *s, int row, double t) {
@@ -283,7 +286,10 @@ KB_API void kb_sim_state(const KbSim *s, double *y, double *W, double *py) {
 
 /* the dense output of the last step at t: y (n), W (nl); 0 or KB_SIM_EVAL */
 KB_API int kb_sim_dense(KbSim *s, double t, double *y, double *W) {
-    return kb_sim_dense_at(s, t, y, W, 0) ? KB_SIM_EVAL : 0;
+    kb_sim_energy_on(s, 1);
+    const int bad = kb_sim_dense_at(s, t, y, W, 0);
+    kb_sim_energy_on(s, 0);
+    return bad ? KB_SIM_EVAL : 0;
 }
 
 /* the output rows written so far (at most max_rows, in order), removed from the run */
@@ -390,8 +396,9 @@ static int kb_sim_loop(KbSim *s, long tick) {
     }
 }
 
-static void kb_sim_energy_on(const KbSim *s, int on) {
+static void kb_sim_energy_on(KbSim *s, int on) {
     if (s->m.keep) ((kb_keep_fn)s->m.keep)(on);
+    s->keeping = on && s->m.keep;
 }
 
 /* Run until the end, a failure, a step to look at (KB_SIM_LOOK: call kb_sim_commit to keep
