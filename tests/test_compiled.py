@@ -176,3 +176,66 @@ def test_c_ensemble_refuses_what_it_cannot_run():
     with pytest.raises(kb.ModelError, match="point 1 of the batch of constants"):
         kb.simulate_ensemble(sys_.numeric(consts, backend="c"), init, {"m1": [0.5, -1.0]},
                              backend="c")
+
+
+# ------------------------------------------------------------------ the stiff method
+
+def _stiff_pair():
+    """Two carts on a rail: the first on a soft spring (k1) to the wall, the second tied to
+    it by a stiff spring-damper (k2, c2): eigenvalues near -c2/m2 (fast) and slow ones."""
+    import sympy as sm
+    import sympy.physics.mechanics as me
+
+    x1, x2, v1, v2 = me.dynamicsymbols("x1 x2 v1 v2")
+    m1, m2, k1, k2, c2, g = sm.symbols("m1 m2 k1 k2 c2 g", positive=True)
+    N = me.ReferenceFrame("N")
+    O = me.Point("O")
+    O.set_vel(N, 0)
+    P1 = O.locatenew("P1", x1 * N.x)
+    P1.set_vel(N, v1 * N.x)
+    P2 = O.locatenew("P2", x2 * N.x)
+    P2.set_vel(N, v2 * N.x)
+    tie = k2 * (x2 - x1 - 1) + c2 * (v2 - v1)
+    loads = {"wall spring": (P1, -k1 * x1 * N.x), "tie on 1": (P1, tie * N.x),
+             "tie on 2": (P2, -tie * N.x), "push": (P2, g * N.x)}
+    sys_ = kb.KaneSystem(N, [x1, x2], [v1, v2], [x1.diff() - v1, x2.diff() - v2],
+                         [me.Particle("cart1", P1, m1), me.Particle("cart2", P2, m2)], loads,
+                         name="stiff pair")
+    return sys_.numeric({"m1": 1.0, "m2": 0.5, "k1": 4.0, "k2": 8e5, "c2": 4e4, "g": 1.0})
+
+
+@pytest.mark.parametrize("form", ["velocity", "momentum"])
+def test_rodas4_on_a_stiff_system(form):
+    """RODAS4 (rodas.c) against DOP853 at tight tolerance on a stiff spring-damper: the same
+    motion to its tolerance, the energy balance closed, in far fewer evaluations."""
+    num = _stiff_pair()
+    x0 = {"x1": 0.2, "x2": 1.3, "v1": 0.0, "v2": 0.0}
+    te = np.linspace(0.0, 5.0, 51)
+    stiff = kb.simulate(num, (0.0, 5.0), x0, t_eval=te, method="RODAS4", form=form,
+                        rtol=1e-8, atol=1e-10)
+    ref = kb.simulate(num, (0.0, 5.0), x0, t_eval=te, method="DOP853", form=form,
+                      rtol=1e-12, atol=1e-14)
+    assert stiff.metadata["integrator"] == "compiled" and stiff.method == "RODAS4"
+    np.testing.assert_allclose(stiff.x, ref.x, rtol=0, atol=2e-6)
+    assert stiff.energy_audit().rel_residual < 1e-6
+    assert stiff.nfev * 5 < ref.nfev
+
+
+def test_rodas4_on_embedded_constraints_and_a_closed_loop():
+    for stem in ("rolling_disk", "four_bar"):
+        model, x0 = _case(stem)
+        te = np.linspace(0.0, 0.5, 11)
+        a = kb.simulate(model, (0.0, 0.5), x0, t_eval=te, method="RODAS4", rtol=1e-9,
+                        atol=1e-11)
+        b = kb.simulate(model, (0.0, 0.5), x0, t_eval=te, rtol=1e-11, atol=1e-13)
+        np.testing.assert_allclose(a.x, b.x, rtol=0, atol=1e-6)
+        assert a.energy_audit().rel_residual < 1e-7
+
+
+def test_rodas4_needs_the_compiled_core():
+    num = _stiff_pair()
+    x0 = {"x1": 0.2, "x2": 1.3, "v1": 0.0, "v2": 0.0}
+    with pytest.raises(kb.ModelError, match="RODAS4.*compiled core.*events"):
+        kb.simulate(num, (0.0, 1.0), x0, method="RODAS4", events=[lambda t, x: x[0] - 5])
+    with pytest.raises(kb.ModelError, match="method must be one of .*RODAS4"):
+        kb.simulate(num, (0.0, 1.0), x0, method="RODAS5")

@@ -31,14 +31,14 @@ from .monitor import PROJECT_TOL
 __all__ = ["CompiledRun", "core_library", "compiled_reason", "COMPILED_METHODS"]
 
 #: SciPy's names of the methods the core implements (KB_RK45, KB_DOP853 in rk.c)
-COMPILED_METHODS = {"RK45": 0, "DOP853": 1}
+COMPILED_METHODS = {"RK45": 0, "DOP853": 1, "RODAS4": 2}
 #: accepted steps between the core's returns to Python (progress bar, Ctrl-C)
 TICK = 256
 #: the pivot ratio of B_d below which a step goes to the constraint watch
 GATE = 0.05
 
 _HERE = Path(__file__).parent
-_SOURCE = (_HERE / "rk.c").read_text() + (_HERE / "rk_sim.c").read_text()
+_SOURCE = "".join((_HERE / f).read_text() for f in ("rk.c", "rodas.c", "rk_sim.c"))
 _LIB: ctypes.CDLL | None = None
 
 

@@ -14,6 +14,8 @@ from ..errors import KanebondError, ModelError, SingularMassMatrixError
 from ..numeric.model import NumericModel
 
 _METHODS = ("RK23", "RK45", "DOP853", "Radau", "BDF", "LSODA")  # scipy.integrate's OdeSolvers
+#: methods only kanebond's compiled core has (kanebond.simulate.compiled)
+COMPILED_ONLY = ("RODAS4",)
 IMPLICIT_METHODS = ("Radau", "BDF")  # given vectorized=True: a batched finite-difference Jacobian
 _FORMS = ("momentum", "velocity")
 
@@ -42,12 +44,13 @@ def run_arguments(form: str, t_span: Any, t_eval: Any, method: Any, rtol: Any = 
         raise ModelError(f"t_span must be two different finite times, got {t_span!r}.")
     direction = 1.0 if tf > t0 else -1.0
     if isinstance(method, str):
-        if method not in _METHODS:
+        if method not in _METHODS + COMPILED_ONLY:
             raise ModelError(
-                f"method must be one of {', '.join(_METHODS)} or an OdeSolver subclass, got "
-                f"{method!r}."
+                f"method must be one of {', '.join(_METHODS + COMPILED_ONLY)} or an OdeSolver "
+                f"subclass, got {method!r}."
             )
-        solver_cls, method_name = getattr(integrate, method), method
+        solver_cls = getattr(integrate, method) if method in _METHODS else None
+        method_name = method
     elif isinstance(method, type) and issubclass(method, integrate.OdeSolver):
         solver_cls, method_name = method, method.__name__
     else:
@@ -69,7 +72,7 @@ def run_arguments(form: str, t_span: Any, t_eval: Any, method: Any, rtol: Any = 
             t_eval = t_eval[::-1]
     return t0, tf, direction, t_eval, solver_cls, method_name
 
-__all__ = ["Rhs", "StageWork", "derived_outputs", "derived_all_speeds",
+__all__ = ["Rhs", "StageWork", "derived_outputs", "derived_all_speeds", "COMPILED_ONLY",
            "extra_outputs", "progress_bar", "state_text", "IMPLICIT_METHODS", "run_arguments"]
 
 

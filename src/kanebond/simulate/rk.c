@@ -52,7 +52,7 @@ static int kb_dense_solve(int n, double *A, double *b, double tiny) {
 typedef int (*kb_rk_fun)(void *ctx, double t, const double *y, double *dy, double *side,
                          int row);
 
-enum { KB_RK45 = 0, KB_DOP853 = 1 };
+enum { KB_RK45 = 0, KB_DOP853 = 1, KB_RODAS4 = 2 };
 
 static const double KB_DP5_A[30] = {
     0.0, 0.0, 0.0, 0.0, 0.0, 0.2, 0.0, 0.0, 0.0, 0.0, 0.075, 0.225, 0.0, 0.0, 0.0,
@@ -148,6 +148,9 @@ typedef struct KbRk {
     double t, t_old, t_bound, direction, h_abs, h_prev, rtol, max_step;
     const double *atol;     /* atol[0], or n entries when atol_n == n */
     int atol_n, have_f, dense_ready;
+    int nerr;               /* the states the error norm measures (the first nerr; default n) */
+    double *J, *G;          /* RODAS4: the Jacobian and the LU of 1/(h gamma) - J (n x n) */
+    int *piv;
     long nfev;
     double *y, *y_old, *K, *Y, *side, *tmp, *F; /* K, Y: KB_RK_ROWS x n; side: rows x nside;
                                                    F: the dense output's 7 x n */
@@ -188,13 +191,17 @@ static int kb_rk_alloc(KbRk *r, int n, int nside) {
 static void kb_rk_free(KbRk *r) {
     free(r->y);
     free(r->side);
-    r->y = r->side = 0;
+    free(r->J);
+    free(r->piv);
+    r->y = r->side = r->J = r->G = 0;
+    r->piv = 0;
 }
 
 static void kb_rk_method(KbRk *r, int method) {
     r->method = method;
-    r->ns = method == KB_DOP853 ? 12 : 6;
+    r->ns = method == KB_DOP853 ? 12 : 6; /* RODAS4: 6 stages too; row 6 is f(t + h, y_new) */
     r->nk = r->ns + 1;
+    if (!r->nerr) r->nerr = r->n;
 }
 
 static double kb_rk_atol(const KbRk *r, int i) { return r->atol[r->atol_n == r->n ? i : 0]; }
@@ -237,10 +244,11 @@ static int kb_rk_start(KbRk *r) {
     r->pcode = 0;
     if (r->h_abs > 0.0) return 0;
     const double span = fabs(r->t_bound - r->t);
-    const int order = r->method == KB_DOP853 ? 7 : 4;
+    const int order = r->method == KB_DOP853 ? 7 : (r->method == KB_RODAS4 ? 3 : 4);
+    const int ne = r->nerr;
     if (n == 0) { r->h_abs = INFINITY; return 0; }
     for (int i = 0; i < n; i++) sc[i] = kb_rk_atol(r, i) + fabs(r->y[i]) * r->rtol;
-    const double d0 = kb_rk_rms(r->y, sc, n), d1 = kb_rk_rms(f0, sc, n);
+    const double d0 = kb_rk_rms(r->y, sc, ne), d1 = kb_rk_rms(f0, sc, ne);
     double h0 = (d0 < 1e-5 || d1 < 1e-5) ? 1e-6 : 0.01 * d0 / d1;
     h0 = h0 < span ? h0 : span;
     for (int i = 0; i < n; i++) y1[i] = r->y[i] + h0 * r->direction * f0[i];
@@ -250,7 +258,7 @@ static int kb_rk_start(KbRk *r) {
         return 0;
     }
     for (int i = 0; i < n; i++) y1[i] = f1[i] - f0[i];
-    const double d2 = kb_rk_rms(y1, sc, n) / h0;
+    const double d2 = kb_rk_rms(y1, sc, ne) / h0;
     const double dm = d1 > d2 ? d1 : d2;
     const double h1 = (d1 <= 1e-15 && d2 <= 1e-15) ? (1e-6 > h0 * 1e-3 ? 1e-6 : h0 * 1e-3)
                                                   : pow(0.01 / dm, 1.0 / (order + 1));

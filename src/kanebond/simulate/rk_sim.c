@@ -54,7 +54,8 @@ typedef struct {
     int n, nl, store_side, width, pending, watch_all, with_T;
     int keeping; /* the runtime keeps the powers and T* of each evaluation (kb_sim_energy_on) */
     unsigned pk_have;
-    double *W, *Wn, *PK, *TK, *eload, *work, *dy, *yd, *gw;
+    double *W, *Wn, *PK, *TK, *eload, *work, *dy, *yd, *gw, *yfull, *sd; /* sd: the side row
+                                                   of an output point */
     const double *t_eval;
     long n_eval, i_eval;
     double *out;
@@ -90,8 +91,12 @@ static int kb_sim_f(void *ctx, double t, const double *y, double *dy, double *si
     }
     if (m->last && s->keeping && !code) {
         const int k = row >= 0 ? row : KB_RK_ROWS;
-        ((kb_last_fn)m->last)(s->PK + (size_t)k * (s->nl > 0 ? s->nl : 1), s->TK + k);
+        double *P = s->PK + (size_t)k * (s->nl > 0 ? s->nl : 1);
+        ((kb_last_fn)m->last)(P, s->TK + k);
         if (row >= 0) s->pk_have |= 1u << row;
+        if (s->rk.n > s->n) memcpy(dy + s->n, P, sizeof(double) * s->nl); /* W' = P */
+    } else if (!code && s->rk.n > s->n) {
+        code = 1; /* the stiff method needs the runtime's powers */
     }
     return code;
 }
@@ -163,11 +168,17 @@ static int kb_sim_row(KbSim *s, double t, const double *y, const double *side,
    non-zero where an evaluation failed */
 static int kb_sim_dense_at(KbSim *s, double t, double *y, double *W, double *side) {
     KbRk *r = &s->rk;
-    if (kb_rk_dense_prepare(r)) return 1;
-    kb_rk_dense_of(r, r->K, r->n, r->n, r->y_old, r->y, t, y);
-    if (W && s->nl) {
-        if (kb_sim_powers(s, 1)) return 1;
-        kb_rk_dense_of(r, s->PK, s->nl, s->nl, s->W, s->Wn, t, W);
+    if (r->method == KB_RODAS4) { /* the loads' work is a state of the stiff method */
+        kb_ros_dense(r, r->K, r->n, r->n, r->y_old, r->y, t, s->yfull);
+        memcpy(y, s->yfull, sizeof(double) * s->n);
+        if (W && s->nl) memcpy(W, s->yfull + s->n, sizeof(double) * s->nl);
+    } else {
+        if (kb_rk_dense_prepare(r)) return 1;
+        kb_rk_dense_of(r, r->K, r->n, r->n, r->y_old, r->y, t, y);
+        if (W && s->nl) {
+            if (kb_sim_powers(s, 1)) return 1;
+            kb_rk_dense_of(r, s->PK, s->nl, s->nl, s->W, s->Wn, t, W);
+        }
     }
     if (side && s->store_side) {
         const double rm = s->rmin;
@@ -216,11 +227,15 @@ KB_API KbSim *kb_sim_new(const KbModelC *m, int n, double t0, double tf, const d
     s->m = *m;
     s->n = n;
     s->nl = m->pkind ? m->nl : 0;
-    if (kb_rk_alloc(&s->rk, n, m->nside)) { free(s); return 0; }
+    const int stiff = m->method == KB_RODAS4, nst = n + (stiff ? s->nl : 0);
+    if (kb_rk_alloc(&s->rk, nst, m->nside)) { free(s); return 0; }
+    s->rk.nerr = n; /* the stiff method's extra states, the loads' work, are not measured */
+    if (stiff && kb_ros_alloc(&s->rk)) { kb_rk_free(&s->rk); free(s); return 0; }
     const int nl1 = s->nl > 0 ? s->nl : 1, ns1 = m->nside > 0 ? m->nside : 1;
     const size_t big = (size_t)3 * nl1 + (size_t)(KB_RK_ROWS + 1) * (nl1 + 1)
                        + (size_t)ns1 * nl1
-                       + (size_t)(m->nwork > 0 ? m->nwork : 1) + 2 * (size_t)(n + ns1)
+                       + (size_t)(m->nwork > 0 ? m->nwork : 1) + 3 * (size_t)(n + nl1 + ns1)
+                       + (size_t)ns1
                        + (size_t)stall + 1;
     s->W = (double *)calloc(big, sizeof(double));
     if (!s->W) { kb_rk_free(&s->rk); free(s); return 0; }
@@ -230,8 +245,10 @@ KB_API KbSim *kb_sim_new(const KbModelC *m, int n, double t0, double tf, const d
     s->eload = s->TK + KB_RK_ROWS + 1;
     s->work = s->eload + ns1 * nl1;
     s->dy = s->work + (m->nwork > 0 ? m->nwork : 1);
-    s->yd = s->dy + n + ns1;
-    s->recent = s->yd + n + ns1;
+    s->yd = s->dy + n + nl1 + ns1;
+    s->yfull = s->yd + n + nl1 + ns1;
+    s->sd = s->yfull + n + nl1 + ns1;
+    s->recent = s->sd + ns1;
     if (s->nl) memcpy(s->W, W0, sizeof(double) * s->nl);
     if (m->cfg) {
         s->gw = (double *)calloc((size_t)m->ncfg * (m->ncfg + 1) + 1, sizeof(double));
@@ -250,6 +267,7 @@ KB_API KbSim *kb_sim_new(const KbModelC *m, int n, double t0, double tf, const d
     r->max_step = max_step;
     r->h_abs = first_step > 0 ? first_step : 0.0;
     memcpy(r->y, y0, sizeof(double) * n);
+    if (stiff && s->nl) memcpy(r->y + n, W0, sizeof(double) * s->nl);
     s->tf = tf;
     s->store_side = store_side && m->nside > 0;
     s->width = 1 + n + (s->store_side ? m->nside : 0) + s->nl;
@@ -318,8 +336,8 @@ static int kb_sim_keep(KbSim *s) {
             if (!Wb) Wb = (double *)malloc(sizeof(double) * s->nl);
             if (!Wb) return KB_SIM_MEMORY;
             s->TK[KB_RK_ROWS] = NAN;
-            int bad = kb_sim_dense_at(s, te, s->yd, Wb, s->dy + s->n);
-            if (!bad) bad = kb_sim_row(s, te, s->yd, s->dy + s->n, Wb, s->TK[KB_RK_ROWS]) ? 2 : 0;
+            int bad = kb_sim_dense_at(s, te, s->yd, Wb, s->sd);
+            if (!bad) bad = kb_sim_row(s, te, s->yd, s->sd, Wb, s->TK[KB_RK_ROWS]) ? 2 : 0;
             if (Wb != Wd) free(Wb);
             (void)W;
             if (bad) return bad == 2 ? KB_SIM_MEMORY : KB_SIM_EVAL;
@@ -371,12 +389,19 @@ static int kb_sim_loop(KbSim *s, long tick) {
         if (r->direction * (r->t - r->t_bound) >= 0) return KB_SIM_DONE;
         if (r->n == 0) { r->t_old = r->t; r->t = r->t_bound; }
         s->pk_have &= 1u;
-        if (kb_rk_step(r)) return KB_SIM_SMALL;
-        /* the accepted attempt evaluated every stage again: its rows are the ones kept */
-        s->pk_have = m_last(s) ? (2u << r->ns) - 1u : 1u;
+        if (r->method == KB_RODAS4) {
+            if (kb_ros_step(r)) return KB_SIM_SMALL;
+            s->pk_have = m_last(s) ? 1u | (1u << r->ns) : 1u;
+            if (s->nl) memcpy(s->Wn, r->y + s->n, sizeof(double) * s->nl);
+        } else if (kb_rk_step(r)) {
+            return KB_SIM_SMALL;
+        } else {
+            /* the accepted attempt evaluated every stage again: its rows are the ones kept */
+            s->pk_have = m_last(s) ? (2u << r->ns) - 1u : 1u;
+        }
         for (int i = 0; i < s->n; i++)
             if (!isfinite(r->y[i])) return KB_SIM_NONFINITE;
-        if (s->nl) {
+        if (s->nl && r->method != KB_RODAS4) {
             const double *B = r->method == KB_DOP853 ? KB_DOP_B : KB_DP5_B;
             if (kb_sim_powers(s, 0)) return KB_SIM_EVAL;
             for (int l = 0; l < s->nl; l++) {

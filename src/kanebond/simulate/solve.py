@@ -69,7 +69,7 @@ from ..numeric.model import NumericModel
 from .compiled import CompiledRun, compiled_reason
 from .driver import STALL_STEPS_TO_GO, Run
 from .events import Event
-from .integration import run_arguments
+from .integration import COMPILED_ONLY, run_arguments
 from .trajectory import EnergyAudit, Trajectory
 
 __all__ = ["simulate", "Trajectory", "Event", "EnergyAudit", "STALL_STEPS_TO_GO"]
@@ -228,6 +228,10 @@ def simulate(
     if not why:
         entry, why = compiled_entry(num, form == "momentum")
         run_cls = CompiledRun if entry is not None else Run
+    if run_cls is Run and method_name in COMPILED_ONLY:
+        raise ModelError(f"method {method_name!r} runs only in kanebond's compiled core, which "
+                         f"cannot run this simulation: {why}. Use SciPy's 'Radau' or 'BDF' "
+                         f"for a stiff system there.")
     opts["metadata"] = {"integrator": "compiled" if run_cls is CompiledRun else
                         f"scipy ({why})", **(metadata or {})}
     return run_cls(num, form, (t0, tf, direction, t_eval), (solver_cls, method_name), initial,
