@@ -176,6 +176,8 @@ class CompiledRun(Run):
     """:class:`Run` with the steps taken in compiled code (see the module's text)."""
 
     def start(self, t_start: float, z_start: np.ndarray):
+        old = getattr(self, "solver", None)
+        self.steps_done = getattr(self, "steps_done", 0) + (int(old.info()[7]) if old else 0)
         self.projecting = bool(self.watch is not None and self.watch.config)
         sim = _Sim(self, t_start, z_start)
         self.gate = GATE
@@ -204,6 +206,7 @@ class CompiledRun(Run):
         self._store_rows(sim.rows())
         info = sim.info()
         self.stats.update(nfev=self.nfev_done + int(info[3]))
+        self.meta["steps"] = self.steps_done + int(info[7])
         y, W, _ = sim.state()
         t_new = float(info[0])
         if code == 1:

@@ -1,0 +1,86 @@
+"""What a compiled ``kb.simulate`` step costs above its right-hand-side evaluations (issue 31's
+target: at most the cost of 2 evaluations per accepted step, on the Whipple bicycle and the 3D
+chain with n = 10).
+
+For each model: *rhs*, the cost of one evaluation of the compiled right-hand side inside C (a
+batch of 20,000 states through ``num.rhs``, per state: no Python per call); *loop*, a run of
+the integration core alone (``kb.simulate`` to ``--t-end`` with DOP853 at rtol 1e-8 and 201
+output times, its wall time less the same run's set-up and trajectory building, measured as a
+run to 1e-9 of the span); *per step*, (loop − nfev × rhs) / steps in units of rhs: the
+stepping, error control, dense output, stage work, output rows and watch. And ``kb.simulate``
+end to end.
+
+Usage::
+
+    .venv/bin/python benchmarks/step_overhead.py
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+import _env
+import numpy as np
+
+import kanebond as kb
+from kanebond import runspec
+from kanebond.models import chain_3d
+from kanebond.models.chain import chain_3d_parameters
+
+
+def _best(fn, repeats: int = 5) -> float:
+    best = np.inf
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def _case(name: str):
+    if name == "whipple_bicycle":
+        case = runspec.prepare("whipple_bicycle")
+        num = case.system.numeric(case.constants)
+        return num, num.consistent_initial(case.x0), 2.0
+    num = chain_3d(10).numeric(chain_3d_parameters(10))
+    x0 = np.concatenate([np.full(num.R, 0.3), np.zeros(num.S)])  # hanging at 0.3 rad, at rest
+    return num, x0, 2.0
+
+
+def main() -> int:
+    for line in _env.machine(_env.kanebond_versions()):
+        print(line)
+    print(_env.git_state())
+    print("\n| model | path | rhs in C (µs) | steps | evaluations | loop (ms) | above the "
+          "evaluations, per step (rhs) | kb.simulate (ms) |")
+    print("|---|---|---|---|---|---|---|---|")
+    worst = 0.0
+    for name in ("whipple_bicycle", "chain_3d_10"):
+        num, x0, t_end = _case(name)
+        rng = np.random.default_rng(0)
+        X = np.repeat(np.asarray(x0, dtype=float)[None, :], 20000, axis=0)
+        X[:, num.R:] += 1e-3 * rng.standard_normal((20000, num.S))
+        num.rhs(0.0, X[:10])
+        t_rhs = _best(lambda X=X: num.rhs(0.0, X), 3) / len(X)
+        te = np.linspace(0.0, t_end, 201)
+
+        def run(span, num=num, x0=x0, te=te):
+            return kb.simulate(num, (0.0, span), x0, t_eval=te * span / t_end, rtol=1e-8,
+                               atol=1e-10, form="velocity", progress=False)
+
+        tr = run(t_end)
+        total = _best(lambda: run(t_end))
+        fixed = _best(lambda: run(1e-9 * t_end))
+        steps = int(tr.metadata.get("steps", 0)) or max(1, (tr.nfev - 1) // 12)
+        loop = total - fixed
+        per_step = (loop - tr.nfev * t_rhs) / steps / t_rhs
+        worst = max(worst, per_step)
+        print(f"| {name} | {num.path} | {t_rhs * 1e6:.2f} | {steps} | {tr.nfev} | "
+              f"{loop * 1e3:.2f} | {per_step:.2f} | {total * 1e3:.2f} |")
+    print(f"\nlargest cost above the evaluations: {worst:.2f} evaluations per step (target ≤ 2)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
