@@ -43,7 +43,11 @@ def _case(name: str):
         case = runspec.prepare("whipple_bicycle")
         num = case.system.numeric(case.constants)
         return num, num.consistent_initial(case.x0), 2.0
-    num = chain_3d(10).numeric(chain_3d_parameters(10))
+    import warnings
+
+    with warnings.catch_warnings():  # (the parameter set names an unused offset a1)
+        warnings.simplefilter("ignore", kb.KanebondWarning)
+        num = chain_3d(10).numeric(chain_3d_parameters(10))
     x0 = np.concatenate([np.full(num.R, 0.3), np.zeros(num.S)])  # hanging at 0.3 rad, at rest
     return num, x0, 2.0
 
