@@ -10,12 +10,19 @@ as the per-body one (:func:`kanebond.numeric.cbackend.load_library`).
 from __future__ import annotations
 
 import ctypes
-import hashlib
 from pathlib import Path
 
 import numpy as np
 
-from .cbackend import LU_RUNTIME, announce, build_library, cache_dir, kernel_flags, load_library
+from .cbackend import (
+    LU_RUNTIME,
+    announce,
+    build_library,
+    cache_dir,
+    kernel_flags,
+    library_key,
+    load_library,
+)
 from .cemit import emit_c, emit_c_units
 from .tree import TreeProgram
 
@@ -67,8 +74,7 @@ class TreeBackend:
         ops = len(tp.g.needed(tp.outputs))
         self.ops = ops
         flags = kernel_flags(ops)
-        key = hashlib.sha256(("".join(kernels) + runtime + " ".join(flags)).encode()
-                             ).hexdigest()[:24]
+        key = library_key("".join(kernels) + runtime + " ".join(flags))
         self.path = cache_dir() / f"kbtree_{key}.so"
 
         def build(p: Path) -> None:

@@ -11,13 +11,12 @@ per evaluation.
 from __future__ import annotations
 
 import ctypes
-import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from .cbackend import CBackend, build_library, cache_dir, load_library
+from .cbackend import CBackend, build_library, cache_dir, library_key, load_library
 from .cexport import config_kernel
 
 __all__ = ["Entry", "compiled_entry", "configuration_kernel"]
@@ -74,8 +73,7 @@ def configuration_kernel(model: Any) -> tuple[int, int, Any, list[int]]:
     if not k:
         return 0, 0, None, []
     src = "#include <math.h>\n#include <stdlib.h>\n#include <string.h>\n" + src
-    key = hashlib.sha256(src.encode()).hexdigest()[:24]
-    lib, _ = load_library(cache_dir() / f"kbcfg_{key}.so",
+    lib, _ = load_library(cache_dir() / f"kbcfg_{library_key(src)}.so",
                           lambda p: build_library([(src, ["-O1"])], p))
     return _addr(lib.k_cfg), k, lib, dep
 

@@ -38,6 +38,7 @@ for complex-step derivatives). ``"auto"`` uses C when a compiler works.
 from __future__ import annotations
 
 import copy
+import ctypes
 import threading
 from collections.abc import Mapping
 
@@ -227,6 +228,8 @@ class NumericModel(TreePathMixin, EmbeddedMixin, PartitionMixin, ReactionMixin):
                 ptrs = (*ptrs, self._part.ctypes.data, o1.ctypes.data, u1.ctypes.data)
             else:
                 ptrs = (*ptrs, o1.ctypes.data)
+            # ctypes objects, not ints: a call then converts nothing (a tenth of a µs)
+            ptrs = (ctypes.c_int(1), *(ctypes.c_void_p(p) for p in ptrs))
             b = self._tls.b = (t1, x1, o1, u1, ptrs)
         return b
 
@@ -415,7 +418,7 @@ class NumericModel(TreePathMixin, EmbeddedMixin, PartitionMixin, ReactionMixin):
                 t1, x1, o1, _, ptrs = self._point()
             t1[0] = t
             x1[:] = x
-            code = self._kb_rhs(1, *ptrs)
+            code = self._kb_rhs(*ptrs)
             if code:
                 self._fail(code, t1, x1[None, :], o1[None, :])
             return o1.copy()

@@ -16,14 +16,19 @@ closed loop onto g(q) = 0 after each step; progress and Ctrl-C every few hundred
 from __future__ import annotations
 
 import ctypes
-import hashlib
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from ..errors import KanebondError
-from ..numeric.cbackend import build_library, cache_dir, compiler_available, load_library
+from ..numeric.cbackend import (
+    build_library,
+    cache_dir,
+    compiler_available,
+    library_key,
+    load_library,
+)
 from ..numeric.entry import compiled_entry, configuration_kernel
 from .driver import Run
 from .monitor import PROJECT_TOL
@@ -56,8 +61,7 @@ def core_library() -> ctypes.CDLL:
     global _LIB
     if _LIB is not None:
         return _LIB
-    key = hashlib.sha256(_SOURCE.encode()).hexdigest()[:24]
-    path = cache_dir() / f"kbcore_{key}.so"
+    path = cache_dir() / f"kbcore_{library_key(_SOURCE)}.so"
     lib, _ = load_library(path, lambda p: build_library([(_SOURCE, ["-O2", "-std=c99"])], p))
     vp, i, d, lg = ctypes.c_void_p, ctypes.c_int, ctypes.c_double, ctypes.c_long
     lib.kb_sim_new.argtypes = [vp, i, d, d, vp, vp, d, vp, i, d, d, lg, i, d, vp, lg, i]
