@@ -66,16 +66,16 @@ def main() -> int:
         X = np.repeat(np.asarray(x0, dtype=float)[None, :], 20000, axis=0)
         X[:, num.R:] += 1e-3 * rng.standard_normal((20000, num.S))
         num.rhs(0.0, X[:10])
-        t_rhs = _best(lambda X=X: num.rhs(0.0, X), 3) / len(X)
+        t_rhs = _best(lambda X=X, num=num: num.rhs(0.0, X), 3) / len(X)
         te = np.linspace(0.0, t_end, 201)
 
-        def run(span, num=num, x0=x0, te=te):
+        def run(span, num=num, x0=x0, te=te, t_end=t_end):
             return kb.simulate(num, (0.0, span), x0, t_eval=te * span / t_end, rtol=1e-8,
                                atol=1e-10, form="velocity", progress=False)
 
         tr = run(t_end)
-        total = _best(lambda: run(t_end))
-        fixed = _best(lambda: run(1e-9 * t_end))
+        total = _best(lambda run=run, t_end=t_end: run(t_end))
+        fixed = _best(lambda run=run, t_end=t_end: run(1e-9 * t_end))
         steps = int(tr.metadata.get("steps", 0)) or max(1, (tr.nfev - 1) // 12)
         loop = total - fixed
         per_step = (loop - tr.nfev * t_rhs) / steps / t_rhs
