@@ -96,8 +96,8 @@ def test_what_runs_in_scipy_says_why():
     model, x0 = _case("pendulum_on_cart_2")
     tr = kb.simulate(model, (0.0, 0.2), x0, method="Radau")
     assert tr.metadata["integrator"] == "scipy (method 'Radau' is SciPy's)"
-    tr = kb.simulate(model, (0.0, 0.2), x0, events=[lambda t, x: x[0] - 10.0])
-    assert "events" in tr.metadata["integrator"]
+    tr = kb.simulate(model, (0.0, 0.2), x0, first_step=1e-3)
+    assert tr.metadata["integrator"] == "scipy (solver options ['first_step'] are SciPy's)"
     assert compiled_reason("DOP853", None, {"first_step": 1e-3}) != ""
     assert compiled_reason("DOP853", None, {}) == ""
 
@@ -235,7 +235,32 @@ def test_rodas4_on_embedded_constraints_and_a_closed_loop():
 def test_rodas4_needs_the_compiled_core():
     num = _stiff_pair()
     x0 = {"x1": 0.2, "x2": 1.3, "v1": 0.0, "v2": 0.0}
-    with pytest.raises(kb.ModelError, match="RODAS4.*compiled core.*events"):
-        kb.simulate(num, (0.0, 1.0), x0, method="RODAS4", events=[lambda t, x: x[0] - 5])
+    with pytest.raises(kb.ModelError, match="RODAS4.*compiled core.*first_step"):
+        kb.simulate(num, (0.0, 1.0), x0, method="RODAS4", first_step=1e-3)
     with pytest.raises(kb.ModelError, match="method must be one of .*RODAS4"):
         kb.simulate(num, (0.0, 1.0), x0, method="RODAS5")
+
+
+@pytest.mark.parametrize("t_eval", [None, np.linspace(0.0, 3.0, 31)])
+def test_events_in_the_compiled_loop_equal_scipys(t_eval):
+    """Events (a SymPy expression and a terminal callable) located on the core's dense output:
+    the same zeros as SciPy's driver finds, and nothing stored after a terminal one."""
+    import sympy.physics.mechanics as me
+
+    model, x0 = _case("pendulum_on_cart_2")
+    q1 = me.dynamicsymbols("q1")
+    count = kb.Event(q1, name="q1 crosses 0")
+
+    def late(t, x):
+        return t - 2.5
+    late.terminal = True
+
+    runs = [kb.simulate(model, (0.0, 3.0), x0, events=[count, late], t_eval=t_eval,
+                        method=m, rtol=1e-10, atol=1e-12)
+            for m in ("DOP853", integrate.DOP853)]
+    ours, ref = runs
+    assert ours.metadata["integrator"] == "compiled" and ours.status == ref.status == 1
+    np.testing.assert_allclose(ours.t_events[0], ref.t_events[0], atol=1e-9)
+    assert len(ours.t_events[0]) >= 2 and ours.t_events[1] == pytest.approx([2.5], abs=1e-12)
+    assert ours.t[-1] <= 2.5 + 1e-12 and ours.t[-1] == pytest.approx(ref.t[-1], abs=1e-9)
+    np.testing.assert_allclose(ours.x[-1], ref.x[-1], atol=1e-8)

@@ -82,7 +82,7 @@ def core_library() -> ctypes.CDLL:
     return lib
 
 
-def compiled_reason(method: Any, events: Any, options: dict) -> str:
+def compiled_reason(method: Any, events: Any, options: dict) -> str:  # noqa: ARG001
     """Why a run cannot go through the core ("" when it can): a method named by a string the
     core implements; an ``OdeSolver`` class always runs SciPy's own code (for comparison)."""
     if not isinstance(method, str):
@@ -90,8 +90,6 @@ def compiled_reason(method: Any, events: Any, options: dict) -> str:
     method_name = method
     if method_name not in COMPILED_METHODS:
         return f"method {method_name!r} is SciPy's"
-    if events:
-        return "events are located by SciPy's driver for now"
     if options:
         return f"solver options {sorted(options)} are SciPy's"
     if not compiler_available():
@@ -165,6 +163,13 @@ class _Sim:
         self.lib.kb_sim_state(self.h, y.ctypes.data, W.ctypes.data, py.ctypes.data)
         return y, W[: self.nl], py
 
+    def full(self, t: float) -> tuple[np.ndarray, np.ndarray]:
+        """(y, W) on the last step's dense output at t."""
+        y, W = np.zeros(self.n), np.zeros(max(self.nl, 1))
+        if self.lib.kb_sim_dense(self.h, t, y.ctypes.data, W.ctypes.data):
+            y[:] = np.nan
+        return y, W[: self.nl]
+
     def __call__(self, t):
         """The dense output of the last step (SciPy's convention: (n,) or (n, k))."""
         ts = np.atleast_1d(np.asarray(t, dtype=float))
@@ -226,8 +231,9 @@ class CompiledRun(Run):
             self.status = 0
 
     def lib_watch(self, sim: _Sim) -> None:
+        every_step = (self.projecting and not sim.cfg_lib) or bool(self.ev_fns)
         sim.lib.kb_sim_watch(sim.h, self.gate if self.watch is not None else 0.0,
-                             int(self.projecting and not sim.cfg_lib))
+                             int(every_step))
 
     def _look(self, sim: _Sim, info: np.ndarray, y: np.ndarray, W: np.ndarray) -> None:
         """A step held back for Python: the constraint watch where the pivot ratio dipped,
@@ -254,10 +260,20 @@ class CompiledRun(Run):
                 self.gate = min(self.gate, 0.5 * rmin)
         elif self.watch is not None:
             self.watch.forget_step()
+        t_stop = z_stop = None
+        if self.ev_fns:  # located on the step's dense output, as the SciPy driver does
+            _, t_ev, z_ev = self._events(sim, t_old, t_new, z)
+            if self.status == 1:
+                t_stop, z_stop = t_ev, np.asarray(z_ev)
+        n_chunks = len(self.ts)
         code = sim.lib.kb_sim_commit(sim.h)
         self._store_rows(sim.rows())
         if code < 0:
             self._failed(sim, code, sim.info())
+        if t_stop is not None:  # a terminal event: nothing after it is kept
+            self._truncate(n_chunks, t_stop, z_stop)
+            self.last["t"], self.last["z"] = t_stop, z_stop
+            return
         finished = self.direction * (t_new - self.tf) >= 0
         self.last["t"], self.last["z"] = t_new, z
         if self.bar is not None:
@@ -273,6 +289,19 @@ class CompiledRun(Run):
             if zp is not None:
                 sim.lib.kb_sim_restate(sim.h, np.ascontiguousarray(zp[:n]).ctypes.data)
                 self.last["z"] = np.array(zp)
+
+    def _truncate(self, first: int, t_stop: float, z_stop: np.ndarray) -> None:
+        """The rows stored since chunk ``first`` that lie beyond a terminal event at t_stop
+        removed; without output times, the event's state stored as the last row."""
+        for k in range(first, len(self.ts)):
+            keep = self.direction * (self.ts[k] - t_stop) <= 0
+            self.ts[k], self.zs[k] = self.ts[k][keep], self.zs[k][keep]
+        if self.t_eval is None:
+            self.store(np.array([t_stop]), z_stop[None, :])
+
+    def state_at(self, sol: _Sim, tt: np.ndarray) -> np.ndarray:
+        """z = [y, W] at times tt inside the last step, from the core's dense output."""
+        return np.stack([np.concatenate(sol.full(float(t))) for t in np.atleast_1d(tt)])
 
     def _failed(self, sim: _Sim, code: int, info: np.ndarray) -> None:
         """The core stopped: a SimulationError with the driver's words for the same failure."""

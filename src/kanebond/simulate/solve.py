@@ -131,13 +131,14 @@ def simulate(
     method:
         ``"DOP853"`` (default) or ``"RK45"``: integrated in compiled code by kanebond's core
         (:mod:`kanebond.simulate.compiled`: SciPy's methods, step control and dense output, in
-        C, with the model's compiled right-hand side) wherever the model is compiled C with
-        numeric constants and the run has no events; otherwise, and for ``"RK23"``,
-        ``"Radau"``, ``"BDF"``, ``"LSODA"``, by SciPy's solver of that name. An ``OdeSolver``
-        subclass (``scipy.integrate.DOP853``, ...) always runs SciPy's own code, for
-        comparison. ``metadata["integrator"]`` says which ran ("compiled", or "scipy (why)").
-        Other keyword ``options`` (``first_step``, ``jac``, ...) are passed to SciPy's
-        solver.
+        C, with the model's compiled right-hand side; events are evaluated after each step)
+        wherever the model is compiled C with numeric constants; otherwise, and for ``"RK23"``,
+        ``"Radau"``, ``"BDF"``, ``"LSODA"``, by SciPy's solver of that name. ``"RODAS4"``:
+        kanebond's stiff method (L-stable Rosenbrock 4(3), compiled models only). An
+        ``OdeSolver`` subclass (``scipy.integrate.DOP853``, ...) always runs SciPy's own
+        code, for comparison. ``metadata["integrator"]`` says which ran ("compiled", or
+        "scipy (why)"). Other keyword ``options`` (``first_step``, ``jac``, ...) are passed to
+        SciPy's solver.
     events:
         An :class:`Event`, a SymPy expression, a callable g(t, x) (with optional attributes
         ``terminal`` and ``direction``, as in ``solve_ivp``; x = [q, f] whatever the form), or a
