@@ -98,8 +98,8 @@ def test_what_runs_in_scipy_says_why():
     assert tr.metadata["integrator"] == "scipy (method 'Radau' is SciPy's)"
     tr = kb.simulate(model, (0.0, 0.2), x0, first_step=1e-3)
     assert tr.metadata["integrator"] == "scipy (solver options ['first_step'] are SciPy's)"
-    assert compiled_reason("DOP853", None, {"first_step": 1e-3}) != ""
-    assert compiled_reason("DOP853", None, {}) == ""
+    assert compiled_reason("DOP853", {"first_step": 1e-3}) != ""
+    assert compiled_reason("DOP853", {}) == ""
 
 
 def test_max_nfev_and_the_trajectory_so_far():

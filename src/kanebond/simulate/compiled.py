@@ -82,7 +82,7 @@ def core_library() -> ctypes.CDLL:
     return lib
 
 
-def compiled_reason(method: Any, events: Any, options: dict) -> str:  # noqa: ARG001
+def compiled_reason(method: Any, options: dict) -> str:
     """Why a run cannot go through the core ("" when it can): a method named by a string the
     core implements; an ``OdeSolver`` class always runs SciPy's own code (for comparison)."""
     if not isinstance(method, str):

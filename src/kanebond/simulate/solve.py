@@ -224,7 +224,7 @@ def simulate(
     opts = dict(wall0=wall0, events=events, audit=audit, rtol=rtol, atol=atol,
                 max_step=max_step, max_nfev=max_nfev, stall_steps=stall_steps,
                 progress=progress, metadata=metadata, options=options)
-    why = compiled_reason(method, events, options)
+    why = compiled_reason(method, options)
     run_cls = Run
     if not why:
         entry, why = compiled_entry(num, form == "momentum")
