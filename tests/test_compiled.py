@@ -264,3 +264,14 @@ def test_events_in_the_compiled_loop_equal_scipys(t_eval):
     assert len(ours.t_events[0]) >= 2 and ours.t_events[1] == pytest.approx([2.5], abs=1e-12)
     assert ours.t[-1] <= 2.5 + 1e-12 and ours.t[-1] == pytest.approx(ref.t[-1], abs=1e-9)
     np.testing.assert_allclose(ours.x[-1], ref.x[-1], atol=1e-8)
+
+
+def test_a_closed_loops_configuration_kernel_is_formed_once_per_model():
+    from kanebond.numeric.entry import configuration_kernel
+
+    model, x0 = _case("four_bar")
+    first = configuration_kernel(model)
+    assert first[1] == 2 and first[0] != 0
+    assert configuration_kernel(model) is first
+    tr = kb.simulate(model, (0.0, 0.1), x0)
+    assert tr.metadata["integrator"] == "compiled" and configuration_kernel(model) is first

@@ -69,13 +69,17 @@ def configuration_kernel(model: Any) -> tuple[int, int, Any, list[int]]:
     if not (getattr(model, "has_embedding", False) and getattr(
             getattr(model.system, "embedding", None), "configuration_constraints", None)):
         return 0, 0, None, []
+    cached = model.__dict__.get("_config_kernel")
+    if cached is not None:  # (forming it differentiates g: 0.4 s for the 40-loop four-bar)
+        return cached
     src, dep, k = config_kernel(model, len(model.parameters))
     if not k:
         return 0, 0, None, []
     src = "#include <math.h>\n#include <stdlib.h>\n#include <string.h>\n" + src
     lib, _ = load_library(cache_dir() / f"kbcfg_{library_key(src)}.so",
                           lambda p: build_library([(src, ["-O1"])], p))
-    return _addr(lib.k_cfg), k, lib, dep
+    model.__dict__["_config_kernel"] = out = (_addr(lib.k_cfg), k, lib, dep)
+    return out
 
 
 def _addr(fn: Any) -> int:
