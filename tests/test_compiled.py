@@ -275,3 +275,32 @@ def test_a_closed_loops_configuration_kernel_is_formed_once_per_model():
     assert configuration_kernel(model) is first
     tr = kb.simulate(model, (0.0, 0.1), x0)
     assert tr.metadata["integrator"] == "compiled" and configuration_kernel(model) is first
+
+
+def test_a_steps_dense_output_is_kept_after_later_steps():
+    """The constraint watch looks back across the boundary with the previous step: the copy of
+    a step's dense output (_StepDense) equals the core's own while the step is held, and still
+    gives the same states after the core has moved on."""
+    import time
+
+    from kanebond.simulate.compiled import CompiledRun, _StepDense
+
+    model, x0 = _case("rolling_disk")
+    opts = dict(wall0=time.perf_counter(), events=None, audit=True, rtol=1e-8, atol=1e-10,
+                max_step=np.inf, max_nfev=None, stall_steps=1000, progress=False,
+                metadata=None, options={})
+    run = CompiledRun(model, "velocity", (0.0, 1.0, 1.0, None), (integrate.DOP853, "DOP853"),
+                      x0, opts)
+    run.first_evaluation()
+    sim, _ = run.start(0.0, run.z0)
+    sim.lib.kb_sim_watch(sim.h, 0.0, 1)
+    assert sim.lib.kb_sim_run(sim.h, 0) == 1  # the first step, held
+    t_old, t_new = float(sim.info()[1]), float(sim.info()[0])
+    tt = np.linspace(t_old, t_new, 5)
+    snap = _StepDense(sim)
+    first = snap(tt)
+    np.testing.assert_array_equal(first, sim(tt))
+    assert sim.lib.kb_sim_commit(sim.h) == 0
+    assert sim.lib.kb_sim_run(sim.h, 0) == 1  # the second step
+    np.testing.assert_array_equal(snap(tt), first)
+    assert not np.array_equal(sim(tt), first)  # the core's own dense output moved on

@@ -76,6 +76,11 @@ def core_library() -> ctypes.CDLL:
     lib.kb_sim_watch.argtypes = [vp, d, i]
     lib.kb_sim_restate.argtypes = [vp, vp]
     lib.kb_sim_free.argtypes = [vp]
+    lib.kb_sim_snap_size.argtypes = [vp]
+    lib.kb_sim_snap_size.restype = lg
+    lib.kb_sim_snapshot.argtypes = [vp, vp]
+    lib.kb_sim_snapshot.restype = i
+    lib.kb_sim_snap_eval.argtypes = [vp, d, vp]
     for fn in (lib.kb_sim_run, lib.kb_sim_commit, lib.kb_sim_dense):
         fn.restype = i
     _LIB = lib
@@ -181,6 +186,24 @@ class _Sim:
         return Y[0] if np.ndim(t) == 0 else Y.T
 
 
+class _StepDense:
+    """The dense output of one step, kept after later steps (the constraint watch looks back
+    across the boundary with the previous step): SciPy's convention, (n,) or (n, k)."""
+
+    def __init__(self, sim: _Sim) -> None:
+        self.lib, self.n = sim.lib, sim.n
+        self.buf = np.zeros(int(sim.lib.kb_sim_snap_size(sim.h)))
+        self.ok = sim.lib.kb_sim_snapshot(sim.h, self.buf.ctypes.data) == 0
+
+    def __call__(self, t):
+        ts = np.atleast_1d(np.asarray(t, dtype=float))
+        Y = np.full((len(ts), self.n), np.nan)
+        if self.ok:
+            for k, tk in enumerate(ts):
+                self.lib.kb_sim_snap_eval(self.buf.ctypes.data, float(tk), Y[k].ctypes.data)
+        return Y[0] if np.ndim(t) == 0 else Y.T
+
+
 class CompiledRun(Run):
     """:class:`Run` with the steps taken in compiled code (see the module's text)."""
 
@@ -243,7 +266,7 @@ class CompiledRun(Run):
         z = np.concatenate([y, W])
         pending = None
         if self.watch is not None and rmin < self.gate:
-            verdict, what = self.watch.inspect(sim, t_old, t_new, y, n)
+            verdict, what = self.watch.inspect(_StepDense(sim), t_old, t_new, y, n)
             if verdict == "singular":
                 ts_, m_ = what
                 self.fail(self.watch.message(ts_, m_, self.safe_x(np.asarray(sim(ts_)), ts_),

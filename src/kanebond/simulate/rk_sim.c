@@ -310,6 +310,45 @@ KB_API int kb_sim_dense(KbSim *s, double t, double *y, double *W) {
     return bad ? KB_SIM_EVAL : 0;
 }
 
+/* A copy of the last step's dense output, to be evaluated after later steps
+   (kb_sim_snap_eval): [method, n, t_old, h, n_out, y_old (n), y (n), K (KB_RK_ROWS x n)];
+   kb_sim_snap_size doubles. 0, or KB_SIM_EVAL where DOP853's extra stages fail. */
+KB_API long kb_sim_snap_size(const KbSim *s) {
+    return 5 + (long)(KB_RK_ROWS + 2) * s->rk.n;
+}
+
+KB_API int kb_sim_snapshot(KbSim *s, double *buf) {
+    KbRk *r = &s->rk;
+    const int n = r->n;
+    kb_sim_energy_on(s, 1);
+    const int bad = r->method == KB_RODAS4 ? 0 : kb_rk_dense_prepare(r);
+    kb_sim_energy_on(s, 0);
+    if (bad) return KB_SIM_EVAL;
+    buf[0] = r->method; buf[1] = n; buf[2] = r->t_old; buf[3] = r->h_prev; buf[4] = s->n;
+    memcpy(buf + 5, r->y_old, sizeof(double) * n);
+    memcpy(buf + 5 + n, r->y, sizeof(double) * n);
+    memcpy(buf + 5 + 2 * n, r->K, sizeof(double) * (size_t)KB_RK_ROWS * n);
+    return 0;
+}
+
+/* the snapshot's state (its first n_out entries) at t */
+KB_API void kb_sim_snap_eval(const double *buf, double t, double *y) {
+    KbRk r;
+    memset(&r, 0, sizeof r);
+    r.method = (int)buf[0];
+    r.n = (int)buf[1];
+    r.t_old = buf[2];
+    r.h_prev = buf[3];
+    const int n = r.n, n_out = (int)buf[4];
+    const double *y0 = buf + 5, *y1 = buf + 5 + n, *K = buf + 5 + 2 * n;
+    double tmp[64], *out = n <= 64 ? tmp : (double *)malloc(sizeof(double) * n);
+    if (!out) { for (int i = 0; i < n_out; i++) y[i] = NAN; return; }
+    if (r.method == KB_RODAS4) kb_ros_dense(&r, K, n, n, y0, y1, t, out);
+    else kb_rk_dense_of(&r, K, n, n, y0, y1, t, out);
+    memcpy(y, out, sizeof(double) * n_out);
+    if (out != tmp) free(out);
+}
+
 /* the output rows written so far (at most max_rows, in order), removed from the run */
 KB_API long kb_sim_take(KbSim *s, double *dst, long max_rows) {
     long k = s->n_out < max_rows ? s->n_out : max_rows;
