@@ -304,3 +304,19 @@ def test_a_steps_dense_output_is_kept_after_later_steps():
     assert sim.lib.kb_sim_run(sim.h, 0) == 1  # the second step
     np.testing.assert_array_equal(snap(tt), first)
     assert not np.array_equal(sim(tt), first)  # the core's own dense output moved on
+
+
+@pytest.mark.parametrize("method", ["DOP853", "RODAS4"])
+def test_an_absolute_tolerance_per_state(method):
+    """atol given per state (as SciPy takes it) is read per state: one tight entry among loose
+    ones costs more evaluations than all loose; RODAS4's extra states (the loads' work) are
+    not measured."""
+    num = _stiff_pair() if method == "RODAS4" else _case("pendulum_on_cart_2")[0]
+    x0 = np.zeros(num.R + num.S)
+    x0[: num.R] = [0.2, 1.3] if method == "RODAS4" else [0.0, 0.3, -0.2]
+    loose = kb.simulate(num, (0.0, 1.0), x0, method=method, rtol=1e-12, atol=1e-3)
+    atol = np.full(num.R + num.S, 1e-3)
+    atol[-1] = 1e-11
+    mixed = kb.simulate(num, (0.0, 1.0), x0, method=method, rtol=1e-12, atol=atol)
+    assert mixed.metadata["integrator"] == "compiled"
+    assert mixed.nfev > loose.nfev

@@ -204,7 +204,11 @@ static void kb_rk_method(KbRk *r, int method) {
     if (!r->nerr) r->nerr = r->n;
 }
 
-static double kb_rk_atol(const KbRk *r, int i) { return r->atol[r->atol_n == r->n ? i : 0]; }
+/* the absolute tolerance of state i: one for all, or one per measured state (atol_n of them;
+   a stiff method's extra states are never measured) */
+static double kb_rk_atol(const KbRk *r, int i) {
+    return r->atol[r->atol_n > 1 && i < r->atol_n ? i : 0];
+}
 
 /* one evaluation into K row `row` at state Y row `row`; 0, or non-zero (dy then NaN) */
 static int kb_rk_eval(KbRk *r, double t, int row) {
