@@ -177,13 +177,14 @@ class _Sim:
 
     def __call__(self, t):
         """The dense output of the last step (SciPy's convention: (n,) or (n, k))."""
-        ts = np.atleast_1d(np.asarray(t, dtype=float))
-        Y = np.zeros((len(ts), self.n))
-        W = np.zeros(max(self.nl, 1))
-        for k, tk in enumerate(ts):
-            if self.lib.kb_sim_dense(self.h, float(tk), Y[k].ctypes.data, W.ctypes.data):
-                Y[k] = np.nan
-        return Y[0] if np.ndim(t) == 0 else Y.T
+        return _at_times(t, lambda tk: self.full(tk)[0])
+
+
+def _at_times(t, one) -> np.ndarray:
+    """``one(t_k)`` (the state at one time) at every time of ``t``, in the convention of
+    SciPy's dense output: (n,) for a single time, (n, k) for k of them."""
+    Y = np.stack([one(float(tk)) for tk in np.atleast_1d(np.asarray(t, dtype=float))])
+    return Y[0] if np.ndim(t) == 0 else Y.T
 
 
 class _StepDense:
@@ -196,12 +197,13 @@ class _StepDense:
         self.ok = sim.lib.kb_sim_snapshot(sim.h, self.buf.ctypes.data) == 0
 
     def __call__(self, t):
-        ts = np.atleast_1d(np.asarray(t, dtype=float))
-        Y = np.full((len(ts), self.n), np.nan)
+        return _at_times(t, self._one)
+
+    def _one(self, t: float) -> np.ndarray:
+        y = np.full(self.n, np.nan)
         if self.ok:
-            for k, tk in enumerate(ts):
-                self.lib.kb_sim_snap_eval(self.buf.ctypes.data, float(tk), Y[k].ctypes.data)
-        return Y[0] if np.ndim(t) == 0 else Y.T
+            self.lib.kb_sim_snap_eval(self.buf.ctypes.data, t, y.ctypes.data)
+        return y
 
 
 class CompiledRun(Run):
@@ -266,20 +268,10 @@ class CompiledRun(Run):
         z = np.concatenate([y, W])
         pending = None
         if self.watch is not None and rmin < self.gate:
-            verdict, what = self.watch.inspect(_StepDense(sim), t_old, t_new, y, n)
-            if verdict == "singular":
-                ts_, m_ = what
-                self.fail(self.watch.message(ts_, m_, self.safe_x(np.asarray(sim(ts_)), ts_),
-                                             self.names), self.last["t"], None)
-            if verdict == "redo" and self.redos.get(t_old, 0) < 3 and \
-                    self.last["z"] is not None:
-                self.redos[t_old] = self.redos.get(t_old, 0) + 1
-                self.watch.forget_step()
-                self.switch(self.last["t"], self.last["z"], what)
+            verdict, pending = self.inspect(_StepDense(sim), t_old, t_new, y)
+            if verdict == "redone":
                 return
-            if verdict == "switch":
-                pending = what
-            else:
+            if verdict != "switch":
                 self.gate = min(self.gate, 0.5 * rmin)
         elif self.watch is not None:
             self.watch.forget_step()
@@ -332,31 +324,15 @@ class CompiledRun(Run):
         t, t_old = float(info[0]), float(info[1])
         if int(info[4]) != 0:  # an evaluation failed: SciPy's driver's words for it
             self.rhs(float(info[5]), py)
-        if code in (-1, -5):
-            last, watch = self.last, self.watch
-            if watch is not None and last["z"] is not None and self.retried_at != last["t"]:
-                new = watch.better_partition(last["z"][: self.n])
-                if new is not None:
-                    self.retried_at = last["t"]
-                    self.switch(last["t"], last["z"], new)
-                    return
-            msg = "Required step size is less than spacing between numbers."
-            if self.rhs.problem is not None:
-                pt, pz, why = self.rhs.problem
-                from .integration import state_text
-
-                detail = (f"{why} at t={pt:.10g} ({state_text(self.names, self.safe_x(pz, pt))}"
-                          f"); the step size shrank to nothing approaching it ({msg})")
-            else:
-                detail = f"the solver failed ({msg})"
-            self.fail(detail, t, np.concatenate([y, W]))
         z = np.concatenate([y, W])
+        if code in (-1, -5):  # SciPy's words for a step size that fell to nothing
+            self.step_failed("Required step size is less than spacing between numbers.", t, z)
+            return
         if code == -2:
             self.fail(self.nfev_message(), t, z)
         if code == -3:
             self.fail(self.stall_message(float(info[10]), abs(t - t_old), float(info[11])), t, z)
         if code == -4:
-            self.fail(self._problem(f"the step from t={t_old:.10g} to t={t:.10g} gave a "
-                                    f"non-finite state"), self.last["t"], None)
+            self.non_finite(t_old, t)
         self.fail(f"the load powers at the stages of the step from t={t_old:.10g} to "
                   f"t={t:.10g} could not be evaluated", t_old, None)

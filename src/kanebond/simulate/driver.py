@@ -328,22 +328,52 @@ class Run:
                                     "after "), self.last["t"], None, err)
         self.stats.update(nfev=self.nfev_done + solver.nfev, njev=solver.njev, nlu=solver.nlu)
         if solver.status == "failed":
-            last, watch = self.last, self.watch
-            if watch is not None and last["z"] is not None and self.retried_at != last["t"]:
-                # trial stages ran into a singular partition: try another one once
-                new = watch.better_partition(last["z"][: self.n])
-                if new is not None:
-                    self.retried_at = last["t"]
-                    self.switch(last["t"], last["z"], new)
-                    return False
-            if self.rhs.problem is not None:
-                pt, pz, why = self.rhs.problem
-                detail = (f"{why} at t={pt:.10g} ({state_text(self.names, self.safe_x(pz, pt))}"
-                          f"); the step size shrank to nothing approaching it ({msg})")
-            else:
-                detail = f"the solver failed ({msg})"
-            self.fail(detail, solver.t, solver.y)
+            self.step_failed(msg, solver.t, solver.y)
+            return False
         return True
+
+    def step_failed(self, msg: str, t: float, z: np.ndarray) -> None:
+        """The solver could not complete a step (``msg`` its words): where its trial stages
+        ran into a singular partition, the run goes on once from the last accepted step with
+        a better one; otherwise a SimulationError saying where the right-hand side failed."""
+        last, watch = self.last, self.watch
+        if watch is not None and last["z"] is not None and self.retried_at != last["t"]:
+            new = watch.better_partition(last["z"][: self.n])
+            if new is not None:
+                self.retried_at = last["t"]
+                self.switch(last["t"], last["z"], new)
+                return
+        if self.rhs.problem is not None:
+            pt, pz, why = self.rhs.problem
+            detail = (f"{why} at t={pt:.10g} ({state_text(self.names, self.safe_x(pz, pt))}"
+                      f"); the step size shrank to nothing approaching it ({msg})")
+        else:
+            detail = f"the solver failed ({msg})"
+        self.fail(detail, t, z)
+
+    def non_finite(self, t_old: float, t_new: float) -> None:
+        """Stop a run whose step from t_old to t_new gave a non-finite state."""
+        self.fail(self._problem(f"the step from t={t_old:.10g} to t={t_new:.10g} gave a "
+                                f"non-finite state"), self.last["t"], None)
+
+    def inspect(self, sol, t_old: float, t_new: float, y: np.ndarray) -> tuple[str, Any]:
+        """The constraint watch on the step just taken from t_old to t_new, its end y
+        (:meth:`ConstraintWatch.inspect` on its dense output ``sol``): stops the run where the
+        constraints lose rank in it; ("redone", None) when the step was dropped and the run
+        goes on from its start with a better partition; else (verdict, the partition to
+        switch to at its end, or None)."""
+        verdict, what = self.watch.inspect(sol, t_old, t_new, y, self.n)
+        if verdict == "singular":
+            ts_, m_ = what
+            self.fail(self.watch.message(ts_, m_, self.safe_x(np.asarray(sol(ts_)), ts_),
+                                         self.names), self.last["t"], None)
+        if verdict == "redo" and self.redos.get(t_old, 0) < 3 and self.last["z"] is not None:
+            self.redos[t_old] = self.redos.get(t_old, 0) + 1
+            self.watch.forget_step()
+            self.switch(self.last["t"], self.last["z"], what)
+            self.status = None
+            return "redone", None
+        return verdict, (what if verdict == "switch" else None)
 
     def step(self) -> None:
         """One accepted step: checked, inspected, its events located, its output stored."""
@@ -359,28 +389,16 @@ class Run:
                 self.fail(f"the load powers at the stages of the step from t={t_old:.10g} to "
                           f"t={t_new:.10g} could not be evaluated: {err}", t_old, None, err)
         if not np.all(np.isfinite(z)):  # (LSODA may accept a step into NaNs)
-            self.fail(self._problem(f"the step from t={t_old:.10g} to t={t_new:.10g} gave a "
-                                    f"non-finite state"), self.last["t"], None)
+            self.non_finite(t_old, t_new)
         self.rhs.problem = None
         if solver.status == "finished":
             self.status = 0
         sol, pending = None, None
         if self.watch is not None:  # look inside the step before anything is kept from it
             sol = solver.dense_output()
-            verdict, what = self.watch.inspect(sol, t_old, t_new, z[:n], n)
-            if verdict == "singular":
-                ts_, m_ = what
-                self.fail(self.watch.message(ts_, m_, self.safe_x(np.asarray(sol(ts_)), ts_),
-                                             self.names), self.last["t"], None)
-            if verdict == "redo" and self.redos.get(t_old, 0) < 3 and \
-                    self.last["z"] is not None:
-                self.redos[t_old] = self.redos.get(t_old, 0) + 1
-                self.watch.forget_step()
-                self.switch(self.last["t"], self.last["z"], what)
-                self.status = None
+            verdict, pending = self.inspect(sol, t_old, t_new, z[:n])
+            if verdict == "redone":
                 return
-            if verdict == "switch":
-                pending = what
         if self.ev_fns:
             sol, t_new, z = self._events(sol, t_old, t_new, z)
         self._output(sol, t_new, z)
