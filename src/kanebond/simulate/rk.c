@@ -49,6 +49,37 @@ static int kb_dense_solve(int n, double *A, double *b, double tiny) {
     return 0;
 }
 
+/* Newton's method on the configuration constraints g(q) = 0 of a closed loop in its dependent
+   coordinates qdep (k of them), the others held: cfg(t, q, c, w) writes g (k) and its
+   Jacobian in qdep (k x k) into w (k (k + 1)). 0: converged (max |g| < 1e-13, or < 1e-9 after
+   60 iterations); 1: the Jacobian is singular there; 2: no convergence (or not finite).
+   *gmax: the last largest residual. Shared by an FMU's projection and the C ensemble. */
+typedef void (*kb_cfg_fn)(const double *, const double *, const double *, double *);
+static int kb_rk_newton(kb_cfg_fn cfg, int k, double t, double *q, const double *c,
+                        const int *qdep, double *w, double *gmax) {
+    *gmax = 0.0;
+    for (int it = 0; it < 60; it++) {
+        cfg(&t, q, c, w);
+        *gmax = 0.0;
+        for (int i = 0; i < k; i++) *gmax = fabs(w[i]) > *gmax ? fabs(w[i]) : *gmax;
+        if (!(*gmax == *gmax)) return 2;
+        if (*gmax < 1e-13) return 0;
+        if (kb_dense_solve(k, w + k, w, 1e-14)) return 1;
+        for (int i = 0; i < k; i++) q[qdep[i]] -= w[i];
+    }
+    return *gmax < 1e-9 ? 0 : 2;
+}
+
+/* the state at s in [0, 1] on the cubic Hermite interpolant of a step of size h from
+   (y0, f0) to (y1, f1), n entries */
+static void kb_rk_hermite(double s, double h, const double *y0, const double *y1,
+                          const double *f0, const double *f1, double *y, int n) {
+    const double h00 = (1 + 2 * s) * (1 - s) * (1 - s), h10 = s * (1 - s) * (1 - s);
+    const double h01 = s * s * (3 - 2 * s), h11 = s * s * (s - 1);
+    for (int i = 0; i < n; i++)
+        y[i] = h00 * y0[i] + h10 * h * f0[i] + h01 * y1[i] + h11 * h * f1[i];
+}
+
 typedef int (*kb_rk_fun)(void *ctx, double t, const double *y, double *dy, double *side,
                          int row);
 
@@ -275,14 +306,19 @@ static int kb_rk_start(KbRk *r) {
 
 /* the error norm of the trial step of size h (K rows 0..ns filled, y_new in y_old's place
    is r->Y row ns) */
-static double kb_rk_error(KbRk *r, double h) {
-    const int n = r->n, ns = r->ns;
-    const double *ynew = r->Y + (size_t)ns * n;
+/* the error scale atol + rtol max(|y|, |y_new|) of the first m states, into r->tmp */
+static double *kb_rk_scale(KbRk *r, const double *ynew, int m) {
     double *sc = r->tmp;
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < m; i++) {
         const double a = fabs(r->y[i]), b = fabs(ynew[i]);
         sc[i] = kb_rk_atol(r, i) + (a > b ? a : b) * r->rtol;
     }
+    return sc;
+}
+
+static double kb_rk_error(KbRk *r, double h) {
+    const int n = r->n, ns = r->ns;
+    const double *sc = kb_rk_scale(r, r->Y + (size_t)ns * n, n);
     if (r->method == KB_DOP853) {
         double e5 = 0.0, e3 = 0.0;
         for (int i = 0; i < n; i++) {
@@ -334,18 +370,30 @@ static int kb_rk_stages(KbRk *r, double t, double h) {
 /* One accepted step (SciPy's RungeKutta._step_impl): 0, or 1 when the step size fell below
    the spacing of the floating-point numbers at t. After it, t_old/y_old are the step's start,
    t/y its end, h_prev its size. */
+/* The start of a step from r->t (SciPy's RungeKutta._step_impl): the smallest step there (ten
+   spacings of the numbers) and the first size to try, h_abs within [min_step, max_step]. */
+static double kb_rk_begin(const KbRk *r, double *min_step) {
+    const double t = r->t;
+    *min_step = 10.0 * fabs(nextafter(t, r->direction * INFINITY) - t);
+    return r->h_abs > r->max_step ? r->max_step
+           : (r->h_abs < *min_step ? *min_step : r->h_abs);
+}
+
+/* the end of a trial step of size h_abs from t, not beyond t_bound */
+static double kb_rk_trial_end(const KbRk *r, double t, double h_abs) {
+    const double t_new = t + h_abs * r->direction;
+    return r->direction * (t_new - r->t_bound) > 0 ? r->t_bound : t_new;
+}
+
 static int kb_rk_step(KbRk *r) {
     const int n = r->n, ns = r->ns;
     const double t = r->t;
-    const double min_step = 10.0 * fabs(nextafter(t, r->direction * INFINITY) - t);
+    double min_step, h_abs = kb_rk_begin(r, &min_step);
     const double expo = -1.0 / ((r->method == KB_DOP853 ? 7 : 4) + 1);
-    double h_abs = r->h_abs > r->max_step ? r->max_step
-                   : (r->h_abs < min_step ? min_step : r->h_abs);
     int rejected = 0;
     for (;;) {
         if (h_abs < min_step) return 1;
-        double t_new = t + h_abs * r->direction;
-        if (r->direction * (t_new - r->t_bound) > 0) t_new = r->t_bound;
+        const double t_new = kb_rk_trial_end(r, t, h_abs);
         const double h = t_new - t;
         h_abs = fabs(h);
         double err = NAN;

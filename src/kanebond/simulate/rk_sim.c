@@ -27,7 +27,6 @@ typedef int (*kb_parts_fn)(int, const double *, const double *, const double *, 
 typedef int (*kb_work_fn)(int, const double *, const double *, const double *, const double *,
                           double *);
 typedef double (*kb_ratio_fn)(void);
-typedef void (*kb_cfg_fn)(const double *, const double *, const double *, double *);
 typedef void (*kb_keep_fn)(int);
 typedef void (*kb_last_fn)(double *, double *);
 
@@ -496,21 +495,10 @@ KB_API void kb_sim_restate(KbSim *s, const double *y) {
    constraints; callers run chunks of the batch in parallel threads (every work array here
    belongs to one trajectory, the model's runtime keeps its own per thread). */
 
-/* Newton's method on g(q) = 0 in the dependent coordinates qdep (k_cfg's Jacobian), the
-   other coordinates held: 0, or 1 where it does not converge or the Jacobian is singular */
+/* a closed loop's configuration solved in place (kb_rk_newton); 0, or 1 where it fails */
 static int kb_ens_newton(const KbModelC *m, double t, double *q, const int *qdep, double *w) {
-    const int k = m->ncfg;
-    double gmax = 0.0;
-    for (int it = 0; it < 60; it++) {
-        ((kb_cfg_fn)m->cfg)(&t, q, m->c, w);
-        gmax = 0.0;
-        for (int i = 0; i < k; i++) gmax = fabs(w[i]) > gmax ? fabs(w[i]) : gmax;
-        if (!(gmax == gmax)) return 1;
-        if (gmax < 1e-13) return 0;
-        if (kb_dense_solve(k, w + k, w, 1e-14)) return 1;
-        for (int i = 0; i < k; i++) q[qdep[i]] -= w[i];
-    }
-    return !(gmax < 1e-9);
+    double gmax;
+    return kb_rk_newton((kb_cfg_fn)m->cfg, m->ncfg, t, q, m->c, qdep, w, &gmax) != 0;
 }
 
 /* T* at one output row (t, q, all speeds u) */

@@ -112,17 +112,14 @@ static int kb_ros_jacobian(KbRk *r) {
 static int kb_ros_step(KbRk *r) {
     const int n = r->n, ne = r->nerr;
     const double t = r->t;
-    const double min_step = 10.0 * fabs(nextafter(t, r->direction * INFINITY) - t);
-    double h_abs = r->h_abs > r->max_step ? r->max_step
-                   : (r->h_abs < min_step ? min_step : r->h_abs);
+    double min_step, h_abs = kb_rk_begin(r, &min_step);
     int rejected = 0, again = 0;
     if (kb_ros_jacobian(r)) return 1;
     const double *ft = r->K + (size_t)15 * n;
-    double *Ys = r->Y + (size_t)13 * n, *fs = r->K + (size_t)13 * n, *sc = r->tmp;
+    double *Ys = r->Y + (size_t)13 * n, *fs = r->K + (size_t)13 * n;
     for (;;) {
         if (h_abs < min_step) return 1;
-        double t_new = t + h_abs * r->direction;
-        if (r->direction * (t_new - r->t_bound) > 0) t_new = r->t_bound;
+        const double t_new = kb_rk_trial_end(r, t, h_abs);
         const double h = t_new - t;
         h_abs = fabs(h);
         double err = NAN;
@@ -159,9 +156,8 @@ static int kb_ros_step(KbRk *r) {
                 for (int j = 0; j < 6; j++) v += KB_RO_M[j] * KB_RO_STAGE(r, j)[i];
                 ynew[i] = v;
             }
+            const double *sc = kb_rk_scale(r, ynew, ne);
             for (int i = 0; i < ne; i++) {
-                const double a = fabs(r->y[i]), b = fabs(ynew[i]);
-                sc[i] = kb_rk_atol(r, i) + (a > b ? a : b) * r->rtol;
                 const double e = KB_RO_STAGE(r, 5)[i] / sc[i];
                 e2 += e * e;
             }
@@ -193,9 +189,6 @@ static int kb_ros_step(KbRk *r) {
    and 6) */
 static void kb_ros_dense(const KbRk *r, const double *Kq, int ld, int m, const double *v0,
                          const double *v1, double t, double *out) {
-    const double h = r->h_prev, s = (t - r->t_old) / h;
-    const double h00 = (1 + 2 * s) * (1 - s) * (1 - s), h10 = s * (1 - s) * (1 - s);
-    const double h01 = s * s * (3 - 2 * s), h11 = s * s * (s - 1);
-    for (int i = 0; i < m; i++)
-        out[i] = h00 * v0[i] + h10 * h * Kq[i] + h01 * v1[i] + h11 * h * Kq[(size_t)6 * ld + i];
+    kb_rk_hermite((t - r->t_old) / r->h_prev, r->h_prev, v0, v1, Kq, Kq + (size_t)6 * ld, out,
+                  m);
 }

@@ -84,15 +84,6 @@ static double kbf_rank_margin(double t, const double *x, const double *c) {
     return smin / smax;
 }
 
-/* the state at s in [0, 1] on the cubic Hermite interpolant of a step */
-static void kbf_hermite(double s, double h, const double *y0, const double *y1,
-                        const double *f0, const double *f1, double *y, int n) {
-    const double h00 = (1 + 2 * s) * (1 - s) * (1 - s), h10 = s * (1 - s) * (1 - s);
-    const double h01 = s * s * (3 - 2 * s), h11 = s * s * (s - 1);
-    for (int i = 0; i < n; i++)
-        y[i] = h00 * y0[i] + h10 * h * f0[i] + h01 * y1[i] + h11 * h * f1[i];
-}
-
 /* the smallest pivot of B_d over the largest entry of B at configuration q (0: singular) */
 static double kbf_pivot_ratio(double t, const double *q, const double *c) {
     static KB_TLS double wp[NPOS], LU[KC_ * KC_], G[KC_ * (SF_ > 0 ? SF_ : 1)];
@@ -115,7 +106,7 @@ static int kbf_watch(double t, double h, const double *y0, const double *y1, con
     int kb = 0;
     (void)ratio;
     for (int k = 0; k <= 8; k++) {
-        kbf_hermite(k / 8.0, h, y0, y1, f0, f1, y, R_);
+        kb_rk_hermite(k / 8.0, h, y0, y1, f0, f1, y, R_);
         r[k] = kbf_pivot_ratio(t + k / 8.0 * h, y, c);
         if (r[k] < r[kb]) kb = k;
     }
@@ -125,18 +116,18 @@ static int kbf_watch(double t, double h, const double *y0, const double *y1, con
         double a = (kb - 1) / 8.0, b = (kb + 1) / 8.0;
         const double gr = 0.6180339887498949;
         double s1 = b - gr * (b - a), s2 = a + gr * (b - a), m1, m2;
-        kbf_hermite(s1, h, y0, y1, f0, f1, y, R_);
+        kb_rk_hermite(s1, h, y0, y1, f0, f1, y, R_);
         m1 = kbf_pivot_ratio(t + s1 * h, y, c);
-        kbf_hermite(s2, h, y0, y1, f0, f1, y, R_);
+        kb_rk_hermite(s2, h, y0, y1, f0, f1, y, R_);
         m2 = kbf_pivot_ratio(t + s2 * h, y, c);
         for (int it = 0; it < 40 && b - a > 1e-12; it++) {
             if (m1 < m2) {
                 b = s2; s2 = s1; m2 = m1; s1 = b - gr * (b - a);
-                kbf_hermite(s1, h, y0, y1, f0, f1, y, R_);
+                kb_rk_hermite(s1, h, y0, y1, f0, f1, y, R_);
                 m1 = kbf_pivot_ratio(t + s1 * h, y, c);
             } else {
                 a = s1; s1 = s2; m1 = m2; s2 = a + gr * (b - a);
-                kbf_hermite(s2, h, y0, y1, f0, f1, y, R_);
+                kb_rk_hermite(s2, h, y0, y1, f0, f1, y, R_);
                 m2 = kbf_pivot_ratio(t + s2 * h, y, c);
             }
             if (m1 < best) { best = m1; sb = s1; }
@@ -144,7 +135,7 @@ static int kbf_watch(double t, double h, const double *y0, const double *y1, con
         }
     }
     if (best >= KBF_WATCH) return 0;
-    kbf_hermite(sb, h, y0, y1, f0, f1, y, R_);
+    kb_rk_hermite(sb, h, y0, y1, f0, f1, y, R_);
     const double margin = kbf_rank_margin(t + sb * h, y, c);
     if (margin < KBF_SINGULAR) {
         snprintf(msg, len, "the velocity constraints lose rank at t = %.10g (rank margin "
@@ -168,33 +159,22 @@ static int kbf_watch(double t, double h, const double *y0, const double *y1, con
 #if KBF_NG > 0
 void k_cfg(const double *, const double *, const double *, double *);
 
-/* Newton's method on g(q) = 0 in the dependent coordinates Q_DEP, the others held; the dense
-   solve with partial pivoting reports a singular Jacobian. */
+/* the dependent coordinates Q_DEP solved from g(q) = 0 (rk.c's kb_rk_newton), the others
+   held; 0, or 1 with the reason in msg */
 static int kbf_project(double t, double *x, const double *c, char *msg, size_t len) {
-    static KB_TLS double w[KBF_NG + KBF_NG * KBF_NG], J[KBF_NG * KBF_NG];
-    double r[KBF_NG], gmax = 0.0;
-    for (int it = 0; it < 60; it++) {
-        k_cfg(&t, x, c, w);
-        gmax = 0.0;
-        for (int i = 0; i < KBF_NG; i++) gmax = fabs(w[i]) > gmax ? fabs(w[i]) : gmax;
-        if (!(gmax == gmax)) break;
-        if (gmax < 1e-13) return 0;
-        memcpy(J, w + KBF_NG, sizeof J);
-        memcpy(r, w, sizeof r);
-        if (kb_dense_solve(KBF_NG, J, r, 1e-14)) {
-            snprintf(msg, len, "the configuration constraints are singular in the "
-                     "dependent coordinates (%s) there: the closed loop is at a "
-                     "singular configuration", KBF_QDEP_NAMES);
-            return 1;
-        }
-        for (int k = 0; k < KBF_NG; k++) x[Q_DEP[k]] -= r[k];
-    }
-    if (gmax == gmax && gmax < 1e-9) return 0;
-    snprintf(msg, len, "the configuration constraints could not be solved for the dependent "
-             "coordinates (%s): the largest residual is %g; the independent coordinates may "
-             "admit no closed configuration, or the start is too far from one", KBF_QDEP_NAMES,
-             gmax);
-    return 1;
+    static KB_TLS double w[KBF_NG + KBF_NG * KBF_NG];
+    double gmax;
+    const int code = kb_rk_newton(k_cfg, KBF_NG, t, x, c, Q_DEP, w, &gmax);
+    if (code == 1)
+        snprintf(msg, len, "the configuration constraints are singular in the dependent "
+                 "coordinates (%s) there: the closed loop is at a singular configuration",
+                 KBF_QDEP_NAMES);
+    else if (code)
+        snprintf(msg, len, "the configuration constraints could not be solved for the "
+                 "dependent coordinates (%s): the largest residual is %g; the independent "
+                 "coordinates may admit no closed configuration, or the start is too far from "
+                 "one", KBF_QDEP_NAMES, gmax);
+    return code != 0;
 }
 #else
 static int kbf_project(double t, double *x, const double *c, char *msg, size_t len) {
