@@ -53,8 +53,8 @@ typedef struct {
     int n, nl, store_side, width, pending, watch_all, with_T;
     int keeping; /* the runtime keeps the powers and T* of each evaluation (kb_sim_energy_on) */
     unsigned pk_have;
-    double *W, *Wn, *PK, *TK, *eload, *work, *dy, *yd, *gw, *yfull, *sd; /* sd: the side row
-                                                   of an output point */
+    double *W, *Wn, *PK, *TK, *eload, *work, *dy, *yd, *gw, *yfull;
+    double *sd, *Wt; /* the side row and the work at an output point */
     const double *t_eval;
     long n_eval, i_eval;
     double *out;
@@ -234,7 +234,7 @@ KB_API KbSim *kb_sim_new(const KbModelC *m, int n, double t0, double tf, const d
     const size_t big = (size_t)3 * nl1 + (size_t)(KB_RK_ROWS + 1) * (nl1 + 1)
                        + (size_t)ns1 * nl1
                        + (size_t)(m->nwork > 0 ? m->nwork : 1) + 3 * (size_t)(n + nl1 + ns1)
-                       + (size_t)ns1
+                       + (size_t)ns1 + (size_t)nl1
                        + (size_t)stall + 1;
     s->W = (double *)calloc(big, sizeof(double));
     if (!s->W) { kb_rk_free(&s->rk); free(s); return 0; }
@@ -247,7 +247,8 @@ KB_API KbSim *kb_sim_new(const KbModelC *m, int n, double t0, double tf, const d
     s->yd = s->dy + n + nl1 + ns1;
     s->yfull = s->yd + n + nl1 + ns1;
     s->sd = s->yfull + n + nl1 + ns1;
-    s->recent = s->sd + ns1;
+    s->Wt = s->sd + ns1;
+    s->recent = s->Wt + nl1;
     if (s->nl) memcpy(s->W, W0, sizeof(double) * s->nl);
     if (m->cfg) {
         s->gw = (double *)calloc((size_t)m->ncfg * (m->ncfg + 1) + 1, sizeof(double));
@@ -370,15 +371,9 @@ static int kb_sim_keep(KbSim *s) {
     } else {
         while (s->i_eval < s->n_eval && dir * (s->t_eval[s->i_eval] - t) <= 0) {
             const double te = s->t_eval[s->i_eval];
-            double *W = s->Wn + 0, Wd[64], *Wb = s->nl <= 64 ? Wd : 0;
-            if (!Wb) Wb = (double *)malloc(sizeof(double) * s->nl);
-            if (!Wb) return KB_SIM_MEMORY;
             s->TK[KB_RK_ROWS] = NAN;
-            int bad = kb_sim_dense_at(s, te, s->yd, Wb, s->sd);
-            if (!bad) bad = kb_sim_row(s, te, s->yd, s->sd, Wb, s->TK[KB_RK_ROWS]) ? 2 : 0;
-            if (Wb != Wd) free(Wb);
-            (void)W;
-            if (bad) return bad == 2 ? KB_SIM_MEMORY : KB_SIM_EVAL;
+            if (kb_sim_dense_at(s, te, s->yd, s->Wt, s->sd)) return KB_SIM_EVAL;
+            if (kb_sim_row(s, te, s->yd, s->sd, s->Wt, s->TK[KB_RK_ROWS])) return KB_SIM_MEMORY;
             s->i_eval++;
         }
     }
