@@ -107,23 +107,31 @@ def _compiler() -> str | None:
 
 
 _COMPILER_OK: bool | None = None
+_NATIVE: list[str] | None = None  # machine_flags(), found with the compiler
 
 
 def compiler_available() -> bool:
-    """True when a working C compiler is found (checked once per process)."""
-    global _COMPILER_OK
+    """True when a working C compiler is found; with it, which :func:`machine_flags` it
+    takes (both checked once per process, by the same test compilation where it can)."""
+    global _COMPILER_OK, _NATIVE
     if _COMPILER_OK is None:
         cc = _compiler()
+        _NATIVE = []
         if cc is None or sys.platform == "win32":
             _COMPILER_OK = False
         else:
+            native = ["-march=native", "-ffp-contract=off"] \
+                if os.environ.get("KANEBOND_NATIVE", "1") != "0" else []
             with tempfile.TemporaryDirectory() as d:
                 src = Path(d) / "t.c"
-                src.write_text("double f(double x) { return x; }\n")
-                r = subprocess.run(
-                    [cc, "-shared", "-fPIC", "-o", str(Path(d) / "t.so"), str(src)],
-                    capture_output=True,
-                )
+                src.write_text("double f(double x) { return x * x; }\n")
+                for flags in ([native, []] if native else [[]]):
+                    r = subprocess.run(
+                        [cc, *flags, "-shared", "-fPIC", "-o", str(Path(d) / "t.so"),
+                         str(src)], capture_output=True)
+                    if r.returncode == 0:
+                        _NATIVE = flags
+                        break
                 _COMPILER_OK = r.returncode == 0
     return _COMPILER_OK
 
@@ -251,28 +259,16 @@ def announce(ops: int, flags: list[str], target: Path) -> None:
           file=sys.stderr, flush=True)
 
 
-_NATIVE: list[str] | None = None
-
-
 def machine_flags() -> list[str]:
     """``["-march=native", "-ffp-contract=off"]`` when the compiler takes it (checked once per
     process), so that the libraries built here use this CPU's instructions (about 15 % off a
     chain's right-hand side) while every product and sum is rounded as without them (no fused
     multiply-adds: the same numbers, a singular matrix found singular); ``[]`` where it does
-    not, or with ``$KANEBOND_NATIVE=0``. Never for an
-    FMU's binary, which must run elsewhere (``io/fmu/build.py`` compiles its own)."""
-    global _NATIVE
+    not, or with ``$KANEBOND_NATIVE=0``. Never for an FMU's binary, which must run elsewhere
+    (``io/fmu/build.py`` compiles its own)."""
     if _NATIVE is None:
-        _NATIVE = []
-        cc = _compiler()
-        if cc and os.environ.get("KANEBOND_NATIVE", "1") != "0" and compiler_available():
-            with tempfile.TemporaryDirectory() as d:
-                src = Path(d) / "t.c"
-                src.write_text("double f(double x) { return x * x; }\n")
-                r = subprocess.run([cc, "-march=native", "-O1", "-fPIC", "-c", "-o",
-                                    str(Path(d) / "t.o"), str(src)], capture_output=True)
-                _NATIVE = ["-march=native", "-ffp-contract=off"] if r.returncode == 0 else []
-    return list(_NATIVE)
+        compiler_available()
+    return list(_NATIVE or [])
 
 
 def _cpu_identity() -> str:
