@@ -28,6 +28,7 @@ from sympy.core.function import AppliedUndef
 from ..errors import BondGraphError, SingularMassMatrixError
 from ..model.parameters import Parameters, initial_state_vector
 from ..symbolic.dag import Graph, emit_python
+from .cgraph import graph_library
 from .elements import IC, NIC, C, Element, I, R, Se, SeLambda, Sf, TStar, t
 from .equations import momentum_matrix
 
@@ -220,6 +221,20 @@ class GraphNumeric:
 
     def f_from_p(self, q, p, t=None) -> np.ndarray:
         return np.zeros(np.shape(q)[:-1] + (0,))
+
+    def core_entry(self) -> tuple[dict | None, str]:
+        """({"fn", "keep", "last": the compiled library's kb_graph_rhs, kb_keep_energy,
+        kb_last_energy; "c": the constants; "lib"}, "") for kanebond's integration core
+        (:mod:`kanebond.bondgraph.cgraph`), or (None, why not)."""
+        if self._params.varying:
+            return None, "a constant or input is a Python callable, which only Python can evaluate"
+        lib, why = graph_library(self)
+        if lib is None:
+            return None, why
+        c = np.ascontiguousarray(self._params.values(np.zeros(1), np.zeros((1, self.R)))[0],
+                                 dtype=float)
+        return {"fn": lib.kb_graph_rhs, "keep": lib.kb_keep_energy,
+                "last": lib.kb_last_energy, "c": c if c.size else np.zeros(1), "lib": lib}, ""
 
     def initial_state(self, initial: Any, t0: float = 0.0) -> np.ndarray:
         """x0 from a mapping {state symbol or name: value}, a sequence, or None (zeros)."""

@@ -138,6 +138,8 @@ def compiler_available() -> bool:
 
 #: KB_TLS, the per-thread storage of large work arrays (shared with an FMU's glue)
 TLS_RUNTIME = (Path(__file__).with_name("runtime_tls.c")).read_text()
+#: the dense LU solve shared by the integration core and the bond-graph runtime
+DENSE_RUNTIME = (Path(__file__).with_name("runtime_dense.c")).read_text()
 #: the band LU of B_d (shared with the tree runtime), then the assembly and right-hand sides
 LU_RUNTIME = TLS_RUNTIME + (Path(__file__).with_name("runtime_lu.c")).read_text()
 _C_RUNTIME = LU_RUNTIME + (Path(__file__).with_name("runtime.c")).read_text()

@@ -23,8 +23,10 @@ Where a batch fails (a singular ᵘᵘA, B_d or Schur complement, a result that 
 evaluated again on the NumPy path (constrained.py), which raises the error that names the point.
 Not compiled, and evaluated as before with lambdified NumPy: the NumPy backend (the reference),
 ``path="symbolic"``, constants given as callables (their values come from Python at every
-call), a prescribed value g that depends on the state, the momentum form and the trajectory
-outputs (forces on points, residuals).
+call), a prescribed value g that depends on the state, and the trajectory outputs (forces on
+points, residuals). ``kb_con_momentum`` gives the momentum form ([PA21] (49), (50)) to
+kanebond's integration core (numeric/entry.py); the model's own ``rhs_momentum`` stays NumPy,
+the reference it is tested against.
 """
 
 from __future__ import annotations

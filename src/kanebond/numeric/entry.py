@@ -22,9 +22,10 @@ from .cexport import config_kernel
 __all__ = ["Entry", "compiled_entry", "configuration_kernel"]
 
 #: the calling conventions of the runtimes' right-hand sides (see simulate/rk_sim.c)
-PLAIN, WITH_SIDE, EMBEDDED = 0, 1, 2
-#: how the loads' powers are found: none, kb_parts' eload · u, kb_work_tree's POW entries
-NO_POWER, PARTS_POWER, TREE_POWER = 0, 1, 2
+PLAIN, WITH_SIDE, EMBEDDED, CONSTRAINED, CONSTRAINED_MOMENTUM = 0, 1, 2, 3, 4
+#: how the loads' powers are found: none, kb_parts' eload · u, kb_work_tree's POW entries,
+#: only as the runtime keeps them at an evaluation of the right-hand side
+NO_POWER, PARTS_POWER, TREE_POWER, KEPT_POWER = 0, 1, 2, 3
 
 
 @dataclass
@@ -57,6 +58,8 @@ class Entry:
     """address of the runtime's kb_keep_energy (the powers and T* of every evaluation kept)."""
     last: int = 0
     """address of kb_last_energy, which hands them over."""
+    beta: float = 0.0
+    """the Baumgarte rate of adjoined constraints (CONSTRAINED)."""
     keep_alive: list = field(default_factory=list)
 
 
@@ -87,10 +90,19 @@ def _addr(fn: Any) -> int:
 
 
 def compiled_entry(model: Any, momentum: bool) -> tuple[Entry | None, str]:
-    """(the entry, "") of a NumericModel whose right-hand side is compiled C, or (None, why
-    not): a NumPy or symbolic model, constants given as callables, a ConstrainedModel."""
-    if getattr(model, "L", 0) or getattr(model, "relaxed", None) is not None:
-        return None, "prescribed flows and adjoined constraints run in SciPy's solvers for now"
+    """(the entry, "") of a NumericModel, a ConstrainedModel or a model with its own
+    ``core_entry()`` (a bond graph's) whose right-hand side is compiled C, or (None, why not):
+    a NumPy or symbolic model, constants given as callables, no compiler."""
+    if getattr(model, "relaxed", None) is not None:
+        return _constrained_entry(model, momentum)
+    core = getattr(model, "core_entry", None)
+    if core is not None:  # a model that compiles itself (a bond graph: bondgraph/cgraph.py)
+        got, why = core()
+        if got is None:
+            return None, why
+        return Entry(PLAIN, _addr(got["fn"]), KEPT_POWER, 0, model.R, 0, len(model.load_names),
+                     got["c"], keep=_addr(got["keep"]), last=_addr(got["last"]),
+                     keep_alive=[got["lib"]]), ""
     if getattr(model, "backend", None) not in ("c",) and getattr(model, "_tree_be", None) is None:
         return None, f"the model's backend is {getattr(model, 'backend', None)!r}, not compiled C"
     if model._params.varying:
@@ -130,3 +142,24 @@ def compiled_entry(model: Any, momentum: bool) -> tuple[Entry | None, str]:
                  nside, nl, model._c1, model._part if emb else None,
                  _addr(lib.kb_pivot_ratio) if emb else 0, keep=_addr(lib.kb_keep_energy),
                  last=_addr(lib.kb_last_energy), keep_alive=[lib, be]), ""
+
+
+def _constrained_entry(model: Any, momentum: bool) -> tuple[Entry | None, str]:
+    """The velocity form ([PA21] (47)–(48), [PA-VP] (27)) or the momentum form ([PA21] (49),
+    (50)) of prescribed flows and adjoined constraints, by the runtime's ``kb_con`` or
+    ``kb_con_momentum`` (numeric/runtime_con.c); its pivot ratio is the smaller of B_d's and the
+    Schur complement's, and it keeps the powers of the loads, the prescribed flows and the
+    adjoined constraints ([PA21] (53), [PA-VP] (19))."""
+    if not model.compiled:
+        return None, f"its constraints are not compiled ({model.compiled_note})"
+    rel = model.relaxed
+    lib = rel._be.lib
+    if momentum:
+        rel._be._need_dot()
+    kind, fn = ((CONSTRAINED_MOMENTUM, lib.kb_con_momentum) if momentum else
+                (CONSTRAINED, lib.kb_con))
+    return Entry(kind, _addr(fn), KEPT_POWER, 0, model.R, model.S,
+                 len(model.load_names), rel._c1, rel._part if rel.embedded else None,
+                 _addr(lib.kb_con_pivot_ratio), keep=_addr(lib.kb_keep_energy),
+                 last=_addr(lib.kb_con_last_energy), beta=float(model.baumgarte),
+                 keep_alive=[lib, rel._be]), ""

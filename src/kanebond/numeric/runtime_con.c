@@ -13,6 +13,23 @@ void k_con(const double *, const double *, const double *, const double *, doubl
 #define KC1 (KC_ > 0 ? KC_ : 1)
 #define NCON1 (NCON_ > 0 ? NCON_ : 1)
 
+/* For kanebond's integration core (rk_sim.c), per thread: the smallest pivot ratio of the last
+   evaluation (B_d's, and the Schur complement's diagonal min/max: it falls to 0 where the
+   adjoined constraints lose rank), and, while the core keeps energies (kb_keep_energy), the
+   powers of the prescribed flows ᶜf_k ᶜe_k and of the adjoined constraints ᵃᶜf_ℓ λ_ℓ beside
+   the loads' ([PA21] (53), [PA-VP] (19)), in the order of ConstrainedModel.load_names. */
+static KB_TLS double kb_con_ratio = 1.0, kb_con_lastP[NC_ + NA_ > 0 ? NC_ + NA_ : 1];
+double kb_con_pivot_ratio(void) {
+#if KC_ > 0
+    if (kb_pivot_ratio() < kb_con_ratio) return kb_pivot_ratio();
+#endif
+    return kb_con_ratio;
+}
+void kb_con_last_energy(double *P, double *T) {
+    kb_last_energy(P, T);
+    memcpy(P + NL_, kb_con_lastP, sizeof(double) * (NC_ + NA_));
+}
+
 /* The relaxed system at one point, in the independent speeds f (prescribed ones included):
    A_f (SF_ x SF_), r = e_f − [D f]_f, q' (R_), all speeds u and, with embedded constraints, the
    embedding G_emb = −B_d⁻¹ B_f (KC_ x SF_) and c = −B_d⁻¹ Ḃu. Returns 0, or 1 where B_d is
@@ -44,6 +61,7 @@ static int kb_con_relaxed(const double *ti, const double *qi, const double *f, c
     for (int s = 0; s < S_; s++) r[s] = e[s] - Df[s];
 #endif
     for (int k = 0; k < R_; k++) qd[k] = wv[QD_OFF + k];
+    if (kb_keep) kb_keep_pw(u, wp, wv); /* the loads' powers and T* in the full speeds */
     return 0;
 }
 
@@ -102,6 +120,7 @@ static int kb_con_solve(const double *A, const double *r, const double *cfd, con
             if (d < dmin) dmin = d;
             if (d > dmax) dmax = d;
         }
+        if (dmin < kb_con_ratio * dmax) kb_con_ratio = dmin / dmax;
         if (!(dmin > 1e-7 * dmax)) return 2;
         kb_chol_solve(NA_, M, lam);
     }
@@ -127,6 +146,52 @@ static void kb_con_reactions(const double *A, const double *r, const double *ufd
     }
 }
 
+/* The full speeds f = [ᵘf; ᶜf(t)] ([PA21] (2)) from the free ones uf (NULL: ᵘf = 0). */
+static void kb_con_full(const double *ti, const double *qi, const double *uf, const double *ci,
+                        double *f) {
+    double u[S_ > 0 ? S_ : 1], wcf[NC1];
+    memset(f, 0, sizeof(double) * SF1);
+    for (int j = 0; j < NF_ && uf; j++) f[CON_UI[j]] = uf[j];
+    if (NC_ > 0) {
+        memset(u, 0, sizeof(u));
+        k_cf(ti, qi, u, ci, wcf);
+        for (int k = 0; k < NC_; k++) f[CON_CI[k]] = wcf[k];
+    }
+}
+
+/* One point of the velocity form at the full speeds f: o = [q', ᵘf'], lm = λ, rk = ᶜe (when
+   `react` or the core keeps energies), ak = ᵃᶜf, Gf = ∂φ/∂fᵀ. Returns 0; 1 where ᵘᵘA, −1 where
+   B_d, 2 where the Schur complement is singular. */
+static int kb_con_point(const double *ti, const double *qi, const double *f, const double *ci,
+                        const int *part, double beta, int react, double *o, double *lm,
+                        double *rk, double *ak, double *Gf) {
+    double u[S_ > 0 ? S_ : 1], A[SF1 * SF1], r[SF1], Ge[KC1 * SF1], cc[KC1];
+    double wc[NCON1], gf[NA1], bc[NA1];
+    if (kb_con_relaxed(ti, qi, f, ci, part, A, r, o, u, Ge, cc)) return -1;
+    k_con(ti, qi, u, ci, wc);
+    const double *cfd = wc, *phi = wc + NC_, *val = phi + NA_, *vald = val + NA_;
+    const double *Gu = vald + NA_, *gam = Gu + NA_ * S_;
+    kb_con_project(Gu, gam, part, Ge, cc, Gf, gf);
+    for (int l = 0; l < NA_; l++) {
+        double v = vald[l] - gf[l] - beta * (phi[l] - val[l]);
+        for (int k = 0; k < NC_; k++) v -= Gf[l * SF_ + CON_CI[k]] * cfd[k];
+        bc[l] = v;
+    }
+    const int code = kb_con_solve(A, r, cfd, Gf, bc, o + R_, lm);
+    if (code) return code;
+    if (react || kb_keep) kb_con_reactions(A, r, o + R_, cfd, Gf, lm, rk);
+    for (int l = 0; l < NA_; l++) {
+        double v = 0.0;
+        for (int s = 0; s < SF_; s++) v += Gf[l * SF_ + s] * f[s];
+        ak[l] = v;
+    }
+    if (kb_keep) {
+        for (int k = 0; k < NC_; k++) kb_con_lastP[k] = f[CON_CI[k]] * rk[k];
+        for (int l = 0; l < NA_; l++) kb_con_lastP[NC_ + l] = ak[l] * lm[l];
+    }
+    return 0;
+}
+
 /* Velocity form of a system with prescribed flows and adjoined constraints at n points:
    x = [q, ᵘf] -> [q', ᵘf'] (constrained.py states the equations); lam (n x NA_), react (n x NC_)
    and acf = (∂φ/∂fᵀ) f (n x NA_) may be NULL. beta is the Baumgarte rate. Returns 0; 1 + i when
@@ -134,40 +199,72 @@ static void kb_con_reactions(const double *A, const double *r, const double *ufd
    result is not finite. (Python re-evaluates a failing batch on the NumPy path for its message.) */
 int kb_con(int n, const double *t, const double *x, const double *c, const int *part,
            double beta, double *out, double *lam, double *react, double *acf) {
-    double f[SF1], u[S_ > 0 ? S_ : 1], A[SF1 * SF1], r[SF1], Ge[KC1 * SF1], cc[KC1];
-    double wcf[NC1], wc[NCON1], Gf[NA1 * SF1], gf[NA1], bc[NA1], lm[NA1];
+    double f[SF1], Gf[NA1 * SF1], lm[NA1], rk[NC1], ak[NA1];
     int bad = 0;
+    kb_con_ratio = 1.0;
     for (int i = 0; i < n; i++) {
-        const double *ti = t + i, *qi = x + i * (R_ + NF_), *ufi = qi + R_;
+        const double *ti = t + i, *qi = x + i * (R_ + NF_);
         const double *ci = c + i * (K_ > 0 ? K_ : 1);
         double *o = out + i * (R_ + NF_);
-        memset(f, 0, sizeof(f));
-        for (int j = 0; j < NF_; j++) f[CON_UI[j]] = ufi[j];
-        if (NC_ > 0) {
-            memset(u, 0, sizeof(u));
-            k_cf(ti, qi, u, ci, wcf);
-            for (int k = 0; k < NC_; k++) f[CON_CI[k]] = wcf[k];
-        }
-        if (kb_con_relaxed(ti, qi, f, ci, part, A, r, o, u, Ge, cc)) return -(i + 1);
-        k_con(ti, qi, u, ci, wc);
-        const double *cfd = wc, *phi = wc + NC_, *val = phi + NA_, *vald = val + NA_;
-        const double *Gu = vald + NA_, *gam = Gu + NA_ * S_;
-        kb_con_project(Gu, gam, part, Ge, cc, Gf, gf);
-        for (int l = 0; l < NA_; l++) {
-            double v = vald[l] - gf[l] - beta * (phi[l] - val[l]);
-            for (int k = 0; k < NC_; k++) v -= Gf[l * SF_ + CON_CI[k]] * cfd[k];
-            bc[l] = v;
-        }
-        const int code = kb_con_solve(A, r, cfd, Gf, bc, o + R_, lm);
-        if (code) return code == 1 ? i + 1 : (1 << 27) + i;
+        kb_con_full(ti, qi, qi + R_, ci, f);
+        const int code = kb_con_point(ti, qi, f, ci, part, beta, react != 0, o, lm, rk, ak, Gf);
+        if (code) return code == 1 ? i + 1 : (code < 0 ? -(i + 1) : (1 << 27) + i);
         if (lam) memcpy(lam + i * NA_, lm, sizeof(double) * NA_);
-        if (react) kb_con_reactions(A, r, o + R_, cfd, Gf, lm, react + i * NC_);
-        if (acf)
-            for (int l = 0; l < NA_; l++) {
-                double v = 0.0;
-                for (int s = 0; s < SF_; s++) v += Gf[l * SF_ + s] * f[s];
-                acf[i * NA_ + l] = v;
-            }
+        if (react) memcpy(react + i * NC_, rk, sizeof(double) * NC_);
+        if (acf) memcpy(acf + i * NA_, ak, sizeof(double) * NA_);
+        if (!bad) bad = kb_nonfinite(o, R_ + NF_, i);
+    }
+    return bad;
+}
+
+/* Momentum form at n points ([PA21] (49), (50)): y = [q, ᵘp̂] -> [q', ᵘe + ᵘê + ᵘGᵀλ], with
+   ᵘf = ᵘᵘA⁻¹(ᵘp̂ − ᵘᶜA ᶜf) and λ of the velocity form at the full f. e + ê = e + Dᵀf is the
+   relaxed momentum form's rate at p̂ = A f (runtime.c), since D + Dᵀ = Ȧ ([PA21] (24)).
+   side (n x NF_, may be NULL) receives ᵘf. Returns as kb_con. */
+int kb_con_momentum(int n, const double *t, const double *y, const double *c, const int *part,
+                    double beta, double *out, double *side) {
+    double f[SF1], Gf[NA1 * SF1], lm[NA1], rk[NC1], ak[NA1], A[SF1 * SF1], r[SF1];
+    double u[S_ > 0 ? S_ : 1], Ge[KC1 * SF1], cc[KC1], Auu[NF1 * NF1];
+    double vo[R_ + NF_ + 1], ym[R_ + SF_ + 1], mo[R_ + SF_ + 1];
+    int bad = 0;
+    kb_con_ratio = 1.0;
+    for (int i = 0; i < n; i++) {
+        const double *ti = t + i, *qi = y + i * (R_ + NF_), *pi = qi + R_;
+        const double *ci = c + i * (K_ > 0 ? K_ : 1);
+        double *o = out + i * (R_ + NF_);
+        const int keep = kb_keep;
+        kb_con_full(ti, qi, 0, ci, f); /* ᶜf, and A at q: the relaxed system with ᵘf = 0 */
+        kb_keep = 0;
+        const int sing = kb_con_relaxed(ti, qi, f, ci, part, A, r, vo, u, Ge, cc);
+        kb_keep = keep;
+        if (sing) return -(i + 1);
+        for (int j = 0; j < NF_; j++) {
+            double b = pi[j];
+            for (int k = 0; k < NC_; k++) b -= A[CON_UI[j] * SF_ + CON_CI[k]] * f[CON_CI[k]];
+            f[CON_UI[j]] = b;
+            for (int m = 0; m < NF_; m++) Auu[j * NF1 + m] = A[CON_UI[j] * SF_ + CON_UI[m]];
+        }
+        if (NF_ > 0 && kb_chol(NF_, Auu)) return i + 1;
+        for (int j = 0; j < NF_; j++) r[j] = f[CON_UI[j]];
+        kb_chol_solve(NF_, Auu, r);
+        for (int j = 0; j < NF_; j++) f[CON_UI[j]] = r[j];
+        if (side) for (int j = 0; j < NF_; j++) side[i * NF_ + j] = r[j];
+        const int code = kb_con_point(ti, qi, f, ci, part, beta, 0, vo, lm, rk, ak, Gf);
+        if (code) return code == 1 ? i + 1 : (code < 0 ? -(i + 1) : (1 << 27) + i);
+        memcpy(ym, qi, sizeof(double) * R_);
+        for (int a = 0; a < SF_; a++) {
+            double v = 0.0;
+            for (int b = 0; b < SF_; b++) v += A[a * SF_ + b] * f[b];
+            ym[R_ + a] = v;
+        }
+        const int mcode = kb_rhs_momentum_emb(1, ti, ym, ci, part, mo, 0);
+        if (mcode) return mcode;
+        memcpy(o, mo, sizeof(double) * R_);
+        for (int j = 0; j < NF_; j++) {
+            double v = mo[R_ + CON_UI[j]];
+            for (int l = 0; l < NA_; l++) v += Gf[l * SF_ + CON_UI[j]] * lm[l];
+            o[R_ + j] = v;
+        }
         if (!bad) bad = kb_nonfinite(o, R_ + NF_, i);
     }
     return bad;

@@ -23,6 +23,7 @@ import numpy as np
 
 from ..errors import KanebondError
 from ..numeric.cbackend import (
+    DENSE_RUNTIME,
     build_library,
     cache_dir,
     compiler_available,
@@ -43,7 +44,8 @@ TICK = 256
 GATE = 0.05
 
 _HERE = Path(__file__).parent
-_SOURCE = "".join((_HERE / f).read_text() for f in ("rk.c", "rodas.c", "rk_sim.c"))
+_SOURCE = DENSE_RUNTIME + "".join((_HERE / f).read_text()
+                                  for f in ("rk.c", "rodas.c", "rk_sim.c"))
 _LIB: ctypes.CDLL | None = None
 
 
@@ -53,7 +55,7 @@ class KbModelC(ctypes.Structure):
         ("fn", ctypes.c_void_p), ("pfn", ctypes.c_void_p), ("ratio", ctypes.c_void_p),
         ("c", ctypes.c_void_p), ("part", ctypes.c_void_p), ("cfg", ctypes.c_void_p),
         ("ncfg", ctypes.c_int), ("ptol", ctypes.c_double), ("t_off", ctypes.c_int),
-        ("keep", ctypes.c_void_p), ("last", ctypes.c_void_p)]
+        ("keep", ctypes.c_void_p), ("last", ctypes.c_void_p), ("beta", ctypes.c_double)]
 
 
 def core_library() -> ctypes.CDLL:
@@ -119,7 +121,7 @@ class _Sim:
                      entry.fn, entry.pfn, entry.ratio or None, entry.c.ctypes.data,
                      entry.part.ctypes.data if entry.part is not None else None,
                      cfg or None, ncfg, PROJECT_TOL, entry.t_off, entry.keep or None,
-                     entry.last or None)
+                     entry.last or None, entry.beta)
         self.m = m
         self.y0 = np.ascontiguousarray(z0[: run.n], dtype=float)
         self.W0 = np.ascontiguousarray(np.append(z0[run.n:], 0.0), dtype=float)
@@ -141,7 +143,7 @@ class _Sim:
             0 if self.t_eval is None else len(self.t_eval), int(self.store_side))
         if not self.h:
             raise MemoryError("the integration core could not allocate its work arrays")
-        self.info_buf = np.zeros(12)
+        self.info_buf = np.zeros(13)
 
     def __del__(self) -> None:
         h, self.h = getattr(self, "h", None), None
@@ -215,6 +217,7 @@ class CompiledRun(Run):
         self.projecting = bool(self.watch is not None and self.watch.config)
         sim = _Sim(self, t_start, z_start)
         self.gate = GATE
+        self.looked_at = -2  # the last step (by count) the constraint watch inspected
         return sim, None
 
     def _store_rows(self, rows: np.ndarray) -> None:
@@ -267,11 +270,15 @@ class CompiledRun(Run):
         t_old, t_new, rmin = float(info[1]), float(info[0]), float(info[6])
         z = np.concatenate([y, W])
         pending = None
-        if self.watch is not None and rmin < self.gate:
+        steps = self.steps_done + int(info[7])
+        if self.watch is not None and (rmin < self.gate or info[12]):
+            if self.looked_at != steps - 1:  # the step before was not inspected
+                self.watch.forget_step()
+            self.looked_at = steps
             verdict, pending = self.inspect(_StepDense(sim), t_old, t_new, y)
             if verdict == "redone":
                 return
-            if verdict != "switch":
+            if verdict != "switch" and rmin < self.gate:
                 self.gate = min(self.gate, 0.5 * rmin)
         elif self.watch is not None:
             self.watch.forget_step()

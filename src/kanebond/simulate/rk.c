@@ -20,34 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Solve A x = b in place (A n x n row-major, destroyed; b becomes x). Returns 1, solving
-   nothing more, where a pivot is not above tiny. */
-static int kb_dense_solve(int n, double *A, double *b, double tiny) {
-    for (int k = 0; k < n; k++) {
-        int p = k;
-        for (int i = k + 1; i < n; i++)
-            if (fabs(A[i * n + k]) > fabs(A[p * n + k])) p = i;
-        if (!(fabs(A[p * n + k]) > tiny)) return 1;
-        if (p != k) {
-            for (int j = 0; j < n; j++) {
-                double s = A[k * n + j]; A[k * n + j] = A[p * n + j]; A[p * n + j] = s;
-            }
-            double s = b[k]; b[k] = b[p]; b[p] = s;
-        }
-        for (int i = k + 1; i < n; i++) {
-            double l = A[i * n + k] / A[k * n + k];
-            if (l == 0.0) continue;
-            for (int j = k; j < n; j++) A[i * n + j] -= l * A[k * n + j];
-            b[i] -= l * b[k];
-        }
-    }
-    for (int k = n - 1; k >= 0; k--) {
-        double s = b[k];
-        for (int j = k + 1; j < n; j++) s -= A[k * n + j] * b[j];
-        b[k] = s / A[k * n + k];
-    }
-    return 0;
-}
+/* kb_dense_solve (numeric/runtime_dense.c) is put before this file wherever it is compiled */
 
 /* Newton's method on the configuration constraints g(q) = 0 of a closed loop in its dependent
    coordinates qdep (k of them), the others held: cfg(t, q, c, w) writes g (k) and its

@@ -21,6 +21,10 @@ typedef int (*kb_f5)(int, const double *, const double *, const double *, double
 typedef int (*kb_f6)(int, const double *, const double *, const double *, double *, double *);
 typedef int (*kb_f7)(int, const double *, const double *, const double *, const int *, double *,
                      double *);
+typedef int (*kb_fcon)(int, const double *, const double *, const double *, const int *, double,
+                       double *, double *, double *, double *);
+typedef int (*kb_fconp)(int, const double *, const double *, const double *, const int *, double,
+                        double *, double *);
 typedef int (*kb_parts_fn)(int, const double *, const double *, const double *, const double *,
                            double *, double *, double *, double *, double *, double *, double *,
                            double *);
@@ -33,8 +37,11 @@ typedef void (*kb_last_fn)(double *, double *);
 /* The model, as Python describes it (the ctypes Structure KbModelC, fields in this order). */
 typedef struct {
     int kind;    /* 0: fn(n, t, x, c, out), side = f = x[R:]; 1: fn(n, t, y, c, out, side);
-                    2: fn(n, t, x, c, part, out, side) */
-    int pkind;   /* the loads' powers: 0 none, 1 kb_parts' eload . side, 2 kb_work_tree */
+                    2: fn(n, t, x, c, part, out, side); 3: kb_con(n, t, x, c, part, beta, out,
+                    0, 0, 0) of prescribed flows and adjoined constraints, side = x[R:];
+                    4: kb_con_momentum(n, t, y, c, part, beta, out, side) */
+    int pkind;   /* the loads' powers: 0 none, 1 kb_parts' eload . side, 2 kb_work_tree,
+                    3 only those the runtime keeps (an evaluation of fn with keep on) */
     int R, nside, nl, pow_off, nwork, method;
     void *fn, *pfn, *ratio;
     const double *c;
@@ -45,7 +52,16 @@ typedef struct {
     int t_off;   /* where kb_work_tree writes T* (pkind 2) */
     void *keep, *last; /* kb_keep_energy, kb_last_energy of the model's runtime, or NULL: the
                           powers and T* of every evaluation, kept by the runtime itself */
+    double beta; /* kind 3: the Baumgarte rate of the adjoined constraints */
 } KbModelC;
+
+#define KB_SIM_SAMPLES 48
+/* where the pivot ratio may dip below KB_SIM_LB between the evaluations of a step, or falls
+   at its end below KB_SIM_LEVEL, the step goes to Python's constraint watch, which samples the
+   rank margin and refines its dips (a V-shaped dip to zero can lie between the evaluations,
+   while every evaluation is above the gate): kb_sim_dip */
+#define KB_SIM_LEVEL 0.25
+#define KB_SIM_LB 0.01
 
 typedef struct {
     KbRk rk;
@@ -65,6 +81,10 @@ typedef struct {
     long n_recent;
     double tiny, tf, gate, rmin, adv, to_go;
     double atol1;
+    /* the pivot ratios sampled at the evaluations of the step being taken (its last attempt)
+       and at the previous step's end: where they dip, Python looks (kb_sim_dip) */
+    double st[KB_SIM_SAMPLES], sr[KB_SIM_SAMPLES], r_end, t_prev2, r_prev2;
+    int n_samp, have_prev, dip;
 } KbSim;
 
 static void kb_sim_energy_on(KbSim *s, int on);
@@ -81,12 +101,27 @@ static int kb_sim_f(void *ctx, double t, const double *y, double *dy, double *si
         if (side) memcpy(side, y + m->R, sizeof(double) * m->nside);
     } else if (m->kind == 1) {
         code = ((kb_f6)m->fn)(1, &tt, y, m->c, dy, side ? side : s->yd);
+    } else if (m->kind == 3) {
+        code = ((kb_fcon)m->fn)(1, &tt, y, m->c, m->part, m->beta, dy, 0, 0, 0);
+        if (side) memcpy(side, y + m->R, sizeof(double) * m->nside);
+    } else if (m->kind == 4) {
+        code = ((kb_fconp)m->fn)(1, &tt, y, m->c, m->part, m->beta, dy, side ? side : s->yd);
     } else {
         code = ((kb_f7)m->fn)(1, &tt, y, m->c, m->part, dy, side ? side : s->yd);
     }
     if (m->ratio) {
         const double r = ((kb_ratio_fn)m->ratio)();
         if (!(r >= s->rmin)) s->rmin = r;
+        if (row == 0) { /* a (re)start: the ratio there begins the history */
+            s->r_end = r == r ? r : 0.0;
+            s->have_prev = 0;
+        }
+        if (row == 1 || row == 14) s->n_samp = 0; /* a new attempt (RK's first stage, RODAS4's
+                                                     Jacobian) */
+        if (s->n_samp < KB_SIM_SAMPLES) {
+            s->st[s->n_samp] = t;
+            s->sr[s->n_samp++] = r == r ? r : 0.0;
+        }
     }
     if (m->last && s->keeping && !code) {
         const int k = row >= 0 ? row : KB_RK_ROWS;
@@ -118,6 +153,14 @@ static int kb_sim_power(KbSim *s, int row, double t) {
     } else if (m->pkind == 2) {
         ((kb_work_fn)m->pfn)(1, &t, y, u, m->c, s->work);
         for (int l = 0; l < nl; l++) P[l] = s->work[m->pow_off + l];
+    } else if (m->pkind == 3) { /* the right-hand side again, its powers kept */
+        const double rm = s->rmin;
+        const int was = s->keeping;
+        kb_sim_energy_on(s, 1);
+        const int code = kb_sim_f(s, t, y, s->dy, 0, row);
+        kb_sim_energy_on(s, was);
+        s->rmin = rm;
+        if (code || !m->last) return 1;
     }
     for (int l = 0; l < nl; l++)
         if (!isfinite(P[l])) return 1;
@@ -202,6 +245,56 @@ static int kb_sim_drifted(KbSim *s) {
     return !(gmax <= m->ptol * (1.0 + qmax));
 }
 
+/* 1 where the pivot ratios of the step just taken may dip between its evaluations: ordered in
+   time from the previous step's last two samples (evaluations at one time merged, the later
+   kept), with S 1.5 times the steepest slope between neighbours, some neighbours a, b whose
+   lower bound (r_a + r_b − S (t_b − t_a)) / 2 between them is below KB_SIM_LB (a V-shaped dip
+   to zero between samples has a bound ≤ 0); or a fall at the step's end below KB_SIM_LEVEL (so
+   that Python sees the step before a dip that may straddle the boundary). Keeps the end. */
+static int kb_sim_dip(KbSim *s) {
+    if (!s->m.ratio) return 0;
+    const KbRk *r = &s->rk;
+    const double dir = r->direction, t0 = r->t_old, t1 = r->t;
+    const double eps = 1e-13 * (fabs(t0) + fabs(t1) + 1e-300);
+    double ts[KB_SIM_SAMPLES + 2], rs[KB_SIM_SAMPLES + 2];
+    int m = 0;
+    if (s->have_prev) { ts[m] = s->t_prev2; rs[m++] = s->r_prev2; }
+    ts[m] = t0;
+    rs[m++] = s->r_end;
+    const int first = m;
+    for (int i = 0; i < s->n_samp; i++) {
+        const double t = s->st[i], v = s->sr[i];
+        if (dir * (t - t0) <= eps || dir * (t - t1) > eps) continue;
+        int j = m++;
+        while (j > first && dir * (ts[j - 1] - t) > eps) { ts[j] = ts[j - 1]; rs[j] = rs[j - 1]; j--; }
+        if (j > first && fabs(ts[j - 1] - t) <= eps) { /* same time: the later evaluation kept */
+            for (int k = j; k < m - 1; k++) { ts[k] = ts[k + 1]; rs[k] = rs[k + 1]; }
+            m--;
+            rs[j - 1] = v;
+            continue;
+        }
+        ts[j] = t;
+        rs[j] = v;
+    }
+    double S = 0.0;
+    for (int k = 1; k < m; k++) {
+        const double dt = fabs(ts[k] - ts[k - 1]), sl = fabs(rs[k] - rs[k - 1]) / dt;
+        if (dt > 0 && sl > S) S = sl;
+    }
+    S *= 1.5;
+    int dip = 0;
+    for (int k = 1; k < m; k++)
+        if (0.5 * (rs[k] + rs[k - 1] - S * fabs(ts[k] - ts[k - 1])) < KB_SIM_LB) dip = 1;
+    const int falling = m > 1 && rs[m - 1] < KB_SIM_LEVEL && rs[m - 1] < rs[m - 2];
+    if (m > first) {
+        s->have_prev = 1;
+        s->t_prev2 = ts[m - 2];
+        s->r_prev2 = rs[m - 2];
+        s->r_end = rs[m - 1];
+    }
+    return dip || falling;
+}
+
 enum { KB_SIM_DONE = 0, KB_SIM_LOOK = 1, KB_SIM_TICK = 2, KB_SIM_SMALL = -1, KB_SIM_NFEV = -2,
        KB_SIM_STALL = -3, KB_SIM_NONFINITE = -4, KB_SIM_START = -5, KB_SIM_MEMORY = -6,
        KB_SIM_EVAL = -7, KB_SIM_STEPS = -8 };
@@ -278,6 +371,7 @@ KB_API KbSim *kb_sim_new(const KbModelC *m, int n, double t0, double tf, const d
     s->tiny = tiny;
     s->gate = 0.0;
     s->rmin = 1.0;
+    s->r_end = 1.0;
     return s;
 }
 
@@ -288,11 +382,12 @@ KB_API void kb_sim_watch(KbSim *s, double gate, int watch_all) {
 }
 
 /* [t, t_old, h, nfev, pcode, pt, rmin, steps, pending, rows waiting, the last stall_steps
-   steps' advance, the steps to go at their pace] */
+   steps' advance, the steps to go at their pace, the pivot ratio dipped (kb_sim_dip)] */
 KB_API void kb_sim_info(const KbSim *s, double *d) {
     d[0] = s->rk.t; d[1] = s->rk.t_old; d[2] = s->rk.h_prev; d[3] = (double)s->rk.nfev;
     d[4] = s->rk.pcode; d[5] = s->rk.pt; d[6] = s->rmin; d[7] = (double)s->steps;
     d[8] = s->pending; d[9] = (double)s->n_out; d[10] = s->adv; d[11] = s->to_go;
+    d[12] = s->dip;
 }
 
 /* the state y and work W now (the end of the last step), and the failed evaluation's state */
@@ -444,7 +539,8 @@ static int kb_sim_loop(KbSim *s, long tick) {
                 s->Wn[l] = s->W[l] + r->h_prev * v;
             }
         }
-        if (s->watch_all || s->rmin < s->gate || kb_sim_drifted(s)) {
+        s->dip = s->gate > 0.0 && kb_sim_dip(s);
+        if (s->watch_all || s->rmin < s->gate || s->dip || kb_sim_drifted(s)) {
             s->pending = 1;
             return KB_SIM_LOOK;
         }

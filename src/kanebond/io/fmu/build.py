@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from ...errors import ModelError
+from ...numeric.cbackend import DENSE_RUNTIME
 
 __all__ = ["HERE", "platform_folder", "compile_unit", "write_archive", "Probe", "c_array",
            "c_string", "wrapper", "check_unit", "source_text"]
@@ -54,9 +55,10 @@ def wrapper(fmi: str) -> tuple[str, str, list[str]]:
 
 def source_text(name: str) -> str:
     """The text of one of the unit's source files: kanebond's integration core ``rk.c`` (the
-    one kb.simulate compiles, kanebond/simulate/rk.c), or a file of this folder."""
-    if name == "rk.c":
-        return (HERE.parents[1] / "simulate" / "rk.c").read_text()
+    one kb.simulate compiles, kanebond/simulate/rk.c, after numeric/runtime_dense.c), or a
+    file of this folder."""
+    if name == "rk.c":  # with the dense solve it needs first
+        return DENSE_RUNTIME + (HERE.parents[1] / "simulate" / "rk.c").read_text()
     return (HERE / name).read_text()
 
 

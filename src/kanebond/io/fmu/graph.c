@@ -1,19 +1,13 @@
 /* kanebond FMU glue of a bond graph: its state equations M(x, t) z = b(x, t), z = [x', λ]
    (kanebond.bondgraph.numeric), solved by LU with partial pivoting and checked by their
-   residual. Needs KBF_NXG (graph states), KBF_NZ (unknowns z), KBF_NE (stores), KBF_NP (sources
-   and resistors), KBF_NM (entries of M, at M_ROW, M_COL; 0 when M is the identity) and the
-   kernels k_b, k_M (at z = 0) and k_E, k_P (at z).
+   residual (bondgraph/runtime_graph.c, put before this file). Needs KBF_NE (stores), KBF_NP
+   (sources and resistors), the kernels k_E, k_P (at z) and what runtime_graph.c needs.
 
    State x = [graph states, W], W the work of every source and resistor since the start.
    Outputs: [stored energy, energy of each store, power of each source and resistor, audit
    residual (stored energy - its start - W), multipliers λ]. */
-#define KBF_NZ1 (KBF_NZ > 0 ? KBF_NZ : 1)
-void k_b(const double *, const double *, const double *, const double *, double *);
 void k_E(const double *, const double *, const double *, const double *, double *);
 void k_P(const double *, const double *, const double *, const double *, double *);
-#if KBF_NM > 0
-void k_M(const double *, const double *, const double *, const double *, double *);
-#endif
 
 static int kbf_project(double t, double *x, const double *c, char *msg, size_t len) {
     (void)t; (void)x; (void)c; (void)msg; (void)len;
@@ -23,40 +17,10 @@ static int kbf_project(double t, double *x, const double *c, char *msg, size_t l
 
 static int kbf_solve_z(double t, const double *x, const double *c, double *z, char *msg,
                        size_t len) {
-    double z0[KBF_NZ1], b[KBF_NZ1];
-    memset(z0, 0, sizeof z0);
-    k_b(&t, x, z0, c, b);
-    memcpy(z, b, sizeof(double) * KBF_NZ);
-#if KBF_NM > 0
-    static KB_TLS double mv[KBF_NM], M[KBF_NZ * KBF_NZ], A[KBF_NZ * KBF_NZ];
-    double big = 0.0, zmax = 0.0;
-    k_M(&t, x, z0, c, mv);
-    memset(M, 0, sizeof M);
-    for (int e = 0; e < KBF_NM; e++) M[M_ROW[e] * KBF_NZ + M_COL[e]] = mv[e];
-    memcpy(A, M, sizeof M);
-    for (int i = 0; i < KBF_NZ * KBF_NZ; i++) big = fabs(M[i]) > big ? fabs(M[i]) : big;
-    if (kb_dense_solve(KBF_NZ, A, z, 1e-14 * big)) goto singular;
-    /* checked: near a singular M the solve returns garbage without a word */
-    {
-        double r = 0.0, bmax = 0.0;
-        for (int i = 0; i < KBF_NZ; i++) {
-            double s = -b[i];
-            for (int j = 0; j < KBF_NZ; j++) s += M[i * KBF_NZ + j] * z[j];
-            r = fabs(s) > r ? fabs(s) : r;
-            bmax = fabs(b[i]) > bmax ? fabs(b[i]) : bmax;
-            zmax = fabs(z[i]) > zmax ? fabs(z[i]) : zmax;
-        }
-        if (!(r <= 1e-8 * (big * zmax + bmax) + 1e-300)) goto singular;
-    }
-    return 0;
-singular:
+    if (!kb_graph_z(t, x, c, z)) return 0;
     snprintf(msg, len, "the state equations M [x'; lambda] = b cannot be solved there (a store "
              "in derivative causality with no inertia, or constraints that lose rank)");
     return 1;
-#else
-    (void)msg; (void)len;
-    return 0;
-#endif
 }
 
 static int kbf_eval(double t, const double *x, const double *c, double *xd, double *y,

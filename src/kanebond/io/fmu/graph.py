@@ -15,16 +15,13 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import sympy as sp
 from sympy.core.function import AppliedUndef
 
-from ...bondgraph.elements import t
-from ...bondgraph.numeric import GraphNumeric, source_powers, store_energies
+from ...bondgraph.cgraph import RUNTIME_GRAPH, graph_kernels
+from ...bondgraph.numeric import GraphNumeric
 from ...errors import ModelError
 from ...model.parameters import lookup_value, name_of
 from ...numeric.cbackend import TLS_RUNTIME
-from ...numeric.cemit import emit_c
-from ...symbolic.dag import Graph
 from .build import HERE, c_array, check_unit, wrapper
 from .variables import UnitParts, Variable
 
@@ -69,7 +66,8 @@ class GraphUnit(UnitParts):
             c_array("double", "KBF_START", start),
             c_array("int", "KBF_INPUT", [1 if k in self.inputs else 0
                                          for k in range(max(nc, 1))]),
-            wrapper(fmi)[0], (HERE / "graph.c").read_text(), wrapper(fmi)[1], "",
+            wrapper(fmi)[0], RUNTIME_GRAPH, (HERE / "graph.c").read_text(), wrapper(fmi)[1],
+            "",
         ]
         return "\n".join(lines)
 
@@ -101,32 +99,6 @@ def _values(num: GraphNumeric) -> tuple[np.ndarray, list[int]]:
     return np.array(vals), inputs
 
 
-def _kernels(num: GraphNumeric) -> tuple[str, dict[str, int], tuple[list[int], list[int]]]:
-    eqs = num.eqs
-    x, z = list(eqs.x), list(eqs.unknowns)
-    g = Graph()
-    sym: dict = {t: g.inp("t", 0)}
-    sym |= {s: g.inp("x", i) for i, s in enumerate(x)}
-    sym |= {s: g.inp("xd", i) for i, s in enumerate(z)}
-    sym |= {s: g.inp("c", k) for k, s in enumerate(num.parameters)}
-    memo: dict = {}
-    groups = {"t": 1, "x": len(x), "xd": max(len(z), 1), "c": max(len(num.parameters), 1)}
-    dok = eqs.M.todok()
-    identity = dok == {(i, i): 1 for i in range(len(z))}
-    at = ([], []) if identity else ([int(i) for i, _ in dok], [int(j) for _, j in dok])
-    groups_out = {"b": list(eqs.b), "E": list(store_energies(num.graph, eqs).values()),
-                  "P": list(source_powers(num.graph, eqs).values())}
-    if not identity:
-        groups_out["M"] = list(dok.values())
-    src = []
-    for name, exprs in groups_out.items():
-        outs = [g.from_sympy(sp.sympify(e, strict=True), sym, memo) for e in exprs]
-        src.append(emit_c(g, groups, outs, f"k_{name}"))
-    sizes = {"NXG": len(x), "NZ": len(z), "NE": len(groups_out["E"]),
-             "NP": len(groups_out["P"]), "NM": len(at[0])}
-    return "".join(src), sizes, at
-
-
 def graph_unit(model: Any, constants: Any, initial: Any,
                units: dict[str, str] | None = None) -> GraphUnit:
     """The unit of a bond graph or its numeric model, started at ``initial`` (a mapping by
@@ -137,7 +109,7 @@ def graph_unit(model: Any, constants: Any, initial: Any,
         num = GraphNumeric(num.graph, {**num.constants, **dict(constants)})
     c0, inputs = _values(num)
     x0 = np.asarray(num.initial_state(initial), dtype=float)
-    kernels, sizes, at = _kernels(num)
+    kernels, sizes, at = graph_kernels(num)
     states = [Variable(n, "local", "continuous", "exact", float(v), description="state")
               for n, v in zip(num.state_names, x0, strict=True)]
     states.append(Variable("work", "local", "continuous", "exact", 0.0, "J",

@@ -1,0 +1,134 @@
+"""A bond graph's state equations in compiled C: the numeric model's library for kanebond's
+integration core, and the kernels every FMU of a graph compiles.
+
+The state equations M(x, t) z = b(x, t), z = [x', λ] of
+:class:`~kanebond.bondgraph.numeric.GraphNumeric`, with the energy E_k of every store and the
+power P_j of every source and resistor, are emitted as C kernels ``k_b``, ``k_M`` (at z = 0),
+``k_E`` and ``k_P`` (at z) from one expression graph (:func:`graph_kernels`). The library adds
+``runtime_graph.c`` (the checked solve of M z = b) and
+
+* ``kb_graph_rhs(n, t, x, c, out)``: x' at n points: 0, or 1 + i where M is singular at point i;
+* ``kb_keep_energy(on)`` / ``kb_last_energy(P, T)``: while on, each evaluation keeps the powers
+  P_j and the stored energy Σ E_k, so that the core integrates the work W = ∫ Σ P_j dt with the
+  steps' own stages and the energy audit costs no evaluation of its own.
+
+The NumPy kernels of GraphNumeric stay the reference (and the path of constants given as
+callables, which only Python can evaluate).
+"""
+
+from __future__ import annotations
+
+import ctypes
+from pathlib import Path
+from typing import Any
+
+import sympy as sp
+
+from ..numeric.cbackend import (
+    DENSE_RUNTIME,
+    TLS_RUNTIME,
+    build_library,
+    cache_dir,
+    compiler_available,
+    library_key,
+    load_library,
+)
+from ..numeric.cemit import emit_c
+from ..symbolic.dag import Graph
+from .elements import t
+
+__all__ = ["graph_kernels", "graph_library", "RUNTIME_GRAPH"]
+
+#: the checked solve of M z = b (shared with the FMU's io/fmu/graph.c)
+RUNTIME_GRAPH = Path(__file__).with_name("runtime_graph.c").read_text()
+
+_ENTRY = r"""
+void k_E(const double *, const double *, const double *, const double *, double *);
+void k_P(const double *, const double *, const double *, const double *, double *);
+#define KBF_NP1 (KBF_NP > 0 ? KBF_NP : 1)
+#define KBF_NE1 (KBF_NE > 0 ? KBF_NE : 1)
+static KB_TLS int kb_keep = 0;
+static KB_TLS double kb_lastP[KBF_NP1], kb_lastT = 0.0;
+void kb_keep_energy(int on) { kb_keep = on; }
+void kb_last_energy(double *P, double *T) {
+    memcpy(P, kb_lastP, sizeof(double) * KBF_NP1);
+    *T = kb_lastT;
+}
+int kb_graph_rhs(int n, const double *t, const double *x, const double *c, double *out) {
+    double z[KBF_NZ1], E[KBF_NE1];
+    for (int i = 0; i < n; i++) {
+        const double *xi = x + (size_t)i * KBF_NXG, *ci = c + (size_t)i * KBF_NC1;
+        if (kb_graph_z(t[i], xi, ci, z)) return i + 1;
+        memcpy(out + (size_t)i * KBF_NXG, z, sizeof(double) * KBF_NXG);
+        if (kb_keep) {
+            double S = 0.0;
+            if (KBF_NP > 0) k_P(t + i, xi, z, ci, kb_lastP);
+            if (KBF_NE > 0) k_E(t + i, xi, z, ci, E);
+            for (int k = 0; k < KBF_NE; k++) S += E[k];
+            kb_lastT = S;
+        }
+    }
+    return 0;
+}
+"""
+
+
+def graph_kernels(num: Any) -> tuple[str, dict[str, int], tuple[list[int], list[int]]]:
+    """(the C kernels k_b, k_M, k_E, k_P, their sizes {NXG, NZ, NE, NP, NM}, the (rows,
+    columns) of M's entries) of a :class:`GraphNumeric` ``num``: one expression graph, its
+    parameters in ``num.parameters``' order."""
+    from .numeric import source_powers, store_energies
+
+    eqs = num.eqs
+    x, z = list(eqs.x), list(eqs.unknowns)
+    g = Graph()
+    sym: dict = {t: g.inp("t", 0)}
+    sym |= {s: g.inp("x", i) for i, s in enumerate(x)}
+    sym |= {s: g.inp("xd", i) for i, s in enumerate(z)}
+    sym |= {s: g.inp("c", k) for k, s in enumerate(num.parameters)}
+    memo: dict = {}
+    groups = {"t": 1, "x": len(x), "xd": max(len(z), 1), "c": max(len(num.parameters), 1)}
+    dok = eqs.M.todok()
+    identity = dok == {(i, i): 1 for i in range(len(z))}
+    at = ([], []) if identity else ([int(i) for i, _ in dok], [int(j) for _, j in dok])
+    groups_out = {"b": list(eqs.b), "E": list(store_energies(num.graph, eqs).values()),
+                  "P": list(source_powers(num.graph, eqs).values())}
+    if not identity:
+        groups_out["M"] = list(dok.values())
+    src = []
+    for name, exprs in groups_out.items():
+        outs = [g.from_sympy(sp.sympify(e, strict=True), sym, memo) for e in exprs]
+        src.append(emit_c(g, groups, outs, f"k_{name}"))
+    sizes = {"NXG": len(x), "NZ": len(z), "NE": len(groups_out["E"]),
+             "NP": len(groups_out["P"]), "NM": len(at[0])}
+    return "".join(src), sizes, at
+
+
+def _int_array(name: str, values: list[int]) -> str:
+    return f"static const int {name}[] = {{{', '.join(map(str, values or [0]))}}};"
+
+
+def graph_library(num: Any) -> tuple[ctypes.CDLL | None, str]:
+    """(the compiled library of ``num``'s state equations, "") or (None, why not), built once
+    per model (cached on disk by its source)."""
+    cached = num.__dict__.get("_c_library")
+    if cached is not None:
+        return cached
+    if not compiler_available():
+        out: tuple[ctypes.CDLL | None, str] = (None, "no C compiler")
+    else:
+        kernels, sizes, at = graph_kernels(num)
+        head = "\n".join([
+            "#include <math.h>\n#include <stdlib.h>\n#include <string.h>",
+            *(f"#define KBF_{k} {v}" for k, v in sizes.items()),
+            f"#define KBF_NC1 {max(len(num.parameters), 1)}",
+            _int_array("M_ROW", at[0]), _int_array("M_COL", at[1]), ""])
+        src = head + TLS_RUNTIME + DENSE_RUNTIME + kernels + RUNTIME_GRAPH + _ENTRY
+        path = cache_dir() / f"kbgraph_{library_key(src)}.so"
+        lib, _ = load_library(path, lambda p: build_library([(src, ["-O1"])], p))
+        vp = ctypes.c_void_p
+        lib.kb_graph_rhs.argtypes = [ctypes.c_int, vp, vp, vp, vp]
+        lib.kb_graph_rhs.restype = ctypes.c_int
+        out = (lib, "")
+    num.__dict__["_c_library"] = out
+    return out
