@@ -1,8 +1,8 @@
 """Ensembles in compiled code on the CPU: ``kb.simulate_ensemble(..., backend="c")``.
 
 Every trajectory of the batch is integrated by kanebond's integration core (``rk.c``,
-``rk_sim.c``: Dormand–Prince 5(4) under error control, the loads' work integrated with the
-steps' own stages, dense output at the requested times) in the velocity form ([PA21] (14))
+``rk_sim.c``, the batch in ``rk_ens.c``: Dormand–Prince 5(4) under error control, the loads'
+work integrated with the steps' own stages, dense output at the requested times) in the velocity form ([PA21] (14))
 with the model's compiled right-hand side and constants of its own: no compilation per point,
 no Python per step. A closed loop's start is made consistent on its own configuration
 constraints g(q) = 0 (Newton in the dependent coordinates, as ``kb.simulate`` does through

@@ -45,7 +45,7 @@ GATE = 0.05
 
 _HERE = Path(__file__).parent
 _SOURCE = DENSE_RUNTIME + "".join((_HERE / f).read_text()
-                                  for f in ("rk.c", "rodas.c", "rk_sim.c"))
+                                  for f in ("rk.c", "rodas.c", "rk_sim.c", "rk_ens.c"))
 _LIB: ctypes.CDLL | None = None
 
 
