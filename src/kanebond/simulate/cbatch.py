@@ -2,14 +2,14 @@
 
 Every trajectory of the batch is integrated by kanebond's integration core (``rk.c``,
 ``rk_sim.c``, the batch in ``rk_ens.c``: Dormand–Prince 5(4) under error control, the loads'
-work integrated with the steps' own stages, dense output at the requested times) in the velocity form ([PA21] (14))
-with the model's compiled right-hand side and constants of its own: no compilation per point,
-no Python per step. A closed loop's start is made consistent on its own configuration
-constraints g(q) = 0 (Newton in the dependent coordinates, as ``kb.simulate`` does through
-``consistent_initial``), and its configuration is projected back after a step that drifted.
-The batch is cut into chunks that run in parallel threads, one per core (the core releases the
-GIL; every work array belongs to one trajectory or one thread), and between chunks Python
-shows progress and sees Ctrl-C.
+work integrated with the steps' own stages, dense output at the requested times) in the velocity
+form ([PA21] (14)) with the model's compiled right-hand side and constants of its own: no
+compilation per point, no Python per step. A closed loop's start is made consistent on its own
+configuration constraints g(q) = 0 (Newton in the dependent coordinates, as ``kb.simulate`` does
+through ``consistent_initial``), and its configuration is projected back after a step that
+drifted. The batch is cut into chunks that run in parallel threads, one per core (the core
+releases the GIL; every work array belongs to one trajectory or one thread), and between chunks
+Python shows progress and sees Ctrl-C.
 """
 
 from __future__ import annotations
