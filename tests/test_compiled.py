@@ -337,6 +337,32 @@ def test_events_in_the_compiled_loop_equal_scipys(t_eval):
     np.testing.assert_allclose(ours.x[-1], ref.x[-1], atol=1e-8)
 
 
+@pytest.mark.parametrize("stem,form", [("rolling_disk", "momentum"),
+                                       ("pendulum_on_cart_2", "velocity")])
+def test_events_compiled_from_their_expressions(stem, form):
+    """Events that are all SymPy expressions are evaluated by the core after every step
+    (simulate/cevents.py): the same zeros as SciPy's driver, a terminal one included, with x =
+    [q, f] in the system's own speeds (the disk's f from its embedded speeds)."""
+    import sympy.physics.mechanics as me
+
+    model, x0 = _case(stem)
+    speed = model.speeds[-1]
+    coord = model.coordinates[1]
+    t = me.dynamicsymbols._t
+    start = x0[model.state_names[1]]
+    events = [kb.Event(speed, name="speed"), kb.Event(coord - start, direction=1),
+              kb.Event(t - 0.85, terminal=True)]
+    runs = [kb.simulate(model, (0.0, 2.0), x0, events=events, form=form, method=m,
+                        rtol=1e-10, atol=1e-12) for m in ("DOP853", integrate.DOP853)]
+    ours, ref = runs
+    assert ours.metadata["events"] == "compiled" and ours.status == ref.status == 1
+    for a, b in zip(ours.t_events, ref.t_events, strict=True):
+        np.testing.assert_allclose(a, b, atol=1e-9)
+    assert sum(len(a) for a in ours.t_events[:2]) >= 1
+    assert ours.t_events[2] == pytest.approx([0.85], abs=1e-12)
+    np.testing.assert_allclose(ours.x[-1], ref.x[-1], atol=1e-8)
+
+
 def test_a_closed_loops_configuration_kernel_is_formed_once_per_model():
     from kanebond.numeric.entry import configuration_kernel
 

@@ -30,7 +30,8 @@ from ..numeric.cbackend import (
     library_key,
     load_library,
 )
-from ..numeric.entry import compiled_entry, configuration_kernel
+from ..numeric.entry import EMBEDDED, compiled_entry, configuration_kernel
+from .cevents import event_kernel
 from .driver import Run
 from .monitor import PROJECT_TOL
 
@@ -55,7 +56,9 @@ class KbModelC(ctypes.Structure):
         ("fn", ctypes.c_void_p), ("pfn", ctypes.c_void_p), ("ratio", ctypes.c_void_p),
         ("c", ctypes.c_void_p), ("part", ctypes.c_void_p), ("cfg", ctypes.c_void_p),
         ("ncfg", ctypes.c_int), ("ptol", ctypes.c_double), ("t_off", ctypes.c_int),
-        ("keep", ctypes.c_void_p), ("last", ctypes.c_void_p), ("beta", ctypes.c_double)]
+        ("keep", ctypes.c_void_p), ("last", ctypes.c_void_p), ("beta", ctypes.c_double),
+        ("ev", ctypes.c_void_p), ("nev", ctypes.c_int), ("nf", ctypes.c_int),
+        ("fsel", ctypes.c_void_p), ("evdir", ctypes.c_void_p)]
 
 
 def core_library() -> ctypes.CDLL:
@@ -76,6 +79,8 @@ def core_library() -> ctypes.CDLL:
     lib.kb_sim_info.argtypes = [vp, vp]
     lib.kb_sim_state.argtypes = [vp, vp, vp, vp]
     lib.kb_sim_watch.argtypes = [vp, d, i]
+    lib.kb_sim_events_set.argtypes = [vp, vp]
+    lib.kb_sim_events_get.argtypes = [vp, vp]
     lib.kb_sim_restate.argtypes = [vp, vp]
     lib.kb_sim_free.argtypes = [vp]
     lib.kb_sim_snap_size.argtypes = [vp]
@@ -122,6 +127,13 @@ class _Sim:
                      entry.part.ctypes.data if entry.part is not None else None,
                      cfg or None, ncfg, PROJECT_TOL, entry.t_off, entry.keep or None,
                      entry.last or None, entry.beta)
+        self.events = run.events_c
+        if self.events is not None:
+            ev = self.events
+            fsel = run.num.ind_index if entry.kind == EMBEDDED else np.arange(run.S)
+            self.fsel = np.ascontiguousarray(fsel, dtype=np.intc)
+            m.ev, m.nev, m.nf = ev.address, len(ev.directions), len(self.fsel)
+            m.fsel, m.evdir = self.fsel.ctypes.data or None, ev.directions.ctypes.data
         self.m = m
         self.y0 = np.ascontiguousarray(z0[: run.n], dtype=float)
         self.W0 = np.ascontiguousarray(np.append(z0[run.n:], 0.0), dtype=float)
@@ -143,7 +155,18 @@ class _Sim:
             0 if self.t_eval is None else len(self.t_eval), int(self.store_side))
         if not self.h:
             raise MemoryError("the integration core could not allocate its work arrays")
-        self.info_buf = np.zeros(13)
+        self.info_buf = np.zeros(14)
+        self.g_set = False
+
+    def events_prev(self) -> list[float]:
+        """The events' functions at the last kept step's end, as the core evaluated them."""
+        g = np.zeros(max(len(self.events.directions), 1))
+        self.lib.kb_sim_events_get(self.h, g.ctypes.data)
+        return g[: len(self.events.directions)].tolist()
+
+    def events_set(self, g: list[float]) -> None:
+        self.lib.kb_sim_events_set(self.h, np.ascontiguousarray(g, dtype=float).ctypes.data)
+        self.g_set = True
 
     def __del__(self) -> None:
         h, self.h = getattr(self, "h", None), None
@@ -214,6 +237,13 @@ class CompiledRun(Run):
     def start(self, t_start: float, z_start: np.ndarray):
         old = getattr(self, "solver", None)
         self.steps_done = getattr(self, "steps_done", 0) + (int(old.info()[7]) if old else 0)
+        if old is not None and old.events is not None:  # where the core last saw the events
+            self.g = old.events_prev()
+        if not hasattr(self, "events_c"):
+            self.events_c = event_kernel(self.ev_fns, self.R + self.S)
+            if self.ev_fns:
+                self.meta["events"] = ("compiled" if self.events_c is not None else
+                                       "Python, after every step (a callable)")
         self.projecting = bool(self.watch is not None and self.watch.config)
         sim = _Sim(self, t_start, z_start)
         self.gate = GATE
@@ -259,7 +289,10 @@ class CompiledRun(Run):
             self.status = 0
 
     def lib_watch(self, sim: _Sim) -> None:
-        every_step = (self.projecting and not sim.cfg_lib) or bool(self.ev_fns)
+        if sim.events is not None and not sim.g_set:  # the events' values at the start
+            sim.events_set(self.g)
+        every_step = (self.projecting and not sim.cfg_lib) or (bool(self.ev_fns)
+                                                                and sim.events is None)
         sim.lib.kb_sim_watch(sim.h, self.gate if self.watch is not None else 0.0,
                              int(every_step))
 
@@ -284,6 +317,8 @@ class CompiledRun(Run):
             self.watch.forget_step()
         t_stop = z_stop = None
         if self.ev_fns:  # located on the step's dense output, as the SciPy driver does
+            if sim.events is not None:  # where the core last saw them
+                self.g = sim.events_prev()
             _, t_ev, z_ev = self._events(sim, t_old, t_new, z)
             if self.status == 1:
                 t_stop, z_stop = t_ev, np.asarray(z_ev)

@@ -425,13 +425,16 @@ class Run:
         active_ev = active_events(self.g, g_new, [e.direction for e in ev_fns])
         if active_ev.size:
             sol = sol if sol is not None else self.solver.dense_output()
-            self.counts[active_ev] += 1
             try:
-                roots = np.array([event_root(ev_fns[i], sol, t_old, t_new, self.to_x, n)
-                                  for i in active_ev])
+                found = [event_root(ev_fns[i], sol, t_old, t_new, self.to_x, n)
+                         for i in active_ev]
             except SimulationError as err:
                 self.fail(f"{str(err).rstrip('.')} (locating its zero between "
                           f"t={t_old:.10g} and t={t_new:.10g})", t_old, None, err)
+            active_ev = np.array([i for i, r in zip(active_ev, found, strict=True)
+                                  if r is not None], dtype=int)
+            roots = np.array([r for r in found if r is not None])
+            self.counts[active_ev] += 1
             order = np.argsort(roots * self.direction)
             active_ev, roots = active_ev[order], roots[order]
             hit = [k for k, i in enumerate(active_ev) if self.counts[i] >= ev_fns[i].max_count]

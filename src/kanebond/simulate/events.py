@@ -124,6 +124,9 @@ class _EventFn:
             raise ModelError(
                 f"event {self.name!r}: direction must be -1, 0 or +1, got {direction!r}."
             ) from err
+        self.c_expr: tuple | None = None
+        """(the condition with its constants substituted, its t, its x = [q, f] symbols) for
+        compiled code, where no constant is a callable; None for a Python callable."""
         self._fn = self._compile(cond, num) if isinstance(cond, sp.Basic) else cond
 
     def _compile(self, expr: sp.Basic, num: NumericModel) -> Callable[[float, np.ndarray], float]:
@@ -172,6 +175,8 @@ class _EventFn:
             else:
                 fixed[a] = float(val)
         expr = expr.xreplace(fixed).xreplace({_t: td})
+        if not extra:
+            self.c_expr = (expr, td, dummies)
         fn = sp.lambdify([td, *dummies, *extra], expr, modules="numpy")
 
         def g(t: float, x: np.ndarray) -> float:
@@ -223,11 +228,19 @@ def active_events(g: list[float], g_new: list[float], direction: list[float]) ->
     return np.nonzero(mask)[0]
 
 
-def event_root(ev: _EventFn, sol, t_old: float, t_new: float, to_x, n: int) -> float:
-    """Zero of the event function on the step's dense output (Brent, as ``solve_ivp``)."""
+def event_root(ev: _EventFn, sol, t_old: float, t_new: float, to_x, n: int) -> float | None:
+    """Zero of the event function on the step's dense output (Brent, as ``solve_ivp``); None
+    where the function has one sign at both ends of the step there (a start exactly at a zero,
+    seen as a change of sign, whose value on the dense output is a rounding off zero: the
+    momentum form's f = A⁻¹ p of a speed set to 0)."""
     from scipy.optimize import brentq
 
     def fun(tt: float) -> float:
         return ev(tt, to_x(np.asarray(sol(tt))[:n], tt))
 
+    fa, fb = fun(t_old), fun(t_new)
+    if fa == 0.0:
+        return float(t_old)
+    if fa * fb > 0.0:
+        return None
     return float(brentq(fun, t_old, t_new, xtol=4 * _EPS, rtol=4 * _EPS))

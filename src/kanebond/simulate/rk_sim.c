@@ -53,7 +53,13 @@ typedef struct {
     void *keep, *last; /* kb_keep_energy, kb_last_energy of the model's runtime, or NULL: the
                           powers and T* of every evaluation, kept by the runtime itself */
     double beta; /* kind 3: the Baumgarte rate of the adjoined constraints */
+    void *ev;    /* k_ev(t, x, out): the events' functions g at x = [q, f], or NULL */
+    int nev, nf; /* how many; f_j = side[fsel[j]] (the system's own speeds) */
+    const int *fsel;
+    const double *evdir; /* their directions (+1, -1, 0) */
 } KbModelC;
+
+typedef void (*kb_ev_fn)(const double *, const double *, double *);
 
 #define KB_SIM_SAMPLES 48
 /* where the pivot ratio may dip below KB_SIM_LB between the evaluations of a step, or falls
@@ -85,6 +91,9 @@ typedef struct {
        and at the previous step's end: where they dip, Python looks (kb_sim_dip) */
     double st[KB_SIM_SAMPLES], sr[KB_SIM_SAMPLES], r_end, t_prev2, r_prev2;
     int n_samp, have_prev, dip;
+    double *g_prev, *g_new, *xev; /* the events' functions at the last kept step's end and at
+                                     the new one's, and x there */
+    int ev_hit;
 } KbSim;
 
 static void kb_sim_energy_on(KbSim *s, int on);
@@ -295,6 +304,25 @@ static int kb_sim_dip(KbSim *s) {
     return dip || falling;
 }
 
+/* 1 where an event's function changed sign over the step just taken, as SciPy's driver sees
+   it (kanebond.simulate.events.active_events), or is not a number there: Python locates the
+   zeros on the dense output. g at the step's end from x = [q, f] (f from the end's side row). */
+static int kb_sim_events(KbSim *s) {
+    const KbModelC *m = &s->m;
+    const KbRk *r = &s->rk;
+    const double *side = r->side + (size_t)r->ns * r->nside, t = r->t;
+    int hit = 0;
+    memcpy(s->xev, r->y, sizeof(double) * m->R);
+    for (int j = 0; j < m->nf; j++) s->xev[m->R + j] = side[m->fsel[j]];
+    ((kb_ev_fn)m->ev)(&t, s->xev, s->g_new);
+    for (int k = 0; k < m->nev; k++) {
+        const double a = s->g_prev[k], b = s->g_new[k], d = m->evdir[k];
+        const int up = a <= 0 && b >= 0, down = a >= 0 && b <= 0;
+        if (!(b == b) || (up && d > 0) || (down && d < 0) || ((up || down) && d == 0)) hit = 1;
+    }
+    return hit;
+}
+
 enum { KB_SIM_DONE = 0, KB_SIM_LOOK = 1, KB_SIM_TICK = 2, KB_SIM_SMALL = -1, KB_SIM_NFEV = -2,
        KB_SIM_STALL = -3, KB_SIM_NONFINITE = -4, KB_SIM_START = -5, KB_SIM_MEMORY = -6,
        KB_SIM_EVAL = -7, KB_SIM_STEPS = -8 };
@@ -303,6 +331,7 @@ KB_API void kb_sim_free(KbSim *s) {
     if (!s) return;
     kb_rk_free(&s->rk);
     free(s->gw);
+    free(s->g_prev);
     free(s->W);
     free(s->out);
     free(s);
@@ -347,6 +376,12 @@ KB_API KbSim *kb_sim_new(const KbModelC *m, int n, double t0, double tf, const d
         s->gw = (double *)calloc((size_t)m->ncfg * (m->ncfg + 1) + 1, sizeof(double));
         if (!s->gw) { kb_sim_free(s); return 0; }
     }
+    if (m->nev) {
+        s->g_prev = (double *)calloc((size_t)2 * m->nev + m->R + m->nf + 1, sizeof(double));
+        if (!s->g_prev) { kb_sim_free(s); return 0; }
+        s->g_new = s->g_prev + m->nev;
+        s->xev = s->g_new + m->nev;
+    }
     kb_rk_method(&s->rk, m->method);
     KbRk *r = &s->rk;
     r->f = kb_sim_f;
@@ -375,6 +410,16 @@ KB_API KbSim *kb_sim_new(const KbModelC *m, int n, double t0, double tf, const d
     return s;
 }
 
+/* the events' functions at the start (from Python, which evaluated them there) */
+KB_API void kb_sim_events_set(KbSim *s, const double *g) {
+    if (s->m.nev) memcpy(s->g_prev, g, sizeof(double) * s->m.nev);
+}
+
+/* ... and where the core last saw them (the last kept step's end) */
+KB_API void kb_sim_events_get(const KbSim *s, double *g) {
+    if (s->m.nev) memcpy(g, s->g_prev, sizeof(double) * s->m.nev);
+}
+
 /* what the caller sets between calls: the gate of the pivot ratio and watch_all */
 KB_API void kb_sim_watch(KbSim *s, double gate, int watch_all) {
     s->gate = gate;
@@ -382,12 +427,13 @@ KB_API void kb_sim_watch(KbSim *s, double gate, int watch_all) {
 }
 
 /* [t, t_old, h, nfev, pcode, pt, rmin, steps, pending, rows waiting, the last stall_steps
-   steps' advance, the steps to go at their pace, the pivot ratio dipped (kb_sim_dip)] */
+   steps' advance, the steps to go at their pace, the pivot ratio dipped (kb_sim_dip), an
+   event's function changed sign (kb_sim_events)] */
 KB_API void kb_sim_info(const KbSim *s, double *d) {
     d[0] = s->rk.t; d[1] = s->rk.t_old; d[2] = s->rk.h_prev; d[3] = (double)s->rk.nfev;
     d[4] = s->rk.pcode; d[5] = s->rk.pt; d[6] = s->rmin; d[7] = (double)s->steps;
     d[8] = s->pending; d[9] = (double)s->n_out; d[10] = s->adv; d[11] = s->to_go;
-    d[12] = s->dip;
+    d[12] = s->dip; d[13] = s->ev_hit;
 }
 
 /* the state y and work W now (the end of the last step), and the failed evaluation's state */
@@ -474,6 +520,7 @@ static int kb_sim_keep(KbSim *s) {
     }
     if (s->nl) memcpy(s->W, s->Wn, sizeof(double) * s->nl);
     if (s->nl) memcpy(s->PK, s->PK + (size_t)r->ns * s->nl, sizeof(double) * s->nl);
+    if (s->m.nev) memcpy(s->g_prev, s->g_new, sizeof(double) * s->m.nev);
     s->pk_have = 1u;
     kb_rk_next(r);
     s->pending = 0;
@@ -540,7 +587,8 @@ static int kb_sim_loop(KbSim *s, long tick) {
             }
         }
         s->dip = s->gate > 0.0 && kb_sim_dip(s);
-        if (s->watch_all || s->rmin < s->gate || s->dip || kb_sim_drifted(s)) {
+        s->ev_hit = s->m.nev > 0 && kb_sim_events(s);
+        if (s->watch_all || s->rmin < s->gate || s->dip || s->ev_hit || kb_sim_drifted(s)) {
             s->pending = 1;
             return KB_SIM_LOOK;
         }
