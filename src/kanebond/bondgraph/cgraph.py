@@ -77,8 +77,6 @@ def graph_kernels(num: Any) -> tuple[str, dict[str, int], tuple[list[int], list[
     """(the C kernels k_b, k_M, k_E, k_P, their sizes {NXG, NZ, NE, NP, NM}, the (rows,
     columns) of M's entries) of a :class:`GraphNumeric` ``num``: one expression graph, its
     parameters in ``num.parameters``' order."""
-    from .numeric import source_powers, store_energies
-
     eqs = num.eqs
     x, z = list(eqs.x), list(eqs.unknowns)
     g = Graph()
@@ -91,10 +89,9 @@ def graph_kernels(num: Any) -> tuple[str, dict[str, int], tuple[list[int], list[
     dok = eqs.M.todok()
     identity = dok == {(i, i): 1 for i in range(len(z))}
     at = ([], []) if identity else ([int(i) for i, _ in dok], [int(j) for _, j in dok])
-    groups_out = {"b": list(eqs.b), "E": list(store_energies(num.graph, eqs).values()),
-                  "P": list(source_powers(num.graph, eqs).values())}
+    groups_out = {k: num.expressions[k] for k in ("b", "E", "P")}
     if not identity:
-        groups_out["M"] = list(dok.values())
+        groups_out["M"] = num.expressions["M"]
     src = []
     for name, exprs in groups_out.items():
         outs = [g.from_sympy(sp.sympify(e, strict=True), sym, memo) for e in exprs]

@@ -110,6 +110,9 @@ class GraphNumeric:
         exprs = {"b": list(eqs.b), "E": list(energies.values()), "P": list(powers.values())}
         if not self._identity:
             exprs["M"] = list(dok.values())
+        self.expressions = exprs
+        """{"b", "E", "P" and, unless M is the identity, "M" (M's entries in eqs.M.todok()'s
+        order)}: the SymPy expressions the kernels evaluate."""
         self.multiplier_names = [str(s) for s in eqs.algebraic]
         self.parameters = _parameters(exprs, set(eqs.x) | set(eqs.unknowns))
         # the callables given to the elements themselves (Se("V", lambda t: ...)) are the

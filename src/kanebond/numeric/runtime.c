@@ -178,11 +178,24 @@ int kb_rhs(int n, const double *t, const double *x, const double *c, double *out
     return bad;
 }
 
+/* [q', e + ê] at the speeds f ([PA21] (25)-(28)), wp the position kernel's work at q; the
+   loads' powers and T* kept for the core. */
+static void kb_momentum_rate(const double *ti, const double *qi, const double *f,
+                             const double *ci, const double *wp, double *o) {
+    double wv[NVEL], wd[NDOT], e[S_], eh[S_];
+    k_vel(ti, qi, f, ci, wv);
+    kb_k_dot(ti, qi, f, ci, wd);
+    kb_assemble(f, wp, wv, wd, 0, 0, e, 0, eh, 0, 0);
+    for (int r = 0; r < R_; r++) o[r] = wv[QD_OFF + r];
+    for (int s = 0; s < S_; s++) o[R_ + s] = e[s] + eh[s];
+    if (kb_keep) kb_keep_pw(f, wp, wv);
+}
+
 /* Momentum form [PA21] (25)-(28): y = [q, p] -> [Q f, e + e_hat] with f = A^-1 p.
    fout (n x S, may be NULL) receives f. */
 int kb_rhs_momentum(int n, const double *t, const double *y, const double *c, double *out,
                     double *fout) {
-    double wp[NPOS], wv[NVEL], wd[NDOT], A[S_ * S_], f[S_], e[S_], eh[S_];
+    double wp[NPOS], A[S_ * S_], f[S_];
     for (int i = 0; i < n; i++) {
         const double *ti = t + i, *qi = y + i * (R_ + S_), *pi = qi + R_, *ci = c + i * (K_ > 0 ? K_ : 1);
         double *o = out + i * (R_ + S_);
@@ -192,12 +205,7 @@ int kb_rhs_momentum(int n, const double *t, const double *y, const double *c, do
         for (int s = 0; s < S_; s++) f[s] = pi[s];
         kb_chol_solve(S_, A, f);
         if (fout) memcpy(fout + i * S_, f, sizeof(double) * S_);
-        k_vel(ti, qi, f, ci, wv);
-        kb_k_dot(ti, qi, f, ci, wd);
-        kb_assemble(f, wp, wv, wd, 0, 0, e, 0, eh, 0, 0);
-        for (int r = 0; r < R_; r++) o[r] = wv[QD_OFF + r];
-        for (int s = 0; s < S_; s++) o[R_ + s] = e[s] + eh[s];
-        if (kb_keep) kb_keep_pw(f, wp, wv);
+        kb_momentum_rate(ti, qi, f, ci, wp, o);
     }
     return 0;
 }
@@ -424,20 +432,63 @@ int kb_rhs_emb(int n, const double *t, const double *x, const double *c, const i
     return bad;
 }
 
-/* Momentum form with the numeric embedding: y = [q, p] -> [q', e_f + ê_f], with
-   f = A_f⁻¹ p, e_f = Tᵀ e_u, ê_f = Tᵀ ê_u + Ġᵀ p̂_u[dep], Ġ = −B_d⁻¹ Ḃ T, so that
-   Ġᵀ p̂_d = −Tᵀ Ḃᵀ B_d⁻ᵀ p̂_d. */
+/* [q', e_f + ê_f] at the independent speeds f with the numeric embedding at q (T, the LU of
+   B_d; wp the position kernel's work): u = T f, e_f = Tᵀ e_u, ê_f = Tᵀ ê_u + Ġᵀ p̂_u[dep],
+   Ġ = −B_d⁻¹ Ḃ T, so that Ġᵀ p̂_d = −Tᵀ Ḃᵀ B_d⁻ᵀ p̂_d. uout (may be NULL) receives u. */
+static void kb_momentum_rate_emb(const double *ti, const double *qi, const double *f,
+                                 const double *ci, const int *part, const double *wp,
+                                 const double *T, const double *LU, const int *piv, double *o,
+                                 double *uout) {
+    double wv[NVEL], wd[NDOT], u[S_], ph[S_], z[S_], yv[KC_], eh[SF_ + 1];
+    const int *dep = KB_DEP;
+    for (int j = 0; j < S_; j++) {
+        double v = 0.0;
+        for (int s = 0; s < SF_; s++) v += T[j * SF_ + s] * f[s];
+        u[j] = v;
+    }
+    if (uout) memcpy(uout, u, sizeof(double) * S_);
+    k_vel(ti, qi, u, ci, wv);
+    kb_k_dot(ti, qi, u, ci, wd);
+    /* e_f: the rhs of the velocity form without inertia terms is built from loads only */
+    kb_assemble_emb(u, T, 0, wp, 0, wd, 0, 0, ph, eh);
+    for (int s = 0; s < SF_; s++) o[R_ + s] = eh[s];
+    for (int l = 0; l < NL_; l++) {
+        const int k = L_K[l];
+        const int *cols = COLS + L_COLS[l];
+        const double *V = wp + L_V[l], *F = wv + L_F[l];
+        for (int s = 0; s < SF_; s++) {
+            double x = 0.0;
+            for (int j = 0; j < k; j++)
+                x += (V[j] * F[0] + V[k + j] * F[1] + V[2 * k + j] * F[2]) * T[cols[j] * SF_ + s];
+            o[R_ + s] += x;
+        }
+    }
+    /* + Ġᵀ p̂_u[dep] = −Tᵀ Ḃᵀ B_d⁻ᵀ p̂_d */
+    for (int r = 0; r < KC_; r++) yv[r] = ph[dep[r]];
+    kb_lu_solve_t(LU, piv, KB_KL, KB_KU, yv);
+    memset(z, 0, sizeof(z));
+    const double *Bdot = wd + BDOT_OFF;
+    for (int e = 0; e < NB_ENT; e++) z[B_COL[e]] += Bdot[e] * yv[B_ROW[e]];
+    for (int s = 0; s < SF_; s++) {
+        double v = 0.0;
+        for (int j = 0; j < S_; j++) v += T[j * SF_ + s] * z[j];
+        o[R_ + s] -= v;
+    }
+    for (int r = 0; r < R_; r++) o[r] = wv[QD_OFF + r];
+    if (kb_keep) kb_keep_pw(u, wp, wv);
+}
+
+/* Momentum form with the numeric embedding: y = [q, p] -> [q', e_f + ê_f] with f = A_f⁻¹ p
+   (kb_momentum_rate_emb). */
 int kb_rhs_momentum_emb(int n, const double *t, const double *y, const double *c,
                         const int *part, double *out, double *uout) {
     static KB_TLS double LU[KC_ * KC_];
-    double wp[NPOS], wv[NVEL], wd[NDOT], u[S_], ph[S_], z[S_], G[KC_ * (SF_ > 0 ? SF_ : 1)];
-    double T[S_ * (SF_ > 0 ? SF_ : 1)], Af[SF_ * SF_ + 1], f[SF_ + 1], yv[KC_], eh[SF_ + 1];
+    double wp[NPOS], u[S_], G[KC_ * (SF_ > 0 ? SF_ : 1)];
+    double T[S_ * (SF_ > 0 ? SF_ : 1)], Af[SF_ * SF_ + 1], f[SF_ + 1];
     int piv[KC_];
-    const int *dep = KB_DEP;
     for (int i = 0; i < n; i++) {
         const double *ti = t + i, *qi = y + i * (R_ + SF_), *pi = qi + R_;
         const double *ci = c + i * (K_ > 0 ? K_ : 1);
-        double *o = out + i * (R_ + SF_);
         memset(u, 0, sizeof(u));
         k_pos(ti, qi, u, ci, wp);
         if (kb_embed_speeds(wp + B_OFF, part, 0, LU, piv, G, T, u)) return -(i + 1);
@@ -445,42 +496,23 @@ int kb_rhs_momentum_emb(int n, const double *t, const double *y, const double *c
         if (kb_chol(SF_, Af)) return i + 1;
         for (int s = 0; s < SF_; s++) f[s] = pi[s];
         kb_chol_solve(SF_, Af, f);
-        for (int j = 0; j < S_; j++) {
-            double v = 0.0;
-            for (int s = 0; s < SF_; s++) v += T[j * SF_ + s] * f[s];
-            u[j] = v;
-        }
-        if (uout) memcpy(uout + i * S_, u, sizeof(double) * S_);
-        k_vel(ti, qi, u, ci, wv);
-        kb_k_dot(ti, qi, u, ci, wd);
-        /* e_f: the rhs of the velocity form without inertia terms is built from loads only */
-        kb_assemble_emb(u, T, 0, wp, 0, wd, 0, 0, ph, eh);
-        for (int s = 0; s < SF_; s++) o[R_ + s] = eh[s];
-        for (int l = 0; l < NL_; l++) {
-            const int k = L_K[l];
-            const int *cols = COLS + L_COLS[l];
-            const double *V = wp + L_V[l], *F = wv + L_F[l];
-            for (int s = 0; s < SF_; s++) {
-                double x = 0.0;
-                for (int j = 0; j < k; j++)
-                    x += (V[j] * F[0] + V[k + j] * F[1] + V[2 * k + j] * F[2]) * T[cols[j] * SF_ + s];
-                o[R_ + s] += x;
-            }
-        }
-        /* + Ġᵀ p̂_u[dep] = −Tᵀ Ḃᵀ B_d⁻ᵀ p̂_d */
-        for (int r = 0; r < KC_; r++) yv[r] = ph[dep[r]];
-        kb_lu_solve_t(LU, piv, KB_KL, KB_KU, yv);
-        memset(z, 0, sizeof(z));
-        const double *Bdot = wd + BDOT_OFF;
-        for (int e = 0; e < NB_ENT; e++) z[B_COL[e]] += Bdot[e] * yv[B_ROW[e]];
-        for (int s = 0; s < SF_; s++) {
-            double v = 0.0;
-            for (int j = 0; j < S_; j++) v += T[j * SF_ + s] * z[j];
-            o[R_ + s] -= v;
-        }
-        for (int r = 0; r < R_; r++) o[r] = wv[QD_OFF + r];
-        if (kb_keep) kb_keep_pw(u, wp, wv);
+        kb_momentum_rate_emb(ti, qi, f, ci, part, wp, T, LU, piv, out + i * (R_ + SF_),
+                             uout ? uout + i * S_ : 0);
     }
+    return 0;
+}
+
+/* [q', p'] of the momentum form at the independent speeds f (not from p: a ConstrainedModel's
+   relaxed A_f may be singular where ᵘᵘA is not); 0, or 1 where B_d is singular. */
+static int kb_momentum_at(const double *ti, const double *qi, const double *f, const double *ci,
+                          const int *part, double *o) {
+    static KB_TLS double LU[KC_ * KC_];
+    double wp[NPOS], u[S_], G[KC_ * (SF_ > 0 ? SF_ : 1)], T[S_ * (SF_ > 0 ? SF_ : 1)];
+    int piv[KC_];
+    memset(u, 0, sizeof(u));
+    k_pos(ti, qi, u, ci, wp);
+    if (kb_embed_speeds(wp + B_OFF, part, 0, LU, piv, G, T, u)) return 1;
+    kb_momentum_rate_emb(ti, qi, f, ci, part, wp, T, LU, piv, o, 0);
     return 0;
 }
 
@@ -494,5 +526,13 @@ int kb_rhs_momentum_emb(int n, const double *t, const double *y, const double *c
                         const int *part, double *out, double *uout) {
     (void)part; (void)uout;
     return kb_rhs_momentum(n, t, y, c, out, 0);
+}
+static int kb_momentum_at(const double *ti, const double *qi, const double *f, const double *ci,
+                          const int *part, double *o) {
+    double wp[NPOS];
+    (void)part;
+    k_pos(ti, qi, f, ci, wp);
+    kb_momentum_rate(ti, qi, f, ci, wp, o);
+    return 0;
 }
 #endif

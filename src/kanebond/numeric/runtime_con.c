@@ -218,14 +218,14 @@ int kb_con(int n, const double *t, const double *x, const double *c, const int *
 }
 
 /* Momentum form at n points ([PA21] (49), (50)): y = [q, ᵘp̂] -> [q', ᵘe + ᵘê + ᵘGᵀλ], with
-   ᵘf = ᵘᵘA⁻¹(ᵘp̂ − ᵘᶜA ᶜf) and λ of the velocity form at the full f. e + ê = e + Dᵀf is the
-   relaxed momentum form's rate at p̂ = A f (runtime.c), since D + Dᵀ = Ȧ ([PA21] (24)).
+   ᵘf = ᵘᵘA⁻¹(ᵘp̂ − ᵘᶜA ᶜf) and λ of the velocity form at the full f; e + ê is the relaxed
+   momentum form's rate at the full f (runtime.c's kb_momentum_at).
    side (n x NF_, may be NULL) receives ᵘf. Returns as kb_con. */
 int kb_con_momentum(int n, const double *t, const double *y, const double *c, const int *part,
                     double beta, double *out, double *side) {
     double f[SF1], Gf[NA1 * SF1], lm[NA1], rk[NC1], ak[NA1], A[SF1 * SF1], r[SF1];
     double u[S_ > 0 ? S_ : 1], Ge[KC1 * SF1], cc[KC1], Auu[NF1 * NF1];
-    double vo[R_ + NF_ + 1], ym[R_ + SF_ + 1], mo[R_ + SF_ + 1];
+    double vo[R_ + NF_ + 1], mo[R_ + SF_ + 1];
     int bad = 0;
     kb_con_ratio = 1.0;
     for (int i = 0; i < n; i++) {
@@ -251,14 +251,7 @@ int kb_con_momentum(int n, const double *t, const double *y, const double *c, co
         if (side) for (int j = 0; j < NF_; j++) side[i * NF_ + j] = r[j];
         const int code = kb_con_point(ti, qi, f, ci, part, beta, 0, vo, lm, rk, ak, Gf);
         if (code) return code == 1 ? i + 1 : (code < 0 ? -(i + 1) : (1 << 27) + i);
-        memcpy(ym, qi, sizeof(double) * R_);
-        for (int a = 0; a < SF_; a++) {
-            double v = 0.0;
-            for (int b = 0; b < SF_; b++) v += A[a * SF_ + b] * f[b];
-            ym[R_ + a] = v;
-        }
-        const int mcode = kb_rhs_momentum_emb(1, ti, ym, ci, part, mo, 0);
-        if (mcode) return mcode;
+        if (kb_momentum_at(ti, qi, f, ci, part, mo)) return -(i + 1);
         memcpy(o, mo, sizeof(double) * R_);
         for (int j = 0; j < NF_; j++) {
             double v = mo[R_ + CON_UI[j]];
