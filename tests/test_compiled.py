@@ -287,6 +287,7 @@ def test_rodas4_on_a_stiff_system(form):
     ref = kb.simulate(num, (0.0, 5.0), x0, t_eval=te, method="DOP853", form=form,
                       rtol=1e-12, atol=1e-14)
     assert stiff.metadata["integrator"] == "compiled" and stiff.method == "RODAS4"
+    assert stiff.metadata["jacobian"] == "analytic"
     np.testing.assert_allclose(stiff.x, ref.x, rtol=0, atol=2e-6)
     assert stiff.energy_audit().rel_residual < 1e-6
     assert stiff.nfev * 5 < ref.nfev
@@ -301,6 +302,50 @@ def test_rodas4_on_embedded_constraints_and_a_closed_loop():
         b = kb.simulate(model, (0.0, 0.5), x0, t_eval=te, rtol=1e-11, atol=1e-13)
         np.testing.assert_allclose(a.x, b.x, rtol=0, atol=1e-6)
         assert a.energy_audit().rel_residual < 1e-7
+        assert a.metadata["jacobian"] == ("analytic" if stem == "rolling_disk" else
+                                          "finite differences (embedded constraints have "
+                                          "none yet)")
+
+
+@pytest.mark.parametrize("momentum", [False, True])
+def test_the_analytic_jacobian_equals_central_differences(momentum):
+    """numeric/cjac.py's kb_jac (partial derivatives on the expression graph, solves by A) at a
+    random state of the heavy top (a tree, nonlinear in q and f) against central differences
+    of the model's own right-hand side and load powers: the rows of q', f' (or p') and of the
+    loads' work, and the time derivative."""
+    import ctypes
+
+    from kanebond.numeric.cjac import jacobian_kernel
+
+    model, _ = _case("heavy_symmetric_top")
+    lib, why = jacobian_kernel(model, momentum)
+    assert lib is not None, why
+    R, S, nl = model.R, model.S, len(model.load_names)
+    n = R + S + nl
+    rng = np.random.default_rng(3)
+    y = rng.uniform(0.2, 0.9, R + S)
+    J, dt = np.zeros((n, n)), np.zeros(n)
+    yw = np.concatenate([y, np.zeros(nl)])
+    vp = ctypes.c_void_p
+    lib.kb_jac.argtypes = [ctypes.c_double, vp, vp, ctypes.c_int, ctypes.c_int, vp, vp]
+    assert lib.kb_jac(0.3, yw.ctypes.data, model._c1.ctypes.data, int(momentum), n,
+                      J.ctypes.data, dt.ctypes.data) == 0
+
+    def F(t, z):
+        x = z if not momentum else np.concatenate([z[:R], model.f_from_p(z[:R], z[R:])])
+        rate = model.rhs_momentum(t, z) if momentum else model.rhs(t, z)
+        return np.concatenate([rate, model.load_powers(t, x[:R], x[R:])])
+
+    h = 1e-6
+    ref = np.zeros((n, R + S))
+    for k in range(R + S):
+        e = np.zeros(R + S)
+        e[k] = h
+        ref[:, k] = (F(0.3, y + e) - F(0.3, y - e)) / (2 * h)
+    np.testing.assert_allclose(J[:, : R + S], ref, rtol=1e-6, atol=1e-6 * np.abs(ref).max())
+    assert not J[:, R + S:].any()  # nothing depends on the work
+    ref_t = (F(0.3 + h, y) - F(0.3 - h, y)) / (2 * h)
+    np.testing.assert_allclose(dt, ref_t, atol=1e-6 * max(1.0, np.abs(ref_t).max()))
 
 
 def test_rodas4_needs_the_compiled_core():

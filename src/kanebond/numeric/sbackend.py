@@ -13,7 +13,19 @@ import sympy as sp
 
 from ..mechanics.kinematics import t
 
-__all__ = ["SymbolicBackend"]
+__all__ = ["SymbolicBackend", "load_matrix"]
+
+
+def load_matrix(system) -> sp.Matrix:
+    """The generalized forces of the loads, column by column (S × loads): e_L = V · F of each
+    load, so that its power is fᵀ e_L ([PA21] (53))."""
+    S = len(system.speeds)
+    if not system.load_fields:
+        return sp.zeros(S, 0)
+    return sp.Matrix.hstack(*[
+        sp.Matrix([fld.V[r].dot(vec) if fld.V[r].args and vec.args else 0 for r in range(S)])
+        for fld, vec in system.load_fields
+    ])
 
 
 class SymbolicBackend:
@@ -30,13 +42,7 @@ class SymbolicBackend:
         rep |= dict(zip(q, qs, strict=True)) | dict(zip(f, fs, strict=True))
         rep |= dict(zip(params, cs, strict=True))
         self.R, self.S, self.nl = R, S, len(system.loads)
-        eload = sp.Matrix.hstack(
-            *[
-                sp.Matrix([fld.V[r].dot(vec) if fld.V[r].args and vec.args else 0
-                           for r in range(S)])
-                for fld, vec in system.load_fields
-            ]
-        ) if system.load_fields else sp.zeros(S, 0)
+        eload = load_matrix(system)
 
         def fn(expr):
             e = sp.sympify(expr, strict=True).xreplace(rep).xreplace({t: ts})

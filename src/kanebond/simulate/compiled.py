@@ -30,6 +30,7 @@ from ..numeric.cbackend import (
     library_key,
     load_library,
 )
+from ..numeric.cjac import jacobian_kernel
 from ..numeric.entry import EMBEDDED, compiled_entry, configuration_kernel
 from .cevents import event_kernel
 from .driver import Run
@@ -58,7 +59,8 @@ class KbModelC(ctypes.Structure):
         ("ncfg", ctypes.c_int), ("ptol", ctypes.c_double), ("t_off", ctypes.c_int),
         ("keep", ctypes.c_void_p), ("last", ctypes.c_void_p), ("beta", ctypes.c_double),
         ("ev", ctypes.c_void_p), ("nev", ctypes.c_int), ("nf", ctypes.c_int),
-        ("fsel", ctypes.c_void_p), ("evdir", ctypes.c_void_p)]
+        ("fsel", ctypes.c_void_p), ("evdir", ctypes.c_void_p), ("jac", ctypes.c_void_p),
+        ("mom", ctypes.c_int)]
 
 
 def core_library() -> ctypes.CDLL:
@@ -127,6 +129,14 @@ class _Sim:
                      entry.part.ctypes.data if entry.part is not None else None,
                      cfg or None, ncfg, PROJECT_TOL, entry.t_off, entry.keep or None,
                      entry.last or None, entry.beta)
+        if run.method_name == "RODAS4":
+            jac, why = jacobian_kernel(run.active, run.momentum)
+            if jac is not None:
+                self.jac_lib = jac
+                m.jac = ctypes.cast(jac.kb_jac, ctypes.c_void_p).value
+                m.mom = int(run.momentum)
+            run.meta["jacobian"] = "analytic" if jac is not None else \
+                f"finite differences ({why})"
         self.events = run.events_c
         if self.events is not None:
             ev = self.events
@@ -155,7 +165,7 @@ class _Sim:
             0 if self.t_eval is None else len(self.t_eval), int(self.store_side))
         if not self.h:
             raise MemoryError("the integration core could not allocate its work arrays")
-        self.info_buf = np.zeros(14)
+        self.info_buf = np.zeros(15)
         self.g_set = False
 
     def events_prev(self) -> list[float]:

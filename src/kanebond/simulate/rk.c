@@ -155,6 +155,9 @@ typedef struct KbRk {
     int nerr;               /* the states the error norm measures (the first nerr; default n) */
     double *J, *G;          /* RODAS4: the Jacobian and the LU of 1/(h gamma) - J (n x n) */
     int *piv;
+    /* RODAS4's analytic Jacobian jac(ctx, t, y, J, dfdt), or NULL (finite differences) */
+    int (*jac)(void *, double, const double *, double *, double *);
+    long njev_exact;        /* how many Jacobians it gave */
     long nfev;
     double *y, *y_old, *K, *Y, *side, *tmp, *F; /* K, Y: KB_RK_ROWS x n; side: rows x nside;
                                                    F: the dense output's 7 x n */

@@ -57,7 +57,11 @@ typedef struct {
     int nev, nf; /* how many; f_j = side[fsel[j]] (the system's own speeds) */
     const int *fsel;
     const double *evdir; /* their directions (+1, -1, 0) */
+    void *jac;   /* kb_jac(t, y, c, mom, n, J, dfdt): the analytic Jacobian (RODAS4), or NULL */
+    int mom;     /* ... of the momentum form */
 } KbModelC;
+
+typedef int (*kb_jac_fn)(double, const double *, const double *, int, int, double *, double *);
 
 typedef void (*kb_ev_fn)(const double *, const double *, double *);
 
@@ -142,6 +146,12 @@ static int kb_sim_f(void *ctx, double t, const double *y, double *dy, double *si
         code = 1; /* the stiff method needs the runtime's powers */
     }
     return code;
+}
+
+/* the model's analytic Jacobian for RODAS4 (numeric/cjac.py), the loads' work rows included */
+static int kb_sim_jac(void *ctx, double t, const double *y, double *J, double *dfdt) {
+    KbSim *s = (KbSim *)ctx;
+    return ((kb_jac_fn)s->m.jac)(t, y, s->m.c, s->m.mom, s->rk.n, J, dfdt);
 }
 
 static int m_last(const KbSim *s) { return s->m.last != 0 && s->keeping; }
@@ -386,6 +396,7 @@ KB_API KbSim *kb_sim_new(const KbModelC *m, int n, double t0, double tf, const d
     KbRk *r = &s->rk;
     r->f = kb_sim_f;
     r->ctx = s;
+    if (stiff && m->jac) r->jac = kb_sim_jac;
     r->t = t0;
     r->t_bound = tf;
     r->direction = tf > t0 ? 1.0 : -1.0;
@@ -428,12 +439,12 @@ KB_API void kb_sim_watch(KbSim *s, double gate, int watch_all) {
 
 /* [t, t_old, h, nfev, pcode, pt, rmin, steps, pending, rows waiting, the last stall_steps
    steps' advance, the steps to go at their pace, the pivot ratio dipped (kb_sim_dip), an
-   event's function changed sign (kb_sim_events)] */
+   event's function changed sign (kb_sim_events), analytic Jacobians taken] */
 KB_API void kb_sim_info(const KbSim *s, double *d) {
     d[0] = s->rk.t; d[1] = s->rk.t_old; d[2] = s->rk.h_prev; d[3] = (double)s->rk.nfev;
     d[4] = s->rk.pcode; d[5] = s->rk.pt; d[6] = s->rmin; d[7] = (double)s->steps;
     d[8] = s->pending; d[9] = (double)s->n_out; d[10] = s->adv; d[11] = s->to_go;
-    d[12] = s->dip; d[13] = s->ev_hit;
+    d[12] = s->dip; d[13] = s->ev_hit; d[14] = (double)s->rk.njev_exact;
 }
 
 /* the state y and work W now (the end of the last step), and the failed evaluation's state */

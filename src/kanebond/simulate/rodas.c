@@ -83,10 +83,15 @@ static void kb_ros_solve(int n, const double *LU, const int *piv, double *b) {
     }
 }
 
-/* J = df/dy (the first nerr columns) and f_t into K row 15, by forward differences from
-   f(t, y) in K row 0; 0, or non-zero where an evaluation failed */
+/* J = df/dy and f_t into K row 15: the model's analytic Jacobian where it has one
+   (numeric/cjac.py), else by forward differences (the first nerr columns) from f(t, y) in K
+   row 0; 0, or non-zero where an evaluation failed */
 static int kb_ros_jacobian(KbRk *r) {
     const int n = r->n;
+    if (r->jac && r->jac(r->ctx, r->t, r->y, r->J, r->K + (size_t)15 * n) == 0) {
+        r->njev_exact++;
+        return 0; /* the model's analytic Jacobian; where it fails, differences below */
+    }
     const double *f0 = r->K, eps = 2.220446049250313e-16;
     double *Yd = r->Y + (size_t)14 * n, *fd = r->K + (size_t)14 * n;
     memset(r->J, 0, sizeof(double) * (size_t)n * n);
