@@ -136,6 +136,31 @@ def test_a_bond_graph_with_a_callable_input_runs_in_scipy_and_says_why():
                                                 "callable")
 
 
+@pytest.mark.parametrize("stem", ["n_four_bar_1", "bicycle_sympy"])
+def test_outputs_of_embedded_runs_in_c_equal_numpys(stem):
+    """runtime_out.c's kb_outputs_emb (p̂ = A_f f and the multipliers with their residual),
+    the load powers from all speeds by kb_parts, and the batched constraint watch, against the
+    NumPy backend's own path at states along a run."""
+    case = runspec.prepare(str(FILES / f"{stem}.toml"))
+    c_model = case.system.numeric(case.constants)
+    np_model = case.system.numeric(case.constants, backend="numpy")
+    assert c_model.embedded and c_model._tree_be is None
+    x0 = c_model.consistent_initial(case.x0)
+    tr = kb.simulate(c_model, (0.0, 0.5), x0, t_eval=np.linspace(0.0, 0.5, 7))
+    assert tr.metadata["integrator"] == "compiled"
+    tt, q, f = tr.t, tr.q, tr.f
+    assert c_model._outputs_c(tt, q, f, lam=True) is not None  # the compiled path answers
+    for name in ("p_hat", "constraint_multipliers"):
+        a = getattr(c_model, name)(q, f) if name == "p_hat" else \
+            c_model.constraint_multipliers(tt, np.hstack([q, f]))
+        b = getattr(np_model, name)(q, f) if name == "p_hat" else \
+            np_model.constraint_multipliers(tt, np.hstack([q, f]))
+        np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-9 * np.abs(b).max())
+    np.testing.assert_allclose(c_model.load_powers(tt, q, f), np_model.load_powers(tt, q, f),
+                               rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(tr.p, np_model.p_hat(q, f), rtol=1e-9, atol=1e-9)
+
+
 @pytest.mark.parametrize("method", ["DOP853", "RK45"])
 def test_every_step_and_same_evaluations(method):
     """Without output times every accepted step is kept: as many steps as SciPy's, counted by

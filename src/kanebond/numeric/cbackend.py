@@ -142,7 +142,8 @@ TLS_RUNTIME = (Path(__file__).with_name("runtime_tls.c")).read_text()
 DENSE_RUNTIME = (Path(__file__).with_name("runtime_dense.c")).read_text()
 #: the band LU of B_d (shared with the tree runtime), then the assembly and right-hand sides
 LU_RUNTIME = TLS_RUNTIME + (Path(__file__).with_name("runtime_lu.c")).read_text()
-_C_RUNTIME = LU_RUNTIME + (Path(__file__).with_name("runtime.c")).read_text()
+_C_RUNTIME = LU_RUNTIME + "".join(Path(__file__).with_name(f).read_text()
+                                    for f in ("runtime.c", "runtime_out.c"))
 
 
 def _c_header(prog: Program) -> str:

@@ -53,6 +53,7 @@ from .cbackend import CBackend, cache_dir, compiler_available
 from .embedded import EmbeddedMixin
 from .npbackend import (
     NumpyBackend,
+    as_batch,
     assemble,
     project,
     solve_spd,
@@ -236,8 +237,13 @@ class NumericModel(TreePathMixin, EmbeddedMixin, PartitionMixin, ReactionMixin):
     # ------------------------------------------------------------------ plumbing
     @property
     def state_names(self) -> list[str]:
-        """Names of x = [q, f]."""
-        return [show(x) for x in self.coordinates + self.speeds]
+        """Names of x = [q, f] (kept per partition: printing is slow for large systems)."""
+        key = tuple(self.speeds)
+        got = self.__dict__.get("_state_names")
+        if got is None or got[0] != key:
+            got = self.__dict__["_state_names"] = (
+                key, [show(x) for x in self.coordinates + self.speeds])
+        return list(got[1])
 
     def _check(self, name: str, a: np.ndarray, size: int) -> None:
         if a.shape[-1] != size:
@@ -356,6 +362,12 @@ class NumericModel(TreePathMixin, EmbeddedMixin, PartitionMixin, ReactionMixin):
         """Power fᵀe_L of every load L: shape (n_loads,) or (N, n_loads)."""
         if self._tree_be is not None:
             return self._tree_energy(t, q, f)[1]
+        if self.embedded and isinstance(self._be, CBackend) and not np.iscomplexobj(f):
+            single, qb = as_batch(q, self.R)  # u·e_L in all speeds, by the compiled library
+            _, fb = as_batch(f, self.S)
+            tt = np.broadcast_to(np.asarray(t, dtype=float), (len(qb),)).copy()
+            P = self.energy_and_powers(tt, qb, self.all_speed_values(qb, fb))[1]
+            return P[0] if single else P
         el = self.e_loads(t, q, f)
         fa = np.asarray(f, dtype=float)
         return np.einsum("...s,...sl->...l", fa, el)
@@ -364,6 +376,12 @@ class NumericModel(TreePathMixin, EmbeddedMixin, PartitionMixin, ReactionMixin):
         """Generalized momentum p̂ = A f ([PA21] (54)) (``t`` ignored)."""
         if self._tree_be is not None and not self.embedded:
             return self._tree_momentum(q, f)
+        if self.embedded:  # the compiled embedding (runtime_out.c), where there is one
+            single, qb = as_batch(q, self.R)
+            _, fb = as_batch(f, self.S)
+            got = self._outputs_c(np.zeros(len(qb)), qb, fb, lam=False)
+            if got is not None:
+                return got["p"][0] if single else got["p"]
         return self._parts(0.0, q, f, {"p_hat"})[1]["p_hat"]
 
     def e_hat(self, q, f) -> np.ndarray:
@@ -403,9 +421,12 @@ class NumericModel(TreePathMixin, EmbeddedMixin, PartitionMixin, ReactionMixin):
             res = self.evaluate(tt, q, f, {"T_star", "eload"})
             return res["T_star"], np.einsum("ns,nsl->nl", f, res["eload"])
         c = self._c(tt, q, u[:, self.ind_index])
-        wp = self._be.work("pos", tt, q, u, c)
-        wv = self._be.work("vel", tt, q, u, c)
-        full = assemble(self.layout, wp, wv, None, u, {"T_star", "eload"})
+        if isinstance(self._be, CBackend) and not np.iscomplexobj(u):  # kb_parts, all speeds
+            full = self._be.parts(tt, q, u, c, {"T_star", "eload"})
+        else:
+            wp = self._be.work("pos", tt, q, u, c)
+            wv = self._be.work("vel", tt, q, u, c)
+            full = assemble(self.layout, wp, wv, None, u, {"T_star", "eload"})
         return full["T_star"], np.einsum("ns,nsl->nl", u, full["eload"])
 
     # ------------------------------------------------------------------ right-hand sides

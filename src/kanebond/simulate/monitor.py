@@ -165,6 +165,22 @@ class ConstraintWatch:
         f = self.speeds_of(model, t, y[None, :])
         return _margin(model.constraint_jacobian(t, y[:R], f[0]))
 
+    def margins(self, ts: np.ndarray, Y: np.ndarray) -> list[float]:
+        """:meth:`margin` at several integrated states (rows of Y) at once: with embedded
+        constraints B(q) of all of them from one evaluation, and one batched SVD."""
+        model = self.active
+        if not self.embedded or not hasattr(model, "work_arrays"):
+            return [self.margin(float(t), y) for t, y in zip(ts, Y, strict=True)]
+        from ..numeric.npbackend import constraint_matrix
+
+        R, k = model.R, len(Y)
+        wp = model.work_arrays("pos", np.zeros(k), Y[:, :R], np.zeros((k, model.n_u)))
+        B = constraint_matrix(model.layout, wp)
+        if B.shape[1] == 0 or not np.all(np.isfinite(B)):
+            return [_margin(b) for b in B]
+        sv = np.linalg.svd(B, compute_uv=False)
+        return [float(a[-1] / a[0]) if a[0] > 0 else 0.0 for a in sv]
+
     def inspect(self, sol: Any, t_old: float, t_new: float, y_new: np.ndarray, n: int
                 ) -> tuple[str, Any]:
         """Look inside the step just taken: ("singular", (t, margin)) where the constraints
@@ -185,15 +201,15 @@ class ConstraintWatch:
         ys = [None] + [Y[k] for k in range(7)] + [y_new]
         first = self._last_margin if self._last_margin is not None else \
             self.margin(t_old, np.asarray(sol(t_old))[:n])
-        ms = [first] + [self.margin(float(ts[k]), ys[k]) for k in range(1, 9)]
+        ms = [first] + self.margins(ts[1:], np.stack(ys[1:]))
         hit = self._dip(sol, ts, ms, n, t_new)
         self._last_margin = ms[8]
         if hit is not None:
             return "singular", hit
         if not self.embedded:
             return "ok", None
-        conds = [float(self.active.embedding_condition(ys[k][: self.active.R]))
-                 for k in range(1, 9)]
+        conds = [float(c) for c in np.atleast_1d(self.active.embedding_condition(
+            np.stack([ys[k][: self.active.R] for k in range(1, 9)])))]
         k = int(np.argmax(conds))
         if conds[k] > REDO_COND and k < 7:
             new = self._best_at(ys[k + 1][: self.active.R], conds[k])
