@@ -60,6 +60,9 @@ class Entry:
     """address of kb_last_energy, which hands them over."""
     beta: float = 0.0
     """the Baumgarte rate of adjoined constraints (CONSTRAINED)."""
+    speeds: int = 0
+    """EMBEDDED velocity form: the address of kb_speeds_tree / kb_speeds_emb (all speeds from
+    f alone, for the output points), else 0."""
     keep_alive: list = field(default_factory=list)
 
 
@@ -123,7 +126,8 @@ def compiled_entry(model: Any, momentum: bool) -> tuple[Entry | None, str]:
                      model._c1, model._part if emb else None,
                      _addr(lib.kb_pivot_ratio) if emb else 0, tree.L.POW, tree.L.n_work,
                      t_off=tree.L.T, keep=_addr(lib.kb_keep_energy),
-                     last=_addr(lib.kb_last_energy), keep_alive=[lib]), ""
+                     last=_addr(lib.kb_last_energy), keep_alive=[lib],
+                     speeds=_addr(lib.kb_speeds_tree) if emb else 0), ""
     be = model._be
     if not isinstance(be, CBackend):
         return None, "the model's per-body backend is not compiled C"
@@ -141,7 +145,8 @@ def compiled_entry(model: Any, momentum: bool) -> tuple[Entry | None, str]:
     return Entry(kind, _addr(fn), PARTS_POWER, _addr(lib.kb_parts), R,
                  nside, nl, model._c1, model._part if emb else None,
                  _addr(lib.kb_pivot_ratio) if emb else 0, keep=_addr(lib.kb_keep_energy),
-                 last=_addr(lib.kb_last_energy), keep_alive=[lib, be]), ""
+                 last=_addr(lib.kb_last_energy), keep_alive=[lib, be],
+                 speeds=_addr(lib.kb_speeds_emb) if emb and not momentum else 0), ""
 
 
 def _constrained_entry(model: Any, momentum: bool) -> tuple[Entry | None, str]:

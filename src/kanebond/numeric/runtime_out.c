@@ -69,4 +69,21 @@ int kb_outputs_emb(int n, const double *t, const double *q, const double *f, con
     }
     return 0;
 }
+
+/* All speeds u = T f at n points (q, f) in this model's partition: what kanebond's
+   integration core stores at an output point of the velocity form, without the rest of an
+   evaluation. Returns 0 or −(1 + i) where B_d is singular at point i. */
+int kb_speeds_emb(int n, const double *t, const double *q, const double *f, const double *c,
+                  const int *part, double *uout) {
+    static KB_TLS double LU[KC_ * KC_];
+    double wp[NPOS], G[KC_ * (SF_ > 0 ? SF_ : 1)], T[S_ * (SF_ > 0 ? SF_ : 1)];
+    int piv[KC_];
+    for (int i = 0; i < n; i++) {
+        double *u = uout + i * S_;
+        memset(u, 0, sizeof(double) * S_);
+        k_pos(t + i, q + i * R_, u, c + i * (K_ > 0 ? K_ : 1), wp);
+        if (kb_embed_speeds(wp + B_OFF, part, f + i * SF_, LU, piv, G, T, u)) return -(i + 1);
+    }
+    return 0;
+}
 #endif

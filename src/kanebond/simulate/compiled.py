@@ -60,7 +60,7 @@ class KbModelC(ctypes.Structure):
         ("keep", ctypes.c_void_p), ("last", ctypes.c_void_p), ("beta", ctypes.c_double),
         ("ev", ctypes.c_void_p), ("nev", ctypes.c_int), ("nf", ctypes.c_int),
         ("fsel", ctypes.c_void_p), ("evdir", ctypes.c_void_p), ("jac", ctypes.c_void_p),
-        ("mom", ctypes.c_int)]
+        ("mom", ctypes.c_int), ("speeds", ctypes.c_void_p)]
 
 
 def core_library() -> ctypes.CDLL:
@@ -137,6 +137,7 @@ class _Sim:
                 m.mom = int(run.momentum)
             run.meta["jacobian"] = "analytic" if jac is not None else \
                 f"finite differences ({why})"
+        m.speeds = entry.speeds or None
         self.events = run.events_c
         if self.events is not None:
             ev = self.events

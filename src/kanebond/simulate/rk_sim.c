@@ -59,7 +59,12 @@ typedef struct {
     const double *evdir; /* their directions (+1, -1, 0) */
     void *jac;   /* kb_jac(t, y, c, mom, n, J, dfdt): the analytic Jacobian (RODAS4), or NULL */
     int mom;     /* ... of the momentum form */
+    void *speeds; /* kind 2, velocity form: speeds(n, t, q, f, c, part, u), all speeds u from
+                     f alone (an output point's side row), or NULL */
 } KbModelC;
+
+typedef int (*kb_speeds_fn)(int, const double *, const double *, const double *,
+                            const double *, const int *, double *);
 
 typedef int (*kb_jac_fn)(double, const double *, const double *, int, int, double *, double *);
 
@@ -242,6 +247,10 @@ static int kb_sim_dense_at(KbSim *s, double t, double *y, double *W, double *sid
         }
     }
     if (side && s->store_side) {
+        const KbModelC *m = &s->m;
+        double tt = t;
+        if (m->speeds) return ((kb_speeds_fn)m->speeds)(1, &tt, y, y + m->R, m->c, m->part,
+                                                        side) != 0;
         const double rm = s->rmin;
         if (kb_sim_f(s, t, y, s->dy, side, -1)) return 1;
         s->rmin = rm;
