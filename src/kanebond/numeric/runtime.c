@@ -400,6 +400,27 @@ static void kb_assemble_emb(const double *u, const double *T, const double *ct, 
         }
 }
 
+/* The velocity form's pieces at one point (q, f) with the numeric embedding: the position and
+   velocity kernels' work wp, wv at all speeds u = T f (B_d's band LU in LU, piv; G, T), the
+   dependent accelerations cc = −B_d⁻¹ Ḃu and ct (cc at the dependent speeds, else 0), A_f =
+   Tᵀ A_u T and rhs = Tᵀ (e_u − D_u u − A_u c̃). Shared by kb_rhs_emb, runtime_con.c and
+   runtime_out.c. Returns 0, or 1 where B_d is singular. */
+static int kb_emb_velocity(const double *ti, const double *qi, const double *fi,
+                           const double *ci, const int *part, double *LU, int *piv, double *G,
+                           double *T, double *u, double *wp, double *wv, double *cc,
+                           double *ct, double *Af, double *rhs) {
+    memset(u, 0, sizeof(double) * S_);
+    k_pos(ti, qi, u, ci, wp);
+    if (kb_embed_speeds(wp + B_OFF, part, fi, LU, piv, G, T, u)) return 1;
+    k_vel(ti, qi, u, ci, wv);
+    for (int r = 0; r < KC_; r++) cc[r] = -wv[BUD_OFF + r];
+    kb_lu_solve(LU, piv, KB_KL, KB_KU, cc);
+    memset(ct, 0, sizeof(double) * S_);
+    for (int r = 0; r < KC_; r++) ct[KB_DEP[r]] = cc[r];
+    kb_assemble_emb(u, T, ct, wp, wv, 0, Af, rhs, 0, 0);
+    return 0;
+}
+
 /* Velocity form with the numeric embedding: x = [q, f] -> [q', f'] with
    Tᵀ A_u T f' = Tᵀ (e_u − D_u u − A_u c̃), c̃[dep] = c = −B_d⁻¹ Ḃu. uout (n x S_) receives u. */
 int kb_rhs_emb(int n, const double *t, const double *x, const double *c, const int *part,
@@ -408,22 +429,14 @@ int kb_rhs_emb(int n, const double *t, const double *x, const double *c, const i
     double wp[NPOS], wv[NVEL], u[S_], ct[S_], G[KC_ * (SF_ > 0 ? SF_ : 1)];
     double T[S_ * (SF_ > 0 ? SF_ : 1)], cc[KC_], Af[SF_ * SF_ + 1];
     int piv[KC_], bad = 0;
-    const int *dep = KB_DEP;
     for (int i = 0; i < n; i++) {
         const double *ti = t + i, *qi = x + i * (R_ + SF_), *fi = qi + R_;
         const double *ci = c + i * (K_ > 0 ? K_ : 1);
         double *o = out + i * (R_ + SF_);
-        memset(u, 0, sizeof(u));
-        k_pos(ti, qi, u, ci, wp);
-        if (kb_embed_speeds(wp + B_OFF, part, fi, LU, piv, G, T, u)) return -(i + 1);
+        if (kb_emb_velocity(ti, qi, fi, ci, part, LU, piv, G, T, u, wp, wv, cc, ct, Af, o + R_))
+            return -(i + 1);
         if (uout) memcpy(uout + i * S_, u, sizeof(double) * S_);
-        k_vel(ti, qi, u, ci, wv);
-        for (int r = 0; r < KC_; r++) cc[r] = -wv[BUD_OFF + r];
-        kb_lu_solve(LU, piv, KB_KL, KB_KU, cc);
-        memset(ct, 0, sizeof(ct));
-        for (int r = 0; r < KC_; r++) ct[dep[r]] = cc[r];
         for (int r = 0; r < R_; r++) o[r] = wv[QD_OFF + r];
-        kb_assemble_emb(u, T, ct, wp, wv, 0, Af, o + R_, 0, 0);
         if (kb_chol(SF_, Af)) return i + 1;
         kb_chol_solve(SF_, Af, o + R_);
         if (kb_keep) kb_keep_pw(u, wp, wv);

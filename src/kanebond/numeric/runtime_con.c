@@ -42,15 +42,7 @@ static int kb_con_relaxed(const double *ti, const double *qi, const double *f, c
     static KB_TLS double LU[KC_ * KC_];
     double T[S_ * SF1], ct[S_];
     int piv[KC_];
-    memset(u, 0, sizeof(double) * S_);
-    k_pos(ti, qi, u, ci, wp);
-    if (kb_embed_speeds(wp + B_OFF, part, f, LU, piv, Ge, T, u)) return 1;
-    k_vel(ti, qi, u, ci, wv);
-    for (int k = 0; k < KC_; k++) cc[k] = -wv[BUD_OFF + k];
-    kb_lu_solve(LU, piv, KB_KL, KB_KU, cc);
-    memset(ct, 0, sizeof(ct));
-    for (int k = 0; k < KC_; k++) ct[KB_DEP[k]] = cc[k];
-    kb_assemble_emb(u, T, ct, wp, wv, 0, A, r, 0, 0);
+    if (kb_emb_velocity(ti, qi, f, ci, part, LU, piv, Ge, T, u, wp, wv, cc, ct, A, r)) return 1;
 #else
     double Df[S_], e[S_];
     (void)part; (void)Ge; (void)cc;

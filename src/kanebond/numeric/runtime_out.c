@@ -20,15 +20,8 @@ int kb_outputs_emb(int n, const double *t, const double *q, const double *f, con
     for (int i = 0; i < n; i++) {
         const double *ti = t + i, *qi = q + i * R_, *fi = f + i * SF_;
         const double *ci = c + i * (K_ > 0 ? K_ : 1);
-        memset(u, 0, sizeof(u));
-        k_pos(ti, qi, u, ci, wp);
-        if (kb_embed_speeds(wp + B_OFF, part, fi, LU, piv, G, T, u)) return -(i + 1);
-        k_vel(ti, qi, u, ci, wv);
-        for (int k = 0; k < KC_; k++) cc[k] = -wv[BUD_OFF + k];
-        kb_lu_solve(LU, piv, KB_KL, KB_KU, cc);
-        memset(ct, 0, sizeof(ct));
-        for (int k = 0; k < KC_; k++) ct[KB_DEP[k]] = cc[k];
-        kb_assemble_emb(u, T, ct, wp, wv, 0, Af, rhs, 0, 0);
+        if (kb_emb_velocity(ti, qi, fi, ci, part, LU, piv, G, T, u, wp, wv, cc, ct, Af, rhs))
+            return -(i + 1);
         if (p)
             for (int a = 0; a < SF_; a++) {
                 double v = 0.0;
