@@ -27,11 +27,8 @@ import sympy as sp
 from ..numeric.cbackend import (
     DENSE_RUNTIME,
     TLS_RUNTIME,
-    build_library,
-    cache_dir,
     compiler_available,
-    library_key,
-    load_library,
+    source_library,
 )
 from ..numeric.cemit import emit_c
 from ..symbolic.dag import Graph
@@ -121,8 +118,7 @@ def graph_library(num: Any) -> tuple[ctypes.CDLL | None, str]:
             f"#define KBF_NC1 {max(len(num.parameters), 1)}",
             _int_array("M_ROW", at[0]), _int_array("M_COL", at[1]), ""])
         src = head + TLS_RUNTIME + DENSE_RUNTIME + kernels + RUNTIME_GRAPH + _ENTRY
-        path = cache_dir() / f"kbgraph_{library_key(src)}.so"
-        lib, _ = load_library(path, lambda p: build_library([(src, ["-O1"])], p))
+        lib = source_library("kbgraph", src)
         vp = ctypes.c_void_p
         lib.kb_graph_rhs.argtypes = [ctypes.c_int, vp, vp, vp, vp]
         lib.kb_graph_rhs.restype = ctypes.c_int

@@ -327,6 +327,14 @@ def build_library(parts: list[tuple[str, list[str]]], target: Path) -> None:
         os.replace(out, target)
 
 
+def source_library(prefix: str, src: str, flags: tuple[str, ...] = ("-O1",)) -> ctypes.CDLL:
+    """The library of one C source ``src`` (compiled with ``flags`` and the machine's), built
+    once and cached as ``<prefix>_<key>.so`` by its text."""
+    lib, _ = load_library(cache_dir() / f"{prefix}_{library_key(src + ' '.join(flags))}.so",
+                          lambda p: build_library([(src, list(flags))], p))
+    return lib
+
+
 class CBackend:
     name = "c"
 

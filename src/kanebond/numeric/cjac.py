@@ -35,11 +35,8 @@ from ..symbolic.dag import Graph
 from .cbackend import (
     DENSE_RUNTIME,
     TLS_RUNTIME,
-    build_library,
-    cache_dir,
     compiler_available,
-    library_key,
-    load_library,
+    source_library,
 )
 from .cemit import emit_c
 from .sbackend import load_matrix
@@ -210,7 +207,6 @@ def _build(model: Any, momentum: bool) -> tuple[Any, str]:
     head = (f"#include <math.h>\n#include <stdlib.h>\n#include <string.h>\n#define R_ {R}\n"
             f"#define S_ {S}\n#define NL_ {P.shape[1]}\n")
     src = head + TLS_RUNTIME + DENSE_RUNTIME + kernel + _RUNTIME
-    lib, _ = load_library(cache_dir() / f"kbjac_{library_key(src)}.so",
-                          lambda p: build_library([(src, ["-O1"])], p))
+    lib = source_library("kbjac", src)
     lib.kb_jac.restype = ctypes.c_int
     return lib, ""

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from .cbackend import CBackend, build_library, cache_dir, library_key, load_library
+from .cbackend import CBackend, source_library
 from .cexport import config_kernel
 
 __all__ = ["Entry", "compiled_entry", "configuration_kernel"]
@@ -82,8 +82,7 @@ def configuration_kernel(model: Any) -> tuple[int, int, Any, list[int]]:
     if not k:
         return 0, 0, None, []
     src = "#include <math.h>\n#include <stdlib.h>\n#include <string.h>\n" + src
-    lib, _ = load_library(cache_dir() / f"kbcfg_{library_key(src)}.so",
-                          lambda p: build_library([(src, ["-O1"])], p))
+    lib = source_library("kbcfg", src)
     model.__dict__["_config_kernel"] = out = (_addr(lib.k_cfg), k, lib, dep)
     return out
 

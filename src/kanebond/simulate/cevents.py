@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from ..numeric.cbackend import build_library, cache_dir, library_key, load_library
+from ..numeric.cbackend import source_library
 from ..numeric.cemit import emit_c
 from ..symbolic.dag import Graph
 
@@ -53,7 +53,6 @@ def event_kernel(ev_fns: list, n: int) -> EventKernel | None:
         return None
     src = ("#include <math.h>\n#include <stdlib.h>\n#include <string.h>\n"
            + emit_c(g, {"t": 1, "x": max(n, 1)}, outs, "k_ev"))
-    lib, _ = load_library(cache_dir() / f"kbev_{library_key(src)}.so",
-                          lambda p: build_library([(src, ["-O1"])], p))
+    lib = source_library("kbev", src)
     address = int(ctypes.cast(lib.k_ev, ctypes.c_void_p).value)
     return EventKernel(lib, address, np.array([ev.direction for ev in ev_fns], dtype=float))
