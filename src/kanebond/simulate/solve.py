@@ -131,10 +131,12 @@ def simulate(
     method:
         ``"DOP853"`` (default) or ``"RK45"``: integrated in compiled code by kanebond's core
         (:mod:`kanebond.simulate.compiled`: SciPy's methods, step control and dense output, in
-        C, with the model's compiled right-hand side; events are evaluated after each step)
-        wherever the model is compiled C with numeric constants; otherwise, and for ``"RK23"``,
+        C, with the model's compiled right-hand side; events given as expressions are compiled
+        and checked after each step) wherever the model is compiled C with numeric constants
+        (constrained models and bond graphs included); otherwise, and for ``"RK23"``,
         ``"Radau"``, ``"BDF"``, ``"LSODA"``, by SciPy's solver of that name. ``"RODAS4"``:
-        kanebond's stiff method (L-stable Rosenbrock 4(3), compiled models only). An
+        kanebond's stiff method (L-stable Rosenbrock 4(3), compiled models only, with the
+        model's analytic Jacobian where it has one: ``metadata["jacobian"]``). An
         ``OdeSolver`` subclass (``scipy.integrate.DOP853``, ...) always runs SciPy's own
         code, for comparison. ``metadata["integrator"]`` says which ran ("compiled", or
         "scipy (why)"). Other keyword ``options`` (``first_step``, ``jac``, ...) are passed to
