@@ -28,6 +28,7 @@ from __future__ import annotations
 import ctypes
 from typing import Any
 
+import numpy as np
 import sympy as sp
 
 from ..mechanics.kinematics import t
@@ -41,7 +42,7 @@ from .cbackend import (
 from .cemit import emit_c
 from .sbackend import load_matrix
 
-__all__ = ["jacobian_kernel", "JACOBIAN_LIMIT"]
+__all__ = ["jacobian_kernel", "jacobian_function", "JACOBIAN_LIMIT"]
 
 #: systems with more coordinates and speeds than this keep the finite-difference Jacobian
 JACOBIAN_LIMIT = 24
@@ -210,3 +211,28 @@ def _build(model: Any, momentum: bool) -> tuple[Any, str]:
     lib = source_library("kbjac", src)
     lib.kb_jac.restype = ctypes.c_int
     return lib, ""
+
+
+def jacobian_function(model: Any, momentum: bool, n: int) -> tuple[Any, str]:
+    """(jac(t, z) → the (n, n) Jacobian of the right-hand side at z = [y, W] for SciPy's implicit
+    solvers, the loads' work rows included where n counts them, "") or (None, why not): the
+    analytic Jacobian of :func:`jacobian_kernel`, so that their Newton iterations neither
+    difference the work states nor perturb coordinates the equations do not depend on."""
+    lib, why = jacobian_kernel(model, momentum)
+    if lib is None:
+        return None, why
+    fn = lib.kb_jac
+    vp = ctypes.c_void_p
+    fn.argtypes = [ctypes.c_double, vp, vp, ctypes.c_int, ctypes.c_int, vp, vp]
+    c = np.ascontiguousarray(model._c1, dtype=float)
+    mom = int(momentum)
+
+    def jac(t: float, z: np.ndarray) -> np.ndarray:
+        zc = np.ascontiguousarray(np.asarray(z, dtype=float).reshape(-1)[:n])
+        J, dt = np.zeros((n, n)), np.zeros(n)
+        if fn(float(t), zc.ctypes.data, c.ctypes.data, mom, n, J.ctypes.data, dt.ctypes.data):
+            J[:] = np.nan  # a singular A there: the solver rejects the step, as for f
+        return J
+
+    jac.lib = lib  # kept alive with the function
+    return jac, ""

@@ -29,6 +29,7 @@ from ..errors import (
 )
 from ..mechanics.kinematics import show
 from ..model.parameters import initial_state_vector
+from ..numeric.cjac import jacobian_function
 from .events import active_events, event_root, prepare_events
 from .integration import (
     IMPLICIT_METHODS,
@@ -218,11 +219,18 @@ class Run:
     def start(self, t_start: float, z_start: np.ndarray):
         """A solver (and its stage-work tracker) for the active model from z_start."""
         o, n = self.opts, self.n
+        options = dict(o["options"])
+        if self.method_name in IMPLICIT_METHODS + ("LSODA",) and "jac" not in options:
+            jac, why = jacobian_function(self.active, self.momentum, n + self.rhs.nl)
+            self.meta["jacobian"] = "analytic" if jac is not None else \
+                f"{self.method_name}'s finite differences ({why})"
+            if jac is not None:
+                options["jac"] = jac
         try:
             sv = self.solver_cls(
                 self.rhs, t_start, z_start[: n + self.rhs.nl], self.tf, rtol=o["rtol"],
                 atol=o["atol"], max_step=o["max_step"],
-                vectorized=self.method_name in IMPLICIT_METHODS, **o["options"],
+                vectorized=self.method_name in IMPLICIT_METHODS, **options,
             )
         except (TypeError, ValueError) as err:
             raise ModelError(f"the solver {self.method_name} rejected its options: {err}") \
