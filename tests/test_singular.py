@@ -364,6 +364,13 @@ def test_n_four_bar_stops_at_the_first_horizontal_crossing(n, backend, form):
     assert "configuration constraint 0" in msg, msg  # the constraints are named
     t_stop = _rank_loss_time(msg)
     assert abs(t_stop - sing[0]) < 1e-6, f"stopped at {t_stop!r}, flat at {sing[0]!r}"
+    # a message that can be read: the independent coordinate and speed, the rest in err.state
+    # (N = 40 listed its 81 coordinates twice, about 4,000 characters)
+    state = info.value.state
+    assert set(state) == set(num.state_names) and len(msg) < 2000, len(msg)
+    assert f"theta0={state['theta0']:.10g}" in msg and "dtheta0=" in msg
+    assert (f"and {len(state) - 2} more (all of them in err.state)" in msg) == (n > 4)
+    assert abs(np.cos(state["theta0"])) > 0.999 and info.value.t == pytest.approx(t_stop)
     traj = info.value.trajectory
     assert not traj.success
     assert traj.t[0] == 0.0 and sing[0] - 0.2 < traj.t[-1] < sing[0]

@@ -69,6 +69,11 @@ class Run:
         self.R, self.S = num.R, num.S
         self.n = self.R + self.S
         self.names = num.state_names
+        # the entries of a state a message names: all but the dependent coordinates
+        dep = {str(q) for q in getattr(getattr(num, "system", None), "dependent_coordinates",
+                                       None) or []}
+        self.focus = [i for i, q in enumerate(getattr(num, "coordinates", []))
+                      if str(q) not in dep] + list(range(num.R, num.R + num.S))
         self.ev_fns = prepare_events(opts["events"], num)
         self.nl = len(num.load_names) if opts["audit"] else 0
         # The work W_L = ∫ fᵀe_L dt of the loads: for the explicit Runge–Kutta solvers it is
@@ -202,14 +207,21 @@ class Run:
                f"failed at t={t:.10g}: {message}")
         if z is None:
             z = self.last["z"] if self.last["z"] is not None else self.z0
-        msg += f"; state {state_text(self.names, self.safe_x(z, t) if x is None else x)}"
+        xs = np.asarray(self.safe_x(z, t) if x is None else x, dtype=float)
+        msg += f"; state {state_text(self.names, xs, self.focus)}"
+        momenta = {}
         if self.momentum and not (self.watch is not None and self.watch.embedded):
-            msg += f" ({state_text(['p_' + s for s in self.names[R:]], z[R:n])})"
+            p_names = ['p_' + s for s in self.names[R:]]
+            msg += f" ({state_text(p_names, z[R:n])})"
+            momenta = dict(zip(p_names, np.asarray(z[R:n], dtype=float).tolist(), strict=False))
         msg += ". The steps computed so far are in err.trajectory."
         if not self.ts:  # keep at least the initial state
             self.store(np.array([self.t0]), self.z0[None, :])
         err = SimulationError(msg)
         err.t = float(t)  # type: ignore[attr-defined]
+        # the whole state there, by name (the message lists only the entries that matter)
+        err.state = {**dict(zip(self.names, xs.tolist(), strict=False)),  # type: ignore
+                     **momenta}
         err.trajectory = self.build(False, -1, msg)  # type: ignore[attr-defined]
         if cause is not None:
             raise err from cause
@@ -373,8 +385,9 @@ class Run:
         verdict, what = self.watch.inspect(sol, t_old, t_new, y, self.n)
         if verdict == "singular":
             ts_, m_ = what
-            self.fail(self.watch.message(ts_, m_, self.safe_x(np.asarray(sol(ts_)), ts_),
-                                         self.names), self.last["t"], None)
+            z_ = np.asarray(sol(ts_))
+            x_ = self.safe_x(z_, ts_)
+            self.fail(self.watch.message(ts_, m_, x_, self.names, self.focus), ts_, z_, x=x_)
         if verdict == "redo" and self.redos.get(t_old, 0) < 3 and self.last["z"] is not None:
             self.redos[t_old] = self.redos.get(t_old, 0) + 1
             self.watch.forget_step()

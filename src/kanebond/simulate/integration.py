@@ -146,8 +146,22 @@ class Rhs:
 # ============================================================================================
 
 
-def state_text(names: Sequence[str], values: np.ndarray) -> str:
-    return ", ".join(f"{n}={v:.10g}" for n, v in zip(names, values, strict=False))
+#: a message lists at most this many values of a state; the whole state is in err.state
+STATE_TEXT_LIMIT = 10
+
+
+def state_text(names: Sequence[str], values: np.ndarray, focus: Sequence[int] | None = None
+               ) -> str:
+    """``name=value, ...`` of a state: all of it when short, else the entries ``focus`` names
+    (the ones that matter: the independent coordinates and the speeds, say; the first ones
+    without it), at most :data:`STATE_TEXT_LIMIT`, and how many more are in ``err.state``."""
+    pairs = list(zip(names, np.asarray(values, dtype=float).tolist(), strict=False))
+    if len(pairs) <= STATE_TEXT_LIMIT:
+        return ", ".join(f"{n}={v:.10g}" for n, v in pairs)
+    keep = [i for i in (range(len(pairs)) if focus is None else focus) if i < len(pairs)]
+    keep = keep[:STATE_TEXT_LIMIT]
+    shown = ", ".join(f"{pairs[i][0]}={pairs[i][1]:.10g}" for i in keep)
+    return f"{shown} and {len(pairs) - len(keep)} more (all of them in err.state)"
 
 
 def derived_outputs(

@@ -295,9 +295,13 @@ class ConstraintWatch:
         self.projections += 1
         return out
 
-    def message(self, t: float, margin: float, x: np.ndarray, names: list[str]) -> str:
-        """What the singular-configuration error says."""
-        vals = ", ".join(f"{k}={v:.6g}" for k, v in zip(names, x, strict=False))
+    def message(self, t: float, margin: float, x: np.ndarray, names: list[str],
+                focus: list[int] | None = None) -> str:
+        """What the singular-configuration error says (at most a few values of the state:
+        ``focus``, its entries that matter; the whole state goes to the error's ``state``)."""
+        from .integration import state_text
+
+        vals = state_text(names, x, focus)
         if self.embedded:
             labels = self.user.system.embedding.labels
             what = (f"the embedded velocity constraints ({'; '.join(labels[:4])}"
