@@ -1,82 +1,9 @@
-"""The IFToMM benchmark A05, the stiff flyball governor (``../shared/benchmarks/iftomm.md``), as a
-KaneSystem: for ``stiff.py`` (issue 31's stiff target) until the benchmark library (issue 32)
-ships it as a ready-made model with its file.
+"""The IFToMM benchmark A05, the stiff flyball governor, for ``stiff.py``: now the ready-made
+model :func:`kanebond.models.flyball_governor` (re-exported here under the names the benchmarks
+use)."""
 
-A vertical shaft (prism 1.0 × 0.01 × 0.01 m, density 3000 kg/m³) turns about N.z (θ) on a
-revolute joint at the origin; gravity along −N.z. In the shaft's frame S two arms of the same
-prism are pinned at (±0.05, 0, 1) about S.y (φ1, φ2: their angles below the horizontal,
-pointing outward), each with a 5 kg point mass at its free end. A slider (0.1 m cube, density
-3000) moves along the shaft (s, its centre's height), turning with it. Two spring-dampers
-(k = 8e5 N/m, c = 4e4 N s/m, rest length 0.5 m) join the slider's sides (±0.05, 0, s) to the
-arms' mid-points. Start: φ1 = φ2 = 30°, s = 0.5 (no preload), θ' = 2π rad/s, the rest at rest
-relative to the shaft. Coordinates θ, φ1, φ2, s; speeds their rates (u = q').
-"""
+from kanebond.models import FLYBALL_DEFAULTS as DEFAULTS
+from kanebond.models import FLYBALL_INITIAL as INITIAL
+from kanebond.models import flyball_governor
 
-from __future__ import annotations
-
-import math
-
-import sympy as sm
-import sympy.physics.mechanics as me
-
-import kanebond as kb
-
-RHO, SIDE, LENGTH = 3000.0, 0.01, 1.0
-DEFAULTS = {
-    "m_rod": RHO * LENGTH * SIDE * SIDE,            # 0.3 kg: shaft and each arm
-    "I_rod": RHO * LENGTH * SIDE * SIDE * (LENGTH**2 + SIDE**2) / 12,  # about a transverse axis
-    "J_rod": RHO * LENGTH * SIDE * SIDE * (2 * SIDE**2) / 12,        # about its own axis
-    "m_ball": 5.0, "m_slider": RHO * 0.1**3, "I_slider": RHO * 0.1**3 * 2 * 0.1**2 / 12,
-    "k": 8e5, "c": 4e4, "L0": 0.5, "g": 9.81,
-}
-INITIAL = {"theta": 0.0, "phi1": math.radians(30), "phi2": math.radians(30), "s": 0.5,
-           "u_theta": 2 * math.pi, "u_phi1": 0.0, "u_phi2": 0.0, "u_s": 0.0}
-
-
-def flyball_governor() -> kb.KaneSystem:
-    th, p1, p2, s = me.dynamicsymbols("theta phi1 phi2 s")
-    uth, u1, u2, us = me.dynamicsymbols("u_theta u_phi1 u_phi2 u_s")
-    m_rod, I_rod, J_rod, m_ball, m_sl, I_sl, k, c, L0, g = sm.symbols(
-        "m_rod I_rod J_rod m_ball m_slider I_slider k c L0 g", positive=True)
-    N = me.ReferenceFrame("N")
-    O = me.Point("O")
-    O.set_vel(N, 0)
-    S = N.orientnew("S", "Axis", (th, N.z))
-    S.set_ang_vel(N, uth * N.z)
-    shaft_c = O.locatenew("Gs", 0.5 * N.z)
-    shaft_c.set_vel(N, 0)
-    bodies = [me.RigidBody("shaft", shaft_c, S, m_rod,
-                           (me.inertia(S, I_rod, I_rod, J_rod), shaft_c))]
-    loads: dict = {"gravity on shaft": (shaft_c, -m_rod * g * N.z)}
-    slider_c = O.locatenew("Gsl", s * S.z)
-    slider_c.set_vel(N, us * S.z + uth * N.z.cross(s * S.z))
-    bodies.append(me.RigidBody("slider", slider_c, S, m_sl,
-                               (me.inertia(S, I_sl, I_sl, I_sl), slider_c)))
-    loads["gravity on slider"] = (slider_c, -m_sl * g * N.z)
-    for i, (phi, u, sign) in enumerate(((p1, u1, 1), (p2, u2, -1)), start=1):
-        # the arm's frame: its axis A.x along the arm, outward and phi below the horizontal
-        A = S.orientnew(f"A{i}", "Axis", (sign * phi, S.y))
-        A.set_ang_vel(N, uth * N.z + sign * u * S.y)
-        pin = O.locatenew(f"pin{i}", sign * 0.05 * S.x + 1.0 * S.z)
-        pin.v2pt_theory(O, N, S)
-        axis = sign * A.x
-        mid = pin.locatenew(f"M{i}", 0.5 * axis)
-        mid.v2pt_theory(pin, N, A)
-        ball = pin.locatenew(f"B{i}", 1.0 * axis)
-        ball.v2pt_theory(pin, N, A)
-        bodies.append(me.RigidBody(f"arm{i}", mid, A, m_rod,
-                                   (me.inertia(A, J_rod, I_rod, I_rod), mid)))
-        bodies.append(me.Particle(f"ball{i}", ball, m_ball))
-        loads[f"gravity on arm{i}"] = (mid, -m_rod * g * N.z)
-        loads[f"gravity on ball{i}"] = (ball, -m_ball * g * N.z)
-        side = slider_c.locatenew(f"side{i}", sign * 0.05 * S.x)
-        side.v2pt_theory(slider_c, N, S)
-        r = mid.pos_from(side)
-        length = sm.sqrt(r.dot(r))
-        rate = (mid.vel(N) - side.vel(N)).dot(r) / length
-        tension = k * (length - L0) + c * rate  # pulls the ends together when positive
-        loads[f"spring-damper {i} on arm"] = (mid, -tension * r / length)
-        loads[f"spring-damper {i} on slider"] = (side, tension * r / length)
-    q, u = [th, p1, p2, s], [uth, u1, u2, us]
-    kde = [qi.diff() - ui for qi, ui in zip(q, u, strict=True)]
-    return kb.KaneSystem(N, q, u, kde, bodies, loads, name="stiff flyball governor (A05)")
+__all__ = ["DEFAULTS", "INITIAL", "flyball_governor"]

@@ -290,6 +290,7 @@ NUMERIC = {
     "whipple_bicycle": kb.models.whipple_bicycle,
     "bicycle_sympy": kb.models.bicycle_sympy,
     "n_four_bar_40": lambda: kb.models.n_four_bar(40),
+    "flyball_governor": kb.models.flyball_governor,
 }
 #: ready-made models that take a size n: the sizes shipped as <name>_<n>.toml (n_four_bar's
 #: default, the IFToMM benchmark's N = 40, and the smallest, N = 1)

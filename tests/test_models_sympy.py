@@ -457,6 +457,7 @@ def test_models_build_kanesystems() -> None:
         "knife_edge",
         "bead_on_spinning_rod",
         "constant_speed_particle",
+        "flyball_governor",
     }
     for name, build in MODELS.items():
         system = build()

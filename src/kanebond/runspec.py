@@ -36,6 +36,7 @@ def model_file(spec: str) -> Path | None:
 def default_tables() -> dict[str, Callable[[], Mapping[str, float]]]:
     """Default constants of the ready-made models that have them, by model name."""
     from .models import (
+        FLYBALL_DEFAULTS,
         FOUR_BAR_DEFAULTS,
         N_FOUR_BAR_DEFAULTS,
         moore_parameters,
@@ -43,6 +44,7 @@ def default_tables() -> dict[str, Callable[[], Mapping[str, float]]]:
     )
 
     return {
+        "flyball_governor": lambda: FLYBALL_DEFAULTS,
         "four_bar": lambda: FOUR_BAR_DEFAULTS,
         "n_four_bar": lambda: N_FOUR_BAR_DEFAULTS,
         "whipple_bicycle": moore_parameters,

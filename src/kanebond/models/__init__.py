@@ -15,6 +15,7 @@ function                      system                                 R      S   
 ``bicycle_sympy()``           SymPy's test bicycle (test_kane3)      4      3      3 dep. speeds
 ``n_four_bar(n)``             IFToMM A02 chain of n parallelograms   2n+1   1      2n dep. coords
 ``differential_drive()``      robot on two rolling driven wheels     5      2      nonholonomic
+``flyball_governor()``        IFToMM A05 stiff flyball governor      4      4      holonomic, Q = I
 ============================  =====================================  =====  =====  ================
 
 ``rolling_disk_dependent()`` describes the rolling disk with the contact point's velocity
@@ -29,7 +30,9 @@ Table 2, ``benchmark_matrices`` its closed-form linear model); ``bicycle_sympy()
 bicycle exactly as SymPy's own test writes it. ``n_four_bar(n)`` is the IFToMM benchmark A02
 (``n_four_bar_initial``, ``n_four_bar_reference``: an independent one-degree-of-freedom
 solution). ``differential_drive_with_motors()`` couples the robot's wheel ports to two DC motors
-with gearboxes (a :class:`kanebond.bondgraph.BondGraph`).
+with gearboxes (a :class:`kanebond.bondgraph.BondGraph`). ``flyball_governor()`` is the IFToMM
+benchmark A05 (``FLYBALL_DEFAULTS``, ``FLYBALL_INITIAL``, ``FLYBALL_T_END``), stiff: run it with
+``method="RODAS4"``.
 
 ``MODELS`` maps each function's name to the function; every one can be called with no
 arguments.
@@ -55,6 +58,7 @@ from .bicycle import (
 )
 from .chain import chain_3d
 from .diffdrive import differential_drive, differential_drive_with_motors
+from .flyball import FLYBALL_DEFAULTS, FLYBALL_INITIAL, FLYBALL_T_END, flyball_governor
 from .fourbar import FOUR_BAR_DEFAULTS, four_bar, four_bar_configuration
 from .gallery import bead_on_spinning_rod, constant_speed_particle, knife_edge
 from .gyrostat import gyrostat
@@ -86,6 +90,9 @@ __all__ = [
     "whipple_bicycle",
     "whipple_operating_point",
     "FOUR_BAR_DEFAULTS",
+    "FLYBALL_DEFAULTS",
+    "FLYBALL_INITIAL",
+    "FLYBALL_T_END",
     "MODELS",
     "bead_on_spinning_rod",
     "chain_3d",
@@ -94,6 +101,7 @@ __all__ = [
     "chaplygin_sleigh",
     "differential_drive",
     "differential_drive_with_motors",
+    "flyball_governor",
     "four_bar",
     "four_bar_configuration",
     "gyrostat",
@@ -119,5 +127,6 @@ MODELS: dict[str, Callable[..., Any]] = {
     "knife_edge": knife_edge,
     "bead_on_spinning_rod": bead_on_spinning_rod,
     "constant_speed_particle": constant_speed_particle,
+    "flyball_governor": flyball_governor,
 }
 """Every ready-made model by name; each function builds a fresh ``KaneSystem`` when called."""
