@@ -1,5 +1,6 @@
 """The IFToMM benchmark library's problems as ready-made models (issue 32): A05, the stiff
-flyball governor (``kanebond.models.flyball_governor``, ``flyball_governor.toml``)."""
+flyball governor (``kanebond.models.flyball_governor``, ``flyball_governor.toml``), and A01, the
+simple pendulum (``simple_pendulum``, against its exact motion)."""
 
 from __future__ import annotations
 
@@ -43,3 +44,40 @@ def test_flyball_runs_stiff_and_keeps_its_invariants(flyball):
     assert np.ptp(p) < 1e-7 * abs(p[0]) and abs(p[0]) > 1.0
     assert stiff.energy_audit().rel_residual < 1e-6
     assert stiff.nfev * 10 < ref.nfev  # the stiffness: DOP853 crawls at its stability limit
+
+
+# ------------------------------------------------------------------ A01, the simple pendulum
+
+def test_the_pendulums_reference_is_exact():
+    """kanebond.models.simple_pendulum_reference (Jacobi's elliptic functions) keeps the rod's
+    length and the energy of a release at rest from the horizontal: |v|² = −2 g y, v by central
+    differences of the reference itself."""
+    from kanebond.models import simple_pendulum_reference
+
+    t = np.linspace(0.3, 50.0, 17)
+    h = 1e-5
+    x, y = simple_pendulum_reference(t)
+    np.testing.assert_allclose(x**2 + y**2, 1.0, rtol=0, atol=1e-13)
+    xp, yp = simple_pendulum_reference(t + h)
+    xm, ym = simple_pendulum_reference(t - h)
+    v2 = ((xp - xm) / (2 * h)) ** 2 + ((yp - ym) / (2 * h)) ** 2
+    np.testing.assert_allclose(v2, -2 * 9.81 * y, rtol=0, atol=1e-7)
+    assert simple_pendulum_reference(0.0)[0] == pytest.approx(-1.0, abs=1e-15)
+
+
+@pytest.mark.parametrize("t_end,points,tol", [(10.0, 1001, 1e-8), (2000.0, 4001, 1e-4)])
+def test_the_simple_pendulum_runs_the_benchmark(t_end, points, tol):
+    """A01 from its file (the IFToMM 10 s, and the original 2000 s in 4000 steps, whose
+    high-precision bound is 1e-3) against the exact motion."""
+    from kanebond.models import simple_pendulum_reference
+
+    case = runspec.prepare("simple_pendulum")
+    num = case.system.numeric(case.constants)
+    te = np.linspace(0.0, t_end, points)
+    tr = kb.simulate(num, (0.0, t_end), num.initial_state(case.x0), t_eval=te, rtol=1e-10,
+                     atol=1e-12)
+    assert tr.metadata["integrator"] == "compiled"
+    xr, yr = simple_pendulum_reference(te, case.constants)
+    th = tr["theta"]
+    assert np.max(np.abs(np.sin(th) - xr)) < tol and np.max(np.abs(-np.cos(th) - yr)) < tol
+    assert tr.energy_audit().rel_residual < 1e-7

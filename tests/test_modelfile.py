@@ -283,6 +283,7 @@ EXACT = {
     "knife_edge": kb.models.knife_edge,
     "bead_on_spinning_rod": kb.models.bead_on_spinning_rod,
     "constant_speed_particle": kb.models.constant_speed_particle,
+    "simple_pendulum": kb.models.simple_pendulum,
 }
 #: shipped file stem: the Python model (compared through numeric models: symbolic equations of
 #: these are slow to form, or have no closed form)

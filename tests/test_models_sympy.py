@@ -458,6 +458,7 @@ def test_models_build_kanesystems() -> None:
         "bead_on_spinning_rod",
         "constant_speed_particle",
         "flyball_governor",
+        "simple_pendulum",
     }
     for name, build in MODELS.items():
         system = build()

@@ -39,6 +39,7 @@ def default_tables() -> dict[str, Callable[[], Mapping[str, float]]]:
         FLYBALL_DEFAULTS,
         FOUR_BAR_DEFAULTS,
         N_FOUR_BAR_DEFAULTS,
+        SIMPLE_PENDULUM_DEFAULTS,
         moore_parameters,
         sympy_bicycle_parameters,
     )
@@ -47,6 +48,7 @@ def default_tables() -> dict[str, Callable[[], Mapping[str, float]]]:
         "flyball_governor": lambda: FLYBALL_DEFAULTS,
         "four_bar": lambda: FOUR_BAR_DEFAULTS,
         "n_four_bar": lambda: N_FOUR_BAR_DEFAULTS,
+        "simple_pendulum": lambda: SIMPLE_PENDULUM_DEFAULTS,
         "whipple_bicycle": moore_parameters,
         "bicycle_sympy": sympy_bicycle_parameters,
     }

@@ -16,6 +16,7 @@ function                      system                                 R      S   
 ``n_four_bar(n)``             IFToMM A02 chain of n parallelograms   2n+1   1      2n dep. coords
 ``differential_drive()``      robot on two rolling driven wheels     5      2      nonholonomic
 ``flyball_governor()``        IFToMM A05 stiff flyball governor      4      4      holonomic, Q = I
+``simple_pendulum()``         IFToMM A01 simple pendulum             1      1      holonomic, Q = I
 ============================  =====================================  =====  =====  ================
 
 ``rolling_disk_dependent()`` describes the rolling disk with the contact point's velocity
@@ -32,7 +33,8 @@ bicycle exactly as SymPy's own test writes it. ``n_four_bar(n)`` is the IFToMM b
 solution). ``differential_drive_with_motors()`` couples the robot's wheel ports to two DC motors
 with gearboxes (a :class:`kanebond.bondgraph.BondGraph`). ``flyball_governor()`` is the IFToMM
 benchmark A05 (``FLYBALL_DEFAULTS``, ``FLYBALL_INITIAL``, ``FLYBALL_T_END``), stiff: run it with
-``method="RODAS4"``.
+``method="RODAS4"``. ``simple_pendulum()`` is A01 (``SIMPLE_PENDULUM_DEFAULTS``,
+``SIMPLE_PENDULUM_INITIAL``; ``simple_pendulum_reference``: its exact motion).
 
 ``MODELS`` maps each function's name to the function; every one can be called with no
 arguments.
@@ -70,6 +72,12 @@ from .nfourbar import (
 )
 from .pendulum import pendulum_on_cart
 from .rolling_disk import rolling_disk, rolling_disk_dependent
+from .simple_pendulum import (
+    SIMPLE_PENDULUM_DEFAULTS,
+    SIMPLE_PENDULUM_INITIAL,
+    simple_pendulum,
+    simple_pendulum_reference,
+)
 from .sleigh import chaplygin_sleigh
 from .top import heavy_symmetric_top
 
@@ -94,6 +102,10 @@ __all__ = [
     "FLYBALL_INITIAL",
     "FLYBALL_T_END",
     "MODELS",
+    "SIMPLE_PENDULUM_DEFAULTS",
+    "SIMPLE_PENDULUM_INITIAL",
+    "simple_pendulum",
+    "simple_pendulum_reference",
     "bead_on_spinning_rod",
     "chain_3d",
     "constant_speed_particle",
@@ -128,5 +140,6 @@ MODELS: dict[str, Callable[..., Any]] = {
     "bead_on_spinning_rod": bead_on_spinning_rod,
     "constant_speed_particle": constant_speed_particle,
     "flyball_governor": flyball_governor,
+    "simple_pendulum": simple_pendulum,
 }
 """Every ready-made model by name; each function builds a fresh ``KaneSystem`` when called."""
