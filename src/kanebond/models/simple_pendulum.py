@@ -49,7 +49,7 @@ def simple_pendulum_reference(t, constants=None, theta0: float = math.pi / 2):
     elliptic functions, module docstring)."""
     from scipy.special import ellipj, ellipk
 
-    c = {**SIMPLE_PENDULUM_DEFAULTS, **dict(constants or {})}
+    c = {**SIMPLE_PENDULUM_DEFAULTS, **{str(k): v for k, v in dict(constants or {}).items()}}
     L, g = float(c["L"]), float(c["g"])
     k = math.sin(theta0 / 2)
     m = k * k
