@@ -138,6 +138,8 @@ int kb_jac(double t, const double *y, const double *c, int mom, int n, double *J
     }
     for (int i = 0; i < n * n; i++)
         if (!(J[i] - J[i] == 0.0)) return 1;
+    for (int i = 0; i < n; i++)
+        if (!(dt[i] - dt[i] == 0.0)) return 1;
     return 0;
 }
 """

@@ -158,6 +158,7 @@ typedef struct KbRk {
     /* RODAS4's analytic Jacobian jac(ctx, t, y, J, dfdt), or NULL (finite differences) */
     int (*jac)(void *, double, const double *, double *, double *);
     long njev_exact;        /* how many Jacobians it gave */
+    long attempts;          /* step attempts begun (a caller tells an attempt's evaluations) */
     long nfev;
     double *y, *y_old, *K, *Y, *side, *tmp, *F; /* K, Y: KB_RK_ROWS x n; side: rows x nside;
                                                    F: the dense output's 7 x n */
@@ -369,6 +370,7 @@ static int kb_rk_step(KbRk *r) {
     int rejected = 0;
     for (;;) {
         if (h_abs < min_step) return 1;
+        r->attempts++;
         const double t_new = kb_rk_trial_end(r, t, h_abs);
         const double h = t_new - t;
         h_abs = fabs(h);

@@ -100,6 +100,7 @@ typedef struct {
        and at the previous step's end: where they dip, Python looks (kb_sim_dip) */
     double st[KB_SIM_SAMPLES], sr[KB_SIM_SAMPLES], r_end, t_prev2, r_prev2;
     int n_samp, have_prev, dip;
+    long samp_attempt; /* the attempt (rk.attempts) the samples belong to */
     double *g_prev, *g_new, *xev; /* the events' functions at the last kept step's end and at
                                      the new one's, and x there */
     int ev_hit;
@@ -134,14 +135,16 @@ static int kb_sim_f(void *ctx, double t, const double *y, double *dy, double *si
             s->r_end = r == r ? r : 0.0;
             s->have_prev = 0;
         }
-        if (row == 1 || row == 14) s->n_samp = 0; /* a new attempt (RK's first stage, RODAS4's
-                                                     Jacobian) */
+        if (s->rk.attempts != s->samp_attempt) { /* a new attempt: its own samples only */
+            s->samp_attempt = s->rk.attempts;
+            s->n_samp = 0;
+        }
         if (s->n_samp < KB_SIM_SAMPLES) {
             s->st[s->n_samp] = t;
             s->sr[s->n_samp++] = r == r ? r : 0.0;
         }
     }
-    if (m->last && s->keeping && !code) {
+    if (m->last && s->keeping && !code && s->nl > 0) {
         const int k = row >= 0 ? row : KB_RK_ROWS;
         double *P = s->PK + (size_t)k * (s->nl > 0 ? s->nl : 1);
         ((kb_last_fn)m->last)(P, s->TK + k);
@@ -177,13 +180,19 @@ static int kb_sim_power(KbSim *s, int row, double t) {
     } else if (m->pkind == 2) {
         ((kb_work_fn)m->pfn)(1, &t, y, u, m->c, s->work);
         for (int l = 0; l < nl; l++) P[l] = s->work[m->pow_off + l];
-    } else if (m->pkind == 3) { /* the right-hand side again, its powers kept */
-        const double rm = s->rmin;
-        const int was = s->keeping;
+    } else if (m->pkind == 3) { /* the right-hand side again, its powers kept; the watch's
+                                   samples and the side rows left as they were */
+        const double rm = s->rmin, re = s->r_end;
+        const int was = s->keeping, ns = s->n_samp, hp = s->have_prev;
+        const long sa = s->samp_attempt;
         kb_sim_energy_on(s, 1);
-        const int code = kb_sim_f(s, t, y, s->dy, 0, row);
+        const int code = kb_sim_f(s, t, y, s->dy, s->dy + s->n + (nl > 0 ? nl : 1), row);
         kb_sim_energy_on(s, was);
         s->rmin = rm;
+        s->r_end = re;
+        s->n_samp = ns;
+        s->have_prev = hp;
+        s->samp_attempt = sa;
         if (code || !m->last) return 1;
     }
     for (int l = 0; l < nl; l++)
