@@ -428,6 +428,59 @@ def whipple_bicycle() -> None:
     _save(fig, "whipple_bicycle_trajectory.png")
 
 
+def iftomm() -> None:
+    """A01 against its exact motion over the original 2000 s; A05's slider by RODAS4 against
+    DOP853 at rtol 1e-11, with the energy balance (benchmarks/iftomm.py prints the table)."""
+    from kanebond import runspec
+
+    case = runspec.prepare("simple_pendulum")
+    num = case.system.numeric(case.constants)
+    tt = np.linspace(0.0, 2000.0, 4001)
+    traj = kb.simulate(num, (0.0, 2000.0), num.initial_state(case.x0), t_eval=tt,
+                       rtol=1e-10, atol=1e-12)
+    _audit(traj)
+    xr, yr = models.simple_pendulum_reference(tt)
+    ex = np.abs(np.sin(traj["theta"]) - xr)
+    ey = np.abs(-np.cos(traj["theta"]) - yr)
+    print(f"  A01: max error {max(ex.max(), ey.max()):.1e} over 2000 s")
+    fig, (a, b) = plt.subplots(1, 2, figsize=(8.4, 3.4))
+    late = tt >= 1990.0
+    fine = np.linspace(1990.0, 2000.0, 1001)
+    a.plot(fine, models.simple_pendulum_reference(fine)[0], lw=0.8,
+           label="x, Jacobi's sn dn (exact)")
+    a.plot(tt[late], np.sin(traj["theta"])[late], "k+", label="x (kanebond, output steps)")
+    a.set(xlabel="t [s]", ylabel="x [m]", title="A01: the last 10 of 2000 s")
+    a.legend(loc="lower left")
+    b.semilogy(tt[1:], np.maximum(ex, ey)[1:], lw=0.6, label="|error| in x, y")
+    b.axhline(1e-3, color="k", ls="--", lw=0.8, label="high precision, 1e-3")
+    b.set(xlabel="t [s]", title="A01: error against the exact motion")
+    b.legend(loc="lower right")
+    _save(fig, "iftomm_a01.png")
+
+    case = runspec.prepare("flyball_governor")
+    num = case.system.numeric(case.constants)
+    x0 = num.initial_state(case.x0)
+    tt = np.linspace(0.0, 10.0, 1001)
+    stiff = kb.simulate(num, (0.0, 10.0), x0, t_eval=tt, method="RODAS4", rtol=1e-6,
+                        atol=1e-8)
+    ref = kb.simulate(num, (0.0, 10.0), x0, t_eval=tt, rtol=1e-11, atol=1e-13)
+    _audit(stiff)
+    print(f"  A05: slider error {np.max(np.abs(stiff['s'] - ref['s'])):.1e}; "
+          f"{stiff.nfev} evaluations against DOP853's {ref.nfev}")
+    fig, (a, b) = plt.subplots(1, 2, figsize=(8.4, 3.4))
+    a.plot(tt, stiff["s"], label="s, RODAS4 (rtol 1e-6)")
+    a.plot(tt[::40], ref["s"][::40], "k+", label="s, DOP853 (rtol 1e-11)")
+    a.set(xlabel="t [s]", ylabel="s [m]", title="A05: the slider's height")
+    a.legend()
+    audit = stiff.energy_audit()
+    b.plot(tt, stiff.T_star - stiff.T_star[0], label="ΔT*")
+    b.plot(tt, stiff.work.sum(axis=1), "--", label="work of gravity, springs, dampers")
+    b.set(xlabel="t [s]", ylabel="[J]",
+          title=f"A05: energy balance (residual {audit.rel_residual:.0e})")
+    b.legend()
+    _save(fig, "iftomm_a05.png")
+
+
 PICTURES: dict[str, Callable[[], None]] = {
     "rolling_disk": rolling_disk,
     "chaplygin_sleigh": chaplygin_sleigh,
@@ -441,6 +494,7 @@ PICTURES: dict[str, Callable[[], None]] = {
     "differential_drive": differential_drive,
     "wheeled_robot": wheeled_robot,
     "whipple_bicycle": whipple_bicycle,
+    "iftomm": iftomm,
 }
 
 
