@@ -338,7 +338,6 @@ def test_the_analytic_jacobian_equals_central_differences(momentum):
     random state of the heavy top (a tree, nonlinear in q and f) against central differences
     of the model's own right-hand side and load powers: the rows of q', f' (or p') and of the
     loads' work, and the time derivative."""
-    import ctypes
 
     from kanebond.numeric.cjac import jacobian_kernel
 
@@ -351,8 +350,6 @@ def test_the_analytic_jacobian_equals_central_differences(momentum):
     y = rng.uniform(0.2, 0.9, R + S)
     J, dt = np.zeros((n, n)), np.zeros(n)
     yw = np.concatenate([y, np.zeros(nl)])
-    vp = ctypes.c_void_p
-    lib.kb_jac.argtypes = [ctypes.c_double, vp, vp, ctypes.c_int, ctypes.c_int, vp, vp]
     assert lib.kb_jac(0.3, yw.ctypes.data, model._c1.ctypes.data, int(momentum), n,
                       J.ctypes.data, dt.ctypes.data) == 0
 

@@ -369,6 +369,9 @@ class CBackend:
         if extra is not None:
             lib.kb_con.argtypes = [ctypes.c_int, vp, vp, vp, vp, ctypes.c_double, vp, vp, vp, vp]
             lib.kb_con.restype = ctypes.c_int
+        if hasattr(lib, "kb_outputs_emb"):  # embedded constraints (runtime_out.c)
+            lib.kb_outputs_emb.argtypes = [ctypes.c_int] + [vp] * 8
+            lib.kb_outputs_emb.restype = ctypes.c_int
         self.lib = lib
         self._dot_lib = None
 

@@ -211,6 +211,8 @@ def _build(model: Any, momentum: bool) -> tuple[Any, str]:
             f"#define S_ {S}\n#define NL_ {P.shape[1]}\n")
     src = head + TLS_RUNTIME + DENSE_RUNTIME + kernel + _RUNTIME
     lib = source_library("kbjac", src)
+    vp = ctypes.c_void_p
+    lib.kb_jac.argtypes = [ctypes.c_double, vp, vp, ctypes.c_int, ctypes.c_int, vp, vp]
     lib.kb_jac.restype = ctypes.c_int
     return lib, ""
 
@@ -224,8 +226,6 @@ def jacobian_function(model: Any, momentum: bool, n: int) -> tuple[Any, str]:
     if lib is None:
         return None, why
     fn = lib.kb_jac
-    vp = ctypes.c_void_p
-    fn.argtypes = [ctypes.c_double, vp, vp, ctypes.c_int, ctypes.c_int, vp, vp]
     c = np.ascontiguousarray(model._c1, dtype=float)
     mom = int(momentum)
 

@@ -9,8 +9,6 @@ dependent speeds, checked on those of the independent ones. A constraint written
 
 from __future__ import annotations
 
-import ctypes
-
 import numpy as np
 
 from ..errors import ConstraintError, ModelError
@@ -56,8 +54,6 @@ class ReactionMixin:
         out = {"p": np.zeros((n, self.S))}
         if lam:
             out |= {"lam": np.zeros((n, self.layout.K_c)), "rest": np.zeros(n)}
-        vp = ctypes.c_void_p
-        fn.argtypes = [ctypes.c_int] + [vp] * 8
         code = fn(n, tt.ctypes.data, q.ctypes.data, f.ctypes.data, c.ctypes.data,
                   self._part.ctypes.data, out["p"].ctypes.data,
                   *(out[k].ctypes.data if lam else None for k in ("lam", "rest")))

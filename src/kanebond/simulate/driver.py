@@ -387,7 +387,7 @@ class Run:
             ts_, m_ = what
             z_ = np.asarray(sol(ts_))
             x_ = self.safe_x(z_, ts_)
-            self.fail(self.watch.message(ts_, m_, x_, self.names, self.focus), ts_, z_, x=x_)
+            self.fail(self.watch.message(ts_, m_), ts_, z_, x=x_)
         if verdict == "redo" and self.redos.get(t_old, 0) < 3 and self.last["z"] is not None:
             self.redos[t_old] = self.redos.get(t_old, 0) + 1
             self.watch.forget_step()

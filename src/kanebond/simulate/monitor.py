@@ -295,13 +295,9 @@ class ConstraintWatch:
         self.projections += 1
         return out
 
-    def message(self, t: float, margin: float, x: np.ndarray, names: list[str],
-                focus: list[int] | None = None) -> str:
-        """What the singular-configuration error says (at most a few values of the state:
-        ``focus``, its entries that matter; the whole state goes to the error's ``state``)."""
-        from .integration import state_text
-
-        vals = state_text(names, x, focus)
+    def message(self, t: float, margin: float) -> str:
+        """What the singular-configuration error says (the run's failure appends the state
+        there, and puts the whole of it in the error's ``state``)."""
         if self.embedded:
             labels = self.user.system.embedding.labels
             what = (f"the embedded velocity constraints ({'; '.join(labels[:4])}"
@@ -310,8 +306,8 @@ class ConstraintWatch:
             what = "the adjoined constraints " + ", ".join(
                 repr(n) for n in getattr(self.user, "adjoined_names", []))
         return (
-            f"{what} lose rank at t≈{t:.10g} (rank margin σ_min/σ_max = {margin:.2e}), "
-            f"{vals}: a singular configuration of the mechanism (a bifurcation: there the "
+            f"{what} lose rank at t≈{t:.10g} (rank margin σ_min/σ_max = {margin:.2e}): a "
+            f"singular configuration of the mechanism (a bifurcation: there the "
             f"number of degrees of freedom jumps and the motion through it is not unique). "
             f"kanebond stops here rather than continue on an assembly branch it would choose "
             f"silently; model the mechanism without the redundancy (e.g. fewer loops) or "

@@ -357,8 +357,11 @@ static double kb_rk_begin(const KbRk *r, double *min_step) {
 }
 
 /* the end of a trial step of size h_abs from t, not beyond t_bound */
-static double kb_rk_trial_end(const KbRk *r, double t, double h_abs) {
+/* An attempt begins (counted in r->attempts, for the caller): its end t + h, clipped at
+   t_bound. Shared by the explicit methods and RODAS4. */
+static double kb_rk_trial_end(KbRk *r, double t, double h_abs) {
     const double t_new = t + h_abs * r->direction;
+    r->attempts++;
     return r->direction * (t_new - r->t_bound) > 0 ? r->t_bound : t_new;
 }
 
@@ -370,7 +373,6 @@ static int kb_rk_step(KbRk *r) {
     int rejected = 0;
     for (;;) {
         if (h_abs < min_step) return 1;
-        r->attempts++;
         const double t_new = kb_rk_trial_end(r, t, h_abs);
         const double h = t_new - t;
         h_abs = fabs(h);

@@ -124,7 +124,6 @@ static int kb_ros_step(KbRk *r) {
     double *Ys = r->Y + (size_t)13 * n, *fs = r->K + (size_t)13 * n;
     for (;;) {
         if (h_abs < min_step) return 1;
-        r->attempts++;
         const double t_new = kb_rk_trial_end(r, t, h_abs);
         const double h = t_new - t;
         h_abs = fabs(h);
