@@ -319,8 +319,8 @@ class CompiledRun(Run):
             if self.looked_at != steps - 1:  # the step before was not inspected
                 self.watch.forget_step()
             self.looked_at = steps
-            verdict, pending = self.inspect(_StepDense(sim), t_old, t_new, y)
-            if verdict == "redone":
+            verdict, pending = self.inspect(_StepDense(sim), t_old, t_new, z)
+            if verdict in ("redone", "crossed"):
                 return
             if verdict != "switch" and rmin < self.gate:
                 self.gate = min(self.gate, 0.5 * rmin)
@@ -367,8 +367,16 @@ class CompiledRun(Run):
         if self.t_eval is None:
             self.store(np.array([t_stop]), z_stop[None, :])
 
+    def current_dense(self) -> _Sim:
+        return self.solver
+
+    def step_start(self, t_old: float) -> np.ndarray | None:
+        return self.state_at(self.solver, np.array([t_old]))[0]
+
     def state_at(self, sol: _Sim, tt: np.ndarray) -> np.ndarray:
         """z = [y, W] at times tt inside the last step, from the core's dense output."""
+        if not isinstance(sol, _Sim):  # a crossing's gap (Run.state_at's case)
+            return super().state_at(sol, tt)
         return np.stack([np.concatenate(sol.full(float(t))) for t in np.atleast_1d(tt)])
 
     def _failed(self, sim: _Sim, code: int, info: np.ndarray) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import time
 import warnings
+from collections import deque
 from collections.abc import Mapping
 from typing import Any
 
@@ -30,6 +31,7 @@ from ..errors import (
 from ..mechanics.kinematics import show
 from ..model.parameters import initial_state_vector
 from ..numeric.cjac import jacobian_function
+from .crossing import HISTORY, Gap, cross
 from .events import active_events, event_root, prepare_events
 from .integration import (
     IMPLICIT_METHODS,
@@ -103,6 +105,9 @@ class Run:
         self.stored_u = self.watch is not None and self.watch.stores_all_speeds
         self.n_store = self.R + num.n_u if self.stored_u else self.n
         self.last: dict[str, Any] = {"t": self.t0, "z": None}  # the last accepted state
+        # states (t, z) at the ends of the last steps the watch inspected, where a crossing of
+        # a singular configuration starts (kanebond.simulate.crossing)
+        self.history: deque[tuple[float, np.ndarray]] = deque(maxlen=HISTORY)
 
     # ------------------------------------------------------------------ set-up
     def _initial(self, initial: Any) -> None:
@@ -252,8 +257,20 @@ class Run:
             wk.W = wk.W_new = np.array(z_start[n:], dtype=float)
         return sv, wk
 
+    def step_start(self, t_old: float) -> np.ndarray | None:
+        """z = [y, W] at the start of the step just taken (the last accepted state)."""
+        if self.last["z"] is not None and self.last["t"] == t_old:
+            return np.array(self.last["z"], dtype=float)
+        return None
+
+    def current_dense(self):
+        """The dense output of the step just taken (what :meth:`state_at` reads)."""
+        return self.solver.dense_output()
+
     def state_at(self, sol, tt: np.ndarray) -> np.ndarray:
         """z = [y, W] at times tt inside the last step, from its dense output: (k, n + nl)."""
+        if isinstance(sol, Gap):  # a crossing's gap holds W already
+            return np.asarray(sol(tt)).T.reshape(len(tt), -1)
         zz = np.asarray(sol(tt)).T.reshape(len(tt), -1)
         if self.work is not None:
             zz = np.hstack([zz, self.work.interpolate(sol, tt)])
@@ -262,6 +279,8 @@ class Run:
     def switch(self, t_at: float, z_at: np.ndarray, new) -> None:
         """Continue from (t_at, z_at) with the partition view ``new`` (a fresh solver)."""
         z_new = self.watch.convert(new, t_at, z_at, self.n)
+        self.history.clear()  # states of the partition left behind
+        self.history.append((float(t_at), np.array(z_new, dtype=float)))
         self.nfev_done += self.solver.nfev
         self.watch.switches.append((float(t_at), [show(x) for x in new.speeds]))
         self.active = self.watch.active = new
@@ -376,18 +395,27 @@ class Run:
         self.fail(self._problem(f"the step from t={t_old:.10g} to t={t_new:.10g} gave a "
                                 f"non-finite state"), self.last["t"], None)
 
-    def inspect(self, sol, t_old: float, t_new: float, y: np.ndarray) -> tuple[str, Any]:
-        """The constraint watch on the step just taken from t_old to t_new, its end y
-        (:meth:`ConstraintWatch.inspect` on its dense output ``sol``): stops the run where the
-        constraints lose rank in it; ("redone", None) when the step was dropped and the run
-        goes on from its start with a better partition; else (verdict, the partition to
-        switch to at its end, or None)."""
-        verdict, what = self.watch.inspect(sol, t_old, t_new, y, self.n)
+    def inspect(self, sol, t_old: float, t_new: float, z: np.ndarray) -> tuple[str, Any]:
+        """The constraint watch on the step just taken from t_old to t_new, its end z = [y, W]
+        (:meth:`ConstraintWatch.inspect` on its dense output ``sol``): ("crossed", None) where
+        the constraints lose rank in it and the run went on through the singular
+        configuration (:func:`~kanebond.simulate.crossing.cross`, which stops the run where
+        it cannot); ("redone", None) when the step was dropped and the run goes on from its
+        start with a better partition; else (verdict, the partition to switch to at its end,
+        or None)."""
+        verdict, what = self.watch.inspect(sol, t_old, t_new, z[: self.n], self.n)
         if verdict == "singular":
-            ts_, m_ = what
-            z_ = np.asarray(sol(ts_))
-            x_ = self.safe_x(z_, ts_)
-            self.fail(self.watch.message(ts_, m_), ts_, z_, x=x_)
+            if not self.watch.config:
+                x_ = self.safe_x(np.asarray(sol(what.t))[: self.n], what.t)
+                self.fail(self.watch.message(what.t, what.margin), what.t, None, x=x_)
+            cross(self, what, t_old, t_new)
+            return "crossed", None
+        if verdict == "ok":
+            if not self.history or self.history[-1][0] != t_old:
+                z_old = self.step_start(t_old)
+                if z_old is not None:
+                    self.history.append((float(t_old), z_old))
+            self.history.append((float(t_new), np.array(z, dtype=float)))
         if verdict == "redo" and self.redos.get(t_old, 0) < 3 and self.last["z"] is not None:
             self.redos[t_old] = self.redos.get(t_old, 0) + 1
             self.watch.forget_step()
@@ -400,7 +428,7 @@ class Run:
         """One accepted step: checked, inspected, its events located, its output stored."""
         if not self._advance():
             return
-        solver, n = self.solver, self.n
+        solver = self.solver
         t_old, t_new = solver.t_old, solver.t
         z = solver.y
         if self.work is not None:
@@ -417,8 +445,8 @@ class Run:
         sol, pending = None, None
         if self.watch is not None:  # look inside the step before anything is kept from it
             sol = solver.dense_output()
-            verdict, pending = self.inspect(sol, t_old, t_new, z[:n])
-            if verdict == "redone":
+            verdict, pending = self.inspect(sol, t_old, t_new, np.asarray(z))
+            if verdict in ("redone", "crossed"):
                 return
         if self.ev_fns:
             sol, t_new, z = self._events(sol, t_old, t_new, z)

@@ -40,6 +40,7 @@ import numpy as np
 from ..errors import KanebondError, SingularConfigurationError
 from ..mechanics.kinematics import show
 from ..model.parameters import name_of
+from .crossing import Found
 
 __all__ = ["ConstraintWatch", "SWITCH_COND", "REDO_COND", "SINGULAR_MARGIN", "PROJECT_TOL"]
 
@@ -50,6 +51,8 @@ SWITCH_COND = 1e2
 REDO_COND = 1e6
 #: Rank margin σ_min/σ_max of the constraint Jacobian below which a configuration is singular.
 SINGULAR_MARGIN = 1e-6
+#: A margin falling linearly towards zero within the next step starts a crossing below this.
+APPROACH_MARGIN = 0.05
 #: Residual of the configuration constraints (relative to 1 + |q|) above which the dependent
 #: coordinates are projected back onto g(q) = 0 after a step.
 PROJECT_TOL = 1e-10
@@ -183,8 +186,8 @@ class ConstraintWatch:
 
     def inspect(self, sol: Any, t_old: float, t_new: float, y_new: np.ndarray, n: int
                 ) -> tuple[str, Any]:
-        """Look inside the step just taken: ("singular", (t, margin)) where the constraints
-        lose rank in it; ("redo", view) when the active partition became ill-conditioned
+        """Look inside the step just taken: ("singular", :class:`~.crossing.Found`) where the
+        constraints lose rank in it; ("redo", view) when the active partition became ill-conditioned
         inside it (the step must be taken again from t_old with ``view``); ("switch", view)
         when it is ill-conditioned at its end; ("ok", None) otherwise.
 
@@ -203,6 +206,8 @@ class ConstraintWatch:
             self.margin(t_old, np.asarray(sol(t_old))[:n])
         ms = [first] + self.margins(ts[1:], np.stack(ys[1:]))
         hit = self._dip(sol, ts, ms, n, t_new)
+        if hit is None and self.config:  # (only these are continued: crossing.py)
+            hit = self._approach(ts, ms)
         self._last_margin = ms[8]
         if hit is not None:
             return "singular", hit
@@ -221,17 +226,17 @@ class ConstraintWatch:
                 return "switch", new
         return "ok", None
 
-    def _dip(self, sol, ts, ms, n: int, t_new: float) -> tuple[float, float] | None:
+    def _dip(self, sol, ts, ms, n: int, t_new: float) -> Found | None:
         from scipy.optimize import minimize_scalar
 
         windows: list[tuple[Any, float, float]] = []
         for k in range(1, 8):  # strict dips only: a flat margin (one constraint row) has none
             if ms[k] < ms[k - 1] and ms[k] < ms[k + 1]:
                 windows.append((sol, ts[k - 1], ts[k + 1]))
-        if self._pending is not None and ms[1] > ms[0]:
-            psol, pt = self._pending
-            windows += [(psol, pt, ts[0]), (sol, ts[0], ts[1])]
-        self._pending = (sol, ts[7]) if ms[8] < ms[7] else None
+        prev = self._pending
+        if prev is not None and ms[1] > ms[0]:
+            windows += [(prev[0], prev[1], ts[0]), (sol, ts[0], ts[1])]
+        self._pending = (sol, ts[7], ts[0]) if ms[8] < ms[7] else None
         k = int(np.argmin(ms))
         best_t, best = float(ts[k]), float(ms[k])
         for ws, a, b in windows:
@@ -247,8 +252,33 @@ class ConstraintWatch:
                 best_t, best = float(res.x), float(res.fun)
         self.margin_min = min(self.margin_min, best)
         if best < SINGULAR_MARGIN:
-            return best_t, best
+            return Found(best_t, best, prev[0] if prev is not None else None,
+                         prev[2] if prev is not None else float(ts[0]))
         return None
+
+    @property
+    def last_margin(self) -> float:
+        """The rank margin at the end of the last step inspected (0 if none)."""
+        return self._last_margin if self._last_margin is not None else 0.0
+
+    @staticmethod
+    def _approach(ts: np.ndarray, ms: list[float]) -> Found | None:
+        """A loss of rank ahead, within the next step: the margin at the step's last three
+        samples falls along one straight line (a transversal crossing, σ_min ∝ |t − t_s|)
+        whose zero lies less than a step ahead. Nearer the singular configuration the
+        equations lose digits (:mod:`~kanebond.simulate.crossing`) and the steps crawl, so
+        the crossing starts here, at the predicted t_s (refined there)."""
+        s = np.abs(ts - ts[0])
+        m6, m7, m8 = ms[6], ms[7], ms[8]
+        if not (m8 < m7 < m6) or m8 >= APPROACH_MARGIN:
+            return None
+        z1 = s[7] - m7 * (s[7] - s[6]) / (m7 - m6)
+        z2 = s[8] - m8 * (s[8] - s[7]) / (m8 - m7)
+        ahead = z2 - s[8]
+        if ahead > s[8] or abs(z1 - z2) > 0.1 * ahead:
+            return None
+        return Found(float(ts[0] + np.sign(ts[8] - ts[0]) * z2), m8, None, float(ts[0]),
+                     predicted=True)
 
     def forget_step(self) -> None:
         """The step just inspected is discarded (redone): forget what it left behind."""
@@ -305,14 +335,18 @@ class ConstraintWatch:
         else:
             what = "the adjoined constraints " + ", ".join(
                 repr(n) for n in getattr(self.user, "adjoined_names", []))
-        return (
-            f"{what} lose rank at t≈{t:.10g} (rank margin σ_min/σ_max = {margin:.2e}): a "
-            f"singular configuration of the mechanism (a bifurcation: there the "
-            f"number of degrees of freedom jumps and the motion through it is not unique). "
-            f"kanebond stops here rather than continue on an assembly branch it would choose "
-            f"silently; model the mechanism without the redundancy (e.g. fewer loops) or "
-            f"avoid the configuration"
-        )
+        head = (f"{what} lose rank at t≈{t:.10g} (rank margin σ_min/σ_max = {margin:.2e}): a "
+                f"singular configuration of the mechanism (a bifurcation: there the number of "
+                f"degrees of freedom jumps and the motion through it is not unique)")
+        if self.config:
+            return head
+        return (f"{head}. kanebond continues a motion through such a point on the branch its "
+                f"velocity carries where the closure is stated as configuration constraints "
+                f"g(q) = 0 (embedded, with dependent coordinates), which let it follow the "
+                f"branch; with {'adjoined' if self.adjoined else 'velocity'} constraints "
+                f"alone it stops here rather than continue on a branch it would choose "
+                f"silently: state the loop closure as configuration constraints, or avoid the "
+                f"configuration")
 
 
 def regular_start(num: Any, initial: Mapping, t0: float):

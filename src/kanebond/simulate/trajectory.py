@@ -256,6 +256,17 @@ class Trajectory:
         return names, (np.column_stack(cols) if cols else np.zeros((len(self.t), 0)))
 
     @property
+    def singular_crossings(self) -> list[dict]:
+        """The singular configurations the motion went through
+        (:mod:`kanebond.simulate.crossing`), in time order: for each, ``t`` (where the rank
+        margin σ_min/σ_max of the constraint Jacobian is least) and ``rank_margin`` there,
+        ``rank_drop`` (the rank lost), ``null_dimension`` (the degrees of freedom there),
+        ``branch_taken`` and ``branches_not_taken`` (tangents as {coordinate: component},
+        largest 1, with ``…_text`` in words), ``t_before``/``t_after`` (the step over it),
+        ``newton_correction`` and ``energy_error`` (its checks) and ``constraints``."""
+        return list(self.metadata.get("singular_crossings", []))
+
+    @property
     def constraint_residual_names(self) -> list[str]:
         """Names of the columns of :attr:`constraint_residuals`."""
         return self._extra_block("residual")[0]
