@@ -343,10 +343,32 @@ class _Over:
                 self.pieces.append((t_a, z, 2 * d * delta, K, z_b))
                 return t_a, t_a + 2 * d * delta, z, z_b, K, delta
             delta *= 0.7
+        self.at_rest(t, z)
         run.fail(f"{self._what()}; stepping over it failed: no step of the crossing met "
                  f"rtol={o['rtol']} and atol={o['atol']} (the equations are too badly "
                  f"conditioned near it for these tolerances)", self.found.t, None)
         raise AssertionError  # run.fail raises
+
+    def at_rest(self, t: float, z: np.ndarray) -> None:
+        """Stop the run, saying why, where the motion comes to rest at the singular
+        configuration: at the last state (t, z) reached, the speeds would fall to zero, at
+        their rate since the step before, in less than twice the time left to t_s."""
+        if not self.pieces:
+            return
+        t_p, z_p = self.pieces[-1][:2]
+        f, f_p = self._f(t, z), self._f(t_p, z_p)
+        rate = np.linalg.norm(f - f_p) / max(abs(t - t_p), 1e-300)
+        speed = float(np.linalg.norm(f))
+        if rate > 0 and float(f @ (f - f_p)) < 0 and speed / rate < 2 * abs(self.found.t - t):
+            self._rest(speed, t, z)
+
+    def _rest(self, speed: float, t: float, z: np.ndarray) -> None:
+        _rewind(self.run, t)  # nothing past where it stops
+        self.run.fail(
+            f"{self._what()}, and the motion comes to rest there (its speeds {speed:.2e} at "
+            f"t={t:.10g}, falling to zero by then): at rest on a bifurcation the continuation "
+            f"is not unique (the motion could start on any branch through it), so kanebond "
+            f"stops rather than choose one", t, z[: self.n])
 
     def centre(self, t_a: float, z: np.ndarray, h: float, K: np.ndarray, z_b: np.ndarray,
                delta: float) -> bool:
@@ -442,12 +464,8 @@ class _Over:
         eps = 1e-3 * delta
         v_s = (gap(ts + eps)[:R] - gap(ts - eps)[:R]) / (2 * eps * self.dir)
         if singular and float(v_a @ v_b) < 0 and np.linalg.norm(v_s) <= 0.05 * max(
-                np.linalg.norm(v_a), np.linalg.norm(v_b)):
-            run.fail(f"{self._what()}, and the motion comes to rest there (|q'| = "
-                     f"{np.linalg.norm(v_s):.2e} at the singular configuration, reversing): at "
-                     f"rest on a bifurcation the continuation is not unique (the motion could "
-                     f"start on any branch through it), so kanebond stops rather than choose "
-                     f"one", ts, gap(ts)[:n], x=run.safe_x(gap(ts)[:n], ts))
+                np.linalg.norm(v_a), np.linalg.norm(v_b)):  # it turns back at q_s
+            self._rest(float(np.linalg.norm(self._f(ts, gap(ts)))), ts, gap(ts))
         moved = float(np.max(np.abs(z_b[:R] - z_a[:R])))
         z_b, corr = self.land(t_b, z_b, moved)
         m_b = run.watch.margin(t_b, z_b[:n])
