@@ -55,11 +55,12 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
 import numpy as np
+
+from .monitor import SINGULAR_MARGIN, Found
 
 __all__ = ["dop853_step", "Gap", "tangent_cone", "describe", "cross", "RANK_GAP", "HISTORY"]
 
@@ -215,19 +216,6 @@ def describe(v: np.ndarray, names: list[str], top: int = 6) -> tuple[dict[str, f
 # ============================================================================================
 # The crossing inside a run (kanebond.simulate.driver.Run)
 # ============================================================================================
-
-
-@dataclass
-class Found:
-    """Where the watch found the constraints losing rank: t_s and the margin there; ``prev``
-    the dense output (states y) of the step before the one inspected, when the watch kept it,
-    and ``lo`` the earliest time the dense outputs at hand cover."""
-
-    t: float
-    margin: float
-    prev: Any
-    lo: float
-    predicted: bool = False  # t_s extrapolated ahead of the step, to be refined
 
 
 class _Over:
@@ -456,8 +444,6 @@ class _Over:
         run, R, n, ts = self.run, self.R, self.n, self.found.t
         t_a, t_b, z_a, z_b, K, delta = self.step_over()
         gap = Gap(self.fun, t_a, z_a, t_b - t_a, K, z_b)
-        from .monitor import SINGULAR_MARGIN
-
         # a t_s predicted ahead of the step may have been a near miss: not a crossing
         singular = self.found.margin < SINGULAR_MARGIN
         v_a, v_b = K[0][:R], K[_S][:R]

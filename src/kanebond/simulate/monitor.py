@@ -33,6 +33,7 @@ because they happen *between* the points the integrator visits:
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -40,9 +41,8 @@ import numpy as np
 from ..errors import KanebondError, SingularConfigurationError
 from ..mechanics.kinematics import show
 from ..model.parameters import name_of
-from .crossing import Found
 
-__all__ = ["ConstraintWatch", "SWITCH_COND", "REDO_COND", "SINGULAR_MARGIN", "PROJECT_TOL"]
+__all__ = ["ConstraintWatch", "Found", "SWITCH_COND", "REDO_COND", "SINGULAR_MARGIN", "PROJECT_TOL"]
 
 #: Condition number of B_d at the end of a step above which a better partition is taken.
 SWITCH_COND = 1e2
@@ -56,6 +56,19 @@ APPROACH_MARGIN = 0.05
 #: Residual of the configuration constraints (relative to 1 + |q|) above which the dependent
 #: coordinates are projected back onto g(q) = 0 after a step.
 PROJECT_TOL = 1e-10
+
+
+@dataclass
+class Found:
+    """Where the watch found the constraints losing rank: t_s and the margin there; ``prev``
+    the dense output (states y) of the step before the one inspected, when the watch kept it,
+    and ``lo`` the earliest time the dense outputs at hand cover."""
+
+    t: float
+    margin: float
+    prev: Any
+    lo: float
+    predicted: bool = False  # t_s extrapolated ahead of the step, to be refined
 
 
 def _margin(J: np.ndarray) -> float:
