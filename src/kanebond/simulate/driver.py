@@ -410,7 +410,7 @@ class Run:
                 self.fail(self.watch.message(what.t, what.margin), what.t, None, x=x_)
             cross(self, what, t_old, t_new)
             return "crossed", None
-        if verdict == "ok":
+        if verdict == "ok" and self.watch.config:  # (only these are crossed)
             if not self.history or self.history[-1][0] != t_old:
                 z_old = self.step_start(t_old)
                 if z_old is not None:

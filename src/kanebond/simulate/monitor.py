@@ -60,14 +60,10 @@ PROJECT_TOL = 1e-10
 
 @dataclass
 class Found:
-    """Where the watch found the constraints losing rank: t_s and the margin there; ``prev``
-    the dense output (states y) of the step before the one inspected, when the watch kept it,
-    and ``lo`` the earliest time the dense outputs at hand cover."""
+    """Where the watch found the constraints losing rank: t_s and the margin there."""
 
     t: float
     margin: float
-    prev: Any
-    lo: float
     predicted: bool = False  # t_s extrapolated ahead of the step, to be refined
 
 
@@ -246,10 +242,10 @@ class ConstraintWatch:
         for k in range(1, 8):  # strict dips only: a flat margin (one constraint row) has none
             if ms[k] < ms[k - 1] and ms[k] < ms[k + 1]:
                 windows.append((sol, ts[k - 1], ts[k + 1]))
-        prev = self._pending
-        if prev is not None and ms[1] > ms[0]:
-            windows += [(prev[0], prev[1], ts[0]), (sol, ts[0], ts[1])]
-        self._pending = (sol, ts[7], ts[0]) if ms[8] < ms[7] else None
+        if self._pending is not None and ms[1] > ms[0]:
+            psol, pt = self._pending
+            windows += [(psol, pt, ts[0]), (sol, ts[0], ts[1])]
+        self._pending = (sol, ts[7]) if ms[8] < ms[7] else None
         k = int(np.argmin(ms))
         best_t, best = float(ts[k]), float(ms[k])
         for ws, a, b in windows:
@@ -265,8 +261,7 @@ class ConstraintWatch:
                 best_t, best = float(res.x), float(res.fun)
         self.margin_min = min(self.margin_min, best)
         if best < SINGULAR_MARGIN:
-            return Found(best_t, best, prev[0] if prev is not None else None,
-                         prev[2] if prev is not None else float(ts[0]))
+            return Found(best_t, best)
         return None
 
     @property
@@ -290,8 +285,7 @@ class ConstraintWatch:
         ahead = z2 - s[8]
         if ahead > s[8] or abs(z1 - z2) > 0.1 * ahead:
             return None
-        return Found(float(ts[0] + np.sign(ts[8] - ts[0]) * z2), m8, None, float(ts[0]),
-                     predicted=True)
+        return Found(float(ts[0] + np.sign(ts[8] - ts[0]) * z2), m8, predicted=True)
 
     def forget_step(self) -> None:
         """The step just inspected is discarded (redone): forget what it left behind."""
