@@ -458,6 +458,7 @@ def iftomm() -> None:
     _save(fig, "iftomm_a01.png")
 
     iftomm_a02()
+    iftomm_a04()
 
     case = runspec.prepare("flyball_governor")
     num = case.system.numeric(case.constants)
@@ -511,6 +512,47 @@ def iftomm_a02() -> None:
     b.set(xlabel="t [s]", title="A02: error against the reduction")
     b.legend(loc="lower right", fontsize=7)
     _save(fig, "iftomm_a02.png")
+
+
+def iftomm_a04() -> None:
+    """A04, Bricard's mechanism over the IFToMM 10 s: P3's path and q1 against the energy
+    quadrature, and the residuals of the five closure equations (one redundant)."""
+    num = models.bricard().numeric(models.BRICARD_DEFAULTS)
+    tt = np.linspace(0.0, 10.0, 1001)
+    traj = kb.simulate(num, (0.0, 10.0), models.BRICARD_INITIAL, t_eval=tt, rtol=1e-10,
+                       atol=1e-12)
+    _audit(traj)
+    thetas = np.linspace(0.25, 2.75, 11)
+    t_ref = models.bricard_reference_times(thetas)
+    q = np.column_stack([traj[f"q{i}"] for i in range(1, 6)])
+    P3 = np.array([_bricard_p3(qi) for qi in q])
+    res = np.max(np.abs(np.column_stack([traj[f"residual[config[{i}]]"] for i in range(5)])),
+                 axis=0)
+    print(f"  A04: closure residuals {np.array2string(res, precision=1)}")
+    fig, (a, b, c) = plt.subplots(1, 3, figsize=(11.0, 3.4))
+    a.plot(tt, traj["q1"], lw=0.9, label="q1, kanebond")
+    a.plot(tt, traj["q2"], lw=0.9, label="q2 (= q4)")
+    a.plot(t_ref, thetas, "k+", ms=7, label="energy quadrature t(q1)")
+    a.set(xlabel="t [s]", ylabel="[rad]", title="A04: joint angles")
+    a.legend(loc="lower right", fontsize=7)
+    b.plot(P3[:, 0], P3[:, 1], lw=0.9)
+    b.plot(P3[0, 0], P3[0, 1], "ko", ms=4, label="start (1, −1, 0)")
+    b.set(xlabel="x [m]", ylabel="y [m]", title="A04: path of P3 (x–y)", aspect="equal")
+    b.legend(loc="best", fontsize=7)
+    for i in range(5):
+        c.semilogy(tt[1:], np.abs(traj[f"residual[config[{i}]]"][1:]) + 1e-18, lw=0.6,
+                   label=f"closure equation {i}")
+    c.set(xlabel="t [s]", title="A04: all five closure equations", ylim=(1e-18, 1e-8))
+    c.legend(loc="upper left", fontsize=6, ncol=2)
+    _save(fig, "iftomm_a04.png")
+
+
+def _bricard_p3(q: np.ndarray) -> np.ndarray:
+    """P3 (the far end of rod 2) in N at joint angles q, from the model's rotation chain."""
+    from kanebond.models.bricard import _chain
+
+    Rs, _, _ = _chain(q, 1.0)
+    return Rs[0] @ np.array([1.0, 0.0, 0.0]) + Rs[1] @ np.array([0.0, -1.0, 0.0])
 
 
 PICTURES: dict[str, Callable[[], None]] = {

@@ -597,14 +597,22 @@ def test_bad_names(pl):
                        kb.AdjoinedConstraint(pl.vy, name="dup"))
 
 
-def test_identical_constraints_are_singular(pl):
+def test_identical_constraints_are_redundant_and_share_the_force(pl):
+    """The same constraint twice is a redundant set of rank one: it runs as the single one does,
+    and the minimum-norm multipliers split its force equally (any split gives the same force)."""
+    x0 = {pl.x: 0, pl.y: 0, pl.vx: V0, pl.vy: 0}
+    consts = {pl.m: 1.0, pl.g: GRAV, pl.v0: V0}
+    one = kb.simulate(pl.base.adjoin(
+        kb.AdjoinedConstraint(lambda v: v.dot(v), [pl.P], value=pl.v0**2, name="only")),
+        (0, 1), x0, consts, backend="numpy", t_eval=np.linspace(0, 1, 11))
     s = pl.base.adjoin(
         kb.AdjoinedConstraint(lambda v: v.dot(v), [pl.P], value=pl.v0**2, name="first"),
         kb.AdjoinedConstraint(lambda v: v.dot(v), [pl.P], value=pl.v0**2, name="second"),
     )
-    with pytest.raises(kb.ConstraintError, match=r"singular.*'second'"):
-        kb.simulate(s, (0, 1), {pl.x: 0, pl.y: 0, pl.vx: V0, pl.vy: 0},
-                    {pl.m: 1.0, pl.g: GRAV, pl.v0: V0}, backend="numpy")
+    two = kb.simulate(s, (0, 1), x0, consts, backend="numpy", t_eval=np.linspace(0, 1, 11))
+    np.testing.assert_allclose(two["y"], one["y"], atol=1e-9)
+    for name in ("first", "second"):
+        np.testing.assert_allclose(two[f"lambda[{name}]"], one["lambda[only]"] / 2, rtol=1e-7)
 
 
 def test_vanishing_gradient_is_singular(pl):

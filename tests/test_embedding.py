@@ -494,7 +494,7 @@ def test_particle_with_a_valid_constraint_embeds():
         ),
         pytest.param(
             {"dependent_speeds": [U3], "velocity_constraints": [U3 - U1, U2 - U1]},
-            r"1 dependent speed\(s\) .* but 2 velocity constraint",
+            r"1 dependent speed\(s\) .* but 2 velocity constraint\(s\) of rank 2",
             id="count-constraints",
         ),
         pytest.param(

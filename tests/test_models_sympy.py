@@ -459,6 +459,7 @@ def test_models_build_kanesystems() -> None:
         "constant_speed_particle",
         "flyball_governor",
         "simple_pendulum",
+        "bricard",
     }
     for name, build in MODELS.items():
         system = build()

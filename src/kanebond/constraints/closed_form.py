@@ -89,8 +89,9 @@ class ManifoldSampler:
             if np.max(np.abs(g), initial=0.0) < 1e-13:
                 return qv
             J = np.asarray(self.J(qv, pv), dtype=float)
-            try:
-                qv[self.dep] -= np.linalg.solve(J, g)
+            try:  # Gauss–Newton where a redundant closure states more constraints than q_d
+                qv[self.dep] -= np.linalg.solve(J, g) if J.shape[0] == J.shape[1] else \
+                    np.linalg.lstsq(J, g, rcond=None)[0]
             except np.linalg.LinAlgError:
                 return None
         return None

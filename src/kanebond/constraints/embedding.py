@@ -116,7 +116,15 @@ class Embedding:
     configuration_constraints:
         g(q) = 0 as expressions in q.
     B:
-        k × (S + k) coefficients of the velocity constraints in u = [f; u_d].
+        k × (S + k) coefficients of the velocity constraints in u = [f; u_d]. Where the m
+        stated constraints are redundant (m > k, rank k, as a loop closure stated in full),
+        B = B_dᵀ B_stated: the normal equations of the stated rows, which hold exactly when
+        the stated ones do (rank B_stated = rank B_d = k), determine u_d wherever the stated
+        rows do, and do not depend on the order the rows were written in. The multipliers
+        of B_stated are then the minimum-norm ones, λ = B_d λ_B (the split of a redundant
+        closure's reaction among its equations is not unique).
+    stated:
+        B_stated when it differs from B (redundant constraints), else None.
     Q_full:
         R × (S + k): q' = Q_full u before embedding.
     """
@@ -133,6 +141,19 @@ class Embedding:
     names: list = field(default_factory=list)
     targets: list = field(default_factory=list)
     gradients: list = field(default_factory=list)
+    stated: sp.Matrix | None = None
+
+    @property
+    def B_stated(self) -> sp.Matrix:
+        """The m × (S + k) coefficients of the velocity constraints as stated (one row per
+        entry of ``velocity_constraints``); ``B`` itself when none is redundant."""
+        return self.B if self.stated is None else self.stated
+
+    @property
+    def redundant(self) -> int:
+        """How many of the stated velocity constraints are redundant (m − k): 0, or the
+        number of rows the normal equations B = B_dᵀ B_stated fold away ([PA-VP] (1)–(3))."""
+        return 0 if self.stated is None else self.stated.rows - self.B.rows
 
     @property
     def active(self) -> bool:
@@ -369,17 +390,19 @@ def _num_rank(Ms: list[np.ndarray]) -> int:
 
 
 def _check_coordinate_count(qd: list, cfg: list) -> None:
-    """ConstraintError unless there is one dependent coordinate per configuration constraint."""
-    if len(qd) != len(cfg):
-        if not cfg:
-            raise ConstraintError(
-                f"dependent coordinates {show(qd)} were given without configuration constraints; "
-                f"give one configuration constraint g(q) = 0 per dependent coordinate."
-            )
+    """ConstraintError unless there is at least one configuration constraint per dependent
+    coordinate (more are a redundant closure, checked on the manifold at run time)."""
+    if qd and not cfg:
+        raise ConstraintError(
+            f"dependent coordinates {show(qd)} were given without configuration constraints; "
+            f"give one configuration constraint g(q) = 0 per dependent coordinate."
+        )
+    if len(qd) > len(cfg) or (cfg and not qd):
         raise ConstraintError(
             f"there are {len(cfg)} configuration constraint(s) but {len(qd)} dependent "
-            f"coordinate(s) {show(qd)}; give one dependent coordinate per configuration "
-            f"constraint (the coordinates the constraints are solved for)."
+            f"coordinate(s) {show(qd)}; give one dependent coordinate per independent "
+            f"configuration constraint (the coordinates the constraints are solved for; a "
+            f"redundant closure may state more constraints than dependent coordinates)."
         )
 
 
@@ -398,11 +421,16 @@ def _live_constraints(cfg: list, qd: list, ud: list, pieces: list) -> list[int]:
 
 def _derived_constraints(cfg: list, q: list, u: list, ud: list, Q_full: sp.Matrix, n_vel: int,
                          live: list[int], pieces: list) -> list:
-    """(i, g_i, dg_i/dt, row) that B(q) u = 0 ([PA-VP] (1)–(3)) still needs; [] if implied."""
-    if n_vel + len(live) == len(ud):
+    """(i, g_i, dg_i/dt, row) that B(q) u = 0 ([PA-VP] (1)–(3)) still needs; [] if implied.
+
+    The given velocity constraints suffice when they have rank k (= the dependent speeds) and
+    imply the derivatives; otherwise every live derivative is stacked below them, and more
+    rows than k are a redundant set (folded by :func:`_normal_rows`)."""
+    k = len(ud)
+    if n_vel + len(live) == k:
         return _derived_rows(cfg, q, u, Q_full, live)
-    if n_vel == len(ud):
-        rank_B = _num_rank([Bn for Bn, _, _ in pieces])
+    rank_B = _num_rank([Bn for Bn, _, _ in pieces])
+    if n_vel >= k and rank_B == k:
         for i in live:
             if _num_rank([np.vstack([Bn, D[i : i + 1]]) for Bn, D, _ in pieces]) > rank_B:
                 raise ConstraintError(
@@ -412,17 +440,45 @@ def _derived_constraints(cfg: list, q: list, u: list, ud: list, Q_full: sp.Matri
                     f"leave it out there and kanebond derives it."
                 )
         return []
+    if n_vel + len(live) > k and (live or rank_B <= k):
+        return _derived_rows(cfg, q, u, Q_full, live)  # redundant: checked at run time
+    if n_vel > k:  # velocity constraints alone, independent anywhere: not a redundant set
+        raise ConstraintError(
+            f"there are {k} dependent speed(s) {show(ud)} but {n_vel} velocity "
+            f"constraint(s) of rank {rank_B}; give one dependent speed per independent "
+            f"velocity constraint (a redundant set may state more constraints, of rank {k})."
+        )
     if cfg:
         raise ConstraintError(
-            f"there are {len(ud)} dependent speed(s) {show(ud)} but {n_vel} velocity "
+            f"there are {k} dependent speed(s) {show(ud)} but {n_vel} velocity "
             f"constraint(s) and {len(cfg)} configuration constraint(s); give one velocity "
             f"constraint per dependent speed (the time derivatives of the configuration "
             f"constraints may be left out: kanebond forms them)."
         )
     raise ConstraintError(
-        f"there are {len(ud)} dependent speed(s) {show(ud)} but {n_vel} velocity "
-        f"constraint(s); give exactly one velocity constraint per dependent speed."
+        f"there are {k} dependent speed(s) {show(ud)} but {n_vel} velocity "
+        f"constraint(s); give at least one velocity constraint per dependent speed."
     )
+
+
+def _normal_rows(B: sp.Matrix, S: int) -> sp.Matrix:
+    """B_dᵀ B (k × (S + k)) of m > k stated rows B = [B_f B_d]: the normal equations, whose
+    dependent block B_dᵀ B_d is regular wherever the stated rows determine u_d, and which
+    are invariant under any reordering of the rows (a sum over them)."""
+    nz: dict = {}
+    for (r, j), x in B.todok().items():
+        nz.setdefault(r, []).append((j, x))
+    out = sp.zeros(B.cols - S, B.cols)
+    acc: dict = {}
+    for row in nz.values():
+        for jd, xd in row:
+            if jd < S:
+                continue
+            for j, x in row:
+                acc.setdefault((jd - S, j), []).append(xd * x)
+    for (i, j), terms in acc.items():
+        out[i, j] = sp.Add(*terms)
+    return out
 
 
 def embed(
@@ -445,9 +501,13 @@ def embed(
     R × (S + S_d) matrix of q' = Q_full [f; u_d]. Missing velocity constraints are the
     derivatives ∂g/∂qᵀ Q_full u of the configuration constraints; a configuration constraint
     whose derivative vanishes by the kinematic equations alone (a quaternion's unit norm) needs
-    no dependent speed. Redundant constraints, dependent speeds the constraints do not determine
-    and dependent coordinates the configuration constraints do not determine raise
-    :class:`~kanebond.ConstraintError`.
+    no dependent speed. More constraints than dependent coordinates or speeds are a redundant
+    closure: B becomes the normal equations of the stated rows (:func:`_normal_rows`), and
+    the numeric model checks at the initial configuration, with the user's numbers, that
+    their rank is k (redundancy depends on the geometry, not on the symbols). As many
+    constraints as dependent speeds with one redundant, dependent speeds the constraints do
+    not determine and dependent coordinates the configuration constraints do not determine
+    raise :class:`~kanebond.ConstraintError`.
     """
     q, f, ud = list(coordinates), list(speeds), list(dependent_speeds)
     u = f + ud
@@ -465,7 +525,8 @@ def embed(
     gradients = list(gradients) if gradients is not None else [[] for _ in vel]
     B = sp.Matrix.vstack(*[row for _, row in vel]) if vel else sp.zeros(0, len(u))
     exprs = [e for e, _ in vel]
-    _check_redundant(B, labels, len(ud))
+    if len(vel) <= len(ud):
+        _check_redundant(B, labels, len(ud))
     pieces = _numeric_pieces(B, cfg, q, qd, Q_full)
     live = _live_constraints(cfg, qd, ud, pieces)
     derived = _derived_constraints(cfg, q, u, ud, Q_full, len(vel), live, pieces)
@@ -477,10 +538,14 @@ def embed(
         names.append(f"config[{i}]'")
         targets.append([])
         gradients.append([])
+    stated = None
     if ud:
-        _check_redundant(B, labels, len(ud))
+        if B.rows == len(ud):
+            _check_redundant(B, labels, len(ud))
         _check_determined(B, labels, u, f, ud)
-    if cfg and _num_rank([Jd for _, _, Jd in pieces]) < len(cfg):
+        if B.rows > len(ud):
+            stated, B = B, _normal_rows(B, len(f))
+    if cfg and _num_rank([Jd for _, _, Jd in pieces]) < len(qd):
         raise ConstraintError(
             f"the configuration constraints cannot be solved for the dependent coordinates "
             f"{show(qd)}: their Jacobian in these coordinates is singular (a redundant "
@@ -490,7 +555,7 @@ def embed(
     return Embedding(
         coordinates=q, speeds=f, dependent_speeds=ud, dependent_coordinates=qd,
         velocity_constraints=exprs, labels=labels, configuration_constraints=cfg, B=B,
-        Q_full=Q_full, names=names, targets=targets, gradients=gradients,
+        Q_full=Q_full, names=names, targets=targets, gradients=gradients, stated=stated,
     )
 
 

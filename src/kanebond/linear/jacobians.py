@@ -418,7 +418,9 @@ class Linearizer:
                 f"(their Jacobian has condition number {cond:.3g}): a singular configuration "
                 f"of the mechanism; choose another operating point."
             )
-        P = -np.linalg.solve(Jd, Ji)
+        # (least squares: a redundant closure states more constraints, consistent, than q_d)
+        P = -np.linalg.lstsq(Jd, Ji, rcond=None)[0] if Jd.shape[0] > Jd.shape[1] \
+            else -np.linalg.solve(Jd, Ji)
         keep = self._iq + list(range(self.R, self.R + self.S))
         cols = A[:, keep].copy()
         cols[:, : len(self._iq)] += A[:, self._dq] @ P

@@ -96,11 +96,12 @@ def build_constraints(f: File, doc: Mapping, coordinates: list, speeds: list) ->
             _velocity(f, v, f"{where} velocity_constraints[{i}]")
             for i, v in enumerate(_listed(f, table, "velocity_constraints", where))],
     }
-    if len(out["configuration_constraints"]) != len(out["dependent_coordinates"]):
+    if len(out["configuration_constraints"]) < len(out["dependent_coordinates"]):
         raise f.error(f"{where} configuration_constraints",
                       f"{len(out['configuration_constraints'])} constraints for "
                       f"{len(out['dependent_coordinates'])} dependent coordinates",
-                      "give one configuration constraint per dependent coordinate")
+                      "give at least one configuration constraint per dependent coordinate "
+                      "(more are a redundant closure)")
     prescribed = get(f, table, "prescribed", dict, where, required=False)
     if prescribed:
         capped(f, prescribed, f"{where} prescribed")

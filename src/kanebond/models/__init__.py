@@ -17,6 +17,7 @@ function                      system                                 R      S   
 ``differential_drive()``      robot on two rolling driven wheels     5      2      nonholonomic
 ``flyball_governor()``        IFToMM A05 stiff flyball governor      4      4      holonomic, Q = I
 ``simple_pendulum()``         IFToMM A01 simple pendulum             1      1      holonomic, Q = I
+``bricard()``                 IFToMM A04 Bricard's mechanism         5      1      4 dep. coords
 ============================  =====================================  =====  =====  ================
 
 ``rolling_disk_dependent()`` describes the rolling disk with the contact point's velocity
@@ -34,7 +35,10 @@ solution). ``differential_drive_with_motors()`` couples the robot's wheel ports 
 with gearboxes (a :class:`kanebond.bondgraph.BondGraph`). ``flyball_governor()`` is the IFToMM
 benchmark A05 (``FLYBALL_DEFAULTS``, ``FLYBALL_INITIAL``, ``FLYBALL_T_END``), stiff: run it with
 ``method="RODAS4"``. ``simple_pendulum()`` is A01 (``SIMPLE_PENDULUM_DEFAULTS``,
-``SIMPLE_PENDULUM_INITIAL``; ``simple_pendulum_reference``: its exact motion).
+``SIMPLE_PENDULUM_INITIAL``; ``simple_pendulum_reference``: its exact motion). ``bricard()`` is
+A04 with its loop closure stated in full, five equations of rank four (``BRICARD_DEFAULTS``,
+``BRICARD_INITIAL``, ``BRICARD_T_END``; ``bricard_reference_times``: when it reaches given
+angles, by energy quadrature).
 
 ``MODELS`` maps each function's name to the function; every one can be called with no
 arguments.
@@ -57,6 +61,14 @@ from .bicycle import (
     sympy_bicycle_parameters,
     whipple_bicycle,
     whipple_operating_point,
+)
+from .bricard import (
+    BRICARD_DEFAULTS,
+    BRICARD_INITIAL,
+    BRICARD_T_END,
+    bricard,
+    bricard_configuration,
+    bricard_reference_times,
 )
 from .chain import chain_3d
 from .diffdrive import differential_drive, differential_drive_with_motors
@@ -106,6 +118,12 @@ __all__ = [
     "SIMPLE_PENDULUM_INITIAL",
     "simple_pendulum",
     "simple_pendulum_reference",
+    "bricard",
+    "bricard_configuration",
+    "bricard_reference_times",
+    "BRICARD_DEFAULTS",
+    "BRICARD_INITIAL",
+    "BRICARD_T_END",
     "bead_on_spinning_rod",
     "chain_3d",
     "constant_speed_particle",
@@ -141,5 +159,6 @@ MODELS: dict[str, Callable[..., Any]] = {
     "constant_speed_particle": constant_speed_particle,
     "flyball_governor": flyball_governor,
     "simple_pendulum": simple_pendulum,
+    "bricard": bricard,
 }
 """Every ready-made model by name; each function builds a fresh ``KaneSystem`` when called."""

@@ -78,20 +78,28 @@ def configuration_graph(system: Any, parameters: list) -> tuple[Graph, list, lis
 
 def config_kernel(num: Any, K: int) -> tuple[str, list[int], int]:
     """C of k_cfg(t, q, c, out): out = [g (k), ∂g/∂q_dᵀ (k × k, row-major)], the indices of the
-    dependent coordinates, and k."""
+    dependent coordinates, and k. Where m > k constraints are stated (a redundant closure)
+    g is J_dᵀ g and the matrix J_dᵀ J_d (Gauss–Newton's; both vanish or not with g on it)."""
     system = num.system
     g, outs, jac, dep = configuration_graph(system, num.parameters)
     if not outs:
         return "", [], 0
-    if len(dep) != len(outs):
-        q = list(system.coordinates)
-        raise ModelError(
-            f"{system.name!r} has {len(outs)} configuration constraints for {len(dep)} "
-            f"dependent coordinates ({', '.join(show(q[i]) for i in dep)}); a unit solves them "
-            f"by Newton's method and needs as many of each: declare one dependent coordinate "
-            f"per constraint.")
+    k = len(dep)
+    if len(outs) > k:  # a redundant closure: Gauss–Newton on its normal equations J_dᵀ g = 0
+        J = [jac[r * k : (r + 1) * k] for r in range(len(outs))]
+        gn = [g.add(*[g.mul(J[r][i], outs[r]) for r in range(len(outs))]) for i in range(k)]
+        jac = [g.add(*[g.mul(J[r][i], J[r][j]) for r in range(len(outs))])
+               for i in range(k) for j in range(k)]
+        outs = gn
     src = emit_c(g, {"t": 1, "q": len(system.coordinates), "c": max(K, 1)}, outs + jac, "k_cfg")
     return src, dep, len(outs)
+
+
+def _multiplier_names(rel: Any) -> list[str]:
+    """Names of the K_c multipliers the unit outputs: one per stated embedded constraint, or,
+    where they are redundant, one per row of their normal equations B_dᵀ B_stated."""
+    emb = rel.system.embedding
+    return list(emb.names) if not emb.redundant else [f"normal[{i}]" for i in range(emb.B.rows)]
 
 
 def c_model(num: Any) -> CModel:
@@ -125,7 +133,7 @@ def c_model(num: Any) -> CModel:
         adjoined=list(getattr(num, "adjoined_names", [])),
         dependent_speeds=[show(x) for x in rel.dependent_speed_symbols] if rel.embedded else [],
         n_velocity=L.K_c,
-        constraint_names=list(rel.system.embedding.names) if rel.embedded else [],
+        constraint_names=_multiplier_names(rel) if rel.embedded else [],
         part=[int(v) for v in rel._part] if rel.embedded else None,
         q_dep=q_dep, n_config=n_cfg,
         baumgarte=float(getattr(num, "baumgarte", 0.0)),

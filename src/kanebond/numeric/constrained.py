@@ -37,51 +37,14 @@ from ..errors import ConstraintError, ModelError, SingularMassMatrixError
 from ..mechanics.kinematics import show, t
 from ..model.parameters import INITIAL_TOL, initial_state_vector, split_named
 from .ccon import CompiledConstraints
+from .lambdified import Lambdified
 from .manifold import check_initial_adjoined, check_initial_embedding, check_initial_prescribed
 from .model import NumericModel
 from .npbackend import as_batch
+from .redundant import min_norm_multipliers, numeric_rank
 
 __all__ = ["ConstrainedModel", "INITIAL_TOL"]
 
-
-
-class _Lambdified:
-    """Named SymPy matrices in t, q, f and the parameters → batched NumPy arrays."""
-
-    def __init__(self, exprs: Mapping[str, sp.Matrix], q: list, f: list, params: list) -> None:
-        ts = sp.Dummy("t")
-        qs = [sp.Dummy(f"q{i}") for i in range(len(q))]
-        fs = [sp.Dummy(f"f{i}") for i in range(len(f))]
-        cs = [sp.Dummy(f"c{i}") for i in range(len(params))]
-        rep = dict(zip(q, qs, strict=True)) | dict(zip(f, fs, strict=True))
-        rep |= dict(zip(params, cs, strict=True))
-        rep[t] = ts
-        self.shapes: dict[str, tuple[int, ...]] = {}
-        flat: list = []
-        for name, M in exprs.items():
-            M = sp.Matrix(M)
-            self.shapes[name] = M.shape
-            flat.extend(sp.sympify(x, strict=True).xreplace(rep) for x in M)
-        self.n = len(flat)
-        self.fn = sp.lambdify([ts, *qs, *fs, *cs], flat, modules="numpy", cse=True) \
-            if flat else None
-
-    def __call__(self, tt: np.ndarray, q: np.ndarray, f: np.ndarray, c: np.ndarray) -> dict:
-        N = len(tt)
-        if self.fn is None:
-            arr = np.zeros((N, 0))
-        elif N == 1:  # one point: every value is a scalar
-            arr = np.array(self.fn(tt[0], *q[0], *f[0], *c[0]), dtype=float).reshape(1, -1)
-        else:
-            vals = self.fn(tt, *q.T, *f.T, *c.T)
-            arr = np.empty((N, self.n))
-            for j, v in enumerate(vals):
-                arr[:, j] = v
-        out, k = {}, 0
-        for name, (r, cc) in self.shapes.items():
-            out[name] = arr[:, k : k + r * cc].reshape(N, r, cc)
-            k += r * cc
-        return out
 
 
 def _cholesky_solve(L: np.ndarray, rhs: np.ndarray) -> np.ndarray:
@@ -165,7 +128,7 @@ class ConstrainedModel(CompiledConstraints):
         q, f = self.coordinates, self.all_speeds
         cf = sp.Matrix(list(system.prescribed.values()))
         # ᶜf = g(t) alone, for the full speed vector; the rest once per solve
-        self.cf_fn = _Lambdified({"cf": cf if cf.rows else sp.zeros(0, 1)}, q, f,
+        self.cf_fn = Lambdified({"cf": cf if cf.rows else sp.zeros(0, 1)}, q, f,
                                  self.parameters)
         exprs: dict[str, sp.Matrix] = {"cfd": cf.diff(t) if cf.rows else sp.zeros(0, 1)}
         self.targets: list[tuple[str, str]] = []
@@ -174,9 +137,10 @@ class ConstrainedModel(CompiledConstraints):
             exprs |= adjoined
         # the adjoined pieces are formed in all speeds u = [f; u_d] and projected with the
         # numeric embedding T = ∂u/∂fᵀ at every evaluation ([PA-VP] (27))
-        self.fns = _Lambdified(exprs, q, list(system.all_speeds), self.parameters)
+        self.fns = Lambdified(exprs, q, list(system.all_speeds), self.parameters)
         self._emb = None
         self._setup_compiled()  # the C path of ccon.py where it applies
+        self.adjoined_rank: int | None = None  # r < L: redundant (numeric/redundant.py)
 
     def _adjoined_expressions(self) -> tuple[dict[str, sp.Matrix], list[tuple[str, str]]]:
         """φ, ᴾφ, ᴾφ', ∂φ/∂uᵀ, γ and ∂φ/∂v_n of the adjoined constraints ([PA-VP] (4)), targets."""
@@ -333,11 +297,41 @@ class ConstrainedModel(CompiledConstraints):
         X = _cholesky_solve(L, np.concatenate([b[..., None], np.swapaxes(Gu, 1, 2)], axis=2))
         M = np.einsum("nlj,njk->nlk", Gu, X[:, :, 1:])
         rhs_l = bc - np.einsum("nlj,nj->nl", Gu, X[:, :, 0])
-        Lm = self._schur_cholesky(tt, q, f, Gu, M)
-        y = np.linalg.solve(Lm, rhs_l[..., None])
-        lam = np.linalg.solve(np.swapaxes(Lm, -1, -2), y)[..., 0]
+        if self.adjoined_rank is not None:  # redundant: minimum-norm λ (numeric/redundant.py)
+            lam = self._min_norm(tt, q, f, Gu, M, rhs_l)
+        else:
+            Lm = self._schur_cholesky(tt, q, f, Gu, M)
+            y = np.linalg.solve(Lm, rhs_l[..., None])
+            lam = np.linalg.solve(np.swapaxes(Lm, -1, -2), y)[..., 0]
         ufd = X[:, :, 0] + np.einsum("nij,nj->ni", X[:, :, 1:], lam)
         return ufd, lam
+
+    def _rank_at_start(self, Gu: np.ndarray) -> None:
+        """Adjoined constraints of rank 0 < r < L at the start (stated redundantly, as a loop
+        closure in full) get minimum-norm multipliers from then on, in NumPy."""
+        r = numeric_rank(Gu)
+        self.adjoined_rank = r if 0 < r < self.L else None
+        if self.adjoined_rank is not None:
+            self.compiled, self.compiled_note = False, "redundant adjoined constraints"
+        elif self.compiled_note == "redundant adjoined constraints":
+            self._setup_compiled()
+
+    def _min_norm(self, tt, q, f, Gu, M, rhs) -> np.ndarray:
+        """Minimum-norm λ of redundant adjoined constraints, or ConstraintError where they lose
+        rank or are inconsistent (:func:`~kanebond.numeric.redundant.min_norm_multipliers`)."""
+        lam, lost, off = min_norm_multipliers(M, rhs, self.adjoined_rank)
+        if np.any(lost):
+            k = int(np.argmax(lost))
+            self._singular_constraints(tt[k], q[k], f[k], Gu[k])
+        if np.any(off):
+            k = int(np.argmax(off))
+            raise ConstraintError(
+                f"the redundant adjoined constraints {', '.join(map(repr, self.adjoined_names))}"
+                f" of {self.system.name!r} (rank {self.adjoined_rank} of {self.L}) demand, at "
+                f"t={tt[k]:.6g}, accelerations that no multipliers give: they are not "
+                f"consistent there; check their prescribed values ᴾφ(t) against each other."
+            )
+        return lam
 
     def _schur_cholesky(self, tt, q, f, Gu: np.ndarray, M: np.ndarray) -> np.ndarray:
         """Cholesky factor of M = ᵘG ᵘᵘA⁻¹ ᵘGᵀ, or ConstraintError where ᵘG is rank deficient."""
@@ -380,13 +374,15 @@ class ConstrainedModel(CompiledConstraints):
                           zip([show(x) for x in self.coordinates + self.all_speeds],
                               np.concatenate([q, f]), strict=True))
         culprit = None
-        for k in range(self.L):
+        for k in range(self.L if self.adjoined_rank is None else 0):
             if np.linalg.matrix_rank(Gu[: k + 1], tol=1e-10 * (1 + np.abs(Gu).max())) < k + 1:
                 culprit = names[k]
                 break
         why = (f"the row ∂φ/∂ᵘfᵀ of adjoined constraint {culprit!r} is zero or a combination "
                f"of the rows of the constraints before it" if culprit else
                "the constraints are dependent")
+        if self.adjoined_rank is not None:
+            why = f"their rank falls below the {self.adjoined_rank} of the redundant set"
         raise ConstraintError(
             f"the matrix [A Gᵀ; G 0] of {self.system.name!r} is singular at t={tt:.6g} "
             f"({state}): {why}, so the multipliers are not determined ([PA-VP] (27)). Remove "
@@ -588,6 +584,7 @@ class ConstrainedModel(CompiledConstraints):
         if self.L:
             pcs = self._pieces(tt, q, f)
             check_initial_adjoined(self.adjoined, pcs["phi"][0, :, 0], pcs["val"][0, :, 0], t0)
+            self._rank_at_start(pcs["G"][0][:, self.ui])
             self._solve(tt, q, f)  # a singular [A Gᵀ; G 0] at t0 raises ConstraintError
         return x0
 

@@ -41,7 +41,7 @@ class ConstraintManifold:
             model.embedded else [show(x) for x in emb.dependent_speeds]
         g_exprs = list(emb.configuration_constraints)
         self.k_g = len(g_exprs)
-        self.k_v = emb.B.rows
+        self.k_v = emb.B_stated.rows  # the velocity constraints as stated (redundant ones too)
         graph = Graph()
         sym: dict = {t: graph.inp("t", 0)}
         for i, x in enumerate(q):
@@ -53,7 +53,7 @@ class ConstraintManifold:
         gn = list(outs)
         # ∂g/∂qᵀ by differentiating the graph (linear in its size; no SymPy diff)
         outs += [graph.partial(n, sym[x]) for n in gn for x in q]
-        outs += [graph.from_sympy(x, sym, memo) for x in emb.B]
+        outs += [graph.from_sympy(x, sym, memo) for x in emb.B_stated]
         # ∂φ/∂v_n (inertial components) of every VelocityConstraint, for its reactions
         self._grad_keys: list[tuple[int, str, str]] = []
         self._grad_at = len(outs)
@@ -126,10 +126,23 @@ class ConstraintManifold:
         u = np.zeros((len(q), self.n_u))
         u[:, :S] = f
         if self.k_v:
-            rhs = np.einsum("nks,ns->nk", B[:, :, :S], f)[..., None]
+            Bd, Bf = B[:, :, S:], B[:, :, :S]
+            if self.k_v > Bd.shape[2]:  # redundant rows: their normal equations
+                Bd, Bf = _normal(Bd, Bd), _normal(Bd, Bf)
+            rhs = np.einsum("nks,ns->nk", Bf, f)[..., None]
             with np.errstate(all="ignore"):
-                u[:, S:] = -np.linalg.solve(B[:, :, S:], rhs)[..., 0]
+                u[:, S:] = -np.linalg.solve(Bd, rhs)[..., 0]
         return u
+
+    def stated_multipliers(self, q: np.ndarray, lam: np.ndarray) -> np.ndarray:
+        """The multipliers (N, m) of the m stated velocity constraints from those (N, k) of
+        the equations B u = 0 the model solves: the same where none is redundant, else the
+        minimum-norm split λ = B_d λ_B of B = B_dᵀ B_stated (any λ + ν with B_statedᵀ ν = 0
+        exerts the same forces; :class:`~kanebond.constraints.embedding.Embedding`)."""
+        if lam.shape[1] == self.k_v:
+            return lam
+        Bd = self.evaluate(q)[2][:, :, self.S :]
+        return np.einsum("nmk,nk->nm", Bd, lam)
 
     def dependent_speeds(self, q, f) -> np.ndarray:
         return self.model.dependent_speeds(q, f)
@@ -143,7 +156,8 @@ class ConstraintManifold:
         return r[0] if single else r
 
     def solve_coordinates(self, q: np.ndarray, tol: float = 1e-13, iters: int = 50) -> np.ndarray:
-        """Newton on g(q) = 0 in the dependent coordinates, the others held fixed."""
+        """Newton on g(q) = 0 in the dependent coordinates, the others held fixed (Gauss–Newton,
+        a least-squares step, where a redundant closure states more constraints than them)."""
         q = np.array(q, dtype=float)
         if not self.q_index:
             return q
@@ -153,6 +167,8 @@ class ConstraintManifold:
             if np.all(np.isfinite(g)) and np.max(np.abs(g)) < tol:
                 return q
             try:
+                if J.shape[0] != J.shape[1]:
+                    raise np.linalg.LinAlgError
                 dq = np.linalg.solve(J, g)
             except np.linalg.LinAlgError:
                 dq = np.linalg.lstsq(J, g, rcond=None)[0]
@@ -198,6 +214,11 @@ class ConstraintManifold:
         return self.outputs_from_all_speeds(tt, q, u)
 
 
+def _normal(Bd: np.ndarray, X: np.ndarray) -> np.ndarray:
+    """B_dᵀ X for batches (N, m, k) and (N, m, j)."""
+    return np.einsum("nmk,nmj->nkj", Bd, X)
+
+
 def check_initial_embedding(model: Any, emb: ConstraintManifold, x0: np.ndarray,
                             given: Mapping[str, float]) -> None:
     """ConstraintError when x0 violates a configuration constraint or a given dependent speed
@@ -222,6 +243,7 @@ def check_initial_embedding(model: Any, emb: ConstraintManifold, x0: np.ndarray,
             f"0) by {r:.3e}; solve the dependent coordinates with "
             f"num.consistent_initial(initial) (Newton from your values as the guess)."
         )
+    _check_redundant_rank(model, emb, x0[:R])
     if given:
         ud = np.atleast_1d(emb.dependent_speeds(x0[:R], x0[R:]))
         for n, v in given.items():
@@ -247,6 +269,46 @@ def check_initial_embedding(model: Any, emb: ConstraintManifold, x0: np.ndarray,
                     f"velocity constraints by {v - ud[k]:.3e}: they give {n}={ud[k]:.10g} from "
                     f"the independent speeds. Leave {n} out of initial, or correct it."
                 )
+
+
+#: σ_{k+1}/σ_1 of the stated constraints above which they are not a redundant set of rank k
+REDUNDANT_TOL = 1e-8
+
+
+def _check_redundant_rank(model: Any, man: ConstraintManifold, q0: np.ndarray) -> None:
+    """ConstraintError when more configuration or velocity constraints than dependent
+    coordinates or speeds were stated and, at the initial configuration, they are not a
+    redundant set: their rank exceeds the k they are solved for (the geometry of an
+    overconstrained mechanism such as Bricard's is not exact, or a constraint is wrong).
+    Redundancy of a closure depends on the numbers, so it is checked here, not when the
+    system is built."""
+    k_q, k_u = len(man.q_index), model.n_u - model.S
+    if man.k_g <= k_q and man.k_v <= k_u:
+        return
+    emb = model.system.embedding
+    _, J, B = man.evaluate(np.asarray(q0, dtype=float)[None, :])
+    for what, M, k, labels in (
+        ("configuration constraints", J[0], k_q,
+         [f"configuration constraint {i} ({show(g)} = 0)"
+          for i, g in enumerate(emb.configuration_constraints)]),
+        ("velocity constraints", B[0], k_u, list(emb.labels)),
+    ):
+        if M.shape[0] <= k or not np.all(np.isfinite(M)):
+            continue
+        sv = np.linalg.svd(M, compute_uv=False)
+        if sv[0] > 0 and sv[k] > REDUNDANT_TOL * sv[0]:
+            rank = int(np.sum(sv > REDUNDANT_TOL * sv[0]))
+            raise ConstraintError(
+                f"the {M.shape[0]} {what} ({'; '.join(labels[:3])}"
+                f"{'; ...' if len(labels) > 3 else ''}) "
+                f"have rank {rank} at the initial configuration (σ_{k + 1}/σ_1 = "
+                f"{sv[k] / sv[0]:.2e}), more than the {k} dependent "
+                f"{'coordinates' if what.startswith('config') else 'speeds'} they "
+                f"are solved for: they are not a redundant statement of the closure here, so "
+                f"the mechanism cannot move as stated. Check the constraints and the "
+                f"parameters (an overconstrained mechanism such as Bricard's moves only with "
+                f"its exact geometry), or list {rank} dependent ones."
+            )
 
 
 def check_initial_prescribed(names: list[str], wants: np.ndarray, exprs: list, given: dict,

@@ -123,7 +123,7 @@ class PartitionMixin:
         Bd = B[:, self.dep_index]
         culprit = None
         scale = 1e-10 * (1.0 + np.max(np.abs(Bd), initial=0.0))
-        for r in range(k):
+        for r in range(k if not self.system.embedding.redundant else 0):  # rows = labels
             if np.linalg.matrix_rank(Bd[: r + 1], tol=scale) < r + 1:
                 culprit = labels[r] if r < len(labels) else f"velocity constraint {r}"
                 break

@@ -33,7 +33,9 @@ class ReactionMixin:
         forces. A constraint written as a velocity component, v_P · n = 0, has λ = the force
         the constraint exerts on P along n. (The Lagrangian convention of the IFToMM benchmark
         formulations, M q'' + Φ_qᵀ λ = Q, has the opposite sign.) Checked: the rows of the
-        independent speeds must hold to 1e-8 (ConstraintError otherwise). (k,) or (N, k)."""
+        independent speeds must hold to 1e-8 (ConstraintError otherwise). (m,) or (N, m),
+        one per stated constraint; where the stated ones are redundant (a loop closure stated
+        in full) the split among them is not unique and these are the minimum-norm ones."""
         single, tt, xb = self._state_batch("x", t, x)
         lam = self._multipliers(tt, xb[:, : self.R], xb[:, self.R :])
         return lam[0] if single else lam
@@ -84,7 +86,7 @@ class ReactionMixin:
                 f"balance the equations of the independent speeds (relative residual "
                 f"{rest[i]:.2e}): the constraints are close to losing rank there."
             )
-        return lam
+        return self.manifold.stated_multipliers(q, lam)
 
     def constraint_forces(self, t, x) -> dict[tuple[str, str], np.ndarray]:
         """{(constraint name, point or frame name): force or torque}: (∂φ/∂v_n) λ in inertial
@@ -159,7 +161,8 @@ class ReactionMixin:
             return {}
         q = np.asarray(q, dtype=float)
         u = np.asarray(u, dtype=float)
-        k = self.layout.K_c
+        names = self.system.embedding.names
+        k = len(names)
         lam = np.full((len(t), k), np.nan)
         try:
             lam[:] = self._multipliers(np.asarray(t, dtype=float), q, u[:, self.ind_index])
@@ -174,7 +177,6 @@ class ReactionMixin:
                         break
                     except Exception:  # noqa: BLE001
                         continue
-        names = self.system.embedding.names
         out = {f"lambda[{names[r]}]": lam[:, r] for r in range(k)}
         grads = self.manifold.gradients(q)
         for (row, name, target), g in grads.items():

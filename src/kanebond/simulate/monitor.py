@@ -67,16 +67,17 @@ class Found:
     predicted: bool = False  # t_s extrapolated ahead of the step, to be refined
 
 
-def _margin(J: np.ndarray) -> float:
-    """σ_min/σ_max of J (1 for no rows; 0 if not finite). Rows are not rescaled: a constraint
-    whose coefficients all vanish together (the loop of a four-bar lying flat) is exactly the
-    loss of rank to be seen, and rescaling its row would hide it."""
+def _margin(J: np.ndarray, rank: int | None = None) -> float:
+    """σ_min/σ_max of J, or σ_rank/σ_max for a redundant set of that rank (1 for no rows; 0 if
+    not finite). Rows are not rescaled: a constraint whose coefficients all vanish together
+    (the loop of a four-bar lying flat) is exactly the loss of rank to be seen, and rescaling
+    its row would hide it."""
     if J.size == 0:
         return 1.0
     if not np.all(np.isfinite(J)):
         return 0.0
     s = np.linalg.svd(J, compute_uv=False)
-    return float(s[-1] / s[0]) if s[0] > 0 else 0.0
+    return float(s[(rank or len(s)) - 1] / s[0]) if s[0] > 0 else 0.0
 
 
 class ConstraintWatch:
@@ -175,7 +176,8 @@ class ConstraintWatch:
         if not self.adjoined:
             return 1.0
         f = self.speeds_of(model, t, y[None, :])
-        return _margin(model.constraint_jacobian(t, y[:R], f[0]))
+        return _margin(model.constraint_jacobian(t, y[:R], f[0]),
+                       getattr(model, "adjoined_rank", None))
 
     def margins(self, ts: np.ndarray, Y: np.ndarray) -> list[float]:
         """:meth:`margin` at several integrated states (rows of Y) at once: with embedded

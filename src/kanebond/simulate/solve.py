@@ -226,6 +226,8 @@ def simulate(
     opts = dict(wall0=wall0, events=events, audit=audit, rtol=rtol, atol=atol,
                 max_step=max_step, max_nfev=max_nfev, stall_steps=stall_steps,
                 progress=progress, metadata=metadata, options=options)
+    if getattr(num, "L", 0) and initial is not None:  # the rank of the adjoined constraints
+        num.initial_state(initial, t0)  # at t0: a redundant set runs in NumPy (redundant.py)
     why = compiled_reason(method, options)
     run_cls = Run
     if not why:
