@@ -521,3 +521,21 @@ def test_shipped_chain_files_export(tmp_path):
         units = {v.name: v.declaredType.name if v.declaredType else v.unit
                  for v in md.modelVariables if v.causality == "parameter"}
         assert "a1" not in units and units.get("l1") in ("m", "Length", "length")
+
+
+def test_a_redundant_closure_runs_in_the_unit(tmp_path):
+    """Bricard's mechanism (five closure equations of rank four): the unit keeps them by
+    Gauss–Newton on their normal equations and runs as kanebond does."""
+    case = runspec.prepare("bricard")
+    path = tmp_path / "bricard.fmu"
+    kb.export_fmu(case.system, path, case.constants, initial=case.x0, t_end=2.0)
+    md = fmpy.read_model_description(str(path))
+    names = {v.name for v in md.modelVariables}
+    assert {"lambda[normal[0]]", "lambda[normal[3]]"} <= names  # rows of B_dᵀ B_stated
+    res = simulate_fmu(str(path), stop_time=2.0, output_interval=0.2,
+                       relative_tolerance=1e-11, output=["q1", "q3", "audit_residual"])
+    ref = _reference(case, 2.0)  # 101 points: every tenth is the unit's
+    np.testing.assert_allclose(res["time"], ref.t[::10], atol=1e-12)
+    for n in ("q1", "q3"):
+        np.testing.assert_allclose(res[n], ref[n][::10], atol=1e-6)
+    assert np.max(np.abs(res["q1"])) > 2.0 and np.max(np.abs(res["audit_residual"])) < 1e-6

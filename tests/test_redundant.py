@@ -248,3 +248,25 @@ def test_bricard_is_the_same_with_its_closure_reordered_or_its_axis_equation_dro
         tr = kb.simulate(system.numeric(BRICARD_DEFAULTS), (0.0, t[-1]), BRICARD_INITIAL,
                          rtol=1e-10, atol=1e-12, t_eval=t)
         np.testing.assert_allclose(tr.x, ref.x[::500][:9], atol=1e-7, err_msg=str(keep))
+
+
+def test_bricard_linearized_on_its_closure_swings_at_the_quadrature_frequency():
+    """At its equilibrium (q1 = π/2, midway through the swing) the linearization on the
+    redundant closure gives ω² = V''/m of the one-degree-of-freedom energy (computed by the
+    reference's own kinematics, kanebond.models.bricard, finite differences in q1)."""
+    from kanebond.models import BRICARD_DEFAULTS, bricard
+    from kanebond.models.bricard import _mass_and_potential
+
+    c = dict(BRICARD_DEFAULTS)
+    q = np.zeros(5)
+    for th in np.linspace(0.0, np.pi / 2, 25):  # continuation along the closure from q = 0
+        m2, _, q = _mass_and_potential(th, q, c)
+    h = 1e-3
+    V = [_mass_and_potential(np.pi / 2 + k * h, q, c)[1] for k in (-1, 0, 1)]
+    assert abs(V[2] - V[0]) < 1e-9  # an equilibrium
+    omega2 = (V[2] - 2 * V[1] + V[0]) / h**2 / m2
+    lin = bricard().linearize({f"q{i + 1}": q[i] for i in range(5)} | {"u1": 0.0}, c)
+    assert [str(s) for s in lin.state] == ["q1(t)", "u1(t)"]
+    eig = np.linalg.eigvals(lin.A)
+    assert np.max(np.abs(eig.real)) < 1e-8
+    assert np.max(np.abs(eig.imag)) ** 2 == pytest.approx(omega2, rel=1e-5)
