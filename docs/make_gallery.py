@@ -535,10 +535,10 @@ def iftomm_a04() -> None:
     a.plot(t_ref, thetas, "k+", ms=7, label="energy quadrature t(q1)")
     a.set(xlabel="t [s]", ylabel="[rad]", title="A04: joint angles")
     a.legend(loc="lower right", fontsize=7)
-    b.plot(P3[:, 0], P3[:, 1], lw=0.9)
-    b.plot(P3[0, 0], P3[0, 1], "ko", ms=4, label="start (1, −1, 0)")
-    b.set(xlabel="x [m]", ylabel="y [m]", title="A04: path of P3 (x–y)", aspect="equal")
-    b.legend(loc="best", fontsize=7)
+    for j, ax in enumerate("xyz"):
+        b.plot(tt, P3[:, j], lw=0.9, label=f"{ax} of P3")
+    b.set(xlabel="t [s]", ylabel="[m]", title="A04: the output, P3 (starts at (1, −1, 0))")
+    b.legend(loc="lower right", fontsize=7)
     for i in range(5):
         c.semilogy(tt[1:], np.abs(traj[f"residual[config[{i}]]"][1:]) + 1e-18, lw=0.6,
                    label=f"closure equation {i}")
