@@ -458,6 +458,7 @@ def iftomm() -> None:
     _save(fig, "iftomm_a01.png")
 
     iftomm_a02()
+    iftomm_a03()
     iftomm_a04()
 
     case = runspec.prepare("flyball_governor")
@@ -512,6 +513,35 @@ def iftomm_a02() -> None:
     b.set(xlabel="t [s]", title="A02: error against the reduction")
     b.legend(loc="lower right", fontsize=7)
     _save(fig, "iftomm_a02.png")
+
+
+def iftomm_a03() -> None:
+    """A03, Andrews' squeezer over IFToMM's 0.05 s: the output F, the run at the benchmark's
+    rtol 1e-9 against one at 1e-13, and the test set's published angles at 0.03 s."""
+    num = models.andrews_squeezer().numeric(models.ANDREWS_DEFAULTS)
+    tt = np.linspace(0.0, 0.05, 501)
+    run = kb.simulate(num, (0.0, 0.05), models.ANDREWS_INITIAL, t_eval=tt, rtol=1e-9,
+                      atol=1e-11)
+    ref = kb.simulate(num, (0.0, 0.05), models.ANDREWS_INITIAL, t_eval=tt, rtol=1e-13,
+                      atol=1e-15)
+    _audit(run)
+    rr = models.ANDREWS_DEFAULTS["rr"]
+    i = int(np.argmin(np.abs(tt - 0.03)))
+    pub = models.ANDREWS_REFERENCE_003
+    worst = max(abs(run[n][i] - v) for n, v in pub.items())
+    print(f"  A03: at 0.03 s, max |angle - test set| {worst:.1e}")
+    fig, (a, b) = plt.subplots(1, 2, figsize=(8.4, 3.4))
+    a.plot(tt * 1e3, rr * np.cos(run["beta"]) * 1e3, lw=0.9, label="x of F")
+    a.plot(tt * 1e3, rr * np.sin(run["beta"]) * 1e3, lw=0.9, label="y of F")
+    a.plot([30.0] * 2, [rr * np.cos(pub["beta"]) * 1e3, rr * np.sin(pub["beta"]) * 1e3], "k+",
+           ms=9, label="test set at 0.03 s")
+    a.set(xlabel="t [ms]", ylabel="[mm]", title="A03: the output F (crank tip)")
+    a.legend(loc="lower left", fontsize=7)
+    for n in ("beta", "Theta", "gamma", "epsilon"):
+        b.semilogy(tt[1:] * 1e3, np.abs(run[n] - ref[n])[1:] + 1e-16, lw=0.7, label=n)
+    b.set(xlabel="t [ms]", title="A03: |rtol 1e-9 run − rtol 1e-13 run| [rad]")
+    b.legend(loc="lower right", fontsize=7, ncol=2)
+    _save(fig, "iftomm_a03.png")
 
 
 def iftomm_a04() -> None:

@@ -293,6 +293,7 @@ NUMERIC = {
     "n_four_bar_40": lambda: kb.models.n_four_bar(40),
     "flyball_governor": kb.models.flyball_governor,
     "bricard": kb.models.bricard,
+    "andrews_squeezer": kb.models.andrews_squeezer,
 }
 #: ready-made models that take a size n: the sizes shipped as <name>_<n>.toml (n_four_bar's
 #: default, the IFToMM benchmark's N = 40, and the smallest, N = 1)

@@ -460,6 +460,7 @@ def test_models_build_kanesystems() -> None:
         "flyball_governor",
         "simple_pendulum",
         "bricard",
+        "andrews_squeezer",
     }
     for name, build in MODELS.items():
         system = build()

@@ -17,6 +17,7 @@ function                      system                                 R      S   
 ``differential_drive()``      robot on two rolling driven wheels     5      2      nonholonomic
 ``flyball_governor()``        IFToMM A05 stiff flyball governor      4      4      holonomic, Q = I
 ``simple_pendulum()``         IFToMM A01 simple pendulum             1      1      holonomic, Q = I
+``andrews_squeezer()``        IFToMM A03 Andrews' squeezer           7      1      6 dep. coords
 ``bricard()``                 IFToMM A04 Bricard's mechanism         5      1      4 dep. coords
 ============================  =====================================  =====  =====  ================
 
@@ -38,7 +39,9 @@ benchmark A05 (``FLYBALL_DEFAULTS``, ``FLYBALL_INITIAL``, ``FLYBALL_T_END``), st
 ``SIMPLE_PENDULUM_INITIAL``; ``simple_pendulum_reference``: its exact motion). ``bricard()`` is
 A04 with its loop closure stated in full, five equations of rank four (``BRICARD_DEFAULTS``,
 ``BRICARD_INITIAL``, ``BRICARD_T_END``; ``bricard_reference_times``: when it reaches given
-angles, by energy quadrature).
+angles, by energy quadrature). ``andrews_squeezer()`` is A03, the Hairer–Wanner test set's
+seven-body mechanism (``ANDREWS_DEFAULTS``, ``ANDREWS_INITIAL``, ``ANDREWS_T_END``;
+``ANDREWS_REFERENCE_003``: the test set's published solution at 0.03 s).
 
 ``MODELS`` maps each function's name to the function; every one can be called with no
 arguments.
@@ -49,6 +52,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from .andrews import (
+    ANDREWS_DEFAULTS,
+    ANDREWS_INITIAL,
+    ANDREWS_REFERENCE_003,
+    ANDREWS_T_END,
+    andrews_squeezer,
+)
 from .bicycle import (
     BENCHMARK_EIGENVALUES,
     BENCHMARK_PARAMETERS,
@@ -119,6 +129,11 @@ __all__ = [
     "simple_pendulum",
     "simple_pendulum_reference",
     "bricard",
+    "andrews_squeezer",
+    "ANDREWS_DEFAULTS",
+    "ANDREWS_INITIAL",
+    "ANDREWS_REFERENCE_003",
+    "ANDREWS_T_END",
     "bricard_configuration",
     "bricard_reference_times",
     "BRICARD_DEFAULTS",
@@ -160,5 +175,6 @@ MODELS: dict[str, Callable[..., Any]] = {
     "flyball_governor": flyball_governor,
     "simple_pendulum": simple_pendulum,
     "bricard": bricard,
+    "andrews_squeezer": andrews_squeezer,
 }
 """Every ready-made model by name; each function builds a fresh ``KaneSystem`` when called."""
