@@ -280,6 +280,7 @@ EXACT = {
     "chain_3d_3": lambda: kb.models.chain_3d(3),
     "four_bar": kb.models.four_bar,
     "n_four_bar_1": lambda: kb.models.n_four_bar(1),
+    "n_four_bar_2": lambda: kb.models.n_four_bar(2),
     "knife_edge": kb.models.knife_edge,
     "bead_on_spinning_rod": kb.models.bead_on_spinning_rod,
     "constant_speed_particle": kb.models.constant_speed_particle,
@@ -296,8 +297,8 @@ NUMERIC = {
     "andrews_squeezer": kb.models.andrews_squeezer,
 }
 #: ready-made models that take a size n: the sizes shipped as <name>_<n>.toml (n_four_bar's
-#: default, the IFToMM benchmark's N = 40, and the smallest, N = 1)
-SIZED = {"pendulum_on_cart": (1, 2), "chain_3d": (2, 3), "n_four_bar": (1, 40)}
+#: default, the original benchmark's N = 40, IFToMM's double four-bar N = 2, and N = 1)
+SIZED = {"pendulum_on_cart": (1, 2), "chain_3d": (2, 3), "n_four_bar": (1, 2, 40)}
 #: ready-made models without a model file, and why (none: every one can be expressed)
 EXCLUDED: dict[str, str] = {}
 #: shipped files that start from a URDF (no ready-made model; tests/test_modelfile_urdf.py)
