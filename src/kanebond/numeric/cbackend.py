@@ -184,6 +184,7 @@ def _c_header(prog: Program) -> str:
             f"#define NDOT_ {L.n_dot}",
             f"#define SF_ {L.S_f}",
             f"#define KC_ {L.K_c}",
+            f"#define KB_NORMAL_ {int(L.normal)}",
             f"#define B_OFF {L.B}",
             f"#define QD_OFF {L.QD}",
             f"#define NB_ENT {len(L.B_rows)}",

@@ -49,6 +49,7 @@ def _header(tp: TreeProgram) -> str:
         f"#define NT_ {len(L.nj)}", f"#define NWT_ {L.n_work}",
         f"#define TQD_OFF {L.QD}", f"#define TTAU_OFF {L.TAU}", f"#define T_NDL {max(n, 1)}",
         f"#define KC_ {L.K_c}", f"#define SF_ {L.S_f}", f"#define NB_ENT {len(L.B_rows)}",
+        f"#define KB_NORMAL_ {int(bool(tp.system.embedding.redundant))}",
         f"#define TBUD_OFF {L.BUD}", f"#define TT_OFF {L.T}", f"#define TPOW_OFF {L.POW}",
         f"#define NL_ {L.n_loads}",
         arr("T_PARENT", L.parent), arr("T_NJ", L.nj), arr("T_COLS", L.cols),

@@ -287,17 +287,16 @@ def _check_redundant_rank(model: Any, man: ConstraintManifold, q0: np.ndarray) -
         return
     emb = model.system.embedding
     _, J, B = man.evaluate(np.asarray(q0, dtype=float)[None, :])
-    for what, M, k, labels in (
-        ("configuration constraints", J[0], k_q,
-         [f"configuration constraint {i} ({show(g)} = 0)"
-          for i, g in enumerate(emb.configuration_constraints)]),
-        ("velocity constraints", B[0], k_u, list(emb.labels)),
-    ):
+    for what, M, k in (("configuration constraints", J[0], k_q),
+                       ("velocity constraints", B[0], k_u)):
         if M.shape[0] <= k or not np.all(np.isfinite(M)):
             continue
         sv = np.linalg.svd(M, compute_uv=False)
         if sv[0] > 0 and sv[k] > REDUNDANT_TOL * sv[0]:
             rank = int(np.sum(sv > REDUNDANT_TOL * sv[0]))
+            labels = list(emb.labels) if what.startswith("velocity") else [
+                f"configuration constraint {i} ({show(g)} = 0)"
+                for i, g in enumerate(emb.configuration_constraints[:4])]
             raise ConstraintError(
                 f"the {M.shape[0]} {what} ({'; '.join(labels[:3])}"
                 f"{'; ...' if len(labels) > 3 else ''}) "

@@ -399,6 +399,11 @@ class NumericModel(TreePathMixin, EmbeddedMixin, PartitionMixin, ReactionMixin):
         models and ignored.)"""
         if self._tree_be is not None and not self.embedded:
             return self._tree_f_from_p(q, p)
+        if self.embedded and np.ndim(q) == np.ndim(p):  # compiled: u from the momentum form
+            got = self.rhs_and_speeds(0.0 if t is None else t, np.concatenate(
+                [np.asarray(q, dtype=float), np.asarray(p, dtype=float)], axis=-1), True)
+            if got is not None:
+                return got[1][..., self.ind_index]
         A = self.A(q)
         p = np.asarray(p, dtype=float)
         return solve_spd(A, p, q)
@@ -428,6 +433,26 @@ class NumericModel(TreePathMixin, EmbeddedMixin, PartitionMixin, ReactionMixin):
             wv = self._be.work("vel", tt, q, u, c)
             full = assemble(self.layout, wp, wv, None, u, {"T_star", "eload"})
         return full["T_star"], np.einsum("ns,nsl->nl", u, full["eload"])
+
+    def rhs_and_speeds(self, t, y, momentum: bool = False) -> tuple | None:
+        """(y', all speeds u) at states y = [q, f] (or [q, p̂], ``momentum``) by one call of
+        the compiled embedding, or None where there is none (not embedded, NumPy, a callable
+        constant) or a point fails (the plain right-hand side then names the failure). For
+        the load powers of an embedded run's single steps (:mod:`kanebond.simulate.crossing`)
+        without solving A f = p̂ or the embedding again in NumPy."""
+        if not self.embedded or self._params.varying or np.iscomplexobj(y):
+            return None
+        tree = self._tree_be is not None and not momentum
+        if not tree and not isinstance(self._be, CBackend):
+            return None
+        single, tt, yb = self._state_batch("y" if momentum else "x", t, y)
+        yb = np.ascontiguousarray(yb, dtype=float)
+        c = self._c(tt, yb[:, : self.R], yb[:, self.R :])
+        out, u, code = (self._tree_be.rhs_embedded(tt, yb, c, self._part) if tree else
+                        self._be.rhs_embedded(tt, yb, c, self._part, momentum=momentum))
+        if code:
+            return None
+        return (out[0], u[0]) if single else (out, u)
 
     # ------------------------------------------------------------------ right-hand sides
     def rhs(self, t, x) -> np.ndarray:

@@ -49,6 +49,7 @@ class Layout:
     K: int
     S_f: int = 0
     K_c: int = 0
+    normal: bool = False  # B: the normal equations of redundant rows (pivot ratios squared)
     Q: int = 0
     QD: int = 0
     B: int = 0
@@ -72,7 +73,8 @@ class Program(GraphBuilder):
         R, S, K = self.R, self.S, self.K
         Q, qdot = self.Q_nodes, self.qdot
         emb = system.embedding
-        L = self.layout = Layout(R, S, K, S_f=len(system.speeds), K_c=len(emb.dependent_speeds))
+        L = self.layout = Layout(R, S, K, S_f=len(system.speeds), K_c=len(emb.dependent_speeds),
+                                 normal=bool(emb.redundant))
         pos: list[int] = []
         vel: list[int] = []
         dot: list[int] = []

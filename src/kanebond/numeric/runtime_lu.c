@@ -74,7 +74,12 @@ static KB_TLS double kb_lu_ratio = 1.0;
 
 /* the ratio of this thread's last factorization, for kb.simulate's compiled loop (which
    watches it at every stage and hands a step whose ratio dips to kanebond.simulate.monitor) */
-double kb_pivot_ratio(void) { return kb_lu_ratio; }
+#ifndef KB_NORMAL_
+#define KB_NORMAL_ 0
+#endif
+/* (B_d of a redundant closure is B_dᵀ B_d of its stated rows, KB_NORMAL_: its pivots are
+   squares, and the watch sees their square root, on the scale of an independent set's) */
+double kb_pivot_ratio(void) { return KB_NORMAL_ ? sqrt(kb_lu_ratio) : kb_lu_ratio; }
 
 static int kb_lu(double *M, int *piv, int kl, int ku, double big) {
     const int k = KC_, w = kl + ku;

@@ -171,7 +171,7 @@ def tangent_cone(jac: Callable[[np.ndarray], np.ndarray], q: np.ndarray, v_in: n
     starts = [comp[:, j] for j in range(d - 1)]
     starts += [(c_in + comp[:, j]) / np.sqrt(2) for j in range(d - 1)]
     for c in starts[: 3 * max_branches]:
-        c = _cone_newton(M / scale, c)
+        c = _cone_newton(M / scale, c, found)
         if c is None or any(abs(float(c @ f)) > 0.999 for f in found):
             continue
         found.append(c)
@@ -181,13 +181,20 @@ def tangent_cone(jac: Callable[[np.ndarray], np.ndarray], q: np.ndarray, v_in: n
     return out
 
 
-def _cone_newton(M: np.ndarray, c: np.ndarray, iters: int = 40) -> np.ndarray | None:
+def _cone_newton(M: np.ndarray, c: np.ndarray, found: list | None = None,
+                 iters: int = 40) -> np.ndarray | None:
     """A unit c with cᵀ M_i c = 0 for every i (M: (d, d, w)) by Gauss–Newton from c, or None
-    where it does not converge."""
-    for _ in range(iters):
+    where it does not converge: it diverges, or (after 8 iterations) heads for one of the
+    tangents already ``found`` (Gauss–Newton converges only linearly to a cone's singular
+    tangents, so such tries are cut short)."""
+    for k in range(iters):
         r = np.concatenate([np.einsum("a,abi,b->i", c, M, c), [c @ c - 1.0]])
-        if np.max(np.abs(r)) < 1e-12:
+        worst = float(np.max(np.abs(r)))
+        if worst < 1e-12:
             return c / np.linalg.norm(c)
+        if not worst < 1e3 or (k >= 8 and found and max(
+                abs(float(c @ f)) for f in found) > 0.99 * float(np.linalg.norm(c))):
+            return None
         Jr = np.vstack([2 * np.einsum("abi,b->ia", M, c), 2 * c[None, :]])
         c = c - np.linalg.lstsq(Jr, r, rcond=None)[0]
     r = np.einsum("a,abi,b->i", c, M, c)

@@ -106,6 +106,13 @@ class Rhs:
         y = z[: self.n].T if batch else z[: self.n]
         R = self.R
         q = y[..., :R]
+        got = self.num.rhs_and_speeds(t, y, self.momentum) if self.nl and getattr(
+            self.num, "embedded", False) else None
+        if got is not None:  # compiled: y' and all speeds u at once, the powers from u
+            dy, u = got
+            P = self.num.energy_and_powers(t, np.atleast_2d(q), np.atleast_2d(u))[1]
+            dy = np.concatenate([dy, P if batch else P[0]], axis=-1)
+            return dy.T if batch else dy
         if self.momentum:
             dy = self.num.rhs_momentum(t, y)
             f = self.num.f_from_p(q, y[..., R:], t=t) if self.nl else None

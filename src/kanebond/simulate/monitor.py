@@ -103,6 +103,9 @@ class ConstraintWatch:
         self.config = bool(getattr(model, "has_embedding", False)) and bool(
             getattr(getattr(model, "system", None), "embedding", None)
             and model.system.embedding.configuration_constraints)
+        # stated redundantly (more rows than dependent speeds): its margin is that of the
+        # stated rows at their rank, and there is no other partition to switch to
+        self.redundant = self.embedded and bool(model.system.embedding.redundant)
 
     @staticmethod
     def applies(model: Any) -> bool:
@@ -171,6 +174,8 @@ class ConstraintWatch:
         """The rank margin of the constraint Jacobian at one integrated state."""
         model = self.active
         R = model.R
+        if self.redundant:
+            return self.margins(np.array([t]), y[None, :])[0]
         if self.embedded:
             return _margin(model.constraint_matrix(y[:R]))
         if not self.adjoined:
@@ -188,12 +193,16 @@ class ConstraintWatch:
         from ..numeric.npbackend import constraint_matrix
 
         R, k = model.R, len(Y)
-        wp = model.work_arrays("pos", np.zeros(k), Y[:, :R], np.zeros((k, model.n_u)))
-        B = constraint_matrix(model.layout, wp)
+        if self.redundant:  # the stated rows, at the rank of the dependent speeds
+            B, rank = model.manifold.evaluate(Y[:, :R])[2], model.n_u - model.S
+        else:
+            wp = model.work_arrays("pos", np.zeros(k), Y[:, :R], np.zeros((k, model.n_u)))
+            B, rank = constraint_matrix(model.layout, wp), None
         if B.shape[1] == 0 or not np.all(np.isfinite(B)):
-            return [_margin(b) for b in B]
+            return [_margin(b, rank) for b in B]
         sv = np.linalg.svd(B, compute_uv=False)
-        return [float(a[-1] / a[0]) if a[0] > 0 else 0.0 for a in sv]
+        r = (rank or sv.shape[1]) - 1
+        return [float(a[r] / a[0]) if a[0] > 0 else 0.0 for a in sv]
 
     def inspect(self, sol: Any, t_old: float, t_new: float, y_new: np.ndarray, n: int
                 ) -> tuple[str, Any]:
@@ -306,7 +315,7 @@ class ConstraintWatch:
 
     def better_partition(self, y: np.ndarray) -> Any | None:
         """A partition view to switch to at state y, or None to keep the active one."""
-        if not self.embedded:
+        if not self.embedded or self.redundant:
             return None
         q = y[: self.active.R]
         cond = float(self.active.embedding_condition(q))
