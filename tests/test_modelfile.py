@@ -280,7 +280,6 @@ EXACT = {
     "chain_3d_3": lambda: kb.models.chain_3d(3),
     "four_bar": kb.models.four_bar,
     "n_four_bar_1": lambda: kb.models.n_four_bar(1),
-    "n_four_bar_2": lambda: kb.models.n_four_bar(2),
     "knife_edge": kb.models.knife_edge,
     "bead_on_spinning_rod": kb.models.bead_on_spinning_rod,
     "constant_speed_particle": kb.models.constant_speed_particle,
@@ -291,6 +290,7 @@ EXACT = {
 NUMERIC = {
     "whipple_bicycle": kb.models.whipple_bicycle,
     "bicycle_sympy": kb.models.bicycle_sympy,
+    "n_four_bar_2": lambda: kb.models.n_four_bar(2),
     "n_four_bar_40": lambda: kb.models.n_four_bar(40),
     "flyball_governor": kb.models.flyball_governor,
     "bricard": kb.models.bricard,

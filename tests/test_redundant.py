@@ -157,6 +157,20 @@ def test_multipliers_are_minimum_norm_and_follow_the_order(runs):
         np.testing.assert_allclose(lam, lam0[:, list(order)], rtol=1e-7, atol=1e-8)
 
 
+def test_the_folded_closure_is_the_same_on_jax():
+    """The normal equations B_dᵀ B_stated are one symbolic B: the JAX backend's right-hand side
+    equals the C backend's at states on the closure."""
+    pytest.importorskip("jax")
+    system = three_cranks((2, 0, 3, 1))
+    num = system.numeric(CONSTANTS)
+    jm = system.numeric(CONSTANTS, backend="jax")
+    X = np.array([num.consistent_initial(dict(start(), th1=start()["th1"] + d, w1=w))
+                  for d, w in ((0.0, 0.0), (0.2, 0.7), (-0.3, -1.1))])
+    want = num.rhs(0.0, X)
+    np.testing.assert_allclose(np.asarray(jm.rhs(0.0, X)), want, rtol=1e-11,
+                               atol=1e-11 * np.abs(want).max())
+
+
 def test_a_locked_geometry_is_refused_with_its_rank():
     """Crank 3 not parallel to the others (pivot moved, length to close at the start): the four
     equations hold at the start but have rank four, so nothing can move; the run says so."""

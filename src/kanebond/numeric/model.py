@@ -3,10 +3,14 @@
 Three paths give the same numbers (tests prove it to 1e-12):
 
 * ``path="tree"`` (chosen by ``"auto"`` where the bodies form a kinematic tree and the C backend
-  is used): the velocity form's right-hand side by the articulated-body algorithm on per-joint
-  code (:mod:`kanebond.numeric.tree`, :mod:`kanebond.numeric.ctree`), O(n) per call with code
-  that grows linearly with the number of bodies; T*, powers, p̂ and the momentum form too (see
-  :mod:`kanebond.numeric.treepath`). A, e and the rest come from the per-body path, built lazily.
+  is used, unless the system has embedded constraints and at most :data:`TREE_EMBEDDED_MIN_R`
+  coordinates, where the per-body path's dense solve beats the ABA's extra passes and its
+  outputs are compiled too: 1.5–3.5× on the bicycle, the rolling disk, A03 and A04,
+  benchmarks/README.md): the velocity form's right-hand side by the articulated-body algorithm
+  on per-joint code (:mod:`kanebond.numeric.tree`, :mod:`kanebond.numeric.ctree`), O(n) per
+  call with code that grows linearly with the number of bodies; T*, powers, p̂ and the momentum
+  form too (see :mod:`kanebond.numeric.treepath`). A, e and the rest come from the per-body
+  path, built lazily.
 
 * ``path="bodies"`` (the scalable one, DESIGN principle 2): code is generated only for the
   per-body kinematic quantities in inertial components (:mod:`kanebond.numeric.program`) and the
@@ -64,6 +68,10 @@ from .sbackend import SymbolicBackend
 from .treepath import TreePathMixin
 
 __all__ = ["NumericModel", "cache_dir", "compiler_available"]
+
+#: "auto" uses the per-body path, not the tree's, for systems with embedded constraints up to
+#: this many coordinates (measured: whole runs 1.5–3.5× faster there, benchmarks/README.md)
+TREE_EMBEDDED_MIN_R = 24
 
 
 # ============================================================================================
@@ -128,6 +136,11 @@ class NumericModel(TreePathMixin, EmbeddedMixin, PartitionMixin, ReactionMixin):
         self._relaxed = _relaxed and bool(system.prescribed or system.adjoined)
         if backend == "auto":
             backend = "c" if compiler_available() else "numpy"
+        if path == "auto" and system.embedding.dependent_speeds and \
+                self.R <= TREE_EMBEDDED_MIN_R:
+            path = "bodies"  # faster below that size with embedded constraints (module text)
+            self.tree_note = (f"the per-body path is used: it is faster than the tree's for "
+                              f"embedded constraints up to R = {TREE_EMBEDDED_MIN_R}")
         if path in ("auto", "tree") and self._tree_path(path, backend):
             if _admissible:
                 check_mass_and_inertia(self)
