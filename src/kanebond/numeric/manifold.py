@@ -62,11 +62,9 @@ class ConstraintManifold:
             for tg, gr in zip(tgs, grs, strict=True):
                 self._grad_keys.append((row, name, tg.name))
                 outs += [graph.from_sympy(x, sym, memo) for x in gr.to_matrix(system.frame)]
-        ns: dict = {"np": np}
-        groups = {"t": 1, "q": len(q), "c": len(model.parameters)}
-        exec(compile(emit_python(graph, groups, outs, "k_manifold"), "<kanebond manifold>",
-                     "exec"), ns)  # our own generated code
-        self.kernel = ns["k_manifold"]
+        self._graph, self._outs = graph, outs
+        self._groups = {"t": 1, "q": len(q), "c": len(model.parameters)}
+        self._kernels: dict[tuple[int, int], Any] = {}
         self.n_out = len(outs)
         self.n_u = len(u)
         self.names = {
@@ -74,15 +72,34 @@ class ConstraintManifold:
             "velocity": [f"velocity[{i}]" for i in range(self.k_v)],
         }
 
-    def _run(self, q: np.ndarray) -> np.ndarray:
-        """The constraint kernel's outputs (n_out, n) at coordinates q (n, R), t = 0."""
+    def kernel_of(self, lo: int, hi: int) -> Any:
+        """The generated NumPy kernel of outputs lo … hi − 1 only (compiled on first use: a
+        single point's g alone, for the drift check, costs a fraction of everything)."""
+        fn = self._kernels.get((lo, hi))
+        if fn is None:
+            ns: dict = {"np": np}
+            src = emit_python(self._graph, self._groups, self._outs[lo:hi], "k_manifold")
+            exec(compile(src, "<kanebond manifold>", "exec"), ns)  # our own generated code
+            fn = self._kernels[lo, hi] = ns["k_manifold"]
+        return fn
+
+    def _run(self, q: np.ndarray, lo: int = 0, hi: int | None = None) -> np.ndarray:
+        """The constraint kernel's outputs lo … hi − 1 (all by default), (hi − lo, n), at
+        coordinates q (n, R), t = 0."""
+        hi = self.n_out if hi is None else hi
         n = len(q)
         tt = np.zeros(n)
         c = self.model._c(tt, q, np.zeros((n, self.S)))
-        out = np.zeros((self.n_out, n))
+        out = np.zeros((hi - lo, n))
         with np.errstate(all="ignore"):
-            self.kernel(tt[None, :], q.T, c.T, out)
+            self.kernel_of(lo, hi)(tt[None, :], q.T, c.T, out)
         return out
+
+    def stated_B(self, q: np.ndarray) -> np.ndarray:
+        """B_stated (n, k_v, n_u), the velocity constraints as stated, at coordinates q (n, R)."""
+        a = self.k_g + self.k_g * self.R
+        out = self._run(q, a, a + self.k_v * self.n_u)
+        return np.moveaxis(out.reshape(self.k_v, self.n_u, len(q)), 2, 0)
 
     def evaluate(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(g (n, k_g), ∂g/∂qᵀ (n, k_g, R), B (n, k_v, n_u)) at coordinates q (n, R)."""
@@ -116,7 +133,7 @@ class ConstraintManifold:
 
     def configuration_residuals(self, q) -> np.ndarray:
         single, qb = self._batch(q)
-        g = self.evaluate(qb)[0]
+        g = self._run(qb, 0, self.k_g).T
         return g[0] if single else g
 
     def all_speeds(self, q: np.ndarray, f: np.ndarray) -> np.ndarray:
@@ -161,9 +178,10 @@ class ConstraintManifold:
         q = np.array(q, dtype=float)
         if not self.q_index:
             return q
+        kg, R = self.k_g, self.R
         for _ in range(iters):
-            g, J, _ = self.evaluate(q[None, :])
-            g, J = g[0], J[0][:, self.q_index]
+            out = self._run(q[None, :], 0, kg + kg * R)[:, 0]
+            g, J = out[:kg], out[kg:].reshape(kg, R)[:, self.q_index]
             if np.all(np.isfinite(g)) and np.max(np.abs(g)) < tol:
                 return q
             try:

@@ -194,7 +194,7 @@ class ConstraintWatch:
 
         R, k = model.R, len(Y)
         if self.redundant:  # the stated rows, at the rank of the dependent speeds
-            B, rank = model.manifold.evaluate(Y[:, :R])[2], model.n_u - model.S
+            B, rank = model.manifold.stated_B(Y[:, :R]), model.n_u - model.S
         else:
             wp = model.work_arrays("pos", np.zeros(k), Y[:, :R], np.zeros((k, model.n_u)))
             B, rank = constraint_matrix(model.layout, wp), None
