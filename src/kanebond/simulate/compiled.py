@@ -90,6 +90,8 @@ def core_library() -> ctypes.CDLL:
     lib.kb_sim_snapshot.argtypes = [vp, vp]
     lib.kb_sim_snapshot.restype = i
     lib.kb_sim_snap_eval.argtypes = [vp, d, vp]
+    lib.kb_sim_stages.argtypes = [vp, d, vp, d, vp]
+    lib.kb_sim_stages.restype = i
     for fn in (lib.kb_sim_run, lib.kb_sim_commit, lib.kb_sim_dense):
         fn.restype = i
     _LIB = lib
@@ -183,6 +185,19 @@ class _Sim:
         h, self.h = getattr(self, "h", None), None
         if h:
             self.lib.kb_sim_free(h)
+
+    def stages(self, t: float, z: np.ndarray, h: float) -> np.ndarray | None:
+        """DOP853's 16 stages (rows of [y', the loads' powers]) of a step of h from (t, z) in
+        the core (a crossing's steps: kanebond.simulate.crossing), or None where it cannot
+        give them (a stiff run; loads it does not audit). It uses the run's step buffers: the
+        run is restarted after."""
+        n, nl = self.n, self.nl
+        if len(z) != n + nl:
+            return None
+        K = np.empty((16, n + nl))
+        y = np.ascontiguousarray(z[:n], dtype=float)
+        code = self.lib.kb_sim_stages(self.h, float(t), y.ctypes.data, float(h), K.ctypes.data)
+        return None if code < 0 else K
 
     @property
     def nfev(self) -> int:

@@ -84,20 +84,26 @@ def _tableau() -> tuple[np.ndarray, ...]:
 
 
 def dop853_step(fun: Callable, t: float, z: np.ndarray, h: float, rtol: float,
-                atol) -> tuple[np.ndarray, np.ndarray, float]:
+                atol, core: Callable | None = None) -> tuple[np.ndarray, np.ndarray, float]:
     """One step of Dormand and Prince's DOP853 from (t, z) with step h: (z_new, the stages K
-    (13 × n, the last f(t + h, z_new)), the error norm of its 5th/3rd-order estimators, as in
-    Hairer, Nørsett and Wanner, Solving ODEs I, II.10; ≤ 1 means within rtol and atol)."""
+    (13 × n, the last f(t + h, z_new); 16 with the dense output's when ``core`` gave them),
+    the error norm of its 5th/3rd-order estimators, as in Hairer, Nørsett and Wanner, Solving
+    ODEs I, II.10; ≤ 1 means within rtol and atol). ``core(t, z, h)``: all 16 stages at once
+    from the compiled integration core, or None (then ``fun`` evaluates them here)."""
     A, B, C, E3, E5 = _tableau()
-    K = np.zeros((_S + 1, len(z)))
-    K[0] = fun(t, z)
-    for s in range(1, _S):
-        K[s] = fun(t + C[s] * h, z + h * (A[s, :s] @ K[:s]))
-    z_new = z + h * (B @ K[:_S])
-    K[_S] = fun(t + h, z_new)
+    K = core(t, z, h) if core is not None else None
+    if K is not None:
+        z_new = z + h * (B @ K[:_S])
+    else:
+        K = np.zeros((_S + 1, len(z)))
+        K[0] = fun(t, z)
+        for s in range(1, _S):
+            K[s] = fun(t + C[s] * h, z + h * (A[s, :s] @ K[:s]))
+        z_new = z + h * (B @ K[:_S])
+        K[_S] = fun(t + h, z_new)
     scale = np.asarray(atol, dtype=float) + np.maximum(np.abs(z), np.abs(z_new)) * rtol
-    err5 = (K.T @ E5) / scale
-    err3 = (K.T @ E3) / scale
+    err5 = (K[: _S + 1].T @ E5) / scale
+    err3 = (K[: _S + 1].T @ E3) / scale
     e5, e3 = float(err5 @ err5), float(err3 @ err3)
     if not np.all(np.isfinite(z_new)) or not np.isfinite(e5 + e3):
         return z_new, K, np.inf
@@ -117,8 +123,8 @@ class Gap:
         from scipy.integrate._ivp.rk import Dop853DenseOutput
 
         Kx = np.zeros((dp.N_STAGES_EXTENDED, len(z)))
-        Kx[: _S + 1] = K
-        for s in range(_S + 1, dp.N_STAGES_EXTENDED):  # stages at c = 0.1, 0.2, 0.78
+        Kx[: len(K)] = K
+        for s in range(len(K), dp.N_STAGES_EXTENDED):  # stages at c = 0.1, 0.2, 0.78
             Kx[s] = fun(t + dp.C[s] * h, z + h * (dp.A[s, :s] @ Kx[:s]))
         F = np.empty((dp.INTERPOLATOR_POWER, len(z)))
         dz = z_new - z
@@ -238,11 +244,18 @@ class _Over:
         self.rhs = Rhs(self.active, run.form, audit=True)  # the work of every load across
         self.nw = self.rhs.nl
         self.evals = 0
+        # the compiled core's stages (CompiledRun), else None: steps evaluated in Python
+        self._core = getattr(run.solver, "stages", None) if run.nl == self.nw else None
         self.pieces: list[tuple] = []  # the steps from the start state to t_a: (t, z, h, K, z')
 
     # ---------------------------------------------------------------- the equations
     def _f(self, t: float, y: np.ndarray) -> np.ndarray:
         return self.run.watch.speeds_of(self.active, t, y[None, : self.n])[0]
+
+    def core(self, t: float, z: np.ndarray, h: float) -> np.ndarray | None:
+        """The 16 stages of a DOP853 step from the compiled core, or None (module text)."""
+        # (the core counts these evaluations in its own nfev, which the run adds up)
+        return None if self._core is None else self._core(t, z, h)
 
     def fun(self, t: float, z: np.ndarray) -> np.ndarray:
         """z' = [y', the powers of every load]. Where a stage comes too near t_s for the
@@ -292,7 +305,7 @@ class _Over:
             if left <= 1e-14 * max(1.0, abs(t_to)):
                 return z, h
             hh = min(h, left)
-            z_new, K, err = dop853_step(self.fun, t, z, d * hh, *tols)
+            z_new, K, err = dop853_step(self.fun, t, z, d * hh, *tols, core=self.core)
             fac = 0.2 if not np.isfinite(err) else min(5.0, max(0.2, 0.9 * err ** (-1 / 8)))
             if err <= 1.0:
                 t_next = t_to if hh == left else t + d * hh
@@ -331,7 +344,7 @@ class _Over:
                 t_a, delta = t, abs(self.found.t - t)
             z, h = self._advance(t, z, t_a, h, tols)
             t = t_a
-            z_b, K, err = dop853_step(self.fun, t_a, z, 2 * d * delta, *tols)
+            z_b, K, err = dop853_step(self.fun, t_a, z, 2 * d * delta, *tols, core=self.core)
             if np.isfinite(err) and self.centre(t_a, z, 2 * d * delta, K, z_b, delta):
                 continue
             if err <= 1.0:
