@@ -373,6 +373,8 @@ class CBackend:
         if hasattr(lib, "kb_outputs_emb"):  # embedded constraints (runtime_out.c)
             lib.kb_outputs_emb.argtypes = [ctypes.c_int] + [vp] * 8
             lib.kb_outputs_emb.restype = ctypes.c_int
+            lib.kb_speeds_emb.argtypes = [ctypes.c_int] + [vp] * 6
+            lib.kb_speeds_emb.restype = ctypes.c_int
         self.lib = lib
         self._dot_lib = None
 

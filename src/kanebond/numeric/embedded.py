@@ -43,8 +43,29 @@ class EmbeddedMixin:
         if not self.embedded:
             u = self.manifold.all_speeds(q, f)
         else:
-            u = self._embed(np.zeros(len(q)), q, f)[1].u
+            u = self._speeds_c(q, f)
+            if u is None:  # NumPy (which names a point where B_d is singular)
+                u = self._embed(np.zeros(len(q)), q, f)[1].u
         return u[0] if single else u
+
+    def _speeds_c(self, q, f) -> np.ndarray | None:
+        """All speeds u from f by the compiled embedding (kb_speeds_emb, kb_speeds_tree), or
+        None where there is none or a point fails."""
+        if self._params.varying or np.iscomplexobj(q) or np.iscomplexobj(f):
+            return None
+        tree = self._tree_be
+        lib = getattr(getattr(self, "_be", None), "lib", None) if tree is None else tree.lib
+        fn = getattr(lib, "kb_speeds_tree" if tree is not None else "kb_speeds_emb", None)
+        if fn is None or self.path == "symbolic":
+            return None
+        n = len(q)
+        tt = np.zeros(n)
+        q, f = np.ascontiguousarray(q, dtype=float), np.ascontiguousarray(f, dtype=float)
+        c = np.ascontiguousarray(self._c(tt, q, f), dtype=float)
+        u = np.empty((n, self.n_u))
+        code = fn(n, tt.ctypes.data, q.ctypes.data, f.ctypes.data, c.ctypes.data,
+                  self._part.ctypes.data, u.ctypes.data)
+        return None if code else u
 
     def _embed(self, t, q, f, c=None):
         """(position work array, :class:`~kanebond.numeric.npbackend.Embedded`) at a batch: the

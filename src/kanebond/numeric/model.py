@@ -405,6 +405,12 @@ class NumericModel(TreePathMixin, EmbeddedMixin, PartitionMixin, ReactionMixin):
         """Kinetic co-energy T* = ½ fᵀ A f ([PA21] (18)) (``t`` ignored)."""
         if self._tree_be is not None:
             return self._tree_energy(0.0, q, f)[0]
+        if self.embedded and isinstance(self._be, CBackend):  # compiled: u, then ½ uᵀA_u u
+            single, qb = as_batch(q, self.R)
+            u = self._speeds_c(qb, as_batch(f, self.S)[1])
+            if u is not None:
+                T = self.energy_and_powers(0.0, qb, u)[0]
+                return T[0] if single else T
         return self._parts(0.0, q, f, {"T_star"})[1]["T_star"]
 
     def f_from_p(self, q, p, t=None) -> np.ndarray:
