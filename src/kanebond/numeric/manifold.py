@@ -62,7 +62,7 @@ class ConstraintManifold:
             for tg, gr in zip(tgs, grs, strict=True):
                 self._grad_keys.append((row, name, tg.name))
                 outs += [graph.from_sympy(x, sym, memo) for x in gr.to_matrix(system.frame)]
-        self._graph, self._outs = graph, outs
+        self._dag, self._outs = graph, outs
         self._groups = {"t": 1, "q": len(q), "c": len(model.parameters)}
         self._kernels: dict[tuple[int, int], Any] = {}
         self.n_out = len(outs)
@@ -78,7 +78,7 @@ class ConstraintManifold:
         fn = self._kernels.get((lo, hi))
         if fn is None:
             ns: dict = {"np": np}
-            src = emit_python(self._graph, self._groups, self._outs[lo:hi], "k_manifold")
+            src = emit_python(self._dag, self._groups, self._outs[lo:hi], "k_manifold")
             exec(compile(src, "<kanebond manifold>", "exec"), ns)  # our own generated code
             fn = self._kernels[lo, hi] = ns["k_manifold"]
         return fn
