@@ -5,7 +5,7 @@ Three paths give the same numbers (tests prove it to 1e-12):
 * ``path="tree"`` (chosen by ``"auto"`` where the bodies form a kinematic tree and the C backend
   is used, unless the system has embedded constraints and at most :data:`TREE_EMBEDDED_MIN_R`
   coordinates, where the per-body path's dense solve beats the ABA's extra passes and its
-  outputs are compiled too: 1.5–3.5× on the bicycle, the rolling disk, A03 and A04,
+  outputs are compiled too: 1.3–4.4× on the bicycle, the rolling disk, A03 and A04,
   benchmarks/README.md): the velocity form's right-hand side by the articulated-body algorithm
   on per-joint code (:mod:`kanebond.numeric.tree`, :mod:`kanebond.numeric.ctree`), O(n) per
   call with code that grows linearly with the number of bodies; T*, powers, p̂ and the momentum
@@ -70,7 +70,7 @@ from .treepath import TreePathMixin
 __all__ = ["NumericModel", "cache_dir", "compiler_available"]
 
 #: "auto" uses the per-body path, not the tree's, for systems with embedded constraints up to
-#: this many coordinates (measured: whole runs 1.5–3.5× faster there, benchmarks/README.md)
+#: this many coordinates (measured: whole runs 1.3–4.4× faster there, benchmarks/README.md)
 TREE_EMBEDDED_MIN_R = 24
 
 
