@@ -284,3 +284,14 @@ def test_bricard_linearized_on_its_closure_swings_at_the_quadrature_frequency():
     eig = np.linalg.eigvals(lin.A)
     assert np.max(np.abs(eig.real)) < 1e-8
     assert np.max(np.abs(eig.imag)) ** 2 == pytest.approx(omega2, rel=1e-5)
+
+
+def test_a_unit_refuses_redundant_adjoined_constraints_and_writes_nothing(tmp_path):
+    """The unit's compiled solve needs independent adjoined constraints: export says so (the
+    rank at the start) and leaves no file; embedded redundant closures export (test_fmu)."""
+    c = {k: v for k, v in CONSTANTS.items() if k != "p3"}
+    x0 = dict(start(), th2=start()["th1"], w2=0.0, w3=0.0, wp=0.0)
+    target = tmp_path / "cranks.fmu"
+    with pytest.raises(kb.ModelError, match=r"redundant \(rank 3 of 4 at the start\)"):
+        kb.export_fmu(three_cranks(adjoined=True), target, c, initial=x0, t_end=1.0)
+    assert not target.exists()

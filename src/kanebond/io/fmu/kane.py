@@ -83,6 +83,14 @@ def _check_constants(cm: CModel) -> np.ndarray:
 def kane_unit(num: Any, x0: np.ndarray, units: dict[str, str]) -> KaneUnit:
     """The unit of ``num`` started at the state ``x0`` = [q, f] (made consistent already);
     ``units``: {parameter name: unit} (a model file's)."""
+    if getattr(num, "adjoined_rank", None) is not None:  # set by num.initial_state
+        raise ModelError(
+            f"the adjoined constraints {', '.join(map(repr, num.adjoined_names))} of "
+            f"{num.system.name!r} are redundant (rank {num.adjoined_rank} of {num.L} at the "
+            f"start): kanebond gives them minimum-norm multipliers in NumPy, and a unit's "
+            f"compiled solve needs independent ones. Leave the redundant ones out, or state "
+            f"the closure as configuration constraints (embedded: a unit keeps a redundant "
+            f"set of those).")
     cm = c_model(num)
     c0 = _check_constants(cm)
     names = list(num.state_names)
