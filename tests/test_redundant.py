@@ -295,3 +295,11 @@ def test_a_unit_refuses_redundant_adjoined_constraints_and_writes_nothing(tmp_pa
     with pytest.raises(kb.ModelError, match=r"redundant \(rank 3 of 4 at the start\)"):
         kb.export_fmu(three_cranks(adjoined=True), target, c, initial=x0, t_end=1.0)
     assert not target.exists()
+
+
+def test_the_report_says_the_split_is_not_unique():
+    from kanebond.report import data
+
+    assert "5 velocity equations of rank 4" in data.redundancy_note(kb.models.bricard())
+    assert "not unique" in data.redundancy_note(kb.models.bricard())
+    assert data.redundancy_note(kb.models.four_bar()) == ""

@@ -90,6 +90,18 @@ def constraint_tables(traj: Any) -> list[tuple[str, ...]]:
             + _stats("residual", traj.constraint_residual_names, traj.constraint_residuals))
 
 
+def redundancy_note(system: Any) -> str:
+    """What the multipliers of a redundantly stated closure are ("" where none is)."""
+    emb = getattr(system, "embedding", None)
+    k = getattr(emb, "redundant", 0)
+    if not k:
+        return ""
+    m = emb.B_stated.rows
+    return (f"the closure is stated redundantly ({m} velocity equations of rank {m - k}): its "
+            f"multipliers are the minimum-norm split of the reaction among them, which is not "
+            f"unique")
+
+
 def eigenvalue_table(system: Any, traj: Any, constants: dict) -> dict[str, Any]:
     """Eigenvalues of the linearization about the initial state of ``traj``: {"state",
     "rows": [(real, imag)], "note"}; a failure is a note, never an error."""

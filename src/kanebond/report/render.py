@@ -86,6 +86,7 @@ def _context(case: Case, traj: Any, linearize: bool) -> dict[str, Any]:
         "graph_form": "coupled" if graph is not None else data.graph_form(system),
         "plots": plots, "audit": data.audit_table(traj),
         "constraints": data.constraint_tables(traj), "eigen": eigen,
+        "constraints_note": data.redundancy_note(system),
         "anim_note": anim["note"],
         "anim_json": markupsafe.Markup(json_for_script(anim)),
         "css": markupsafe.Markup(_asset("report.css")),
