@@ -105,6 +105,18 @@ def _failed(fut: Any) -> str:
     return f"{type(err).__name__}: {' '.join(str(err).split())}"
 
 
+def _outcome(fut: Any, on_error: Callable[[str], Any]) -> Any:
+    """The result of a completed future, or ``on_error`` of why it has none. A future whose
+    worker died after finishing it is "lost": the scheduler computes it again (the client
+    still holds it), and its result is waited for, not recorded as a failure."""
+    if fut.status in ("error", "cancelled"):
+        return on_error(_failed(fut))
+    try:
+        return fut.result()
+    except Exception:  # noqa: BLE001 - the task failed after all: recorded as such
+        return on_error(_failed(fut))
+
+
 def _on_dask(client: Any, fn: Callable, args: Sequence[tuple], kwargs: Mapping[str, Any],
              options: tuple[int, bool, str, Callable[[str], Any]]) -> list:
     """One future per argument set, gathered in order as they complete."""
@@ -120,10 +132,7 @@ def _on_dask(client: Any, fn: Callable, args: Sequence[tuple], kwargs: Mapping[s
         with _bar(len(futures), progress, what) as bar:
             for fut in distributed.as_completed(futures):
                 i = index[fut.key]
-                if fut.status == "finished":
-                    out[i] = fut.result()
-                else:
-                    out[i] = on_error(_failed(fut))
+                out[i] = _outcome(fut, on_error)
                 fut.release()
                 bar.update()
     finally:
