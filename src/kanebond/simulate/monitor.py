@@ -356,6 +356,11 @@ class ConstraintWatch:
         head = (f"{what} lose rank at t≈{t:.10g} (rank margin σ_min/σ_max = {margin:.2e}): a "
                 f"singular configuration of the mechanism (a bifurcation: there the number of "
                 f"degrees of freedom jumps and the motion through it is not unique)")
+        if self.redundant:
+            head += (" (the closure is stated redundantly: kanebond solves the normal equations "
+                     "of its stated rows for the declared dependent speeds, which no other "
+                     "partition replaces; where those are not determined by all the rows, "
+                     "declare others)")
         if self.config:
             return head
         return (f"{head}. kanebond continues a motion through such a point on the branch its "
