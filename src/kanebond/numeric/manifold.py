@@ -95,6 +95,12 @@ class ConstraintManifold:
             self.kernel_of(lo, hi)(tt[None, :], q.T, c.T, out)
         return out
 
+    def jacobian(self, q: np.ndarray) -> np.ndarray:
+        """∂g/∂qᵀ (n, k_g, R) at coordinates q (n, R)."""
+        kg, R = self.k_g, self.R
+        out = self._run(q, kg, kg + kg * R)
+        return np.moveaxis(out.reshape(kg, R, len(q)), 2, 0)
+
     def stated_B(self, q: np.ndarray) -> np.ndarray:
         """B_stated (n, k_v, n_u), the velocity constraints as stated, at coordinates q (n, R)."""
         a = self.k_g + self.k_g * self.R

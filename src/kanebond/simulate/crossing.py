@@ -448,7 +448,7 @@ class _Over:
         eps = 1e-4 * abs(gap.t_b - gap.t_a)
         q_s = man.solve_coordinates(gap(ts)[:R])
         v_in = (gap(ts + eps)[:R] - gap(ts - eps)[:R]) / (2 * eps)
-        cone = tangent_cone(lambda Q: man.evaluate(Q)[1], q_s, v_in)
+        cone = tangent_cone(man.jacobian, q_s, v_in)
         names = self.run.names[:R]
         taken, taken_text = describe(cone["taken"], names)
         others = [describe(v, names) for v in cone["not_taken"]]
