@@ -388,12 +388,15 @@ class _Over:
         found, n = self.found, self.n
         gap = Gap(self.fun, t_a, z, h, K, z_b)
         lo, hi = sorted((found.t - 0.8 * delta, found.t + 0.8 * delta))
-        res = minimize_scalar(lambda t: self.run.watch.margin(t, gap(t)[:n]),
+        # (the squared margin: σ_min ∝ |t − t_s| where a rank is lost, so its square is
+        #  smooth there and Brent's parabolic steps converge on it)
+        res = minimize_scalar(lambda t: self.run.watch.margin(t, gap(t)[:n]) ** 2,
                               bounds=(lo, hi), method="bounded",
                               options={"xatol": 1e-13 * max(1.0, abs(found.t))})
+        m_min = float(np.sqrt(max(float(res.fun), 0.0)))
         moved = abs(float(res.x) - found.t) > 0.05 * delta
-        if moved or found.predicted or res.fun < found.margin:
-            found.t, found.margin = float(res.x), float(res.fun)
+        if moved or found.predicted or m_min < found.margin:
+            found.t, found.margin = float(res.x), m_min
         self.run.watch.margin_min = min(self.run.watch.margin_min, found.margin)
         return moved
 
