@@ -263,13 +263,14 @@ class ConstraintWatch:
             lo, hi = min(a, b), max(a, b)
             if hi <= lo:
                 continue
-            res = minimize_scalar(
-                lambda tt, ws=ws: self.margin(float(tt), np.asarray(ws(tt))[:n]),
+            res = minimize_scalar(  # the squared margin: smooth at a loss of rank
+                lambda tt, ws=ws: self.margin(float(tt), np.asarray(ws(tt))[:n]) ** 2,
                 bounds=(lo, hi), method="bounded",
                 options={"xatol": 1e-13 * max(1.0, abs(t_new))},
             )
-            if res.fun < best:
-                best_t, best = float(res.x), float(res.fun)
+            m = float(np.sqrt(max(float(res.fun), 0.0)))
+            if m < best:
+                best_t, best = float(res.x), m
         self.margin_min = min(self.margin_min, best)
         if best < SINGULAR_MARGIN:
             return Found(best_t, best)
