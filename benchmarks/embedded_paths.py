@@ -14,7 +14,6 @@ Usage::
 from __future__ import annotations
 
 import sys
-import time
 
 import _env
 import numpy as np
@@ -24,15 +23,6 @@ from kanebond import runspec
 
 CASES = [("whipple_bicycle", 5.0), ("rolling_disk_dependent", 5.0),
          ("andrews_squeezer", 0.05), ("bricard", 10.0)]
-
-
-def _best(fn, repeats: int = 5) -> float:
-    best = np.inf
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
-    return best
 
 
 def main() -> int:
@@ -54,7 +44,7 @@ def main() -> int:
                                    progress=False)
 
             runs[path] = run()
-            secs[path] = _best(run)
+            secs[path] = _env.best_of(run, 5)[0]
         dx = np.max(np.abs(runs["tree"].x - runs["bodies"].x))
         print(f"| {name} | {len(case.system.coordinates)} | {secs['tree']:.4f} | "
               f"{secs['bodies']:.4f} | {secs['tree'] / secs['bodies']:.1f} | "

@@ -75,14 +75,7 @@ MODELS = {
 }
 
 
-def best_of(fn, repeats: int) -> tuple[float, object]:
-    """(best wall seconds of ``repeats`` calls of ``fn()``, the last result)."""
-    best, out = float("inf"), None
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - t0)
-    return best, out
+best_of = _env.best_of
 
 
 def export(case, path: Path, t_end: float) -> float:

@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 
 import _env
 import numpy as np
@@ -45,12 +44,7 @@ EXUDYN = {"A01": 0.037, "A02": 0.078, "A05": 0.53}
 
 
 def _best(fn, repeats: int):
-    best, out = np.inf, None
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - t0)
-    return best, out
+    return _env.best_of(fn, repeats)
 
 
 def _a01(t_end: float, steps: int, repeats: int):

@@ -30,12 +30,7 @@ from kanebond.models.chain import chain_3d_parameters
 
 
 def _best(fn, repeats: int = 9) -> float:
-    best = np.inf
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
-    return best
+    return _env.best_of(fn, repeats)[0]
 
 
 def _best_loop(fn, repeats: int = 9) -> float:
