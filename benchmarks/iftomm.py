@@ -59,9 +59,35 @@ def _a01(t_end: float, steps: int, repeats: int):
     consts = {str(k): float(v) for k, v in case.constants.items()}
     xr, yr = simple_pendulum_reference(te, consts)
     L = consts["L"]
-    err = max(np.max(np.abs(L * np.sin(tr["theta"]) - xr)),
-              np.max(np.abs(-L * np.cos(tr["theta"]) - yr)))
-    return secs, f"{err:.1e} in x, y", f"audit {tr.energy_audit().rel_residual:.0e}"
+    x, y = L * np.sin(tr["theta"]), -L * np.cos(tr["theta"])
+    err = max(np.max(np.abs(x - xr)), np.max(np.abs(y - yr)))
+    return secs, f"{err:.1e} in x, y", (f"audit {tr.energy_audit().rel_residual:.0e}"
+                                        + _adams_error("A01", tr.t, x, y))
+
+
+#: the folder of the library's own ADAMS solutions (--adams), or None
+ADAMS: dict[str, str | None] = {"dir": None}
+_ADAMS_FILES = {"A01": "benchmark_A01_solution_data.txt",
+                "A02": "benchmark_A02_solution_data.txt"}
+
+
+def _adams_error(code: str, t, x, y) -> str:
+    """"; ADAMS: max |Δ| … in x, y" against the library's own solution file of ``code`` at the
+    times both have (our outputs x, y at times t), or "" without --adams. The files are read as
+    numbers only (np.loadtxt); they are not shipped with kanebond."""
+    if ADAMS["dir"] is None:
+        return ""
+    from pathlib import Path
+
+    data = np.loadtxt(Path(ADAMS["dir"]) / _ADAMS_FILES[code], comments="%")
+    t = np.asarray(t, dtype=float)
+    i = np.clip(np.searchsorted(t, data[:, 0]), 0, len(t) - 1)
+    both = np.abs(t[i] - data[:, 0]) < 1e-9
+    if not np.any(both):
+        return "; ADAMS: no common times"
+    err = max(np.max(np.abs(np.asarray(x)[i[both]] - data[both, 1])),
+              np.max(np.abs(np.asarray(y)[i[both]] - data[both, 2])))
+    return f"; ADAMS data: max |Δ| {err:.1e} in x, y at {int(np.sum(both))} times"
 
 
 def _a02(n: int, t_end: float, repeats: int):
@@ -92,6 +118,9 @@ def _a02(n: int, t_end: float, repeats: int):
         return secs, f"{err:.1e} in θ0 up to there", f"stops at t = {out.t:.4g} s"
     note = (f"{len(tr.singular_crossings)} singular positions crossed, audit "
             f"{tr.energy_audit().rel_residual:.0e}")
+    if n == 40:  # the library's ADAMS solution is of the original N = 40
+        L = N_FOUR_BAR_DEFAULTS["L"]
+        note += _adams_error("A02", tr.t, L * np.cos(tr["theta0"]), L * np.sin(tr["theta0"]))
     return secs, f"{err:.1e} in θ0", note
 
 
@@ -149,7 +178,12 @@ def _a05(repeats: int):
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--adams", metavar="DIR", help="a folder with the library's own ADAMS "
+                    "solutions of A01 and A02 (benchmark_A01_solution_data.txt, "
+                    "benchmark_A02_solution_data.txt: public copies in GitHub's "
+                    "saacuna/simEngine3D, final_project/): compare with them too")
     args = ap.parse_args()
+    ADAMS["dir"] = args.adams
     for line in _env.machine(_env.kanebond_versions()):
         print(line)
     print(_env.git_state())
