@@ -651,29 +651,32 @@ KB_API int kb_sim_commit(KbSim *s) {
 
 /* The 16 stages of one DOP853 step of size h from (t, y) with this run's model, for the
    crossing of a singular configuration (kanebond.simulate.crossing): K, 16 rows of n + nl
-   (y' and the loads' powers; row 12 at the step's end, rows 13-15 the dense output's). It
-   works in the step buffers: the run is restarted after. 0, or the code of the first
-   evaluation that failed (that row and the later ones NaN); -1 where the run integrates its
-   work as states (a stiff method). */
+   (y' and the loads' powers; row 12 at the step's end, rows 13-15 the dense output's), by the
+   run's own kb_rk_stages and kb_rk_dense_prepare. It works in the step buffers and sets the
+   method to DOP853: the run is restarted after. 0, or the code of the first evaluation that
+   failed (every row NaN then); -1 where the run integrates its work as states (a stiff
+   method). */
 KB_API int kb_sim_stages(KbSim *s, double t, const double *y, double h, double *K) {
     KbRk *r = &s->rk;
     const int n = s->n, nl = s->nl, w = n + nl;
     if (r->n != n) return -1;
+    kb_rk_method(r, KB_DOP853); /* the stages of a step from (t, y) of size h, and its dense */
+    memcpy(r->y, y, sizeof(double) * n);     /* output's, as the run's own steps take them */
+    memcpy(r->y_old, y, sizeof(double) * n);
+    memcpy(r->Y, y, sizeof(double) * n);
+    r->t_old = t;
+    r->h_prev = h;
+    r->dense_ready = 0;
+    s->pk_have = 0;
     kb_sim_energy_on(s, 1);
-    int code = 0;
+    int code = kb_rk_eval(r, t, 0);
+    if (!code) code = kb_rk_stages(r, t, h);
+    if (!code) code = kb_rk_dense_prepare(r);
+    if (!code && nl && !(s->pk_have & 1u)) code = kb_sim_power(s, 0, t);
+    if (!code) code = kb_sim_powers(s, 1);
+    kb_sim_energy_on(s, 0);
     for (int row = 0; row < KB_RK_ROWS; row++) {
-        double *Y = r->Y + (size_t)row * n, *out = K + (size_t)row * w;
-        for (int i = 0; i < n; i++) {
-            double v = 0.0;
-            for (int j = 0; j < row; j++) v += K[(size_t)j * w + i] * KB_DOP_A[row * 16 + j];
-            Y[i] = y[i] + h * v;
-        }
-        const double tr = t + KB_DOP_C[row] * h;
-        if (!code) {
-            s->pk_have &= ~(1u << row);
-            code = kb_rk_eval(r, tr, row);
-            if (!code && nl && !(s->pk_have & (1u << row)) && kb_sim_power(s, row, tr)) code = 1;
-        }
+        double *out = K + (size_t)row * w;
         if (code) {
             for (int i = 0; i < w; i++) out[i] = NAN;
             continue;
@@ -681,7 +684,6 @@ KB_API int kb_sim_stages(KbSim *s, double t, const double *y, double h, double *
         memcpy(out, r->K + (size_t)row * n, sizeof(double) * n);
         if (nl) memcpy(out + n, s->PK + (size_t)row * nl, sizeof(double) * nl);
     }
-    kb_sim_energy_on(s, 0);
     return code;
 }
 
