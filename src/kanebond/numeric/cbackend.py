@@ -448,6 +448,16 @@ class CBackend:
         )
         return out, fo, code
 
+    def speeds(self, t, q, f, c, part) -> tuple[np.ndarray, int]:
+        """(all speeds u (N, n_u), return code) from the independent speeds f by the numeric
+        embedding (runtime_out.c's kb_speeds_emb), as TreeBackend.speeds on the tree path."""
+        n = len(t)
+        t, q, f, c = (np.ascontiguousarray(a, dtype=float) for a in (t, q, f, c))
+        uo = np.empty((n, self.L.S))
+        code = self.lib.kb_speeds_emb(n, t.ctypes.data, q.ctypes.data, f.ctypes.data,
+                                      c.ctypes.data, part.ctypes.data, uo.ctypes.data)
+        return uo, code
+
     def rhs_embedded(self, t, x, c, part, momentum: bool = False):
         """Velocity (or momentum) form with the numeric embedding for the partition ``part``
         (see runtime.c): (out (N, R+S_f), all speeds u (N, n_u), code)."""

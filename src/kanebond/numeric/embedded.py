@@ -49,22 +49,16 @@ class EmbeddedMixin:
         return u[0] if single else u
 
     def _speeds_c(self, q, f) -> np.ndarray | None:
-        """All speeds u from f by the compiled embedding (kb_speeds_emb, kb_speeds_tree), or
-        None where there is none or a point fails."""
+        """All speeds u from f by the compiled embedding (CBackend.speeds, TreeBackend.speeds),
+        or None where there is none or a point fails."""
         if self._params.varying or np.iscomplexobj(q) or np.iscomplexobj(f):
             return None
-        tree = self._tree_be
-        lib = getattr(getattr(self, "_be", None), "lib", None) if tree is None else tree.lib
-        fn = getattr(lib, "kb_speeds_tree" if tree is not None else "kb_speeds_emb", None)
-        if fn is None or self.path == "symbolic":
+        be = self._tree_be if self._tree_be is not None else self._be
+        speeds = getattr(be, "speeds", None)  # the compiled backends' (C, tree)
+        if speeds is None:
             return None
-        n = len(q)
-        tt = np.zeros(n)
-        q, f = np.ascontiguousarray(q, dtype=float), np.ascontiguousarray(f, dtype=float)
-        c = np.ascontiguousarray(self._c(tt, q, f), dtype=float)
-        u = np.empty((n, self.n_u))
-        code = fn(n, tt.ctypes.data, q.ctypes.data, f.ctypes.data, c.ctypes.data,
-                  self._part.ctypes.data, u.ctypes.data)
+        tt = np.zeros(len(q))
+        u, code = speeds(tt, q, f, self._c(tt, q, f), self._part)
         return None if code else u
 
     def _embed(self, t, q, f, c=None):

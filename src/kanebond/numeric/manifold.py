@@ -19,6 +19,7 @@ from ..errors import ConstraintError, ModelError
 from ..mechanics.kinematics import show, t
 from ..model.parameters import INITIAL_TOL
 from ..symbolic.dag import Graph, emit_python
+from .redundant import RANK_TOL
 
 __all__ = ["ConstraintManifold", "check_initial_embedding", "check_initial_prescribed",
            "check_initial_adjoined"]
@@ -164,7 +165,7 @@ class ConstraintManifold:
         exerts the same forces; :class:`~kanebond.constraints.embedding.Embedding`)."""
         if lam.shape[1] == self.k_v:
             return lam
-        Bd = self.evaluate(q)[2][:, :, self.S :]
+        Bd = self.stated_B(q)[:, :, self.S :]
         return np.einsum("nmk,nk->nm", Bd, lam)
 
     def dependent_speeds(self, q, f) -> np.ndarray:
@@ -295,10 +296,6 @@ def check_initial_embedding(model: Any, emb: ConstraintManifold, x0: np.ndarray,
                 )
 
 
-#: σ_{k+1}/σ_1 of the stated constraints above which they are not a redundant set of rank k
-REDUNDANT_TOL = 1e-8
-
-
 def _check_redundant_rank(model: Any, man: ConstraintManifold, q0: np.ndarray) -> None:
     """ConstraintError when more configuration or velocity constraints than dependent
     coordinates or speeds were stated and, at the initial configuration, they are not a
@@ -316,8 +313,8 @@ def _check_redundant_rank(model: Any, man: ConstraintManifold, q0: np.ndarray) -
         if M.shape[0] <= k or not np.all(np.isfinite(M)):
             continue
         sv = np.linalg.svd(M, compute_uv=False)
-        if sv[0] > 0 and sv[k] > REDUNDANT_TOL * sv[0]:
-            rank = int(np.sum(sv > REDUNDANT_TOL * sv[0]))
+        if sv[0] > 0 and sv[k] > RANK_TOL * sv[0]:  # rank > k (numeric_rank's criterion)
+            rank = int(np.sum(sv > RANK_TOL * sv[0]))
             labels = list(emb.labels) if what.startswith("velocity") else [
                 f"configuration constraint {i} ({show(g)} = 0)"
                 for i, g in enumerate(emb.configuration_constraints[:4])]

@@ -17,7 +17,8 @@ import numpy as np
 
 __all__ = ["RANK_TOL", "numeric_rank", "min_norm_multipliers"]
 
-#: σ_i/σ_1 of ᵘG at or below which a row counts as dependent
+#: σ_i/σ_1 of a constraint matrix (ᵘG; a redundant closure's stated B or ∂g/∂q, manifold.py)
+#: at or below which a row counts as dependent
 RANK_TOL = 1e-8
 #: √(μ_min/μ_max) of the kept eigenvalues of M at or below which M has lost rank (as the
 #: Cholesky test of independent constraints: its diagonal ratio 1e-7)
@@ -51,4 +52,4 @@ def min_norm_multipliers(M: np.ndarray, rhs: np.ndarray, rank: int
     size = np.max(np.abs(rhs), axis=1) + np.max(np.abs(M), axis=(1, 2)) * np.max(
         np.abs(lam), axis=1)
     off = np.max(np.abs(outside), axis=1, initial=0.0) > CONSISTENCY_TOL * (1.0 + size)
-    return lam, lost & True, off & ~lost
+    return lam, lost, off & ~lost
