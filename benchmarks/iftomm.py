@@ -47,17 +47,25 @@ def _best(fn, repeats: int):
     return _env.best_of(fn, repeats)
 
 
+def _shipped(name: str, t_end: float, points: int, repeats: int, **options):
+    """(best seconds, trajectory, case, numeric model, x0) of the shipped model ``name`` run
+    from its file's start to t_end with ``points`` output times, best of ``repeats``."""
+    case = runspec.prepare(name)
+    num = case.system.numeric(case.constants)
+    x0 = num.initial_state(case.x0)
+    te = np.linspace(0.0, t_end, points)
+    secs, tr = _best(lambda: kb.simulate(num, (0.0, t_end), x0, t_eval=te, progress=False,
+                                         **options), repeats)
+    return secs, tr, case, num, x0
+
+
 def _a01(t_end: float, steps: int, repeats: int):
     from kanebond.models import simple_pendulum_reference
 
-    case = runspec.prepare("simple_pendulum")
-    num = case.system.numeric(case.constants)
-    x0 = num.initial_state(case.x0)
-    te = np.linspace(0.0, t_end, steps + 1)
-    secs, tr = _best(lambda: kb.simulate(num, (0.0, t_end), x0, t_eval=te, rtol=1e-10,
-                                         atol=1e-12, progress=False), repeats)
+    secs, tr, case, _, _ = _shipped("simple_pendulum", t_end, steps + 1, repeats, rtol=1e-10,
+                                    atol=1e-12)
     consts = {str(k): float(v) for k, v in case.constants.items()}
-    xr, yr = simple_pendulum_reference(te, consts)
+    xr, yr = simple_pendulum_reference(tr.t, consts)
     L = consts["L"]
     x, y = L * np.sin(tr["theta"]), -L * np.cos(tr["theta"])
     err = max(np.max(np.abs(x - xr)), np.max(np.abs(y - yr)))
@@ -127,13 +135,9 @@ def _a02(n: int, t_end: float, repeats: int):
 def _a03(repeats: int):
     from kanebond.models import ANDREWS_REFERENCE_003
 
-    case = runspec.prepare("andrews_squeezer")
-    num = case.system.numeric(case.constants)
-    x0 = num.initial_state(case.x0)
-    te = np.linspace(0.0, 0.05, 501)  # includes t = 0.03, the test set's reference time
-    secs, tr = _best(lambda: kb.simulate(num, (0.0, 0.05), x0, t_eval=te, rtol=1e-9,
-                                         atol=1e-11, progress=False), repeats)
-    i = int(np.argmin(np.abs(te - 0.03)))
+    # (501 output times include t = 0.03, the test set's reference time)
+    secs, tr, _, _, _ = _shipped("andrews_squeezer", 0.05, 501, repeats, rtol=1e-9, atol=1e-11)
+    i = int(np.argmin(np.abs(tr.t - 0.03)))
     err = max(abs(tr[n][i] - v) for n, v in ANDREWS_REFERENCE_003.items())
     audit = tr.energy_audit().rel_residual
     return secs, f"{err:.1e} in the angles at 0.03 s", (
@@ -146,12 +150,7 @@ def _a04(repeats: int):
 
     from kanebond.models import bricard_reference_times
 
-    case = runspec.prepare("bricard")
-    num = case.system.numeric(case.constants)
-    x0 = num.initial_state(case.x0)
-    te = np.linspace(0.0, 10.0, 1001)
-    secs, tr = _best(lambda: kb.simulate(num, (0.0, 10.0), x0, t_eval=te, rtol=1e-9,
-                                         atol=1e-11, progress=False), repeats)
+    secs, tr, _, _, _ = _shipped("bricard", 10.0, 1001, repeats, rtol=1e-9, atol=1e-11)
     thetas = [0.5, 1.0, 1.5, 2.0, 2.5]
     rise = tr.t <= 2.0
     q1 = CubicSpline(tr.t[rise], tr["q1"][rise])
@@ -164,13 +163,10 @@ def _a04(repeats: int):
 
 
 def _a05(repeats: int):
-    case = runspec.prepare("flyball_governor")
-    num = case.system.numeric(case.constants)
-    x0 = num.initial_state(case.x0)
-    te = np.linspace(0.0, 10.0, 1001)
-    ref = kb.simulate(num, (0.0, 10.0), x0, t_eval=te, rtol=1e-11, atol=1e-13, progress=False)
-    secs, tr = _best(lambda: kb.simulate(num, (0.0, 10.0), x0, t_eval=te, method="RODAS4",
-                                         rtol=1e-6, atol=1e-8, progress=False), repeats)
+    secs, tr, _, num, x0 = _shipped("flyball_governor", 10.0, 1001, repeats, method="RODAS4",
+                                    rtol=1e-6, atol=1e-8)
+    ref = kb.simulate(num, (0.0, 10.0), x0, t_eval=tr.t, rtol=1e-11, atol=1e-13,
+                      progress=False)
     err = np.max(np.abs(tr["s"] - ref["s"]))
     return secs, f"{err:.1e} in s", f"audit {tr.energy_audit().rel_residual:.0e}, RODAS4"
 
