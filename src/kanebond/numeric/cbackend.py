@@ -336,6 +336,17 @@ def source_library(prefix: str, src: str, flags: tuple[str, ...] = ("-O1",)) -> 
     return lib
 
 
+def call_speeds(fn, n_u: int, t, q, f, c, part) -> tuple[np.ndarray, int]:
+    """(all speeds u (N, n_u), return code) of a compiled kb_speeds_* ``fn``(n, t, q, f, c,
+    part, u) at a batch."""
+    n = len(t)
+    t, q, f, c = (np.ascontiguousarray(a, dtype=float) for a in (t, q, f, c))
+    uo = np.empty((n, n_u))
+    code = fn(n, t.ctypes.data, q.ctypes.data, f.ctypes.data, c.ctypes.data, part.ctypes.data,
+              uo.ctypes.data)
+    return uo, code
+
+
 class CBackend:
     name = "c"
 
@@ -451,12 +462,7 @@ class CBackend:
     def speeds(self, t, q, f, c, part) -> tuple[np.ndarray, int]:
         """(all speeds u (N, n_u), return code) from the independent speeds f by the numeric
         embedding (runtime_out.c's kb_speeds_emb), as TreeBackend.speeds on the tree path."""
-        n = len(t)
-        t, q, f, c = (np.ascontiguousarray(a, dtype=float) for a in (t, q, f, c))
-        uo = np.empty((n, self.L.S))
-        code = self.lib.kb_speeds_emb(n, t.ctypes.data, q.ctypes.data, f.ctypes.data,
-                                      c.ctypes.data, part.ctypes.data, uo.ctypes.data)
-        return uo, code
+        return call_speeds(self.lib.kb_speeds_emb, self.L.S, t, q, f, c, part)
 
     def rhs_embedded(self, t, x, c, part, momentum: bool = False):
         """Velocity (or momentum) form with the numeric embedding for the partition ``part``

@@ -19,6 +19,7 @@ from .cbackend import (
     announce,
     build_library,
     cache_dir,
+    call_speeds,
     kernel_flags,
     library_key,
     load_library,
@@ -119,12 +120,7 @@ class TreeBackend:
 
     def speeds(self, t, q, f, c, part) -> tuple[np.ndarray, int]:
         """(all speeds u (N, n_u), return code) from the independent speeds f."""
-        n = len(t)
-        t, q, f, c = (np.ascontiguousarray(a, dtype=float) for a in (t, q, f, c))
-        uo = np.empty((n, self.L.S))
-        code = self.lib.kb_speeds_tree(n, t.ctypes.data, q.ctypes.data, f.ctypes.data,
-                                       c.ctypes.data, part.ctypes.data, uo.ctypes.data)
-        return uo, code
+        return call_speeds(self.lib.kb_speeds_tree, self.L.S, t, q, f, c, part)
 
     def work(self, t, q, f, c) -> np.ndarray:
         """The kernel's work arrays (N, n_work): m, I, d, p, S of every body (see TreeLayout)."""
