@@ -17,11 +17,7 @@ import numpy as np
 from ..errors import ModelError, SingularConfigurationError
 from ..mechanics.kinematics import show
 from ..model.parameters import name_of
-from .npbackend import (
-    as_batch,
-    constraint_matrix,
-    embed_speeds,
-)
+from .npbackend import as_batch, constraint_matrix, relative_conditions
 
 #: the numeric model this is mixed into (numeric/model.py, which imports this module)
 M = TypeVar("M", bound="PartitionMixin")
@@ -80,8 +76,8 @@ class PartitionMixin:
             out = np.ones(len(qb))
         else:
             wp = self.work_arrays("pos", np.zeros(len(qb)), qb, np.zeros((len(qb), self.n_u)))
-            out = embed_speeds(self.layout, wp, np.zeros((len(qb), self.S)), self.ind_index,
-                               self.dep_index, check=False, condition=True).cond
+            out = relative_conditions(np.real(constraint_matrix(self.layout, wp)),
+                                      self.dep_index)
         return out[0] if single else out
 
     def constraint_matrix(self, q) -> np.ndarray:

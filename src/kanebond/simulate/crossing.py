@@ -60,7 +60,7 @@ from typing import Any
 
 import numpy as np
 
-from .monitor import SINGULAR_MARGIN, Found
+from .monitor import SINGULAR_MARGIN, Found, least_margin
 
 __all__ = ["dop853_step", "Gap", "tangent_cone", "describe", "cross", "RANK_GAP", "HISTORY"]
 
@@ -169,8 +169,8 @@ def tangent_cone(jac: Callable[[np.ndarray], np.ndarray], q: np.ndarray, v_in: n
     eps = 1e-6 * (1.0 + float(np.max(np.abs(q))))
     Jp = jac(np.concatenate([q + eps * Nb.T, q - eps * Nb.T]))  # one batch: (2d, m, R)
     DJ = (Jp[:d] - Jp[d:]) / (2 * eps)  # ∂J/∂q along each null direction a
-    M = np.einsum("mi,amb->abi", W, DJ @ Nb)  # M[a, b, i] = w_iᵀ (∂J/∂q·n_a) n_b
-    M = 0.5 * (M + M.transpose(1, 0, 2))
+    M = np.tensordot(W, DJ @ Nb, axes=([0], [1]))  # M[i, a, b] = w_iᵀ (∂J/∂q·n_a) n_b
+    M = 0.5 * (M + M.transpose(0, 2, 1))
     scale = float(np.max(np.abs(M))) or 1.0
     found: list[np.ndarray] = [c_in]
     comp = np.linalg.svd(np.eye(d) - np.outer(c_in, c_in))[0][:, : d - 1]
@@ -189,22 +189,44 @@ def tangent_cone(jac: Callable[[np.ndarray], np.ndarray], q: np.ndarray, v_in: n
 
 def _cone_newton(M: np.ndarray, c: np.ndarray, found: list | None = None,
                  iters: int = 40) -> np.ndarray | None:
-    """A unit c with cᵀ M_i c = 0 for every i (M: (d, d, w)) by Gauss–Newton from c, or None
+    """A unit c with cᵀ M_i c = 0 for every i (M: (w, d, d)) by Gauss–Newton from c, or None
     where it does not converge: it diverges, or (after 8 iterations) heads for one of the
     tangents already ``found`` (Gauss–Newton converges only linearly to a cone's singular
-    tangents, so such tries are cut short)."""
+    tangents, so such tries are cut short). Where two cones touch along a tangent, the root
+    is double and the steps halve one after another: there the step is doubled once (Newton
+    for a root of multiplicity two, x − 2 J⁻¹F), which restores fast convergence."""
+    w, d = M.shape[0], M.shape[1]
+    Jr, r = np.empty((w + 1, d)), np.empty(w + 1)
+    ratios, last = [0.0, 0.0], np.inf  # the last two step-length ratios, the last step
     for k in range(iters):
-        r = np.concatenate([np.einsum("a,abi,b->i", c, M, c), [c @ c - 1.0]])
-        worst = float(np.max(np.abs(r)))
+        Mc = M @ c
+        r[:w], r[w] = Mc @ c, c @ c - 1.0
+        worst = float(np.abs(r).max())
         if worst < 1e-12:
-            return c / np.linalg.norm(c)
+            return c / np.sqrt(c @ c)
         if not worst < 1e3 or (k >= 8 and found and max(
-                abs(float(c @ f)) for f in found) > 0.99 * float(np.linalg.norm(c))):
+                abs(float(c @ f)) for f in found) > 0.99 * np.sqrt(c @ c)):
             return None
-        Jr = np.vstack([2 * np.einsum("abi,b->ia", M, c), 2 * c[None, :]])
-        c = c - np.linalg.lstsq(Jr, r, rcond=None)[0]
-    r = np.einsum("a,abi,b->i", c, M, c)
-    return c / np.linalg.norm(c) if np.max(np.abs(r)) < 1e-9 else None
+        Jr[:w], Jr[w] = 2 * Mc, 2 * c
+        step = _gauss_newton_step(Jr, r, w + 1 == d)
+        size = float(np.sqrt(step @ step))
+        ratios, last = [ratios[1], size / last], size
+        if 0.4 < ratios[0] < 0.6 and 0.4 < ratios[1] < 0.6:  # a double root: halving steps
+            step, ratios = 2 * step, [0.0, 0.0]
+        c = c - step
+    r = (M @ c) @ c
+    return c / np.sqrt(c @ c) if np.max(np.abs(r)) < 1e-9 else None
+
+
+def _gauss_newton_step(Jr: np.ndarray, r: np.ndarray, square: bool) -> np.ndarray:
+    """The least-squares (minimum-norm) solution of Jr x = r: by LU where Jr is square and
+    regular, else by its SVD."""
+    if square:
+        try:
+            return np.linalg.solve(Jr, r)
+        except np.linalg.LinAlgError:
+            pass
+    return np.linalg.lstsq(Jr, r, rcond=None)[0]
 
 
 def describe(v: np.ndarray, names: list[str], top: int = 6) -> tuple[dict[str, float], str]:
@@ -314,6 +336,7 @@ class _Over:
             elif hh < 1e-12 * max(1.0, abs(t)):
                 break
             h = hh * fac
+        self.at_rest(t, z)
         self.run.fail(f"{self._what()}; approaching it again from t={t:.10g} for the "
                       f"crossing, the steps shrank to nothing", t, z[: self.n])
         raise AssertionError  # run.fail raises
@@ -321,10 +344,12 @@ class _Over:
     def step_over(self) -> tuple[float, float, np.ndarray, np.ndarray, np.ndarray, float]:
         """(t_a, t_b, z_a, z_b, K, δ): DOP853 from the start state (:meth:`start_state`) to
         t_a = t_s − δ under the run's tolerances, then one step of 2δ from t_a to
-        t_b = t_s + δ, its stages at least 0.2 δ from t_s. Each try re-centres t_s at the
-        least rank margin on its dense output (:meth:`centre`; a t_s predicted ahead of the
-        step is only an extrapolation) and is taken again from there when that moved it;
-        a try that fails its error estimate moves t_a on towards t_s (δ × 0.7)."""
+        t_b = t_s + δ, its stages at least 0.2 δ from t_s. A t_s predicted ahead of the
+        step is only an extrapolation: each try re-centres it at the least rank margin on its
+        dense output (:meth:`centre`) and is taken again from there when that moved it (a t_s
+        the watch found on the run's own dense output is already there). A try that fails its
+        error estimate moves t_a on towards t_s: the first by the step DOP853's error asks
+        for (δ₀ came from the run's steps far from t_s), the others by δ × 0.7."""
         run, d = self.run, self.dir
         o = run.opts
         t, z, delta = self.start_state()
@@ -334,6 +359,7 @@ class _Over:
         tols = (o["rtol"], atol)
         floor = 1e-9 * max(1.0, abs(run.tf - run.t0))
         h = max(abs(self.found.t - t) - delta, delta)
+        tries = 0
         for _ in range(60):
             if delta < floor:
                 break
@@ -345,12 +371,18 @@ class _Over:
             z, h = self._advance(t, z, t_a, h, tols)
             t = t_a
             z_b, K, err = dop853_step(self.fun, t_a, z, 2 * d * delta, *tols, core=self.core)
-            if np.isfinite(err) and self.centre(t_a, z, 2 * d * delta, K, z_b, delta):
+            if self.found.predicted and np.isfinite(err) and self.centre(
+                    t_a, z, 2 * d * delta, K, z_b, delta):
                 continue
             if err <= 1.0:
                 self.pieces.append((t_a, z, 2 * d * delta, K, z_b))
                 return t_a, t_a + 2 * d * delta, z, z_b, K, delta
-            delta *= 0.7
+            # DOP853's error ∝ h⁸: the controller's step, at most 0.7 of this one
+            # the first failure: δ₀ came from the run's steps far from t_s, so take the step
+            # DOP853's error (∝ h⁸) asks for; later ones move on towards t_s by 0.7
+            delta *= 0.7 if tries or not np.isfinite(err) else min(
+                0.7, max(0.2, 0.9 * err ** -0.125))
+            tries += 1
         self.at_rest(t, z)
         run.fail(f"{self._what()}; stepping over it failed: no step of the crossing met "
                  f"rtol={o['rtol']} and atol={o['atol']} (the equations are too badly "
@@ -360,14 +392,22 @@ class _Over:
     def at_rest(self, t: float, z: np.ndarray) -> None:
         """Stop the run, saying why, where the motion comes to rest at the singular
         configuration: at the last state (t, z) reached, the speeds would fall to zero, at
-        their rate since the step before, in less than twice the time left to t_s."""
+        their rate since the step before, in less than twice the time the rank margin would
+        take to vanish at its own rate (or, if longer, the time left to t_s). (An approach that
+        takes forever, speeds and margin shrinking together, comes to rest there too.)"""
         if not self.pieces:
             return
         t_p, z_p = self.pieces[-1][:2]
         f, f_p = self._f(t, z), self._f(t_p, z_p)
-        rate = np.linalg.norm(f - f_p) / max(abs(t - t_p), 1e-300)
+        dt = max(abs(t - t_p), 1e-300)
+        rate = np.linalg.norm(f - f_p) / dt
         speed = float(np.linalg.norm(f))
-        if rate > 0 and float(f @ (f - f_p)) < 0 and speed / rate < 2 * abs(self.found.t - t):
+        watch, n = self.run.watch, self.n
+        m, m_p = watch.margin(t, z[:n]), watch.margin(t_p, z_p[:n])
+        left = abs(self.found.t - t)
+        if m_p > m:
+            left = max(left, m * dt / (m_p - m))
+        if rate > 0 and float(f @ (f - f_p)) < 0 and speed / rate < 2 * left:
             self._rest(speed, t, z)
 
     def _rest(self, speed: float, t: float, z: np.ndarray) -> None:
@@ -381,22 +421,16 @@ class _Over:
     def centre(self, t_a: float, z: np.ndarray, h: float, K: np.ndarray, z_b: np.ndarray,
                delta: float) -> bool:
         """Put t_s and its margin at the least rank margin on this try's dense output
-        (bounded Brent over its middle); True when t_s moved by more than δ/20, so that the
-        try, no longer centred on it, is taken again."""
-        from scipy.optimize import minimize_scalar
-
-        found, n = self.found, self.n
+        (:func:`~.monitor.least_margin` over its middle); True when t_s moved by more than
+        δ/20, so that the try, no longer centred on it, is taken again."""
+        found, n, watch = self.found, self.n, self.run.watch
         gap = Gap(self.fun, t_a, z, h, K, z_b)
         lo, hi = sorted((found.t - 0.8 * delta, found.t + 0.8 * delta))
-        # (the squared margin: σ_min ∝ |t − t_s| where a rank is lost, so its square is
-        #  smooth there and Brent's parabolic steps converge on it)
-        res = minimize_scalar(lambda t: self.run.watch.margin(t, gap(t)[:n]) ** 2,
-                              bounds=(lo, hi), method="bounded",
-                              options={"xatol": 1e-13 * max(1.0, abs(found.t))})
-        m_min = float(np.sqrt(max(float(res.fun), 0.0)))
-        moved = abs(float(res.x) - found.t) > 0.05 * delta
+        t_min, m_min = least_margin(lambda ts: watch.margins(ts, gap(ts).T[:, :n]), found.t,
+                                    0.1 * delta, lo, hi, 1e-13 * max(1.0, abs(found.t)))
+        moved = abs(t_min - found.t) > 0.05 * delta
         if moved or found.predicted or m_min < found.margin:
-            found.t, found.margin = float(res.x), m_min
+            found.t, found.margin = t_min, m_min
         self.run.watch.margin_min = min(self.run.watch.margin_min, found.margin)
         return moved
 

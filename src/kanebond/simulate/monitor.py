@@ -42,7 +42,8 @@ from ..errors import KanebondError, SingularConfigurationError
 from ..mechanics.kinematics import show
 from ..model.parameters import name_of
 
-__all__ = ["ConstraintWatch", "Found", "SWITCH_COND", "REDO_COND", "SINGULAR_MARGIN", "PROJECT_TOL"]
+__all__ = ["ConstraintWatch", "Found", "least_margin", "SWITCH_COND", "REDO_COND",
+           "SINGULAR_MARGIN", "PROJECT_TOL"]
 
 #: Condition number of B_d at the end of a step above which a better partition is taken.
 SWITCH_COND = 1e2
@@ -56,6 +57,49 @@ APPROACH_MARGIN = 0.05
 #: Residual of the configuration constraints (relative to 1 + |q|) above which the dependent
 #: coordinates are projected back onto g(q) = 0 after a step.
 PROJECT_TOL = 1e-10
+
+
+def least_margin(margins_at: Any, t0: float, h: float, lo: float, hi: float, xatol: float
+                 ) -> tuple[float, float]:
+    """(t, σ) of the least rank margin σ(t) in [lo, hi] near t0, ``margins_at(ts)`` giving it
+    at several times at once. Where a rank is lost, σ ∝ |t − t_s| and its square, an
+    eigenvalue of JJᵀ, is smooth: a quartic fitted to σ² at seven points over t ± h (one
+    batched evaluation) puts its least value within O(h⁵) of t_s, and two or three such fits,
+    h shrinking to the last correction, converge on it. Where they do not (a flat margin, a
+    minimum beyond the points, a motion turning back at t_s, where σ² ∝ (t − t_s)⁴) bounded
+    Brent over [lo, hi] finds it."""
+    P = np.polynomial.polynomial
+    x = np.linspace(-1.0, 1.0, 7)
+    best_t, best = t0, np.inf
+    t = t0
+    for _ in range(6):
+        h = min(h, t - lo, hi - t)
+        if not h > 0:
+            break
+        f = np.asarray(margins_at(t + h * x), dtype=float) ** 2
+        k = int(np.argmin(f))
+        if f[k] < best:
+            best_t, best = t + h * x[k], float(f[k])
+        coef = P.polyfit(x, f / (np.max(f) or 1.0), 4)
+        crit = [r.real for r in P.polyroots(P.polyder(coef)) if abs(r.imag) < 1e-9
+                and abs(r.real) <= 1.0 and P.polyval(r.real, P.polyder(coef, 2)) > 0]
+        if not crit:
+            break
+        step = h * min(crit, key=lambda r: P.polyval(r, coef))
+        t += step
+        if abs(step) <= max(xatol, 1e-4 * h):
+            f_t = float(margins_at(np.array([t]))[0]) ** 2
+            if f_t <= best:
+                best_t, best = t, f_t
+            return best_t, float(np.sqrt(best))
+        h = max(2.0 * abs(step), 4.0 * xatol)
+    from scipy.optimize import minimize_scalar
+
+    res = minimize_scalar(lambda tt: float(margins_at(np.array([tt]))[0]) ** 2,
+                          bounds=(lo, hi), method="bounded", options={"xatol": xatol})
+    if float(res.fun) < best:
+        best_t, best = float(res.x), float(res.fun)
+    return best_t, float(np.sqrt(max(best, 0.0)))
 
 
 @dataclass
@@ -113,7 +157,7 @@ class ConstraintWatch:
             bool(getattr(model, "has_embedding", False)))
 
     # ------------------------------------------------------------------ conversions
-    def speeds_of(self, model: Any, t: float, y: np.ndarray) -> np.ndarray:
+    def speeds_of(self, model: Any, t: float | np.ndarray, y: np.ndarray) -> np.ndarray:
         """The model's own speeds f (n, S) from integrated states y (n, R + S)."""
         R = model.R
         if self.momentum:
@@ -137,15 +181,22 @@ class ConstraintWatch:
         out = np.zeros((len(Z), R + self.user.n_u + Z.shape[1] - n))
         out[:, :R] = Z[:, :R]
         out[:, R + self.user.n_u :] = Z[:, n:]
+        try:  # all rows at once
+            out[:, R : R + self.user.n_u] = self._all_speeds(tt, Z[:, :n])
+            return out
+        except KanebondError:  # row by row: which one is singular
+            pass
         for i in range(len(Z)):
-            y = Z[i : i + 1, :n]
             try:
-                f = self.speeds_of(self.active, float(tt[i]), y)
-                out[i, R : R + self.user.n_u] = np.atleast_2d(
-                    self.active.all_speed_values(y[:, :R], f))[0]
+                out[i, R : R + self.user.n_u] = self._all_speeds(tt[i : i + 1], Z[i : i + 1, :n])
             except KanebondError:  # a singular point kept for a failure message: NaN speeds
                 out[i, R : R + self.user.n_u] = np.nan
         return out
+
+    def _all_speeds(self, t: np.ndarray, Y: np.ndarray) -> np.ndarray:
+        """All speeds u (k, n_u) at integrated states Y (k, n) of the active model."""
+        f = self.speeds_of(self.active, t, Y)
+        return np.atleast_2d(self.active.all_speed_values(Y[:, : self.active.R], f))
 
     def user_x(self, t: float, y: np.ndarray) -> np.ndarray:
         """x = [q, f_user] from one integrated state y of the active model."""
@@ -247,8 +298,6 @@ class ConstraintWatch:
         return "ok", None
 
     def _dip(self, sol, ts, ms, n: int, t_new: float) -> Found | None:
-        from scipy.optimize import minimize_scalar
-
         windows: list[tuple[Any, float, float]] = []
         for k in range(1, 8):  # strict dips only: a flat margin (one constraint row) has none
             if ms[k] < ms[k - 1] and ms[k] < ms[k + 1]:
@@ -263,14 +312,11 @@ class ConstraintWatch:
             lo, hi = min(a, b), max(a, b)
             if hi <= lo:
                 continue
-            res = minimize_scalar(  # the squared margin: smooth at a loss of rank
-                lambda tt, ws=ws: self.margin(float(tt), np.asarray(ws(tt))[:n]) ** 2,
-                bounds=(lo, hi), method="bounded",
-                options={"xatol": 1e-13 * max(1.0, abs(t_new))},
-            )
-            m = float(np.sqrt(max(float(res.fun), 0.0)))
+            t_m, m = least_margin(
+                lambda tt, ws=ws: self.margins(tt, np.asarray(ws(tt)).T[:, :n]),
+                0.5 * (lo + hi), 0.25 * (hi - lo), lo, hi, 1e-13 * max(1.0, abs(t_new)))
             if m < best:
-                best_t, best = float(res.x), m
+                best_t, best = t_m, m
         self.margin_min = min(self.margin_min, best)
         if best < SINGULAR_MARGIN:
             return Found(best_t, best)
