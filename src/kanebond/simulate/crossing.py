@@ -155,7 +155,8 @@ def tangent_cone(jac: Callable[[np.ndarray], np.ndarray], q: np.ndarray, v_in: n
     ``jac(Q)`` is J = ∂g/∂q at each row of Q (k, R) → (k, m, R), ``v_in`` the incoming
     velocity q̇⁻. Returns the lost rank, the
     dimension of J's null space, the taken tangent (v_in projected on the null space, unit)
-    and up to ``max_branches`` other tangents v (unit, J v = 0, wᵀ(∂J/∂q·v)v = 0)."""
+    and up to ``max_branches`` other tangents v (unit, J v = 0, wᵀ(∂J/∂q·v)v = 0), those
+    Gauss–Newton reaches from the null space's directions (a cone may have more)."""
     J = jac(q[None, :])[0]
     Nb, W, lost = _null_split(J)
     d = Nb.shape[1]
@@ -391,23 +392,25 @@ class _Over:
 
     def at_rest(self, t: float, z: np.ndarray) -> None:
         """Stop the run, saying why, where the motion comes to rest at the singular
-        configuration: at the last state (t, z) reached, the speeds would fall to zero, at
-        their rate since the step before, in less than twice the time the rank margin would
-        take to vanish at its own rate (or, if longer, the time left to t_s). (An approach that
-        takes forever, speeds and margin shrinking together, comes to rest there too.)"""
+        configuration. At the last state (t, z) reached, against the crossing's start state
+        (near t_s the speeds lose digits, so a longer baseline than one step), the speeds
+        fall while the rank margin m (∝ the distance to it) shrinks and either they would
+        reach zero at their rate in less than twice the time left to t_s, or |f|²
+        extrapolated linearly in m to m = 0 is below a hundredth of its value at the start
+        (|f|² ∝ m for a motion decelerating to rest there; a motion crossing at speed keeps
+        its |f|²)."""
         if not self.pieces:
             return
-        t_p, z_p = self.pieces[-1][:2]
+        t_p, z_p = self.pieces[0][:2]
         f, f_p = self._f(t, z), self._f(t_p, z_p)
-        dt = max(abs(t - t_p), 1e-300)
-        rate = np.linalg.norm(f - f_p) / dt
+        rate = np.linalg.norm(f - f_p) / max(abs(t - t_p), 1e-300)
         speed = float(np.linalg.norm(f))
-        watch, n = self.run.watch, self.n
-        m, m_p = watch.margin(t, z[:n]), watch.margin(t_p, z_p[:n])
-        left = abs(self.found.t - t)
-        if m_p > m:
-            left = max(left, m * dt / (m_p - m))
-        if rate > 0 and float(f @ (f - f_p)) < 0 and speed / rate < 2 * left:
+        if not (rate > 0 and float(f @ (f - f_p)) < 0):
+            return
+        m, m_p = self.run.watch.margin(t, z[: self.n]), self.run.watch.margin(t_p, z_p[: self.n])
+        v2, v2_p = speed**2, float(f_p @ f_p)
+        at_zero = v2 - (v2_p - v2) / (m_p - m) * m if m_p > m else v2
+        if speed / rate < 2 * abs(self.found.t - t) or at_zero <= 0.01 * v2_p:
             self._rest(speed, t, z)
 
     def _rest(self, speed: float, t: float, z: np.ndarray) -> None:

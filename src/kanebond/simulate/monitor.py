@@ -59,6 +59,29 @@ APPROACH_MARGIN = 0.05
 PROJECT_TOL = 1e-10
 
 
+_X7 = np.linspace(-1.0, 1.0, 7)
+#: least squares of a quartic a₀ + a₁x + … + a₄x⁴ through seven values at _X7
+_QUARTIC = np.linalg.pinv(np.vander(_X7, 5, increasing=True))
+
+
+def _quartic_minimum(a: np.ndarray, x: float) -> float | None:
+    """A local minimum in [−1, 1] of the quartic with coefficients ``a`` (increasing powers),
+    by Newton on its derivative from x; None where there is none."""
+    a0, a1, a2, a3, a4 = (float(v) for v in a)
+    for _ in range(30):
+        d1 = a1 + x * (2 * a2 + x * (3 * a3 + x * 4 * a4))
+        d2 = 2 * a2 + x * (6 * a3 + x * 12 * a4)
+        if not d2 > 0:
+            return None
+        dx = d1 / d2
+        x -= dx
+        if abs(x) > 1.0:
+            return None
+        if abs(dx) < 1e-15:
+            return x
+    return x
+
+
 def least_margin(margins_at: Any, t0: float, h: float, lo: float, hi: float, xatol: float
                  ) -> tuple[float, float]:
     """(t, σ) of the least rank margin σ(t) in [lo, hi] near t0, ``margins_at(ts)`` giving it
@@ -68,24 +91,20 @@ def least_margin(margins_at: Any, t0: float, h: float, lo: float, hi: float, xat
     h shrinking to the last correction, converge on it. Where they do not (a flat margin, a
     minimum beyond the points, a motion turning back at t_s, where σ² ∝ (t − t_s)⁴) bounded
     Brent over [lo, hi] finds it."""
-    P = np.polynomial.polynomial
-    x = np.linspace(-1.0, 1.0, 7)
     best_t, best = t0, np.inf
     t = t0
     for _ in range(6):
         h = min(h, t - lo, hi - t)
         if not h > 0:
             break
-        f = np.asarray(margins_at(t + h * x), dtype=float) ** 2
+        f = np.asarray(margins_at(t + h * _X7), dtype=float) ** 2
         k = int(np.argmin(f))
         if f[k] < best:
-            best_t, best = t + h * x[k], float(f[k])
-        coef = P.polyfit(x, f / (np.max(f) or 1.0), 4)
-        crit = [r.real for r in P.polyroots(P.polyder(coef)) if abs(r.imag) < 1e-9
-                and abs(r.real) <= 1.0 and P.polyval(r.real, P.polyder(coef, 2)) > 0]
-        if not crit:
+            best_t, best = t + h * _X7[k], float(f[k])
+        x = _quartic_minimum(_QUARTIC @ (f / (np.max(f) or 1.0)), float(_X7[k]))
+        if x is None:
             break
-        step = h * min(crit, key=lambda r: P.polyval(r, coef))
+        step = h * x
         t += step
         if abs(step) <= max(xatol, 1e-4 * h):
             f_t = float(margins_at(np.array([t]))[0]) ** 2
