@@ -27,6 +27,49 @@ name of a ready-made model (`kanebond models` lists them) or the path of a `.tom
 (see the [model-file reference](model_files.md)). Exit status: 0 on success, 1 for a model or
 simulation error (one line naming the culprit; `--debug` shows the traceback), 2 for a usage
 error. Numbers are parsed as numbers only; no text is ever evaluated.
+
+## Examples
+
+After `make demo`, `.venv/bin/kanebond` (or `kanebond` with the environment active):
+
+```sh
+kanebond models                                        # the ready-made models, R and S
+kanebond equations rolling_disk --form momentum        # p' = e + ê, f = A⁻¹p  (--latex too)
+kanebond equations whipple_bicycle                     # large models, in seconds: the all-speed
+                                                       # form before elimination, B(q) u = 0, sizes
+kanebond equations whipple_bicycle --full eqs.txt     # complete, common subexpressions, to a file
+kanebond bondgraph rolling_disk --form momentum -o disk.svg   # [PA21] Fig. 4, causality report
+kanebond simulate chaplygin_sleigh                     # its shipped file's values and start
+kanebond simulate chaplygin_sleigh --t-end 5 --set m=1 --set a=0.3 --set I_G=0.2 \\
+         --initial u1=1 --points 501 --out run/        # trajectory.csv/.parquet, plot.png,
+                                                       # audit.txt (audit, reactions, power)
+kanebond linearize rolling_disk --set m=2 --set r=0.3 --set g=9.81 --at u2=5 \\
+         --sweep u2=0:10:101 --out run/                # eigenvalues, stability boundaries, plot
+kanebond simulate src/kanebond/models/files/whipple_bicycle.toml   # a model file: its own
+                                                       # parameters, [initial] and [simulation]
+kanebond simulate src/kanebond/models/files/differential_drive_with_motors.toml \\
+         --set V_l=6 --set V_r=4                       # a file whose [bondgraph] adds two DC
+                                                       # motors: the coupled graph is simulated
+kanebond report rolling_disk -o disk.html              # self-contained HTML: maths, plots, bond
+                                                       # graph, audit, eigenvalues, animation
+kanebond sweep rolling_disk --grid u2=4:8:5 --grid q2=0:0.2:3 --t-end 2 --out sweep/
+                                                       # each point a Dask task (2 local worker
+                                                       # processes, or --scheduler tcp://...):
+                                                       # sweep.parquet, summary.csv, sweep.png
+kanebond export whipple_bicycle --fmu bike.fmu --set m_H=90   # an FMI unit (2.0; --fmi 3
+                                                       # for 3.0): Model Exchange + Co-Simulation
+                                                       # for Modelica tools, Simulink, 20-sim
+kanebond demo                                          # what `make demo` runs, into ./kanebond-out/
+```
+
+Every ready-made model also ships as a TOML model file (`kanebond models` lists them; the format
+is in the [model-file reference](model_files.md)). Model files are parsed, never evaluated:
+expressions go through an `ast` whitelist. `simulate` writes `trajectory.csv` and
+`trajectory.parquet` (Parquet and the sweeps need the `sweep` extra:
+`pip install 'kanebond[sweep]'`; `make test` installs it). In Python,
+`kb.sweep_simulate("rolling_disk", {"u2": [4, 6, 8]}, t_end=2)` returns an `xarray.Dataset`
+(point × time; see [Many runs at once](batch.md)) and
+`kanebond.report.write_report("rolling_disk", "disk.html")` writes the report.
 """
 
 

@@ -86,7 +86,7 @@ def rolling_disk() -> None:
     _save(fig, "rolling_disk_trajectory.png")
     op = {x: 0, y: 0, q1: 0, q2: 0, q3: 0, u1: 0, u2: 0.0, u3: 0}
     spins = np.linspace(0.0, 12.0, 121)
-    sw = kb.linearize.sweep(disk, u2, spins, op_point=op, constants=constants, reduce=True)
+    sw = kb.linear.sweep(disk, u2, spins, op_point=op, constants=constants, reduce=True)
     m, r, g = constants["m"], constants["r"], constants["g"]
     I, J = m * r**2 / 4, m * r**2 / 2
     critical = np.sqrt(m * g * r * I / (J * (J + m * r**2)))

@@ -258,6 +258,15 @@ def test_bad_number(tmp_path):
     assert "Traceback" not in r.stderr
 
 
+def test_a_constant_set_twice_is_refused(tmp_path):
+    """--set m=1 --set m=3 used to keep the last value silently."""
+    r = kb("simulate", "chaplygin_sleigh", "--t-end", "0.1", *SLEIGH, "--set", "m=3",
+           cwd=tmp_path)
+    assert r.returncode == 2, r.stderr
+    assert "m is given twice (1 and 3)" in r.stderr and "Traceback" not in r.stderr
+    assert not list(tmp_path.rglob("*.csv"))
+
+
 def test_linearize_eigenvalues():
     r = kb("linearize", "rolling_disk", *DISK, "--at", "u2=5")
     assert r.returncode == 0, r.stderr

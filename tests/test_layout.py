@@ -15,8 +15,9 @@ import pytest
 SRC = Path(__file__).resolve().parents[1] / "src" / "kanebond"
 
 #: Floors from the bottom, each a package (or a module directly in src/kanebond): a module may
-#: import its own package, its own floor or a lower floor, never a higher one. README's
-#: "Architecture" section shows the same table.
+#: import its own package, its own floor or a lower floor, never a higher one.
+#: docs/architecture.md shows the same table, and docs/make_architecture.py draws its picture
+#: from this list.
 FLOORS: list[set[str]] = [
     {"_version", "errors", "progress", "_aliases"},  # what every floor may use
     {"symbolic"},  # expression DAG, helpers, safe text

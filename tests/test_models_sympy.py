@@ -433,6 +433,18 @@ def test_chain_3d_geometry() -> None:
     assert len(parts.bodies) == 3 and all(isinstance(b, me.RigidBody) for b in parts.bodies)
 
 
+def test_chain_3d_of_200_bodies_builds() -> None:
+    """chain_3d(200) raised RecursionError inside SymPy's products of deep velocities; in
+    measure numbers (kanebond.mechanics.measure) it builds, each velocity one term per frame
+    of the bodies above it."""
+    from kanebond.models import chain_3d
+
+    system = chain_3d(200)
+    assert len(system.coordinates) == 200 and len(system.speeds) == 200
+    G200 = system.bodies[-1].masscenter
+    assert G200.name == "G200" and len(G200.vel(system.frame).args) == 200
+
+
 # ---------------------------------------------------------------------------------------------
 # through the core, once it exists
 

@@ -167,7 +167,7 @@ def test_a_killed_worker_loses_no_point(client):
 
 
 def test_failed_points_are_recorded_and_the_rest_complete(client):
-    samples = [{"m": 2.0, "u2": 5.0}, {"m": -1.0, "u2": 5.0}, {"m": 2.0, "u2": float("nan")},
+    samples = [{"m": 2.0, "u2": 5.0}, {"m": -1.0, "u2": 5.0}, {"m": 0.0, "u2": 5.0},
                {"m": 1.5, "u2": 4.0}]
     ds = sweep_simulate(DISK, samples, t_end=0.5, points=11, sets=SETS, initial=START,
                         client=client, progress=False)
@@ -269,6 +269,28 @@ def test_a_dependent_coordinate_cannot_be_swept():
     """The four-bar's q2 is solved from the loop closure: sweeping it would change nothing."""
     with pytest.raises(SweepError, match="q2 of four_bar is a dependent coordinate"):
         sweep_simulate("four_bar", {"q2": [0.1, 0.2]}, t_end=0.1, points=3, n_workers=0,
+                       progress=False)
+
+
+def test_a_grid_too_large_or_not_finite_is_refused_before_any_point_runs(tmp_path):
+    """10⁵ × 10⁴ points would be listed in memory before the first ran: refused, naming the
+    size; a nan or inf value, or a NaN end of a range, refused up front too (the command and
+    the library alike), and a name given twice by --set."""
+    r = kb("sweep", DISK, "--grid", "m=1:2:100000", "--grid", "r=0.1:0.3:10000", "--t-end", "1",
+           "--workers", "0", "--out", str(tmp_path / "big"), cwd=tmp_path)
+    assert r.returncode != 0 and "1,000,000,000 points" in r.stderr, r.stderr
+    assert "MemoryError" not in r.stderr and not (tmp_path / "big").exists()
+    for axis in ("m=1:nan:5", "m=1,nan", "m=inf,2"):
+        r = kb("sweep", DISK, "--grid", axis, "--t-end", "1", "--workers", "0", cwd=tmp_path)
+        assert r.returncode == 2 and "finite" in r.stderr, (axis, r.stderr)
+    with pytest.raises(SweepError, match="1,000,000,000 points"):
+        sweep_simulate(DISK, {"m": np.linspace(1, 2, 100000), "r": np.ones(10000)}, t_end=1.0,
+                       n_workers=0, progress=False)
+    with pytest.raises(SweepError, match=r"grid axis 'm': nan is not a finite number"):
+        sweep_simulate(DISK, {"m": [1.0, float("nan")]}, t_end=1.0, n_workers=0,
+                       progress=False)
+    with pytest.raises(SweepError, match="sample 1, 'm'"):
+        sweep_simulate(DISK, [{"m": 1.0}, {"m": float("inf")}], t_end=1.0, n_workers=0,
                        progress=False)
 
 

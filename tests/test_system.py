@@ -121,12 +121,13 @@ def test_readme_simulation_example_runs(tmp_path, monkeypatch):
 
     matplotlib.use("Agg")
     monkeypatch.setenv("KANEBOND_CACHE", str(tmp_path))
-    text = (Path(__file__).resolve().parents[1] / "README.md").read_text()
-    blocks = re.findall(r"```python\n(.*?)```", text, flags=re.S)
-    assert len(blocks) >= 2, "README has no simulation example"
+    text = (Path(__file__).resolve().parents[1] / "docs" / "simulation.md").read_text()
+    blocks = [b for b in re.findall(r"```python\n(.*?)```", text, flags=re.S)
+              if 'savefig("disk.png")' in b]
+    assert blocks, "docs/simulation.md has no rolling-disk example"
     namespace: dict = {}
     monkeypatch.chdir(tmp_path)  # the example saves its plot in the working directory
-    exec(compile(blocks[1], "README.md", "exec"), namespace)  # noqa: S102
+    exec(compile(blocks[0], "docs/simulation.md", "exec"), namespace)  # noqa: S102
     assert (tmp_path / "disk.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     audit = namespace["traj"].energy_audit()
     assert abs(audit.residual[-1]) < 1e-8 * max(1.0, audit.scale)
@@ -136,15 +137,16 @@ def test_readme_simulation_example_runs(tmp_path, monkeypatch):
 
 
 def test_readme_constraints_example_runs(tmp_path, monkeypatch, capsys):
-    """The README's constraint example, checked against closed forms: r = cosh Ωt for the bead
-    started at rest on the rod; torque 2 m r ṙ Ω; energy cost of the speed constraint
-    = m g Δy (T* is constant, so the constraint supplies what gravity takes)."""
+    """The constraint example (docs/constraints.md), checked against closed forms: r = cosh Ωt
+    for the bead started at rest on the rod; torque 2 m r ṙ Ω; energy cost of the speed
+    constraint = m g Δy (T* is constant, so the constraint supplies what gravity takes)."""
     monkeypatch.setenv("KANEBOND_CACHE", str(tmp_path))
-    text = (Path(__file__).resolve().parents[1] / "README.md").read_text()
-    blocks = re.findall(r"```python\n(.*?)```", text, flags=re.S)
-    assert len(blocks) >= 3, "README has no constraints example"
+    text = (Path(__file__).resolve().parents[1] / "docs" / "constraints.md").read_text()
+    blocks = [b for b in re.findall(r"```python\n(.*?)```", text, flags=re.S)
+              if "AdjoinedConstraint" in b]
+    assert blocks, "docs/constraints.md has no constraints example"
     ns: dict = {}
-    exec(compile(blocks[2], "README.md", "exec"), ns)  # noqa: S102
+    exec(compile(blocks[0], "docs/constraints.md", "exec"), ns)  # noqa: S102
     traj, run = ns["traj"], ns["run"]
     r, rdot = traj["r"], traj["v"]
     assert np.max(np.abs(r - np.cosh(1.5 * traj.t))) < 1e-7
@@ -155,16 +157,18 @@ def test_readme_constraints_example_runs(tmp_path, monkeypatch, capsys):
 
 
 def test_readme_bicycle_example_runs(tmp_path, monkeypatch):
-    """The README's bicycle: eigenvalues at 5 m/s against the published Table 2 (Meijaard et al.
-    2007) and the weave and capsize speeds against the published ones."""
+    """The bicycle example (docs/gallery/whipple_bicycle.md): eigenvalues at 5 m/s against the
+    published Table 2 (Meijaard et al. 2007) and the weave and capsize speeds against the
+    published ones."""
     from kanebond.models.bicycle import BENCHMARK_EIGENVALUES, CAPSIZE_SPEED, WEAVE_SPEED
 
     monkeypatch.setenv("KANEBOND_CACHE", str(tmp_path))
-    text = (Path(__file__).resolve().parents[1] / "README.md").read_text()
-    blocks = re.findall(r"```python\n(.*?)```", text, flags=re.S)
-    assert len(blocks) >= 4, "README has no bicycle example"
+    page = Path(__file__).resolve().parents[1] / "docs" / "gallery" / "whipple_bicycle.md"
+    blocks = [b for b in re.findall(r"```python\n(.*?)```", page.read_text(), flags=re.S)
+              if "stability_boundaries" in b]
+    assert blocks, "docs/gallery/whipple_bicycle.md has no bicycle example"
     ns: dict = {}
-    exec(compile(blocks[3], "README.md", "exec"), ns)  # noqa: S102
+    exec(compile(blocks[0], "docs/gallery/whipple_bicycle.md", "exec"), ns)  # noqa: S102
     ev = ns["lin"].eigenvalues
     for ref in BENCHMARK_EIGENVALUES[5]:
         assert np.min(np.abs(ev - ref)) < 1e-10, (ev, ref)
@@ -173,15 +177,15 @@ def test_readme_bicycle_example_runs(tmp_path, monkeypatch):
 
 
 def test_readme_bondgraph_example_runs(tmp_path, monkeypatch):
-    """The README's bond-graph example: the motor's steady speed k V / (R b + k²), its energy
-    audit, and the drawings it writes."""
+    """The bond-graph example (docs/bondgraphs.md): the motor's steady speed k V / (R b + k²),
+    its energy audit, and the drawings it writes."""
     monkeypatch.chdir(tmp_path)
-    text = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    text = (Path(__file__).resolve().parents[1] / "docs" / "bondgraphs.md").read_text()
     blocks = [b for b in re.findall(r"```python\n(.*?)```", text, flags=re.S)
               if "bondgraph as bg" in b]
-    assert blocks, "README has no bond-graph example"
+    assert blocks, "docs/bondgraphs.md has no bond-graph example"
     ns: dict = {}
-    exec(compile(blocks[0], "README.md", "exec"), ns)  # noqa: S102
+    exec(compile(blocks[0], "docs/bondgraphs.md", "exec"), ns)  # noqa: S102
     traj = ns["traj"]
     assert abs(traj.q[-1, 1] / 0.01 / (0.1 * 12.0 / (1.0 * 0.001 + 0.1**2)) - 1) < 1e-6
     assert traj.energy_audit().rel_residual < 1e-8

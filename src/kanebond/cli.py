@@ -60,6 +60,9 @@ def _parse_assignments(ctx: click.Context, param: click.Parameter,
         name = name.strip()
         if not sep or not name:
             raise click.BadParameter(f"{item!r} is not NAME=VALUE", ctx=ctx, param=param)
+        if name in out:
+            raise click.BadParameter(f"{name} is given twice ({out[name]:g} and {text.strip()}):"
+                                     " give each name once", ctx=ctx, param=param)
         try:
             out[name] = float(text)
         except ValueError:

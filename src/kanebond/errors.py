@@ -113,3 +113,12 @@ class SweepError(KanebondError, ValueError):
 
 class KanebondWarning(UserWarning):
     """Something a user probably did not mean, but that does not stop the computation."""
+
+
+def few_names(names, limit: int = 12) -> str:
+    """``names`` joined by commas for a message, the first ``limit`` of them and how many more
+    (a model of hundreds of bodies has thousands of constants)."""
+    names = [str(n) for n in names]
+    if len(names) <= limit:
+        return ", ".join(names)
+    return f"{', '.join(names[:limit])} and {len(names) - limit} more"

@@ -40,6 +40,7 @@ import sympy as sp
 import sympy.physics.mechanics as me
 
 from ..errors import UrdfError
+from ..mechanics.measure import cross, frame_vector, inertia_dyadic, rotate, vector_plus
 from ..progress import working
 from ..system import KaneSystem
 from .urdf_params import UrdfParameters, identifier, snap
@@ -142,51 +143,6 @@ def _matrix(R: np.ndarray) -> sp.Matrix:
     return sp.Matrix(3, 3, [snap(float(x)) for x in np.asarray(R).ravel()])
 
 
-def _vector(frame: me.ReferenceFrame, components) -> me.Vector:
-    x, y, z = components
-    return x * frame.x + y * frame.y + z * frame.z
-
-
-def _times(a, b) -> sp.Expr:
-    """a b, with a zero factor short-cut (SymPy's 0·x asks whether a long x is finite)."""
-    return sp.S.Zero if a == 0 or b == 0 else a * b
-
-
-def _cross(a, b) -> sp.Matrix:
-    """a × b of two measure-number columns in one frame."""
-    return sp.Matrix([_times(a[1], b[2]) - _times(a[2], b[1]),
-                      _times(a[2], b[0]) - _times(a[0], b[2]),
-                      _times(a[0], b[1]) - _times(a[1], b[0])])
-
-
-def _plus(v: me.Vector, terms) -> me.Vector:
-    """v + Σ (m, frame) in per-frame form, formed without Vector's addition (which builds a
-    zero Matrix to compare with for every frame of v: the deep velocities have many)."""
-    d = {fr: m for m, fr in v.args}
-    for m, fr in terms:
-        d[fr] = sp.ImmutableMatrix(d[fr] + m) if fr in d else sp.ImmutableMatrix(m)
-    out = me.Vector(0)
-    out.args = [(m, fr) for fr, m in d.items() if any(x != 0 for x in m)]
-    return out
-
-
-def _rotate(R, w) -> sp.Matrix:
-    """R w, skipping zero products (SymPy's matrix product multiplies every 0 to keep 0·∞)."""
-    return sp.Matrix([sum((_times(R[i, k], w[k]) for k in range(3)), sp.S.Zero)
-                      for i in range(3)])
-
-
-def _inertia(frame: me.ReferenceFrame, ixx, iyy, izz, ixy, iyz, izx) -> me.Dyadic:
-    """``me.inertia(frame, ...)``, the same dyadic, formed without its nine Dyadic sums (each
-    compares the unit vectors of every pair through their printed names)."""
-    e = (frame.x, frame.y, frame.z)
-    m = ((ixx, ixy, izx), (ixy, iyy, iyz), (izx, iyz, izz))
-    out = me.Dyadic(0)
-    out.args = [(sp.sympify(m[a][b]), e[a], e[b]) for a in range(3) for b in range(3)
-                if m[a][b] != 0]
-    return out
-
-
 def urdf_parts(tree: UrdfTree, *, base: str = "fixed", parameters=(),
                gravity: float = 9.81) -> UrdfParts:
     """The frames, points, bodies, loads, coordinates, speeds and constraints of ``tree``
@@ -246,7 +202,7 @@ class _Assembly:
         """Set ``child``'s angular velocity in N from its parent's and the relative one (already
         set on ``child`` relative to ``parent``), in ``child``'s own measure numbers."""
         relative = child._ang_vel_dict.get(parent, me.Vector(0)).to_matrix(child)
-        w = _rotate(child.dcm(parent), self.omega[parent]) + relative
+        w = rotate(child.dcm(parent), self.omega[parent]) + relative
         self.omega[child] = w
         child.set_ang_vel(self.N, me.Vector([(w, child)]))
 
@@ -254,10 +210,10 @@ class _Assembly:
                relative: me.Vector | None = None) -> None:
         """v_point = v_base + ω_frame × r (+ ``relative``, the velocity of ``point`` in
         ``frame``), with ``r`` the measure numbers in ``frame`` of point − base."""
-        terms = [(_cross(self.omega[frame], r), frame)]
+        terms = [(cross(self.omega[frame], r), frame)]
         if relative is not None:
             terms += relative.args
-        point.set_vel(self.N, _plus(base.vel(self.N), terms))
+        point.set_vel(self.N, vector_plus(base.vel(self.N), terms))
 
     # ------------------------------------------------------------------ assembly
     def _check_link_names(self) -> None:
@@ -307,7 +263,7 @@ class _Assembly:
             given = sp.Matrix([c if isinstance(c, sp.Basic) else snap(c) for c in xyz])
             offset = list(sp.Matrix([snap(float(c)) for c in j.pre_offset])
                           + _matrix(j.pre_rotation) * given)
-        OJ = OP.locatenew(f"O_{identifier(j.name)}", _vector(P, offset))
+        OJ = OP.locatenew(f"O_{identifier(j.name)}", frame_vector(P, offset))
         self._carry(OJ, OP, P, offset)
         R = _matrix(j.rotation)
         if R == sp.eye(3):
@@ -326,7 +282,7 @@ class _Assembly:
         J, OJ = self._joint_frame(j)
         C = me.ReferenceFrame(identifier(j.child))
         axis_j = [snap(float(a)) for a in j.axis]
-        axis = _vector(J, axis_j)
+        axis = frame_vector(J, axis_j)
         if j.type == "planar":
             self._planar(j, J, OJ, C, axis, stem, what)
             return
@@ -348,7 +304,7 @@ class _Assembly:
         self._damp(j, u, axis, O, OJ)
 
     def _planar(self, j: UrdfJoint, J, OJ, C, axis, stem: str, what: str) -> None:
-        e1, e2 = (_vector(J, [snap(float(c)) for c in e]) for e in _plane(j.axis))
+        e1, e2 = (frame_vector(J, [snap(float(c)) for c in e]) for e in _plane(j.axis))
         (x, ux), (y, uy), (th, uth) = (self._coordinate(f"{stem}_{c}", what)
                                        for c in ("x", "y", "theta"))
         C.orient_axis(J, axis, th)
@@ -380,10 +336,10 @@ class _Assembly:
         self.u.extend(vel + omega)
         C = me.ReferenceFrame(identifier(child))
         C.orient_quaternion(J, quat)
-        C.set_ang_vel(J, _vector(C, omega))
+        C.set_ang_vel(J, frame_vector(C, omega))
         self._spin(C, J)
-        O = OJ.locatenew(f"O_{identifier(child)}", _vector(J, pos))
-        v = _vector(C, vel)
+        O = OJ.locatenew(f"O_{identifier(child)}", frame_vector(J, pos))
+        v = frame_vector(C, vel)
         O.set_vel(J, v)
         self._carry(O, OJ, J, pos, v)
         for c, e in zip(pos, (J.x, J.y, J.z), strict=True):
@@ -428,7 +384,7 @@ class _Assembly:
             F.set_ang_vel(H, 0)
             self._spin(F, H)
             r = [snap(float(c)) for c in p]
-            O = OH.locatenew(f"O_{identifier(link)}", _vector(H, r))
+            O = OH.locatenew(f"O_{identifier(link)}", frame_vector(H, r))
             self._carry(O, OH, H, r)
             self.frames[link], self.points[link] = F, O
 
@@ -467,8 +423,8 @@ class _Assembly:
         # the body first, on a point not yet located: RigidBody asks G.pos_from(G), which
         # searches every path of the whole point tree once G is in it
         G = me.Point(f"G_{identifier(link)}")
-        body = me.RigidBody(identifier(link), G, F, mass, (_inertia(F, *I), G))
-        G.set_pos(O, _vector(F, r))
+        body = me.RigidBody(identifier(link), G, F, mass, (inertia_dyadic(F, *I), G))
+        G.set_pos(O, frame_vector(F, r))
         self._carry(G, O, F, r)
         self.loads[f"gravity {link}"] = (G, -mass * self.params.g * self.N.z)
         return body

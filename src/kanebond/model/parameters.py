@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 from sympy.core.function import AppliedUndef
 
-from ..errors import KanebondError, KanebondWarning, ModelError
+from ..errors import KanebondError, KanebondWarning, ModelError, few_names
 from ..mechanics.kinematics import show
 
 __all__ = [
@@ -99,9 +99,9 @@ class Parameters:
             # A parameter that drops out of the equations (e.g. an offset along a joint axis)
             # is harmless; a misspelt one is also reported as a missing constant above.
             warnings.warn(
-                f"constants has {', '.join(name_of(k) for k in unknown)}, which do(es) not appear "
-                f"in the equations of motion of {system_name}; ignored. Its constants and "
-                f"inputs are {', '.join(show(s) for s in symbols) or 'none'}.",
+                f"constants has {few_names(name_of(k) for k in unknown)}, which do(es) not "
+                f"appear in the equations of motion of {system_name}; ignored. Its constants "
+                f"and inputs are {few_names(show(s) for s in symbols) or 'none'}.",
                 KanebondWarning,
                 stacklevel=4,
             )

@@ -8,6 +8,7 @@ import numpy as np
 import sympy as sm
 import sympy.physics.mechanics as me
 
+from ..mechanics.measure import cross, frame_vector, inertia_dyadic, rotate, vector_plus
 from ._common import ModelParts, check_count, to_system
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -29,22 +30,28 @@ def _body_symbols(i: int) -> tuple[sm.Symbol, tuple, tuple]:
 
 def _body_frame(
     i: int, N: me.ReferenceFrame, parent: me.ReferenceFrame, w_parent: sm.Matrix, qi, ui
-) -> tuple[me.ReferenceFrame, me.Vector, sm.Matrix]:
-    """Frame ``B_i``, its angular velocity in ``N`` and that velocity's measure numbers in it."""
+) -> tuple[me.ReferenceFrame, sm.Matrix]:
+    """Frame ``B_i`` and the measure numbers in it of its angular velocity in ``N``."""
     axis = parent.x if i % 2 == 1 else parent.y
     B = me.ReferenceFrame(f"B{i}")
     B.orient_axis(parent, axis, qi)
     B.set_ang_vel(parent, ui * axis)
-    # The absolute angular velocity is kept in B's own measure numbers,
-    # w_i = R_{B_i <- B_{i-1}} w_{i-1} + u_i (joint axis, the same in B_i and its parent),
-    # and every velocity below is v_P = v_J + w_i x r in B_i: one small term per frame.
-    # (v2pt_theory would express each cross product in the frames of w's parts through
-    # products of many direction cosine matrices, which grows with the depth of the chain.)
+    # w_i = R_{B_i <- B_{i-1}} w_{i-1} + u_i (joint axis, the same in B_i and its parent), in
+    # B_i's own measure numbers, and every velocity below v_P = v_J + w_i x r in B_i: one small
+    # term per frame (kanebond.mechanics.measure; SymPy's own products recurse too deep for a
+    # few hundred bodies)
     e_axis = sm.Matrix([1, 0, 0]) if i % 2 == 1 else sm.Matrix([0, 1, 0])
-    w_B = B.dcm(parent) * w_parent + ui * e_axis
-    w = me.Vector([(w_B, B)])
-    B.set_ang_vel(N, w)
-    return B, w, w_B
+    w_B = rotate(B.dcm(parent), w_parent) + ui * e_axis
+    B.set_ang_vel(N, me.Vector([(w_B, B)]))
+    return B, w_B
+
+
+def _carried(name: str, joint: me.Point, B: me.ReferenceFrame, w_B: sm.Matrix,
+             r: sm.Matrix, N: me.ReferenceFrame) -> me.Point:
+    """The point ``joint + r`` (r in B's measure numbers), v = v_joint + w × r."""
+    P = joint.locatenew(name, frame_vector(B, r))
+    P.set_vel(N, vector_plus(joint.vel(N), [(cross(w_B, r), B)]))
+    return P
 
 
 def _links(
@@ -68,12 +75,10 @@ def _links(
         masses.append(mi)
         offsets.extend((ai, bi, ci))
         inertias.extend(inertia)
-        B, w, w_B = _body_frame(i, N, parent, w_parent, q[i - 1], u[i - 1])
+        B, w_B = _body_frame(i, N, parent, w_parent, q[i - 1], u[i - 1])
 
-        G = joint.locatenew(f"G{i}", ai * B.x + bi * B.y - ci * B.z)
-        G.set_vel(N, joint.vel(N) + w.cross(G.pos_from(joint)))
-        I_G = me.inertia(B, *inertia)
-        bodies.append(me.RigidBody(f"body{i}", G, B, mi, (I_G, G)))
+        G = _carried(f"G{i}", joint, B, w_B, sm.Matrix([ai, bi, -ci]), N)
+        bodies.append(me.RigidBody(f"body{i}", G, B, mi, (inertia_dyadic(B, *inertia), G)))
         loads.append((G, -mi * g * N.z))
         points[f"G{i}"] = G
         frames[f"B{i}"] = B
@@ -81,10 +86,8 @@ def _links(
         if i < n:
             li = sm.Symbol(f"l{i}", positive=True)
             lengths.append(li)
-            next_joint = joint.locatenew(f"J{i + 1}", -li * B.z)
-            next_joint.set_vel(N, joint.vel(N) + w.cross(next_joint.pos_from(joint)))
-            points[f"J{i + 1}"] = next_joint
-            joint = next_joint
+            joint = _carried(f"J{i + 1}", joint, B, w_B, sm.Matrix([0, 0, -li]), N)
+            points[f"J{i + 1}"] = joint
         parent = B
         w_parent = w_B
     return bodies, loads, points, frames, (*masses, *offsets, *lengths, *inertias, g)

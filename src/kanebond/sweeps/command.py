@@ -10,13 +10,14 @@ row per point) and ``sweep.png``.
 from __future__ import annotations
 
 import csv
+import math
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from .points import SweepError
+from .points import MAX_POINTS, SweepError
 
 __all__ = ["parse_axis", "read_samples", "run_simulations", "run_linearization"]
 
@@ -38,11 +39,19 @@ def parse_axis(text: str) -> tuple[str, list[float]]:
             raise ValueError(f"{text!r}: START and STOP must be numbers, NUM an integer") from None
         if num < 1:
             raise ValueError(f"{text!r}: NUM must be at least 1")
+        if num > MAX_POINTS:
+            raise ValueError(f"{text!r}: NUM is more than the {MAX_POINTS:,} points a sweep "
+                             "may have")
+        if not (math.isfinite(start) and math.isfinite(stop)):
+            raise ValueError(f"{text!r}: START and STOP must be finite numbers")
         return name, [float(v) for v in np.linspace(start, stop, num)]
     try:
-        return name, [float(v) for v in rest.split(",")]
+        values = [float(v) for v in rest.split(",")]
     except ValueError:
         raise ValueError(f"{text!r}: the values must be numbers separated by commas") from None
+    if not all(math.isfinite(v) for v in values):
+        raise ValueError(f"{text!r}: the values must be finite numbers (no nan or inf)")
+    return name, values
 
 
 def read_samples(path: Path) -> list[dict[str, float]]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import itertools
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -17,9 +18,13 @@ from ..errors import ModelError, SweepError
 from ..runspec import cached_system, model_file, symbol_name
 
 __all__ = ["SweepError", "require", "Points", "expand", "split_names", "model_spec",
-           "model_system", "floats"]
+           "model_system", "floats", "check_size", "MAX_POINTS"]
 
 INSTALL_HINT = "pip install 'kanebond[sweep]'"
+
+#: The most points one sweep may have: each is a simulation or a linearization, and the
+#: points are listed in memory before any runs.
+MAX_POINTS = 1_000_000
 
 
 def require(module: str) -> Any:
@@ -56,24 +61,39 @@ def _number(value: Any, where: str) -> float:
     else:
         text = value
     try:
-        return float(text)
+        out = float(text)
     except (TypeError, ValueError):
         raise SweepError(f"{where}: {value!r:.60} is not a number") from None
+    if not math.isfinite(out):
+        raise SweepError(f"{where}: {value!r:.60} is not a finite number")
+    return out
 
 
 def _grid(grid: Mapping[str, Any]) -> Points:
     """The full Cartesian grid of the axes {name: sequence of values}."""
     if not grid:
         raise SweepError("empty grid: give at least one name with its values")
-    axes = []
+    seqs = {}
     for name, seq in grid.items():
         if isinstance(seq, (str, bytes)) or not hasattr(seq, "__iter__"):
             seq = [seq]
-        vals = [_number(v, f"grid axis {name!r}") for v in seq]
-        if not vals:
+        seqs[name] = seq if hasattr(seq, "__len__") else list(seq)
+        if not len(seqs[name]):
             raise SweepError(f"grid axis {name!r} has no values")
-        axes.append(vals)
+    check_size({str(n): len(v) for n, v in seqs.items()})
+    axes = [[_number(v, f"grid axis {name!r}") for v in seq] for name, seq in seqs.items()]
     return Points([str(n) for n in grid], list(itertools.product(*axes)))
+
+
+def check_size(lengths: Mapping[str, int]) -> int:
+    """The number of points of a grid with axes of these lengths; a SweepError naming the
+    size before anything is built when it is more than :data:`MAX_POINTS`."""
+    total = math.prod(lengths.values())
+    if total > MAX_POINTS:
+        shape = " × ".join(f"{n} ({k:,})" for n, k in lengths.items())
+        raise SweepError(f"the grid {shape} has {total:,} points, more than {MAX_POINTS:,} in "
+                         "one sweep: take fewer values per axis, or split the sweep")
+    return total
 
 
 def _records(samples: Any) -> list[Mapping[str, Any]]:
