@@ -23,7 +23,6 @@ HOLDS = {
     "_version": "the version",
     "errors": "KanebondError and its kin",
     "progress": "progress lines",
-    "_aliases": "old module paths",
     "symbolic": "expression DAG, safe text",
     "mechanics": "q' = Q f, partial velocities, loads, A, D, C, e, p̂, ê, T*",
     "constraints": "embedded, prescribed, adjoined constraints",

@@ -19,7 +19,7 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "kanebond"
 #: docs/architecture.md shows the same table, and docs/make_architecture.py draws its picture
 #: from this list.
 FLOORS: list[set[str]] = [
-    {"_version", "errors", "progress", "_aliases"},  # what every floor may use
+    {"_version", "errors", "progress"},  # what every floor may use
     {"symbolic"},  # expression DAG, helpers, safe text
     {"mechanics"},  # q' = Q f, partial velocities, loads, A, D, C, e, p̂, ê, T*
     {"constraints"},  # embedded, prescribed, adjoined; auxiliary speeds
@@ -34,7 +34,7 @@ FLOORS: list[set[str]] = [
     {"report", "sweeps"},  # the HTML report, Dask sweeps
     {"demo", "cli", ""},  # the command; "" is the package's __init__
 ]
-#: at most this many modules directly in src/kanebond (DESIGN: about a dozen)
+#: at most this many modules directly in src/kanebond (about a dozen)
 TOP_LEVEL_LIMIT = 12
 LINE_LIMIT = 620
 
@@ -176,8 +176,7 @@ def test_no_private_name_crosses_a_module():
 
 
 def test_imports_name_real_modules():
-    """No module imports through an old path of the flat layout (kanebond._aliases keeps those
-    for users) or a module that does not exist."""
+    """No module imports a module that does not exist (an old path of the flat layout)."""
     bad = [f"{n}: {u}" for n, m in _modules().items() for u in m.unresolved]
     assert not bad, "\n".join(bad)
 

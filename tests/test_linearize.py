@@ -203,14 +203,14 @@ def test_rolling_disk_boundary_by_sweep_and_bisection(disk):
     op, consts = disk_setup(disk, 0.0)
     del op[u2]  # the swept speed needs no value in op_point
     spins = np.linspace(0.5, 6.0, 56)
-    sw = kb.linearize.sweep(disk, u2, spins, op, consts, reduce=True)
+    sw = kb.linear.sweep(disk, u2, spins, op, consts, reduce=True)
     unstable = sw.max_real > 1e-8
     assert unstable[0] and not unstable[-1]
     k = int(np.argmax(~unstable))  # first stable value
     lo, hi = spins[k - 1], spins[k]
     while hi - lo > 1e-10 * hi:
         mid = 0.5 * (lo + hi)
-        if kb.linearize.sweep(disk, u2, [mid], op, consts, reduce=True).max_real[0] > 1e-8:
+        if kb.linear.sweep(disk, u2, [mid], op, consts, reduce=True).max_real[0] > 1e-8:
             lo = mid
         else:
             hi = mid
@@ -414,7 +414,7 @@ def test_sweep_over_a_constant_and_plot(cart):
     q0, q1, u0, u1 = cart.coordinates + cart.speeds
     m0, m1, l1, g = sp.symbols("m0 m1 l1 g", positive=True)
     lengths = np.linspace(0.2, 2.0, 100)
-    sw = kb.linearize.sweep(cart, l1, lengths, {q1: 0.0, u0: 0.0, u1: 0.0},
+    sw = kb.linear.sweep(cart, l1, lengths, {q1: 0.0, u0: 0.0, u1: 0.0},
                             {m0: 2.0, m1: 0.5, g: G})
     assert sw.values.shape == (100,)
     assert sw.eigenvalues.shape == (100, 4)
@@ -422,7 +422,7 @@ def test_sweep_over_a_constant_and_plot(cart):
     k = (2.0 + 0.5) * G / (2.0 * lengths)
     np.testing.assert_allclose(sw.eigenvalues.imag.max(axis=1), np.sqrt(k), rtol=1e-10)
     assert sw.linearizations[7].constants[l1] == lengths[7]
-    sw_red = kb.linearize.sweep(cart, "l1", lengths[:5], {q1: 0.0, u0: 0.0, u1: 0.0},
+    sw_red = kb.linear.sweep(cart, "l1", lengths[:5], {q1: 0.0, u0: 0.0, u1: 0.0},
                                 {m0: 2.0, m1: 0.5, g: G, l1: 99.0}, reduce=True)
     assert sw_red.eigenvalues.shape == (5, 3)
     assert sw_red.state == [q1, u0, u1]
@@ -440,19 +440,19 @@ def test_sweep_over_a_speed_matches_single_linearizations(disk):
     q3 = disk.coordinates[4]
     op, consts = disk_setup(disk, 0.0)
     spins = [0.5, 2.0, 4.0]
-    sw = kb.linearize.sweep(disk, u2, spins, op, consts, drop=disk.coordinates[:3] + [q3])
+    sw = kb.linear.sweep(disk, u2, spins, op, consts, drop=disk.coordinates[:3] + [q3])
     assert sw.eigenvalues.shape == (3, 4)
     for i, spin in enumerate(spins):
         single = disk.linearize({**op, u2: spin}, consts).reduce()
         np.testing.assert_allclose(sw.eigenvalues[i], single.eigenvalues, atol=1e-12)
         assert sw.linearizations[i].op_point[u2] == spin
     # drop some, reduce the rest (a generator for drop, used once per value): the same 4 states
-    part = kb.linearize.sweep(disk, u2, spins, op, consts,
+    part = kb.linear.sweep(disk, u2, spins, op, consts,
                               drop=(c for c in disk.coordinates[:2]), reduce=True)
     assert [str(s) for s in part.linearizations[0].coordinates] == ["q2(t)"]
     np.testing.assert_allclose(part.eigenvalues, sw.eigenvalues, atol=1e-12)
     with pytest.raises(kb.ModelError, match="neither a constant"):
-        kb.linearize.sweep(disk, sp.Symbol("v"), spins, op, consts)
+        kb.linear.sweep(disk, sp.Symbol("v"), spins, op, consts)
 
 
 def test_sweep_does_not_differentiate_again(disk, monkeypatch):
@@ -465,7 +465,7 @@ def test_sweep_does_not_differentiate_again(disk, monkeypatch):
     monkeypatch.setattr(sp, "lambdify", forbidden)
     monkeypatch.setattr(sp.MatrixBase, "jacobian", forbidden)
     monkeypatch.setattr(sp.Expr, "diff", forbidden)
-    sw = kb.linearize.sweep(disk, disk.speeds[1], np.linspace(0, 5, 100), op, consts)
+    sw = kb.linear.sweep(disk, disk.speeds[1], np.linspace(0, 5, 100), op, consts)
     assert sw.eigenvalues.shape == (100, 8)
 
 

@@ -1,4 +1,4 @@
-"""The public API is a contract (DESIGN.md): ``kanebond.__all__``, the signatures of its
+"""The public API is a contract: ``kanebond.__all__``, the signatures of its
 functions and of its classes' public methods, and the module paths the README and the docs
 show. The pin below was taken from the flat layout before issue 20 moved every module into a
 package: moving files must not change what users call."""
@@ -11,7 +11,6 @@ import inspect
 import pytest
 
 import kanebond as kb
-from kanebond._aliases import MOVED
 
 API: dict = {
  'AdjoinedConstraint': {'__init__': '(self, phi, velocities=(), value=0, *, name=None)'},
@@ -199,10 +198,8 @@ def test_sweeps_at_the_top_level():
 
 # (module path, name) as the README and the docs write them
 DOCUMENTED = [
-    ("kanebond.identities", "check_identities"),
-    ("kanebond.linearize", "sweep"),
-    ("kanebond.safe_expr", "parse"),
-    ("kanebond.safe_expr", "FUNCTIONS"),
+    ("kanebond.symbolic.safe_expr", "parse"),
+    ("kanebond.symbolic.safe_expr", "FUNCTIONS"),
     ("kanebond.models", "FOUR_BAR_DEFAULTS"),
     ("kanebond.models.chain", "chain_3d_parameters"),
     ("kanebond.models.diffdrive", "differential_drive_with_motors"),
@@ -224,32 +221,11 @@ def test_documented_paths_import(path, name):
     assert getattr(importlib.import_module(path), name) is not None
 
 
-@pytest.mark.parametrize("old", sorted(MOVED))
-def test_old_module_paths_are_the_moved_modules(old):
-    """``kanebond.<old>`` (the flat layout) is the module at its new path, the same object, with
-    its own name and spec (pickles and relative imports inside it see the new path)."""
-    new = importlib.import_module("kanebond." + MOVED[old])
-    assert new.__name__ == new.__spec__.name == "kanebond." + MOVED[old]
-    alias = importlib.import_module("kanebond." + old)
-    if alias.__name__ == "kanebond." + old:
-        # a package now stands where the module stood (kanebond.numeric): every name the
-        # module exported is still there, the same object
-        assert hasattr(alias, "__path__")
-        for name in new.__all__:
-            assert getattr(alias, name) is getattr(new, name), name
-        assert not hasattr(alias, "no_such_name")
-    else:
-        assert alias is new
-        assert getattr(kb, old) is new  # kb.<old> as an attribute too
-
-
-def test_old_paths_give_the_same_objects():
-    from kanebond.constrained import ConstrainedModel
-    from kanebond.kinematics import solve_kinematics
-
-    from kanebond.mechanics.kinematics import solve_kinematics as new
-
-    assert ConstrainedModel is kb.ConstrainedModel
-    assert solve_kinematics is new
+@pytest.mark.parametrize("old", ["kinematics", "linearize", "identities", "safe_expr",
+                                 "constrained", "codegen", "matrices"])
+def test_there_are_no_paths_of_the_flat_layout(old):
+    """The flat layout before the floors (issue 20) was never released: its module paths are
+    gone, not aliased (``kanebond.linearize`` is ``kanebond.linear``)."""
     with pytest.raises(ImportError):
-        importlib.import_module("kanebond.no_such_module")
+        importlib.import_module("kanebond." + old)
+    assert not hasattr(kb, old)

@@ -4,7 +4,7 @@ Implements Phillips & Amirouche, *Kane's equations for nonholonomic systems in b
 compatible velocity and momentum forms* (ECCOMAS Multibody 2021, cited as [PA21]).
 """
 
-from . import _aliases, models  # kb.models.<model>() right after `import kanebond`
+from . import models  # kb.models.<model>() right after `import kanebond`
 from ._version import __version__
 from .constraints.resolve import AdjoinedConstraint, VelocityConstraint
 from .errors import (
@@ -79,13 +79,10 @@ __all__ = [
 ]
 
 
-_aliases.install()  # the module paths of the flat layout before issue 20 keep working
-
-
 def __getattr__(name: str):
     """``kb.sweep_simulate`` and ``kb.sweep_linearize``: :mod:`kanebond.sweeps` imported on
     first use, so that ``import kanebond`` imports neither Dask nor xarray (the optional
-    ``sweep`` extra); ``kb.<old module>`` (e.g. ``kb.linearize``): the module at its new path."""
+    ``sweep`` extra)."""
     if name in ("sweep_simulate", "sweep_linearize"):
         from . import sweeps
 
@@ -94,7 +91,4 @@ def __getattr__(name: str):
         from .simulate.ensemble import simulate_ensemble
 
         return simulate_ensemble
-    module = _aliases.moved_module(name)
-    if module is not None:
-        return module
     raise AttributeError(f"module 'kanebond' has no attribute {name!r}")

@@ -19,6 +19,7 @@ import click
 from click.core import ParameterSource
 
 from .errors import KanebondError, ModelError
+from .model.parameters import name_of
 from .progress import working
 from .runspec import (
     cached_graph,
@@ -28,7 +29,6 @@ from .runspec import (
     resolve_model,
     simulate_case,
     state_values,
-    symbol_name,
 )
 
 DEFAULT_OUT = "kanebond-out"
@@ -37,7 +37,7 @@ GRAPH_FORMS = ("unreduced", "velocity", "momentum", "lagrangian")
 
 
 # ---------------------------------------------------------------------------------- models
-_name = symbol_name
+_name = name_of
 _constants = constant_values
 _states = state_values
 

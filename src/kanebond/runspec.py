@@ -18,9 +18,10 @@ from pathlib import Path
 from typing import Any
 
 from .errors import ModelError
+from .model.parameters import name_of
 
 __all__ = ["Case", "resolve_model", "cached_system", "cached_graph", "prepare", "simulate_case",
-           "constant_values", "state_values", "symbol_name", "default_tables", "FILE_SUFFIXES",
+           "constant_values", "state_values", "default_tables", "FILE_SUFFIXES",
            "model_file", "export_fmu"]
 
 FILE_SUFFIXES = (".toml", ".urdf")
@@ -122,7 +123,7 @@ def _shipped_values(spec: str, system: Any) -> dict[str, dict[str, float]]:
     the report and the sweeps; empty where no file matches."""
     from .modelfile import file_values, shipped_files
 
-    names = [symbol_name(q) for q in system.coordinates]
+    names = [name_of(q) for q in system.coordinates]
     for path in shipped_files(spec):
         values = file_values(path)
         if values.coordinates == names:
@@ -167,14 +168,6 @@ def resolve_model(spec: str) -> tuple[Any, dict[str, float]]:
     return r.system, r.defaults
 
 
-def symbol_name(symbol: Any) -> str:
-    """A symbol's name; a dynamicsymbol ``F(t)`` is ``F``."""
-    func = getattr(symbol, "func", None)
-    if getattr(symbol, "args", None) and func is not None and hasattr(func, "__name__"):
-        return func.__name__
-    return str(symbol)
-
-
 def constant_values(system: Any, defaults: Mapping[str, float], given: Mapping[str, float],
                     optional: tuple[str, ...] = ()) -> dict:
     """{symbol: float} for every constant (and input, default 0) of ``system``.
@@ -182,8 +175,8 @@ def constant_values(system: Any, defaults: Mapping[str, float], given: Mapping[s
     ``given`` overrides ``defaults``; a constant with neither is an error naming it, unless it
     is in ``optional`` (e.g. a swept parameter); an unknown name in ``given`` is an error.
     """
-    consts = {symbol_name(c): c for c in system.constants}
-    inputs = {symbol_name(r): r for r in system.inputs}
+    consts = {name_of(c): c for c in system.constants}
+    inputs = {name_of(r): r for r in system.inputs}
     unknown = [n for n in given if n not in consts and n not in inputs]
     if unknown:
         raise ModelError(f"{', '.join(unknown)} is not a constant or input of this model; "
@@ -211,12 +204,12 @@ def state_values(system: Any, given: Mapping[str, float], what: str,
     With ``solved``, dependent coordinates not given are left out (to be solved from the
     configuration constraints).
     """
-    states = {symbol_name(s): s for s in list(system.coordinates) + list(system.speeds)}
+    states = {name_of(s): s for s in list(system.coordinates) + list(system.speeds)}
     unknown = [n for n in given if n not in states]
     if unknown:
         raise ModelError(f"{', '.join(unknown)} is not a coordinate or speed of this model "
                          f"({what}); its states are {', '.join(states)}")
-    skip = {symbol_name(q) for q in dependent_coordinates(system)} if solved else set()
+    skip = {name_of(q) for q in dependent_coordinates(system)} if solved else set()
     return {sym: float(given.get(n, 0.0)) for n, sym in states.items()
             if n in given or n not in skip}
 
@@ -227,9 +220,9 @@ def _with_guesses(spec: str, system: Any, x0: dict, initial: Mapping[str, float]
     guess = _guess_tables().get(spec)
     if guess is None:
         return x0
-    values = guess(dict(initial), {symbol_name(k): v for k, v in constants.items()})
-    dep = {symbol_name(q) for q in dependent_coordinates(system)} - set(initial)
-    return {sym: float(values[symbol_name(sym)]) if symbol_name(sym) in dep & set(values) else v
+    values = guess(dict(initial), {name_of(k): v for k, v in constants.items()})
+    dep = {name_of(q) for q in dependent_coordinates(system)} - set(initial)
+    return {sym: float(values[name_of(sym)]) if name_of(sym) in dep & set(values) else v
             for sym, v in x0.items()}
 
 
@@ -287,7 +280,7 @@ def _prepare_graph(spec: str, r: _Resolved, sets: dict, given: dict) -> Case:
     graph compiled with the file's values under ``sets`` (a missing one is named), the
     initial state by the graph's state names (other states 0)."""
     num = r.graph.numeric({**r.defaults, **sets})
-    known = {symbol_name(p) for p in num.parameters}
+    known = {name_of(p) for p in num.parameters}
     unknown = [n for n in sets if n not in known]
     if unknown:
         raise ModelError(f"{', '.join(unknown)} is not a constant or input of the bond graph "

@@ -14,12 +14,6 @@ multiplier solve) are in :mod:`kanebond.numeric`; the run-time monitor is in
 :mod:`kanebond.simulate`.
 """
 
-from .._aliases import old_module_attribute
 from .resolve import AdjoinedConstraint, VelocityConstraint
 
 __all__ = ["AdjoinedConstraint", "VelocityConstraint"]
-
-
-def __getattr__(name: str):
-    """The names of the flat layout's ``kanebond.constraints`` module, now :mod:`.resolve`."""
-    return old_module_attribute(__name__, name)

@@ -5,14 +5,8 @@
   (32), checked numerically at random states.
 """
 
-from .._aliases import old_module_attribute
 from .identities import check_identities
 from .kane import Form, HamiltonianForm, LagrangianForm, MomentumForm, VelocityForm
 
 __all__ = ["Form", "VelocityForm", "MomentumForm", "LagrangianForm", "HamiltonianForm",
            "check_identities"]
-
-
-def __getattr__(name: str):
-    """The names of the flat layout's ``kanebond.forms`` module, now :mod:`.kane`."""
-    return old_module_attribute(__name__, name)

@@ -37,10 +37,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import sympy as sp
-from sympy.core.function import AppliedUndef
 
 from ..errors import ModelError
-from ..mechanics.kinematics import show, t
+from ..mechanics.kinematics import t
+from ..model.parameters import name_of
 from .jacobians import Linearizer
 
 if TYPE_CHECKING:  # pragma: no cover - import for annotations only
@@ -118,12 +118,12 @@ class Linearization:
     def index(self, symbol: Any) -> int:
         """Position of a state symbol (or its name) in :attr:`state`."""
         for i, s in enumerate(self.state):
-            if s == symbol or (isinstance(symbol, str) and _name(s) == symbol):
+            if s == symbol or (isinstance(symbol, str) and name_of(s) == symbol):
                 return i
         raise ModelError(
             f"{_label(symbol)} is not a state of this linear model; its state is "
-            f"[{', '.join(_name(s) for s in self.state)}]"
-            + (f" (dropped: {', '.join(_name(s) for s in self.dropped)})" if self.dropped else "")
+            f"[{', '.join(name_of(s) for s in self.state)}]"
+            + (f" (dropped: {', '.join(name_of(s) for s in self.dropped)})" if self.dropped else "")
             + "."
         )
 
@@ -163,7 +163,7 @@ class Linearization:
             i = self.index(c)
             if i >= len(self.coordinates):
                 raise ModelError(
-                    f"{_name(self.state[i])} is a speed; only coordinates can be dropped."
+                    f"{name_of(self.state[i])} is a speed; only coordinates can be dropped."
                 )
             if i not in idx:
                 idx.append(i)
@@ -175,8 +175,8 @@ class Linearization:
                 if hits:
                     i = hits[0]
                     raise ModelError(
-                        f"coordinate {_name(self.state[j])} cannot be dropped: the rate of "
-                        f"{_name(self.state[i])} depends on it (A[{i}, {j}] = "
+                        f"coordinate {name_of(self.state[j])} cannot be dropped: the rate of "
+                        f"{name_of(self.state[i])} depends on it (A[{i}, {j}] = "
                         f"{self.A[i, j]:.6g}), so the reduced model would be wrong. Drop only "
                         f"coordinates listed by ignorable(), or pass check=False."
                     )
@@ -220,8 +220,8 @@ class Linearization:
             if hits:
                 i = hits[0]
                 raise ModelError(
-                    f"{_name(self.state[j])} cannot be left out: the rate of "
-                    f"{_name(self.state[i])} depends on it (A[{i}, {j}] = {self.A[i, j]:.6g}); "
+                    f"{name_of(self.state[j])} cannot be left out: the rate of "
+                    f"{name_of(self.state[i])} depends on it (A[{i}, {j}] = {self.A[i, j]:.6g}); "
                     f"keep it, or linearize about an operating point where they decouple."
                 )
         dropped = tuple(self.state[j] for j in out)
@@ -236,9 +236,9 @@ class Linearization:
         )
 
     def __repr__(self) -> str:
-        state = ", ".join(_name(s) for s in self.state)
+        state = ", ".join(name_of(s) for s in self.state)
         return (
-            f"Linearization(state=[{state}], inputs=[{', '.join(map(_name, self.inputs))}], "
+            f"Linearization(state=[{state}], inputs=[{', '.join(map(name_of, self.inputs))}], "
             f"max Re(eigenvalue)={float(np.max(self.eigenvalues.real)):.6g})"
         )
 
@@ -324,29 +324,23 @@ class Sweep:
                 color="C1", label="imaginary part",
             )
         ax.axhline(0.0, color="0.6", linewidth=0.8)
-        ax.set_xlabel(_name(self.parameter))
+        ax.set_xlabel(name_of(self.parameter))
         ax.set_ylabel("eigenvalue")
         ax.legend(loc="best")
         return fig
 
     def __repr__(self) -> str:
         return (
-            f"Sweep({_name(self.parameter)}: {len(self.values)} values, "
+            f"Sweep({name_of(self.parameter)}: {len(self.values)} values, "
             f"{self.eigenvalues.shape[1] if self.eigenvalues.ndim == 2 else 0} eigenvalues each)"
         )
 
 
 # ---------------------------------------------------------------------------------- helpers
-def _name(x: Any) -> str:
-    if isinstance(x, AppliedUndef):
-        return x.func.__name__
-    if isinstance(x, sp.Symbol):
-        return x.name
-    return show(x) if isinstance(x, sp.Basic) else str(x)
 
 
 def _label(x: Any) -> str:
-    return repr(x) if isinstance(x, str) else _name(x)
+    return repr(x) if isinstance(x, str) else name_of(x)
 
 
 def _scale(A: np.ndarray) -> float:
@@ -551,7 +545,7 @@ def _sweep_parameter(system: KaneModel, lz: Linearizer, parameter: Any) -> Any:
     """The swept symbol: ``parameter`` itself, or the state, input or constant it names."""
     if not isinstance(parameter, str):
         return parameter
-    names = {_name(s): s for s in [*lz.coordinates, *lz.speeds, *lz.inputs, *lz.constants]}
+    names = {name_of(s): s for s in [*lz.coordinates, *lz.speeds, *lz.inputs, *lz.constants]}
     if parameter not in names:
         raise ModelError(
             f"sweep: {parameter!r} names no constant, coordinate, speed or input of "
@@ -567,15 +561,15 @@ def _with_parameter(system: KaneModel, lz: Linearizer, parameter: Any, first: fl
     op = dict(op_point or {})
     cst = dict(constants or {})
     if parameter in lz.constants:
-        cst = {k: v for k, v in cst.items() if k != parameter and k != _name(parameter)}
+        cst = {k: v for k, v in cst.items() if k != parameter and k != name_of(parameter)}
         cst[parameter] = first
     elif parameter in lz.coordinates + lz.speeds or parameter in lz.inputs:
-        op = {k: v for k, v in op.items() if k != parameter and k != _name(parameter)}
+        op = {k: v for k, v in op.items() if k != parameter and k != name_of(parameter)}
         op[parameter] = first
     else:
         raise ModelError(
             f"sweep: {_label(parameter)} is neither a constant "
-            f"([{', '.join(map(_name, lz.constants))}]) nor a coordinate, speed or input of "
+            f"([{', '.join(map(name_of, lz.constants))}]) nor a coordinate, speed or input of "
             f"{system.name}; sweep one of those."
         )
     return op, cst

@@ -2,7 +2,7 @@
 
 Everything here works on SymPy vectors in their per-frame form (a list of measure-number
 columns, one per frame) and never expresses a vector in one frame: that keeps expressions for deep
-chains small ([PA21] §2.2, DESIGN principle 2).
+chains small ([PA21] §2.2; docs/architecture.md).
 
 * :func:`solve_kinematics` (:mod:`kanebond.mechanics.kdes`, re-exported here) turns kinematic
   differential equations into q' = Q(q) f ([PA21] (1)).

@@ -7,12 +7,6 @@ The public facade :class:`kanebond.KaneSystem` (``system.py``) is a KaneModel wi
 methods that reach the floors above.
 """
 
-from .._aliases import old_module_attribute
 from .kane_model import KaneModel
 
 __all__ = ["KaneModel"]
-
-
-def __getattr__(name: str):
-    """The names of the flat layout's ``kanebond.model`` module, now :mod:`.kane_model`."""
-    return old_module_attribute(__name__, name)

@@ -14,14 +14,8 @@ and :class:`~kanebond.numeric.ConstrainedModel` (prescribed flows and adjoined
 multipliers).
 """
 
-from .._aliases import old_module_attribute
 from .cbackend import cache_dir, compiler_available
 from .constrained import ConstrainedModel
 from .model import NumericModel
 
 __all__ = ["NumericModel", "ConstrainedModel", "cache_dir", "compiler_available"]
-
-
-def __getattr__(name: str):
-    """The names of the flat layout's ``kanebond.numeric`` module, now :mod:`.model`."""
-    return old_module_attribute(__name__, name)

@@ -1,4 +1,4 @@
-"""The C of a numeric model for use outside kanebond (an FMU, :mod:`kanebond.fmu`).
+"""The C of a numeric model for use outside kanebond (an FMU, :mod:`kanebond.io.fmu`).
 
 :func:`c_model` gathers what the C backend compiles for a :class:`NumericModel` on the per-body
 path (the kernels k_pos, k_vel and the runtime of [PA21] (53)–(57), with the numeric embedding of

@@ -12,7 +12,7 @@ Three paths give the same numbers (tests prove it to 1e-12):
   form too (see :mod:`kanebond.numeric.treepath`). A, e and the rest come from the per-body
   path, built lazily.
 
-* ``path="bodies"`` (the scalable one, DESIGN principle 2): code is generated only for the
+* ``path="bodies"`` (the scalable one): code is generated only for the
   per-body kinematic quantities in inertial components (:mod:`kanebond.numeric.program`) and the
   system quantities are assembled numerically with the rigid-body formulas ([PA21] (53)–(57)):
 

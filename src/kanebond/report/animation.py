@@ -22,7 +22,7 @@ import sympy as sp
 import sympy.physics.mechanics as me
 from sympy.core.function import AppliedUndef
 
-from ..runspec import symbol_name
+from ..model.parameters import name_of
 from .solids import ellipsoid, primitive
 
 __all__ = ["MAX_FRAMES", "animation_data", "fixed_origin"]
@@ -261,14 +261,14 @@ def animation_data(system: Any, traj: Any, constants: dict) -> dict:
     points along +N.z: :func:`_up`) and ``ground`` (draw the plane N.xy: :func:`_ground`)."""
     idx = _samples(np.asarray(traj.t))
     columns = set(traj.columns())
-    names = [symbol_name(q) for q in system.coordinates]
+    names = [name_of(q) for q in system.coordinates]
     if not all(n in columns for n in names):  # e.g. a graph whose states are named otherwise
         names = []
     Q = np.column_stack([np.asarray(traj[n], dtype=float)[idx] for n in names]) if names \
         else np.zeros((len(idx), 0))
     coords = list(system.coordinates)[: Q.shape[1]]
     # constants by symbol (a coupled graph's run gives them by name)
-    by_name = {symbol_name(c): c for c in system.constants}
+    by_name = {name_of(c): c for c in system.constants}
     constants = {by_name.get(k, k) if isinstance(k, str) else k: v
                  for k, v in constants.items()}
     bodies = [_body_entry(b, system, coords, constants, Q) for b in system.bodies]

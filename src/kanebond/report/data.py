@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from ..runspec import symbol_name
+from ..model.parameters import name_of
 
 __all__ = ["summary", "audit_table", "constraint_tables", "eigenvalue_table", "png_uri",
            "trajectory_plot", "energy_plot", "bond_graph_svg", "graph_form", "fmt"]
@@ -24,7 +24,7 @@ def fmt(value: float) -> str:
 
 
 def _names(items: Any) -> list[str]:
-    return [symbol_name(s) for s in items]
+    return [name_of(s) for s in items]
 
 
 def summary(case: Any) -> dict[str, Any]:
@@ -35,15 +35,15 @@ def summary(case: Any) -> dict[str, Any]:
                          ("dependent speed", getattr(s, "dependent_speeds", [])),
                          ("prescribed speed", list(getattr(s, "prescribed", {}) or {})),
                          ("adjoined constraint", getattr(s, "adjoined", []))):
-        constraints += [f"{label} {symbol_name(getattr(i, 'name', i))}" for i in items or []]
+        constraints += [f"{label} {name_of(getattr(i, 'name', i))}" for i in items or []]
     R, S = len(s.coordinates), len(s.speeds)
     if not s.is_holonomic and R > S:
         constraints.append(f"{R - S} nonholonomic constraint(s) in q' = Q f")
     return {
         "name": str(s.name), "spec": case.name, "text": repr(s),
         "coordinates": _names(s.coordinates), "speeds": _names(s.speeds),
-        "constants": [(symbol_name(k), fmt(v)) for k, v in case.constants.items()],
-        "initial": [(symbol_name(k), fmt(v)) for k, v in case.x0.items()],
+        "constants": [(name_of(k), fmt(v)) for k, v in case.constants.items()],
+        "initial": [(name_of(k), fmt(v)) for k, v in case.x0.items()],
         "bodies": [f"{b.name} ({type(b).__name__})" for b in s.bodies] + [
             f"{g.name} (GeneralizedInertia of {', '.join(_names(g.coordinates))})"
             for g in getattr(s, "inertias", [])],
@@ -105,7 +105,7 @@ def redundancy_note(system: Any) -> str:
 def eigenvalue_table(system: Any, traj: Any, constants: dict) -> dict[str, Any]:
     """Eigenvalues of the linearization about the initial state of ``traj``: {"state",
     "rows": [(real, imag)], "note"}; a failure is a note, never an error."""
-    op = {s: float(traj[symbol_name(s)][0]) for s in
+    op = {s: float(traj[name_of(s)][0]) for s in
           list(system.coordinates) + list(system.speeds)}
     try:
         lin = system.linearize(op, constants)

@@ -9,14 +9,8 @@ constraints watched between steps); :mod:`~kanebond.simulate.trajectory` and
 New integrators go here.
 """
 
-from .._aliases import old_module_attribute
 from .events import Event
 from .solve import simulate
 from .trajectory import EnergyAudit, Trajectory
 
 __all__ = ["simulate", "Trajectory", "EnergyAudit", "Event"]
-
-
-def __getattr__(name: str):
-    """The names of the flat layout's ``kanebond.simulate`` module, now :mod:`.solve`."""
-    return old_module_attribute(__name__, name)

@@ -17,7 +17,6 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
-from sympy.core.function import AppliedUndef
 
 from .._version import __version__
 from ..errors import (
@@ -29,7 +28,7 @@ from ..errors import (
     SingularMassMatrixError,
 )
 from ..mechanics.kinematics import show
-from ..model.parameters import initial_state_vector
+from ..model.parameters import initial_state_vector, name_of
 from ..numeric.cjac import jacobian_function
 from .crossing import HISTORY, Gap, cross
 from .events import active_events, event_root, prepare_events
@@ -137,7 +136,7 @@ class Run:
             "rtol": o["rtol"], "atol": o["atol"], "max_step": o["max_step"],
             "t_span": [self.t0, self.tf], "backend": getattr(num, "backend", None),
             "constants": {
-                (k.func.__name__ if isinstance(k, AppliedUndef) else str(k)):
+                name_of(k):
                     (v if isinstance(v, (int, float)) else repr(v))
                 for k, v in getattr(num, "constants", {}).items()
             },

@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import sympy as sp
-from sympy.core.function import AppliedUndef
 
 from .._version import __version__
 from ..errors import ColumnError
+from ..model.parameters import name_of
 from . import trajectory_io
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -367,7 +367,7 @@ class Trajectory:
         """A column by name or symbol: a coordinate, speed, ``p_<speed>``, ``t``, ``T_star``,
         ``power``, a load name (its power), ``power[<load>]`` or ``work[<load>]``."""
         if isinstance(key, sp.Basic):
-            name = key.func.__name__ if isinstance(key, AppliedUndef) else str(key)
+            name = name_of(key)
         else:
             name = str(key)
         cols = self._columns()

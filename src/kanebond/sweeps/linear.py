@@ -8,7 +8,8 @@ from typing import Any
 
 import numpy as np
 
-from ..runspec import prepare, state_values, symbol_name
+from ..model.parameters import name_of
+from ..runspec import prepare, state_values
 from .points import SweepError, floats, model_spec, model_system, require, split_names
 from .runner import run_tasks, serial_wanted
 from .tasks import linearize_chunk
@@ -76,7 +77,7 @@ def sweep_linearize(model: str, parameter: str, values: Sequence[float] | np.nda
     consts, _ = split_names(model, [name])
     if consts:
         sets = {**sets, name: float(vals[0])}  # the sweep sets every value itself
-    op = {symbol_name(k): v for k, v in state_values(
+    op = {name_of(k): v for k, v in state_values(
         model_system(model), {k: v for k, v in op.items() if k != name}, "op_point",
         solved=True).items()}  # every state not given is 0, a dependent one solved
     prepare(model, sets, {})  # a missing or unknown constant raises here, once

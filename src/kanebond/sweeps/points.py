@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import ModelError, SweepError
-from ..runspec import cached_system, model_file, symbol_name
+from ..model.parameters import name_of
+from ..runspec import cached_system, model_file
 
 __all__ = ["SweepError", "require", "Points", "expand", "split_names", "model_spec",
            "model_system", "floats", "check_size", "MAX_POINTS"]
@@ -153,11 +154,11 @@ def _names(spec: str) -> tuple[set[str], list[str], set[str]]:
 
     if cached_graph(spec) is not None:
         num = prepare(spec).numeric
-        return {symbol_name(p) for p in num.parameters}, list(num.state_names), set()
+        return {name_of(p) for p in num.parameters}, list(num.state_names), set()
     system = model_system(spec)
-    params = {symbol_name(c) for c in list(system.constants) + list(system.inputs)}
-    states = [symbol_name(s) for s in list(system.coordinates) + list(system.speeds)]
-    dependent = {symbol_name(q) for q in getattr(system, "dependent_coordinates", None) or []}
+    params = {name_of(c) for c in list(system.constants) + list(system.inputs)}
+    states = [name_of(s) for s in list(system.coordinates) + list(system.speeds)]
+    dependent = {name_of(q) for q in getattr(system, "dependent_coordinates", None) or []}
     return params, states, dependent
 
 
@@ -189,5 +190,5 @@ def floats(mapping: Mapping[str, Any] | None, what: str) -> dict[str, float]:
     if not isinstance(mapping, Mapping):
         raise SweepError(f"{what} must be a mapping {{name: value}}, got "
                          f"{type(mapping).__name__}")
-    return {symbol_name(k) if not isinstance(k, str) else k: _number(v, f"{what} {k!s}")
+    return {name_of(k) if not isinstance(k, str) else k: _number(v, f"{what} {k!s}")
             for k, v in mapping.items()}

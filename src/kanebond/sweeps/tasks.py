@@ -16,7 +16,8 @@ from typing import Any
 import numpy as np
 
 from ..errors import KanebondError
-from ..runspec import Case, dependent_coordinates, prepare, symbol_name
+from ..model.parameters import name_of
+from ..runspec import Case, dependent_coordinates, prepare
 from ..simulate.solve import simulate
 
 __all__ = ["numeric_model", "simulate_point", "linearize_chunk", "run_case"]
@@ -99,5 +100,5 @@ def linearize_chunk(values: Sequence[float], *, spec: str, parameter: str,
                    select=select)
     except KanebondError as err:
         return {"error": err}
-    return {"eigenvalues": sw.eigenvalues, "state": [symbol_name(s) for s in sw.state]}
+    return {"eigenvalues": sw.eigenvalues, "state": [name_of(s) for s in sw.state]}
 

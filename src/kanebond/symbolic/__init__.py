@@ -7,12 +7,5 @@
 * :mod:`~kanebond.symbolic.safe_expr`: expressions written as text and read back through a
   whitelist parser (never ``eval``/``sympify``), for model files and bond-graph files.
 
-Imports only :mod:`kanebond.errors` (and :mod:`kanebond._aliases` for the old paths).
+Imports only :mod:`kanebond.errors`.
 """
-
-from .._aliases import old_module_attribute
-
-
-def __getattr__(name: str):
-    """The names of the flat layout's ``kanebond.symbolic`` module, now :mod:`.expressions`."""
-    return old_module_attribute(__name__, name)
