@@ -13,20 +13,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 import sympy as sp
 
 from ..errors import BondGraphError
 from ..model.parameters import lookup_value, name_of
-from ..numeric.jaxbackend import PureModel
+from ..numeric.jaxbackend import PureModel, enable_float64
 from ..numeric.jaxtape import straight_line
 from ..symbolic.dag import Graph
 from .elements import t
 from .numeric import GraphNumeric, source_powers, store_energies
-
-jax.config.update("jax_enable_x64", True)
 
 __all__ = ["JaxGraph"]
 
@@ -39,6 +36,7 @@ class JaxGraph(PureModel):
     closed_loop = False
 
     def __init__(self, graph: Any, constants: Mapping | None = None) -> None:
+        enable_float64()
         ref = GraphNumeric(graph, constants)  # the names, parameters and checks of the graph
         eqs = ref.eqs
         self.graph, self.system = graph, graph

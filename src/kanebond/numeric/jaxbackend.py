@@ -13,12 +13,12 @@ from expanded matrices): the kernels k_pos and k_vel are emitted as straight-lin
   Tᵀ A_u T f' = Tᵀ (e_u − D_u u − A_u c̃);
 * f' = A_f⁻¹ (e_f − D_f f) by Cholesky.
 
-Everything is float64 (importing this module turns on ``jax_enable_x64``). The constants are
-an argument ``c`` (an array in the order of :attr:`JaxModel.parameters`, inputs included), so a
-batch can vary them and ``jax.grad`` differentiates with respect to them. A function of JAX
-cannot raise inside ``jit``: where B_d is singular (a pivot below 1e-12 of the largest entry
-of B, the C runtime's test) or the mass matrix is not positive definite, the result is NaN;
-:meth:`JaxModel.check` says which.
+Everything is float64 (making a model turns on ``jax_enable_x64``, :func:`enable_float64`).
+The constants are an argument ``c`` (an array in the order of :attr:`JaxModel.parameters`,
+inputs included), so a batch can vary them and ``jax.grad`` differentiates with respect to
+them. A function of JAX cannot raise inside ``jit``: where B_d is singular (a pivot below
+1e-12 of the largest entry of B, the C runtime's test) or the mass matrix is not positive
+definite, the result is NaN; :meth:`JaxModel.check` says which.
 """
 
 from __future__ import annotations
@@ -47,9 +47,13 @@ from .jaxcon import ConstraintSolve
 from .jaxtape import Tape, straight_line
 from .program import Layout, Program
 
-jax.config.update("jax_enable_x64", True)
+__all__ = ["JaxModel", "PureModel", "PIVOT_LIMIT", "TAPE_ABOVE", "enable_float64"]
 
-__all__ = ["JaxModel", "PureModel", "PIVOT_LIMIT", "TAPE_ABOVE"]
+def enable_float64() -> None:
+    """Turn on JAX's 64-bit mode, which every kanebond JAX model computes in. Called where a
+    model is made, not when this module is imported (the mode is global to the process)."""
+    jax.config.update("jax_enable_x64", True)
+
 
 #: A pivot of B_d's LU factorization below this fraction of B's largest entry: singular.
 PIVOT_LIMIT = 1e-12
@@ -222,6 +226,7 @@ class JaxModel(PureModel):
                  kernels: str = "auto", baumgarte: float | None = None) -> None:
         if kernels not in ("auto", "tape", "unrolled"):
             raise ModelError(f"kernels must be 'auto', 'tape' or 'unrolled', got {kernels!r}.")
+        enable_float64()
         self.system = system
         self.jitted: dict = {}
         """compiled functions kept for reuse (:func:`kanebond.simulate_ensemble`'s runner)"""
