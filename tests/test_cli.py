@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+import kanebond as kb_module
+
 SUBCOMMANDS = {
     "models": [],
     "equations": ["--form", "--latex", "--style", "--full"],
@@ -227,6 +229,17 @@ def test_simulate_missing_constant(tmp_path):
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("kanebond: error:")
     assert "Traceback" not in r.stderr
+    assert lines[0].endswith("give --set I_G=VALUE"), lines[0]  # the command's own wording
+
+
+def test_a_missing_constant_is_reported_in_library_terms(tmp_path):
+    """Called from Python, the same mistake names the constant without the command's --set."""
+    from kanebond import runspec
+
+    path = _sleigh_without_inertia(tmp_path)
+    with pytest.raises(kb_module.ModelError, match="missing value for constant I_G") as info:
+        runspec.prepare(path)
+    assert "--set" not in str(info.value)
 
 
 def test_debug_shows_traceback(tmp_path):

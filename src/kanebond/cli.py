@@ -118,6 +118,9 @@ class _Group(click.Group):
             if ctx.obj and ctx.obj.get("debug"):
                 raise
             message = " ".join(str(err).split()) or type(err).__name__
+            missing = getattr(err, "missing_constants", None)
+            if missing:  # the library says what is missing; here it is given by --set
+                message += f"; give {' '.join(f'--set {n}=VALUE' for n in missing)}"
             click.echo(f"kanebond: error: {message}", err=True)
             ctx.exit(1)
 

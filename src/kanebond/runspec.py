@@ -185,8 +185,11 @@ def constant_values(system: Any, defaults: Mapping[str, float], given: Mapping[s
     missing = [n for n in consts if n not in values and n not in optional]
     if missing:
         what = "constant" if len(missing) == 1 else "constants"
-        raise ModelError(f"missing value for {what} {', '.join(missing)}: give it with "
-                         f"--set NAME=VALUE (constants: {', '.join(consts)})")
+        err = ModelError(f"missing value for {what} {', '.join(missing)}: give "
+                         f"{'it' if len(missing) == 1 else 'each'} a value by name among the "
+                         f"constants (its constants: {', '.join(consts)})")
+        err.missing_constants = missing  # (the command says how it takes them: --set)
+        raise err
     out = {sym: float(values[n]) for n, sym in consts.items() if n in values}
     out.update({sym: float(values.get(n, 0.0)) for n, sym in inputs.items()})
     return out
