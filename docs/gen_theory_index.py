@@ -174,10 +174,17 @@ def _places(path: Path, text: str) -> list[tuple[int, int, str]]:
 
 
 def _module(path: Path) -> str:
+    """The module's dotted path, up to its first private part (a private module's citations
+    are its package's)."""
     parts = list(path.relative_to(SOURCE.parent).with_suffix("").parts)
     if parts[-1] == "__init__":
         parts.pop()
-    return ".".join(parts)
+    public = []
+    for part in parts:
+        if part.startswith("_"):
+            break
+        public.append(part)
+    return ".".join(public)
 
 
 def citations() -> dict[tuple[str, str], set[str]]:
@@ -192,7 +199,10 @@ def citations() -> dict[tuple[str, str], set[str]]:
             line_starts.append(line_starts[-1] + len(line))
         for match in CITATION.finditer(text):
             lineno = next(i for i, start in enumerate(line_starts) if start > match.start())
-            inner = [p for p in places if p[0] <= lineno <= p[1]]
+            # the innermost public place around it (a private helper's citation is its
+            # public caller's, or its module's): the table lists the API, not internals
+            inner = [p for p in places if p[0] <= lineno <= p[1]
+                     and not any(part.startswith("_") for part in p[2].split("."))]
             where = max(inner, key=lambda p: p[0])[2] if inner else ""
             for key in _expand(match[1], match):
                 found[(match[1], key)].add(f"{module}.{where}" if where else module)
