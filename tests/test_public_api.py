@@ -135,6 +135,7 @@ API: dict = {
  'export_fmu': "(model, path, constants=None, *, initial=None, fmi='2', force=False, "
                't_end=None, name=None, units=None, baumgarte=None)',
  'from_sympy': "(obj, *, name=None, equations='checked')",
+ 'load': '(spec, constants=None, initial=None)',
  'from_urdf': "(path, *, base='fixed', parameters=(), gravity=9.81)",
  'models': 'module',
  'simulate': "(system, t_span, initial, constants=None, *, form='momentum', t_eval=None, "
@@ -229,3 +230,30 @@ def test_there_are_no_paths_of_the_flat_layout(old):
     with pytest.raises(ImportError):
         importlib.import_module("kanebond." + old)
     assert not hasattr(kb, old)
+
+
+def test_load_gives_the_run_a_text_names(tmp_path):
+    """kb.load(spec) turns the command's MODEL text into objects: a ready-made name with its
+    defaults (overridden by name), a model file, each formed afresh; the same case
+    kanebond.runspec.prepare gives. A name that is not a model is named in the error."""
+    import shutil
+    from pathlib import Path
+
+    from kanebond import runspec
+
+    case = kb.load("rolling_disk", {"m": 3.0}, {"u2": 5.0})
+    assert isinstance(case.system, kb.KaneSystem) and case.name == "rolling_disk"
+    by_name = {str(k): v for k, v in case.constants.items()}
+    assert by_name["m"] == 3.0
+    assert {str(k): v for k, v in case.x0.items()}["u2(t)"] == 5.0
+    again = kb.load("rolling_disk")
+    assert again.system is not case.system  # formed afresh: a caller may change it
+    ref = runspec.prepare("rolling_disk", {"m": 3.0}, {"u2": 5.0})
+    assert {str(k): v for k, v in ref.constants.items()} == by_name
+    shipped = Path(kb.models.__file__).parent / "files" / "four_bar.toml"
+    path = shutil.copy(shipped, tmp_path / "my_bar.toml")
+    bar = kb.load(path)
+    assert bar.name == "my_bar" and bar.system.dependent_coordinates
+    with pytest.raises(kb.ModelError, match="no_such_model"):
+        kb.load("no_such_model")
+    assert not hasattr(kb.io, "export_fmu")  # one export_fmu: kb.export_fmu

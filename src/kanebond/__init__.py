@@ -32,7 +32,7 @@ from .io import from_sympy, from_urdf
 from .linear.linearization import Linearization
 from .mechanics.generalized import GeneralizedInertia
 from .numeric.constrained import ConstrainedModel
-from .runspec import export_fmu
+from .runspec import export_fmu, load
 from .simulate.solve import Event, Trajectory, simulate
 from .system import KaneSystem
 
@@ -42,6 +42,7 @@ __all__ = [
     "from_sympy",
     "from_urdf",
     "export_fmu",
+    "load",
     "AdjoinedConstraint",
     "VelocityConstraint",
     "GeneralizedInertia",

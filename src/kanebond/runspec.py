@@ -22,7 +22,7 @@ from .model.parameters import name_of
 
 __all__ = ["Case", "resolve_model", "cached_system", "cached_graph", "prepare", "simulate_case",
            "constant_values", "state_values", "default_tables", "FILE_SUFFIXES",
-           "model_file", "export_fmu"]
+           "model_file", "export_fmu", "load"]
 
 FILE_SUFFIXES = (".toml", ".urdf")
 """The suffixes of the model files MODEL may name: a model file or a URDF robot description."""
@@ -257,6 +257,19 @@ class Case:
         return Path(text).stem if text.lower().endswith(FILE_SUFFIXES) else text
 
 
+def load(spec: Any, constants: Mapping[str, float] | None = None,
+         initial: Mapping[str, float] | None = None) -> Case:
+    """The run a text names, as the command's MODEL: a ready-made model's name
+    (``"rolling_disk"``), a ``.toml`` model file or a ``.urdf`` robot. A :class:`Case`:
+    ``case.system`` (the KaneSystem), ``case.constants`` {symbol: value} (the model's defaults,
+    ``constants`` {name: value} over them), ``case.x0`` (the file's ``[initial]``, ``initial``
+    {name: value} over it; a closed loop's dependent coordinates solved), ``case.settings``
+    (its ``[simulation]``: ``t_end``, ``points``). A model file whose ``[bondgraph]`` couples
+    motors or circuits gives ``case.numeric``, its compiled graph. Every call forms the model
+    afresh."""
+    return prepare(str(spec), constants, initial, cached=False)
+
+
 def prepare(spec: str, sets: Mapping[str, float] | None = None,
             initial: Mapping[str, float] | None = None, *, cached: bool = True) -> Case:
     """The :class:`Case` of model ``spec`` with constants ``sets`` (over the defaults) and
@@ -323,14 +336,16 @@ def export_fmu(model: Any, path: Any, constants: Mapping | None = None, *,
                initial: Any = None, fmi: str = "2", force: bool = False,
                t_end: float | None = None, name: str | None = None,
                units: Mapping[str, str] | None = None, baumgarte: float | None = None) -> Any:
-    """:func:`kanebond.io.fmu.export_fmu` (``kb.export_fmu``), and for ``model`` given as text
-    (a ready-made model's name, a ``.toml`` model file or a ``.urdf`` robot, as the command's
-    MODEL) the run it names: ``constants`` {name: number} over its defaults, ``initial``
-    {name: number} over its ``[initial]`` (a closed loop's dependent coordinates solved), the
-    stop time its ``[simulation]`` ``t_end`` (else 5) and a model file's parameter units, as
-    ``kanebond export`` does. An object's default stop time is 10."""
+    """An FMI unit of ``model`` (a KaneSystem, its numeric model, a bond graph or its numeric
+    model: :func:`kanebond.io.fmu.write_fmu`, which says what it writes). ``model`` given as
+    text (a ready-made model's name, a ``.toml`` model file or a ``.urdf`` robot, as the
+    command's MODEL) is the run :func:`load` names: ``constants`` {name: number} over its
+    defaults, ``initial`` {name: number} over its ``[initial]`` (a closed loop's dependent
+    coordinates solved), the stop time its ``[simulation]`` ``t_end`` (else 5) and a model
+    file's parameter units, as ``kanebond export`` does. An object's default stop time is 10.
+    """
     from .io.fmu import check_target
-    from .io.fmu import export_fmu as export
+    from .io.fmu import write_fmu as export
 
     check_target(Path(path), force)  # before forming the model
     opts = {"fmi": fmi, "force": force, "name": name}

@@ -1,9 +1,10 @@
 """FMU export: a kanebond model as a Functional Mock-up Unit (FMI 2.0, Model Exchange and
 Co-Simulation in one unit) for Modelica tools, Simulink, 20-sim and FMPy.
 
-:func:`export_fmu` writes one zip: ``modelDescription.xml`` (every variable named as the model
-names it, parameters with their values and units, states with their start values, inputs,
-outputs, the model structure), ``binaries/<platform>/<identifier>.so`` built with the local C
+:func:`write_fmu` (under ``kb.export_fmu``) writes one zip: ``modelDescription.xml``
+(every variable named as the model names it, parameters with their values and units, states
+with their start values, inputs, outputs, the model structure),
+``binaries/<platform>/<identifier>.so`` built with the local C
 compiler, and ``sources/`` (the generated C, kanebond's FMI wrapper and
 ``buildDescription.xml``) so that the unit can be built for another platform. The unit needs
 neither Python nor kanebond to load or run. See :mod:`kanebond.io.fmu.kane` for the states and
@@ -33,12 +34,12 @@ from ...system import KaneSystem
 from .build import Probe, compile_unit, platform_folder, source_text, wrapper, write_archive
 from .variables import Layout, build_description, model_description, model_description_3
 
-__all__ = ["export_fmu", "FmuInfo", "check_target"]
+__all__ = ["write_fmu", "FmuInfo", "check_target"]
 
 
 @dataclass
 class FmuInfo:
-    """What :func:`export_fmu` wrote."""
+    """What :func:`write_fmu` wrote."""
 
     path: Path
     fmi: str
@@ -110,7 +111,7 @@ def _start(num: Any, initial: Any) -> np.ndarray:
     return num.initial_state(initial)
 
 
-def export_fmu(
+def write_fmu(
     model: Any,
     path: str | Path,
     constants: Mapping | None = None,
