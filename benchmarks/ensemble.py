@@ -196,7 +196,7 @@ def ensemble_rows(label, system, jm, X, C, t_end, args, second: bool, n_ref: int
     import jax
     import jax.numpy as jnp
 
-    from kanebond.simulate.ensemble import odeint
+    from kanebond.simulation.ensemble import odeint
 
     n = len(X)
     names = jm.state_names

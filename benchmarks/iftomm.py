@@ -10,7 +10,7 @@ defines it, against a reference derived independently of kanebond's run:
   ``kanebond.models.simple_pendulum_reference``); high precision is 1e-3;
 * A02 N four-bar: B0's position against the one-degree-of-freedom reduction of the
   parallelogram branch (``n_four_bar_reference``), through every horizontal (singular)
-  position (``kanebond.simulate.crossing``), with the benchmark's 400 output steps;
+  position (``kanebond.simulation.crossing``), with the benchmark's 400 output steps;
 * A03 Andrews' squeezer: the seven angles at 0.03 s against the Hairer–Wanner test set's
   published solution (RADAU5 at 1e-14 on the index-3 DAE), and the energy audit;
 * A04 Bricard's mechanism, its closure stated in full (five equations of rank four): the times

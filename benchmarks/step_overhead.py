@@ -35,7 +35,7 @@ def _best(fn, repeats: int = 9) -> float:
 
 def _best_loop(fn, repeats: int = 9) -> float:
     """The least time ``fn()`` spends inside the core's kb_sim_run (every call summed)."""
-    from kanebond.simulate import compiled
+    from kanebond.simulation import compiled
 
     lib = compiled.core_library()
     spent = [0.0]

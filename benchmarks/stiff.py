@@ -42,7 +42,7 @@ def _kanebond(num, x0, method, rtol, atol):
 
 def _differences(run):
     """``run()`` with RODAS4's Jacobian by finite differences (the analytic kernel withheld)."""
-    from kanebond.simulate import compiled
+    from kanebond.simulation import compiled
 
     kernel = compiled.jacobian_kernel
     compiled.jacobian_kernel = lambda model, momentum: (None, "withheld by the benchmark")

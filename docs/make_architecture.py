@@ -29,7 +29,7 @@ HOLDS = {
     "model": "KaneModel: the validated model",
     "forms": "velocity, momentum, Lagrangian, Hamiltonian forms",
     "numeric": "per-body program; C, NumPy, JAX backends",
-    "simulate": "integration, events, trajectories, ensembles",
+    "simulation": "integration, events, trajectories, ensembles",
     "linear": "linear models, eigenvalue sweeps",
     "bondgraph": "multibond graphs, causality, drawing",
     "system": "KaneSystem, the facade",

@@ -1,4 +1,4 @@
-"""kb.simulate in compiled code (kanebond.simulate.compiled, rk.c, rk_sim.c) against SciPy's
+"""kb.simulate in compiled code (kanebond.simulation.compiled, rk.c, rk_sim.c) against SciPy's
 own solvers on the same model: the core implements SciPy's DOP853 and RK45 (tableaus, step
 control, initial step, dense output), so at rtol 1e-10 the two runs agree to 1e-8 on every
 kind of model: plain, tree, embedded velocity constraints, a closed loop projected onto its
@@ -16,7 +16,7 @@ from scipy import integrate
 
 import kanebond as kb
 from kanebond import runspec
-from kanebond.simulate.compiled import compiled_reason
+from kanebond.simulation.compiled import compiled_reason
 
 FILES = Path(kb.__file__).parent / "models" / "files"
 
@@ -464,7 +464,7 @@ def test_a_steps_dense_output_is_kept_after_later_steps():
     gives the same states after the core has moved on."""
     import time
 
-    from kanebond.simulate.compiled import CompiledRun, _StepDense
+    from kanebond.simulation.compiled import CompiledRun, _StepDense
 
     model, x0 = _case("rolling_disk")
     opts = dict(wall0=time.perf_counter(), events=None, audit=True, rtol=1e-8, atol=1e-10,

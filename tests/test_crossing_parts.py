@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from kanebond.simulate.crossing import tangent_cone
-from kanebond.simulate.monitor import least_margin
+from kanebond.simulation.crossing import tangent_cone
+from kanebond.simulation.monitor import least_margin
 
 T_S = 0.7310419
 

@@ -208,7 +208,7 @@ def test_gradient_of_a_trajectory_against_finite_differences():
     constants and the initial state (differentiable=True), against central differences of
     kb.simulate (the C backend): the discrete solution's derivative equals the exact one to
     the tolerance."""
-    from kanebond.simulate.ensemble import odeint
+    from kanebond.simulation.ensemble import odeint
 
     case = runspec.prepare("chaplygin_sleigh")
     sleigh = case.system
@@ -361,7 +361,7 @@ def test_ensemble_too_large_for_memory_is_refused_before_anything_is_made(disk_j
                                                                           monkeypatch):
     """10⁸ points ended in a raw MemoryError; an ensemble whose results exceed the limit is
     refused before its batch is even assembled, with the chunk size that fits."""
-    from kanebond.simulate import ensemble
+    from kanebond.simulation import ensemble
 
     monkeypatch.setattr(ensemble, "MAX_OUTPUT_BYTES", 8 * 3 * 10 * 100)  # 100 points fit
     init = {**_DISK_INIT, "u2": np.linspace(4.0, 6.0, 101)}

@@ -26,7 +26,7 @@ FLOORS: list[set[str]] = [
     {"model"},  # KaneModel: the validated model; values of constants; admissibility
     {"forms"},  # velocity, momentum, Lagrangian, Hamiltonian forms; identities
     {"numeric"},  # per-body program, C/NumPy backends, NumericModel, ConstrainedModel
-    {"simulate", "linear"},  # integration, events, monitor, trajectory; linear models
+    {"simulation", "linear"},  # integration, events, monitor, trajectory; linear models
     {"bondgraph"},  # elements, graph, causality, equations, Kane's graphs, drawing, files
     {"system"},  # KaneSystem, the facade
     {"models", "modelfile", "io"},  # ready-made models, TOML model files, ways in and out

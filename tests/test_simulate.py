@@ -1,4 +1,4 @@
-"""kanebond.simulate: forms agree, energy is conserved, closed forms, events, errors, I/O.
+"""kb.simulate: forms agree, energy is conserved, closed forms, events, errors, I/O.
 
 Every physical check is made against something computed here independently of the numeric
 model: potential energies from hand-written positions, the closed-form motion of the Chaplygin

@@ -33,7 +33,7 @@ from .linear.linearization import Linearization
 from .mechanics.generalized import GeneralizedInertia
 from .numeric.constrained import ConstrainedModel
 from .runspec import export_fmu, load
-from .simulate.solve import Event, Trajectory, simulate
+from .simulation.solve import Event, Trajectory, simulate
 from .system import KaneSystem
 
 __all__ = [
@@ -89,7 +89,7 @@ def __getattr__(name: str):
 
         return getattr(sweeps, name)
     if name == "simulate_ensemble":  # JAX (the jax extra) imported on first use
-        from .simulate.ensemble import simulate_ensemble
+        from .simulation.ensemble import simulate_ensemble
 
         return simulate_ensemble
     raise AttributeError(f"module 'kanebond' has no attribute {name!r}")

@@ -318,7 +318,7 @@ def simulate_case(case: Case, t_end: float, points: int | None = None, *,
     (``NumericModel.consistent_initial``). Returns the :class:`~kanebond.Trajectory`."""
     import numpy as np
 
-    from .simulate.solve import simulate
+    from .simulation.solve import simulate
 
     t_eval = None if points is None else np.linspace(0.0, float(t_end), int(points))
     if case.numeric is not None:

@@ -11,7 +11,7 @@
 
 Their numeric counterparts (the constraint manifold, speed partitions, reactions, the
 multiplier solve) are in :mod:`kanebond.numeric`; the run-time monitor is in
-:mod:`kanebond.simulate`.
+:mod:`kanebond.simulation`.
 """
 
 from .resolve import AdjoinedConstraint, VelocityConstraint

@@ -1,7 +1,7 @@
 """The compiled entry points of a numeric model, for an integrator in C.
 
 :func:`compiled_entry` tells kanebond's compiled integration loop
-(:mod:`kanebond.simulate.compiled`) which function of the model's own library gives the
+(:mod:`kanebond.simulation.compiled`) which function of the model's own library gives the
 right-hand side of the velocity form ([PA21] (14)) or the momentum form ([PA21] (25)–(28)), how
 it is called, which gives the power fᵀe_L of every load, and where the constants and the
 partition of the speeds are. The loop calls them through their addresses; nothing runs Python

@@ -457,7 +457,7 @@ class NumericModel(TreePathMixin, EmbeddedMixin, PartitionMixin, ReactionMixin):
         """(y', all speeds u) at states y = [q, f] (or [q, p̂], ``momentum``) by one call of
         the compiled embedding, or None where there is none (not embedded, NumPy, a callable
         constant) or a point fails (the plain right-hand side then names the failure). For
-        the load powers of an embedded run's single steps (:mod:`kanebond.simulate.crossing`)
+        the load powers of an embedded run's single steps (:mod:`kanebond.simulation.crossing`)
         without solving A f = p̂ or the embedding again in NumPy."""
         if not self.embedded or self._params.varying or np.iscomplexobj(y):
             return None

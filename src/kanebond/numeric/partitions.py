@@ -4,7 +4,7 @@ A partition splits all speeds u into independent ones f (the state) and dependen
 solved from B_d u_d = −B_f f. The system's own partition is the default; where its B_d is
 singular another one describes the motion (coordinate partitioning at the level of speeds):
 :meth:`PartitionMixin.repartition` makes a view of the model with it, sharing the compiled
-code, and :func:`kanebond.simulate` switches on its own (:mod:`kanebond.simulate.monitor`).
+code, and :func:`kanebond.simulate` switches on its own (:mod:`kanebond.simulation.monitor`).
 """
 
 from __future__ import annotations

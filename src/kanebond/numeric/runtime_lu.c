@@ -73,7 +73,7 @@ static void kb_chol_solve(int n, const double *L, double *b) {
 static KB_TLS double kb_lu_ratio = 1.0;
 
 /* the ratio of this thread's last factorization, for kb.simulate's compiled loop (which
-   watches it at every stage and hands a step whose ratio dips to kanebond.simulate.monitor) */
+   watches it at every stage and hands a step whose ratio dips to kanebond.simulation.monitor) */
 #ifndef KB_NORMAL_
 #define KB_NORMAL_ 0
 #endif

@@ -18,7 +18,7 @@ import numpy as np
 from ..errors import KanebondError
 from ..model.parameters import name_of
 from ..runspec import Case, dependent_coordinates, prepare
-from ..simulate.solve import simulate
+from ..simulation.solve import simulate
 
 __all__ = ["numeric_model", "simulate_point", "linearize_chunk", "run_case"]
 

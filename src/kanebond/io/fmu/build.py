@@ -55,10 +55,10 @@ def wrapper(fmi: str) -> tuple[str, str, list[str]]:
 
 def source_text(name: str) -> str:
     """The text of one of the unit's source files: kanebond's integration core ``rk.c`` (the
-    one kb.simulate compiles, kanebond/simulate/rk.c, after numeric/runtime_dense.c), or a
+    one kb.simulate compiles, kanebond/simulation/rk.c, after numeric/runtime_dense.c), or a
     file of this folder."""
     if name == "rk.c":  # with the dense solve it needs first
-        return DENSE_RUNTIME + (HERE.parents[1] / "simulate" / "rk.c").read_text()
+        return DENSE_RUNTIME + (HERE.parents[1] / "simulation" / "rk.c").read_text()
     return (HERE / name).read_text()
 
 

@@ -27,12 +27,12 @@ static const char *kb_code_text(int code) {
            "block B_d is singular: a singular configuration for this choice of dependent speeds)";
 }
 
-/* ---- the constraint watch between steps (kanebond.simulate.monitor, in the unit) ----
+/* ---- the constraint watch between steps (kanebond.simulation.monitor, in the unit) ----
    The smallest pivot of B_d over the largest entry of B (kb_lu_ratio, from the band LU) is a
    cheap gauge of how close B_d is to singular; it vanishes where B loses rank too. After every
    step it is sampled along the step's cubic Hermite interpolant and its dips are followed to
    the bottom; where that is below KBF_WATCH, the rank margin of B (sigma_min / sigma_max, rows
-   not rescaled, as kanebond.simulate.monitor) decides: below KBF_SINGULAR the constraints lose
+   not rescaled, as kanebond.simulation.monitor) decides: below KBF_SINGULAR the constraints lose
    rank (a bifurcation: the motion through it is not unique) and the unit stops, as kanebond's
    own runs do; a B_d nearly singular while B keeps its rank means that the system's own
    independent speeds cannot describe the motion there (kanebond's runs switch partition; a

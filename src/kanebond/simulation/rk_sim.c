@@ -1,16 +1,16 @@
-/* kb.simulate's compiled loop (kanebond.simulate.compiled): appended to rk.c and compiled
+/* kb.simulate's compiled loop (kanebond.simulation.compiled): appended to rk.c and compiled
    once into the core library, which calls a model's compiled right-hand side through the
    function pointers Python hands it (the model's own library, loaded by the numeric backend).
 
    The loop takes accepted steps, integrates the work of every load with the steps' own stages
    (W_new = W + h sum_i b_i P(t_i, Y_i): the numbers of W appended to the ODE, with no effect
-   on the step-size control, as kanebond.simulate.integration.StageWork), writes the output
+   on the step-size control, as kanebond.simulation.integration.StageWork), writes the output
    rows (every step's end, or the requested times from the dense output) and checks the limits
    (evaluations, a stalling step size). It comes back to Python only to report progress (every
    `tick` steps), when it ends or fails, and for a step that Python must look at before it is
    kept: every step when watch_all is set (a closed loop's configuration to project), or one
    in which the smallest pivot ratio of B_d seen at its stages fell below the gate (the
-   constraint watch of kanebond.simulate.monitor decides there). */
+   constraint watch of kanebond.simulation.monitor decides there). */
 #if defined(_WIN32)
 #define KB_API __declspec(dllexport)
 #else
@@ -333,7 +333,7 @@ static int kb_sim_dip(KbSim *s) {
 }
 
 /* 1 where an event's function changed sign over the step just taken, as SciPy's driver sees
-   it (kanebond.simulate.events.active_events), or is not a number there: Python locates the
+   it (kanebond.simulation.events.active_events), or is not a number there: Python locates the
    zeros on the dense output. g at the step's end from x = [q, f] (f from the end's side row). */
 static int kb_sim_events(KbSim *s) {
     const KbModelC *m = &s->m;
@@ -650,7 +650,7 @@ KB_API int kb_sim_commit(KbSim *s) {
 }
 
 /* The 16 stages of one DOP853 step of size h from (t, y) with this run's model, for the
-   crossing of a singular configuration (kanebond.simulate.crossing): K, 16 rows of n + nl
+   crossing of a singular configuration (kanebond.simulation.crossing): K, 16 rows of n + nl
    (y' and the loads' powers; row 12 at the step's end, rows 13-15 the dense output's), by the
    run's own kb_rk_stages and kb_rk_dense_prepare. It works in the step buffers and sets the
    method to DOP853: the run is restarted after. 0, or the code of the first evaluation that

@@ -1,4 +1,4 @@
-"""kb.simulate in compiled code: the run of :class:`~kanebond.simulate.driver.Run` with its
+"""kb.simulate in compiled code: the run of :class:`~kanebond.simulation.driver.Run` with its
 steps taken by kanebond's integration core (``rk.c``, ``rk_sim.c``) instead of SciPy's Python
 ``OdeSolver`` loop.
 
@@ -8,7 +8,7 @@ The core is one small C library, model-independent, compiled once and cached lik
 stages and writes the output rows; it implements SciPy's ``DOP853`` and ``RK45`` (the same
 tableaus, step-size control and initial step), so a compiled run takes the steps SciPy's
 would. Python keeps what needs a decision: the constraint watch of
-:mod:`kanebond.simulate.monitor` (partitions that degrade, constraints that lose rank), where
+:mod:`kanebond.simulation.monitor` (partitions that degrade, constraints that lose rank), where
 the core hands it a step whose pivot ratio of B_d dips below a gate, and the projection of a
 closed loop onto g(q) = 0 after each step; progress and Ctrl-C every few hundred steps.
 """
@@ -188,7 +188,7 @@ class _Sim:
 
     def stages(self, t: float, z: np.ndarray, h: float) -> np.ndarray | None:
         """DOP853's 16 stages (rows of [y', the loads' powers]) of a step of h from (t, z) in
-        the core (a crossing's steps: kanebond.simulate.crossing), or None where it cannot
+        the core (a crossing's steps: kanebond.simulation.crossing), or None where it cannot
         give them (a stiff run; loads it does not audit). It uses the run's step buffers: the
         run is restarted after."""
         n, nl = self.n, self.nl

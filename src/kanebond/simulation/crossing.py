@@ -13,7 +13,7 @@ from q_s) and the dependent speeds and accelerations amplify that by 1/s², so a
 distance s is good to about ε/s³. An integrator that approaches t_s step by step ends up
 crawling there. So the crossing starts well before t_s:
 
-1. The watch (:mod:`kanebond.simulate.monitor`) locates t_s where the rank margin dips below
+1. The watch (:mod:`kanebond.simulation.monitor`) locates t_s where the rank margin dips below
    its threshold. With configuration constraints it also predicts t_s a step ahead, where the
    margin falls along a straight line towards zero (σ_min ∝ |t − t_s| at a transversal
    crossing).
@@ -250,7 +250,7 @@ def describe(v: np.ndarray, names: list[str], top: int = 6) -> tuple[dict[str, f
 
 
 # ============================================================================================
-# The crossing inside a run (kanebond.simulate.driver.Run)
+# The crossing inside a run (kanebond.simulation.driver.Run)
 # ============================================================================================
 
 

@@ -1,4 +1,4 @@
-/* kanebond's C ensemble (kanebond.simulate.cbatch): appended to rk_sim.c, whose loop runs each
+/* kanebond's C ensemble (kanebond.simulation.cbatch): appended to rk_sim.c, whose loop runs each
    trajectory. */
 
 /* Many trajectories of one compiled model with constants of their own, each integrated by the

@@ -14,7 +14,7 @@ from ..errors import KanebondError, ModelError, SingularMassMatrixError
 from ..numeric.model import NumericModel
 
 _METHODS = ("RK23", "RK45", "DOP853", "Radau", "BDF", "LSODA")  # scipy.integrate's OdeSolvers
-#: methods only kanebond's compiled core has (kanebond.simulate.compiled)
+#: methods only kanebond's compiled core has (kanebond.simulation.compiled)
 COMPILED_ONLY = ("RODAS4",)
 IMPLICIT_METHODS = ("Radau", "BDF")  # given vectorized=True: a batched finite-difference Jacobian
 _FORMS = ("momentum", "velocity")

@@ -351,7 +351,7 @@ class ConstraintWatch:
         """A loss of rank ahead, within the next step: the margin at the step's last three
         samples falls along one straight line (a transversal crossing, σ_min ∝ |t − t_s|)
         whose zero lies less than a step ahead. Nearer the singular configuration the
-        equations lose digits (:mod:`~kanebond.simulate.crossing`) and the steps crawl, so
+        equations lose digits (:mod:`~kanebond.simulation.crossing`) and the steps crawl, so
         the crossing starts here, at the predicted t_s (refined there)."""
         s = np.abs(ts - ts[0])
         m6, m7, m8 = ms[6], ms[7], ms[8]

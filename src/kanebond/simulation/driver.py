@@ -3,7 +3,7 @@
 A run drives a SciPy ``OdeSolver`` step by step over the velocity or momentum form ([PA21]
 (14), (25)–(28)) of a numeric model, keeps every accepted step at once (so a failure loses
 nothing: :meth:`Run.fail` attaches the steps so far to the SimulationError), locates events
-on each step's dense output, lets :class:`~kanebond.simulate.monitor.ConstraintWatch` switch or
+on each step's dense output, lets :class:`~kanebond.simulation.monitor.ConstraintWatch` switch or
 retake steps of constrained runs, stops crawling runs (``max_nfev``, stalls), and builds the
 :class:`~kanebond.Trajectory`. :func:`kanebond.simulate` checks the arguments and makes one.
 """
@@ -83,7 +83,7 @@ class Run:
         self.stage_work = self.nl > 0 and self.solver_cls in (
             integrate.RK23, integrate.RK45, integrate.DOP853)
         # constrained systems are watched between steps: partitions of the speeds that
-        # degrade, constraints that lose rank (kanebond.simulate.monitor)
+        # degrade, constraints that lose rank (kanebond.simulation.monitor)
         self.watch = ConstraintWatch(num, self.momentum) if ConstraintWatch.applies(num) \
             else None
         self.active = self.start_model  # the model (partition view) the integrator uses
@@ -105,7 +105,7 @@ class Run:
         self.n_store = self.R + num.n_u if self.stored_u else self.n
         self.last: dict[str, Any] = {"t": self.t0, "z": None}  # the last accepted state
         # states (t, z) at the ends of the last steps the watch inspected, where a crossing of
-        # a singular configuration starts (kanebond.simulate.crossing)
+        # a singular configuration starts (kanebond.simulation.crossing)
         self.history: deque[tuple[float, np.ndarray]] = deque(maxlen=HISTORY)
 
     # ------------------------------------------------------------------ set-up
@@ -120,7 +120,7 @@ class Run:
                 num.all_speed_values(x0[: num.R], x0[num.R :])  # solvable at t0?
         except SingularConfigurationError:
             # the system's own dependent speeds cannot be solved at t0: start with a regular
-            # partition whose speeds initial gives (kanebond.simulate.monitor)
+            # partition whose speeds initial gives (kanebond.simulation.monitor)
             if not getattr(num, "embedded", False) or not isinstance(initial, Mapping):
                 raise
             self.start_model, xs = regular_start(num, initial, t0)
@@ -398,7 +398,7 @@ class Run:
         """The constraint watch on the step just taken from t_old to t_new, its end z = [y, W]
         (:meth:`ConstraintWatch.inspect` on its dense output ``sol``): ("crossed", None) where
         the constraints lose rank in it and the run went on through the singular
-        configuration (:func:`~kanebond.simulate.crossing.cross`, which stops the run where
+        configuration (:func:`~kanebond.simulation.crossing.cross`, which stops the run where
         it cannot); ("redone", None) when the step was dropped and the run goes on from its
         start with a better partition; else (verdict, the partition to switch to at its end,
         or None)."""

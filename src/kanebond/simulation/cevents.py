@@ -1,6 +1,6 @@
 """Events compiled from their expressions, for kanebond's integration core.
 
-The conditions g(t, x), x = [q, f], of the events of a run (:mod:`kanebond.simulate.events`)
+The conditions g(t, x), x = [q, f], of the events of a run (:mod:`kanebond.simulation.events`)
 that are SymPy expressions (their constants substituted) are emitted as one C kernel
 ``k_ev(t, x, out)`` from one expression graph. The core (``rk_sim.c``, ``kb_sim_events``)
 evaluates it at the end of every step, with f taken from the step's own speeds, and hands a step

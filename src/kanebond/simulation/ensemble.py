@@ -213,7 +213,7 @@ def simulate_ensemble(model: Any, initial_batch: Any, constants_batch: Any = Non
 
     ``backend="jax"``: one ``jax.vmap``-ed solver (:func:`odeint`), on a CPU or a GPU,
     differentiable. ``backend="c"``: kanebond's compiled integration core
-    (:mod:`kanebond.simulate.cbatch`), trajectories in parallel threads (``workers``, default
+    (:mod:`kanebond.simulation.cbatch`), trajectories in parallel threads (``workers``, default
     every core), each start made consistent on its own configuration constraints."""
     from ..model.parameters import name_of
 

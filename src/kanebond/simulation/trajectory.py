@@ -258,7 +258,7 @@ class Trajectory:
     @property
     def singular_crossings(self) -> list[dict]:
         """The singular configurations the motion went through
-        (:mod:`kanebond.simulate.crossing`), in time order: for each, ``t`` (where the rank
+        (:mod:`kanebond.simulation.crossing`), in time order: for each, ``t`` (where the rank
         margin σ_min/σ_max of the constraint Jacobian is least) and ``rank_margin`` there,
         ``rank_drop`` (the rank lost), ``null_dimension`` (the degrees of freedom there),
         ``branch_taken`` and ``branches_not_taken`` (tangents as {coordinate: component},

@@ -31,9 +31,9 @@ states Y_i, which gives exactly the numbers of the appended state (only the step
 does not look at W). Other solvers get W appended to the ODE. With ``audit=False`` the work is
 the cumulative trapezoid of the power at the output times (second order only).
 
-``DOP853`` and ``RK45`` run in compiled code (:mod:`kanebond.simulate.compiled`: the same
+``DOP853`` and ``RK45`` run in compiled code (:mod:`kanebond.simulation.compiled`: the same
 methods, step by step, with the same checks below). Otherwise integration is driven step by
-step (:class:`kanebond.simulate.driver.Run`) through SciPy's ``OdeSolver`` classes
+step (:class:`kanebond.simulation.driver.Run`) through SciPy's ``OdeSolver`` classes
 (``DOP853``, ``RK45``, ``RK23``, ``Radau``, ``BDF``, ``LSODA``, the ones behind ``solve_ivp``)
 rather than by one call of ``solve_ivp``. That gives full control of every accepted step,
 which is what makes the run robust and its failures useful:
@@ -130,7 +130,7 @@ def simulate(
         Solver tolerances and largest step.
     method:
         ``"DOP853"`` (default) or ``"RK45"``: integrated in compiled code by kanebond's core
-        (:mod:`kanebond.simulate.compiled`: SciPy's methods, step control and dense output, in
+        (:mod:`kanebond.simulation.compiled`: SciPy's methods, step control and dense output, in
         C, with the model's compiled right-hand side; events given as expressions are compiled
         and checked after each step) wherever the model is compiled C with numeric constants
         (constrained models and bond graphs included); otherwise, and for ``"RK23"``,
@@ -176,7 +176,7 @@ def simulate(
     solved (their coefficient matrix B_d nearly singular) the run switches to a better
     partition and restarts there, and where the constraints themselves lose rank (a
     bifurcation) it stops with a SimulationError naming the constraints and the time
-    (:mod:`kanebond.simulate.monitor`). The trajectory always reports the system's own speeds;
+    (:mod:`kanebond.simulation.monitor`). The trajectory always reports the system's own speeds;
     ``metadata["partition_switches"]`` lists the switches.
 
     Returns
