@@ -71,6 +71,10 @@ RANK_GAP = 1e-3
 #: How many states of the steps the watch inspected a run keeps for a crossing to start from.
 HISTORY = 64
 
+#: After this many failed tries of a crossing, each further one asks whether the motion comes
+#: to rest at the singular configuration (:meth:`_Over.at_rest`), rather than only the last.
+AT_REST_AFTER = 8
+
 _S = 12  # DOP853's stages (the 13th, f at the step's end, is the next step's first)
 
 
@@ -378,12 +382,13 @@ class _Over:
             if err <= 1.0:
                 self.pieces.append((t_a, z, 2 * d * delta, K, z_b))
                 return t_a, t_a + 2 * d * delta, z, z_b, K, delta
-            # DOP853's error ∝ h⁸: the controller's step, at most 0.7 of this one
             # the first failure: δ₀ came from the run's steps far from t_s, so take the step
             # DOP853's error (∝ h⁸) asks for; later ones move on towards t_s by 0.7
             delta *= 0.7 if tries or not np.isfinite(err) else min(
                 0.7, max(0.2, 0.9 * err ** -0.125))
             tries += 1
+            if tries >= AT_REST_AFTER:  # failing on and on: is the motion coming to rest?
+                self.at_rest(t, z)
         self.at_rest(t, z)
         run.fail(f"{self._what()}; stepping over it failed: no step of the crossing met "
                  f"rtol={o['rtol']} and atol={o['atol']} (the equations are too badly "
