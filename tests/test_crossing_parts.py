@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from kanebond.simulation.crossing import tangent_cone
+from kanebond.simulation.branches import tangent_cone
 from kanebond.simulation.monitor import least_margin
 
 T_S = 0.7310419

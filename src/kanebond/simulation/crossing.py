@@ -22,9 +22,10 @@ crawling there. So the crossing starts well before t_s:
    reach t_a = t_s − δ.
 3. One step of the 8th-order Dormand–Prince pair (DOP853) of length 2δ lands at
    t_b = t_s + δ. Its stages sit at the method's nodes c_i, none of which is ½, so none comes
-   closer to t_s than 0.2 δ. Each try puts t_s at the least margin on its own dense output and
-   is taken again when t_s moved. A try that fails its error estimate brings t_a closer
-   (δ × 0.7).
+   closer to t_s than 0.2 δ. A t_s predicted ahead (an extrapolation) is put at the least
+   margin on each try's own dense output, and the try is taken again when t_s moved. A try
+   that fails its error estimate brings t_a closer: the first by the step DOP853's error asks
+   for, the others by δ × 0.7.
 4. Newton on g(q) = 0 in the dependent coordinates then starts from the point where the step
    lands. Its correction is of the size of the step's error, far below the distance between
    the branches there (of order δ |q̇|), so it stays on the branch the step followed.
@@ -34,12 +35,8 @@ crawling there. So the crossing starts well before t_s:
 The outputs from the start state on are those of these steps (DOP853's dense output), and the
 crossing is kept in the trajectory (:attr:`kanebond.Trajectory.singular_crossings`).
 
-**The branches at q_s** (:func:`tangent_cone`). With configuration constraints g(q) = 0 and
-their Jacobian J = ∂g/∂q, a branch through q_s has a tangent v with J v = 0. Differentiating
-J(q(s)) q'(s) = 0 once more and multiplying by a left null vector w of J (wᵀJ = 0) gives the
-second-order condition wᵀ (∂J/∂q · v) v = 0, one quadratic form per lost rank on the null
-space. Its solutions are the branch tangents: the taken one is q̇⁻. The others, found by
-Gauss–Newton from the null space's other directions, are the branches not taken.
+**The branches at q_s** are recorded with the crossing: the branch taken and those not taken
+(:func:`kanebond.simulation.branches.tangent_cone`).
 
 **Where it stops.** The run stops and says so in three cases:
 
@@ -60,13 +57,10 @@ from typing import Any
 
 import numpy as np
 
+from .branches import describe, tangent_cone
 from .monitor import SINGULAR_MARGIN, Found, least_margin
 
-__all__ = ["dop853_step", "Gap", "tangent_cone", "describe", "cross", "RANK_GAP", "HISTORY"]
-
-#: Singular values of the constraint Jacobian below this fraction of the largest are the lost
-#: rank at a singular configuration (the watch stops at a margin of 1e-6).
-RANK_GAP = 1e-3
+__all__ = ["dop853_step", "step_factor", "Gap", "cross", "HISTORY", "AT_REST_AFTER"]
 
 #: How many states of the steps the watch inspected a run keeps for a crossing to start from.
 HISTORY = 64
@@ -85,6 +79,12 @@ def _tableau() -> tuple[np.ndarray, ...]:
 
     assert dp.N_STAGES == _S
     return dp.A[:_S, :_S], dp.B, dp.C[:_S], dp.E3, dp.E5
+
+
+def step_factor(err: float) -> float:
+    """The factor on a DOP853 step after one with error norm ``err`` (its error ∝ h⁸): 0.9
+    err^(−1/8), kept within [0.2, 5]; 0.2 where the step failed outright (not finite)."""
+    return 0.2 if not np.isfinite(err) else min(5.0, max(0.2, 0.9 * err ** (-1 / 8)))
 
 
 def dop853_step(fun: Callable, t: float, z: np.ndarray, h: float, rtol: float,
@@ -140,117 +140,6 @@ class Gap:
     def __call__(self, t):
         out = self.dense(np.asarray(t, dtype=float))
         return out[: self.keep]
-
-
-def _null_split(J: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
-    """(an orthonormal basis of J's null space, of its left null space, the lost rank: the
-    singular values below RANK_GAP of the largest)."""
-    m, n = J.shape
-    U, s, Vt = np.linalg.svd(J)
-    s_max = s[0] if len(s) else 0.0
-    r = int(np.sum(s > RANK_GAP * s_max)) if s_max > 0 else 0
-    lost = int(np.sum(s <= RANK_GAP * s_max)) if s_max > 0 else len(s)
-    return Vt[r:].T, U[:, r:], lost
-
-
-def tangent_cone(jac: Callable[[np.ndarray], np.ndarray], q: np.ndarray, v_in: np.ndarray,
-                 max_branches: int = 4) -> dict[str, Any]:
-    """The branches of {g(q) = 0} through the singular configuration ``q`` ([module text]):
-    ``jac(Q)`` is J = ∂g/∂q at each row of Q (k, R) → (k, m, R), ``v_in`` the incoming
-    velocity q̇⁻. Returns the lost rank, the
-    dimension of J's null space, the taken tangent (v_in projected on the null space, unit)
-    and up to ``max_branches`` other tangents v (unit, J v = 0, wᵀ(∂J/∂q·v)v = 0), those
-    Gauss–Newton reaches from the null space's directions (a cone may have more)."""
-    J = jac(q[None, :])[0]
-    Nb, W, lost = _null_split(J)
-    d = Nb.shape[1]
-    c_in = Nb.T @ v_in
-    norm = float(np.linalg.norm(c_in))
-    out: dict[str, Any] = {"rank_drop": lost, "null_dimension": d,
-                           "taken": Nb @ (c_in / norm) if norm > 0 else v_in, "not_taken": []}
-    if norm == 0 or d < 2 or W.shape[1] == 0 or d > 64:
-        return out
-    c_in = c_in / norm
-    eps = 1e-6 * (1.0 + float(np.max(np.abs(q))))
-    Jp = jac(np.concatenate([q + eps * Nb.T, q - eps * Nb.T]))  # one batch: (2d, m, R)
-    DJ = (Jp[:d] - Jp[d:]) / (2 * eps)  # ∂J/∂q along each null direction a
-    M = np.tensordot(W, DJ @ Nb, axes=([0], [1]))  # M[i, a, b] = w_iᵀ (∂J/∂q·n_a) n_b
-    M = 0.5 * (M + M.transpose(0, 2, 1))
-    scale = float(np.max(np.abs(M))) or 1.0
-    found: list[np.ndarray] = [c_in]
-    comp = np.linalg.svd(np.eye(d) - np.outer(c_in, c_in))[0][:, : d - 1]
-    starts = [comp[:, j] for j in range(d - 1)]
-    starts += [(c_in + comp[:, j]) / np.sqrt(2) for j in range(d - 1)]
-    for c in starts[: 3 * max_branches]:
-        c = _cone_newton(M / scale, c, found)
-        if c is None or any(abs(float(c @ f)) > 0.999 for f in found):
-            continue
-        found.append(c)
-        if len(found) > max_branches:
-            break
-    out["not_taken"] = [Nb @ c for c in found[1:]]
-    return out
-
-
-def _cone_newton(M: np.ndarray, c: np.ndarray, found: list | None = None,
-                 iters: int = 40) -> np.ndarray | None:
-    """A unit c with cᵀ M_i c = 0 for every i (M: (w, d, d)) by Gauss–Newton from c, or None
-    where it does not converge: it diverges, or (after 8 iterations) heads for one of the
-    tangents already ``found`` (Gauss–Newton converges only linearly to a cone's singular
-    tangents, so such tries are cut short). Where two cones touch along a tangent, the root
-    is double and the steps halve one after another: there the step is doubled once (Newton
-    for a root of multiplicity two, x − 2 J⁻¹F), which restores fast convergence."""
-    w, d = M.shape[0], M.shape[1]
-    Jr, r = np.empty((w + 1, d)), np.empty(w + 1)
-    ratios, last = [0.0, 0.0], np.inf  # the last two step-length ratios, the last step
-    for k in range(iters):
-        Mc = M @ c
-        r[:w], r[w] = Mc @ c, c @ c - 1.0
-        worst = float(np.abs(r).max())
-        if worst < 1e-12:
-            return c / np.sqrt(c @ c)
-        if not worst < 1e3 or (k >= 8 and found and max(
-                abs(float(c @ f)) for f in found) > 0.99 * np.sqrt(c @ c)):
-            return None
-        Jr[:w], Jr[w] = 2 * Mc, 2 * c
-        step = _gauss_newton_step(Jr, r, w + 1 == d)
-        size = float(np.sqrt(step @ step))
-        ratios, last = [ratios[1], size / last], size
-        if 0.4 < ratios[0] < 0.6 and 0.4 < ratios[1] < 0.6:  # a double root: halving steps
-            step, ratios = 2 * step, [0.0, 0.0]
-        c = c - step
-    r = (M @ c) @ c
-    return c / np.sqrt(c @ c) if np.max(np.abs(r)) < 1e-9 else None
-
-
-def _gauss_newton_step(Jr: np.ndarray, r: np.ndarray, square: bool) -> np.ndarray:
-    """The least-squares (minimum-norm) solution of Jr x = r: by LU where Jr is square and
-    regular, else by its SVD."""
-    if square:
-        try:
-            return np.linalg.solve(Jr, r)
-        except np.linalg.LinAlgError:
-            pass
-    return np.linalg.lstsq(Jr, r, rcond=None)[0]
-
-
-def describe(v: np.ndarray, names: list[str], top: int = 6) -> tuple[dict[str, float], str]:
-    """A tangent as {coordinate: component} (scaled to a largest component of 1, entries
-    below 1e-6 of it left out) and a short text naming the largest ``top`` of them."""
-    v = np.asarray(v, dtype=float)
-    big = float(np.max(np.abs(v))) if v.size else 0.0
-    if big == 0:
-        return {}, "no motion"
-    w = v / big
-    if w[int(np.argmax(np.abs(w)))] < 0:
-        w = -w
-    keep = [i for i in range(len(w)) if abs(w[i]) > 1e-6]
-    comps = {names[i]: round(float(w[i]), 6) for i in keep}
-    order = sorted(keep, key=lambda i: -abs(w[i]))
-    text = ", ".join(f"{names[i]} {w[i]:+.3g}" for i in order[:top])
-    if len(order) > top:
-        text += f", … ({len(order)} coordinates move)"
-    return comps, text
 
 
 # ============================================================================================
@@ -333,7 +222,7 @@ class _Over:
                 return z, h
             hh = min(h, left)
             z_new, K, err = dop853_step(self.fun, t, z, d * hh, *tols, core=self.core)
-            fac = 0.2 if not np.isfinite(err) else min(5.0, max(0.2, 0.9 * err ** (-1 / 8)))
+            fac = step_factor(err)
             if err <= 1.0:
                 t_next = t_to if hh == left else t + d * hh
                 self.pieces.append((t, z, t_next - t, K, z_new))
@@ -384,8 +273,7 @@ class _Over:
                 return t_a, t_a + 2 * d * delta, z, z_b, K, delta
             # the first failure: δ₀ came from the run's steps far from t_s, so take the step
             # DOP853's error (∝ h⁸) asks for; later ones move on towards t_s by 0.7
-            delta *= 0.7 if tries or not np.isfinite(err) else min(
-                0.7, max(0.2, 0.9 * err ** -0.125))
+            delta *= 0.7 if tries or not np.isfinite(err) else min(0.7, step_factor(err))
             tries += 1
             if tries >= AT_REST_AFTER:  # failing on and on: is the motion coming to rest?
                 self.at_rest(t, z)
