@@ -96,28 +96,35 @@ class ConstraintManifold:
             self.kernel_of(lo, hi)(tt[None, :], q.T, c.T, out)
         return out
 
+    # the kernel's outputs: g (k_g), then ∂g/∂q (k_g × R, row-major), then B (k_v × n_u)
+    @property
+    def _J_at(self) -> int:
+        return self.k_g
+
+    @property
+    def _B_at(self) -> int:
+        return self.k_g + self.k_g * self.R
+
+    @staticmethod
+    def _block(out: np.ndarray, rows: int, cols: int) -> np.ndarray:
+        """Kernel outputs (rows·cols, n) as n matrices (n, rows, cols)."""
+        return np.moveaxis(out.reshape(rows, cols, out.shape[1]), 2, 0)
+
     def jacobian(self, q: np.ndarray) -> np.ndarray:
         """∂g/∂qᵀ (n, k_g, R) at coordinates q (n, R)."""
-        kg, R = self.k_g, self.R
-        out = self._run(q, kg, kg + kg * R)
-        return np.moveaxis(out.reshape(kg, R, len(q)), 2, 0)
+        return self._block(self._run(q, self._J_at, self._B_at), self.k_g, self.R)
 
     def stated_B(self, q: np.ndarray) -> np.ndarray:
         """B_stated (n, k_v, n_u), the velocity constraints as stated, at coordinates q (n, R)."""
-        a = self.k_g + self.k_g * self.R
-        out = self._run(q, a, a + self.k_v * self.n_u)
-        return np.moveaxis(out.reshape(self.k_v, self.n_u, len(q)), 2, 0)
+        a = self._B_at
+        return self._block(self._run(q, a, a + self.k_v * self.n_u), self.k_v, self.n_u)
 
     def evaluate(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(g (n, k_g), ∂g/∂qᵀ (n, k_g, R), B (n, k_v, n_u)) at coordinates q (n, R)."""
         out = self._run(q)
-        n = len(q)
-        kg, R = self.k_g, self.R
-        g = out[:kg].T
-        J = np.moveaxis(out[kg : kg + kg * R].reshape(kg, R, n), 2, 0)
-        nb = self.k_v * self.n_u
-        B = np.moveaxis(out[kg + kg * R : kg + kg * R + nb].reshape(self.k_v, self.n_u, n), 2, 0)
-        return g, J, B
+        J_at, B_at = self._J_at, self._B_at
+        return (out[:J_at].T, self._block(out[J_at:B_at], self.k_g, self.R),
+                self._block(out[B_at : B_at + self.k_v * self.n_u], self.k_v, self.n_u))
 
     def gradients(self, q: np.ndarray) -> dict[tuple[int, str, str], np.ndarray]:
         """{(row, constraint name, target name): ∂φ/∂v_n (N, 3)} at coordinates q (N, R)."""
@@ -145,7 +152,7 @@ class ConstraintManifold:
 
     def all_speeds(self, q: np.ndarray, f: np.ndarray) -> np.ndarray:
         """u = [f; u_d] with u_d solved from B u = 0 (the system's own partition)."""
-        B = self.evaluate(q)[2]
+        B = self.stated_B(q)
         S = self.S
         u = np.zeros((len(q), self.n_u))
         u[:, :S] = f
@@ -175,7 +182,7 @@ class ConstraintManifold:
         single, qb = self._batch(q)
         fb = np.atleast_2d(np.asarray(f, dtype=float))
         u = np.atleast_2d(self.model.all_speed_values(qb, fb))
-        B = self.evaluate(qb)[2]
+        B = self.stated_B(qb)
         r = np.einsum("nku,nu->nk", B, u)
         return r[0] if single else r
 
@@ -187,7 +194,7 @@ class ConstraintManifold:
             return q
         kg, R = self.k_g, self.R
         for _ in range(iters):
-            out = self._run(q[None, :], 0, kg + kg * R)[:, 0]
+            out = self._run(q[None, :], 0, self._B_at)[:, 0]
             g, J = out[:kg], out[kg:].reshape(kg, R)[:, self.q_index]
             if np.all(np.isfinite(g)) and np.max(np.abs(g)) < tol:
                 return q
@@ -198,7 +205,7 @@ class ConstraintManifold:
             except np.linalg.LinAlgError:
                 dq = np.linalg.lstsq(J, g, rcond=None)[0]
             q[self.q_index] -= dq
-        g = self.evaluate(q[None, :])[0][0]
+        g = self.configuration_residuals(q)
         if not np.all(np.isfinite(g)) or np.max(np.abs(g)) > 1e-9:
             names = self.model.state_names
             raise ConstraintError(

@@ -88,7 +88,7 @@ class PartitionMixin:
             wp = self.work_arrays("pos", np.zeros(1), q[None, :], np.zeros((1, self.n_u)))
             return constraint_matrix(self.layout, wp)[0]
         if self.has_embedding:
-            return self.manifold.evaluate(q[None, :])[2][0]
+            return self.manifold.stated_B(q[None, :])[0]
         return np.zeros((0, self.n_u))
 
     def best_partition(self, q) -> list:

@@ -212,7 +212,7 @@ class ConstraintWatch:
                 out[i, R : R + self.user.n_u] = np.nan
         return out
 
-    def _all_speeds(self, t: np.ndarray, Y: np.ndarray) -> np.ndarray:
+    def _all_speeds(self, t: float | np.ndarray, Y: np.ndarray) -> np.ndarray:
         """All speeds u (k, n_u) at integrated states Y (k, n) of the active model."""
         f = self.speeds_of(self.active, t, Y)
         return np.atleast_2d(self.active.all_speed_values(Y[:, : self.active.R], f))
@@ -230,9 +230,7 @@ class ConstraintWatch:
         """The state z = [y, W] of the active model as a state of the partition ``new``."""
         R = self.active.R
         y = z[None, :n]
-        f = self.speeds_of(self.active, t, y)
-        u = np.atleast_2d(self.active.all_speed_values(y[:, :R], f))
-        fn = u[:, new.ind_index]
+        fn = self._all_speeds(t, y)[:, new.ind_index]
         if self.momentum:
             fn = np.atleast_2d(new.p_hat(y[:, :R], fn))
         out = z.copy()
