@@ -40,7 +40,7 @@ import sympy as sp
 import sympy.physics.mechanics as me
 
 from ..errors import UrdfError
-from ..mechanics.measure import cross, frame_vector, inertia_dyadic, rotate, vector_plus
+from ..mechanics.measure import carry, frame_vector, inertia_dyadic, rotate
 from ..progress import working
 from ..system import KaneSystem
 from .urdf_params import UrdfParameters, identifier, snap
@@ -210,10 +210,7 @@ class _Assembly:
                relative: me.Vector | None = None) -> None:
         """v_point = v_base + ω_frame × r (+ ``relative``, the velocity of ``point`` in
         ``frame``), with ``r`` the measure numbers in ``frame`` of point − base."""
-        terms = [(cross(self.omega[frame], r), frame)]
-        if relative is not None:
-            terms += relative.args
-        point.set_vel(self.N, vector_plus(base.vel(self.N), terms))
+        carry(point, base, self.N, frame, self.omega[frame], r, relative)
 
     # ------------------------------------------------------------------ assembly
     def _check_link_names(self) -> None:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import sympy as sp
 import sympy.physics.mechanics as me
 
-__all__ = ["times", "cross", "rotate", "vector_plus", "inertia_dyadic", "frame_vector"]
+__all__ = ["times", "cross", "rotate", "vector_plus", "carry", "inertia_dyadic", "frame_vector"]
 
 
 def times(a, b) -> sp.Expr:
@@ -47,6 +47,16 @@ def vector_plus(v: me.Vector, terms) -> me.Vector:
     out = me.Vector(0)
     out.args = [(m, fr) for fr, m in d.items() if any(x != 0 for x in m)]
     return out
+
+
+def carry(point: me.Point, base: me.Point, N: me.ReferenceFrame, frame: me.ReferenceFrame,
+          w, r, relative: me.Vector | None = None) -> None:
+    """Set v_point = v_base + ω × r (+ ``relative``, the velocity of ``point`` in ``frame``) in
+    N, with ω = ``w`` and r the measure numbers in ``frame`` of ω_frame and point − base."""
+    terms = [(cross(w, r), frame)]
+    if relative is not None:
+        terms += relative.args
+    point.set_vel(N, vector_plus(base.vel(N), terms))
 
 
 def frame_vector(frame: me.ReferenceFrame, components) -> me.Vector:

@@ -8,7 +8,7 @@ import numpy as np
 import sympy as sm
 import sympy.physics.mechanics as me
 
-from ..mechanics.measure import cross, frame_vector, inertia_dyadic, rotate, vector_plus
+from ..mechanics.measure import carry, frame_vector, inertia_dyadic, rotate
 from ._common import ModelParts, check_count, to_system
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -50,7 +50,7 @@ def _carried(name: str, joint: me.Point, B: me.ReferenceFrame, w_B: sm.Matrix,
              r: sm.Matrix, N: me.ReferenceFrame) -> me.Point:
     """The point ``joint + r`` (r in B's measure numbers), v = v_joint + w × r."""
     P = joint.locatenew(name, frame_vector(B, r))
-    P.set_vel(N, vector_plus(joint.vel(N), [(cross(w_B, r), B)]))
+    carry(P, joint, N, B, w_B, r)
     return P
 
 
