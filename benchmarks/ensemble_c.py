@@ -36,7 +36,7 @@ import numpy as np
 
 import kanebond as kb
 from kanebond import runspec
-from kanebond.model.parameters import name_of
+from kanebond.kanemodel.parameters import name_of
 
 
 def _batch(num, x0, n: int, seed: int = 0):

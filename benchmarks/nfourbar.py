@@ -14,7 +14,7 @@ process:
   formed system: *cold* into an empty ``$KANEBOND_CACHE`` (code generation and compilation;
   ``num._be.cached`` must be False), *warm* with that cache (the library is only loaded;
   ``cached`` must be True). The C compiler's share and the kernel's optimisation flag are read
-  by wrapping ``kanebond.numeric.cbackend.build_library``. NumPy: ``backend="numpy"``.
+  by wrapping ``kanebond.numeric._c.backend.build_library``. NumPy: ``backend="numpy"``.
 * **rhs per call**: ``num.rhs(0.0, x)`` at the IFToMM initial state ``n_four_bar_initial(N)``
   (x = [q, dtheta0]), called from Python, timeit style: loops of at least 0.2 s, median and
   minimum of ``--loops`` loops. The exponent p of rhs cost ~ N^p is a least-squares fit of
@@ -73,7 +73,7 @@ from _env import git_state, load
 from sympy.core.cache import clear_cache
 
 import kanebond as kb
-import kanebond.numeric.cbackend as kbc
+import kanebond.numeric._c.backend as kbc
 from kanebond.models._common import to_system
 from kanebond.models.nfourbar import (
     N_FOUR_BAR_DEFAULTS,
@@ -132,7 +132,7 @@ def repeated(run, repeats: int, fast: float) -> list:
 
 
 class CompileLog:
-    """Wraps ``kanebond.numeric.cbackend.build_library`` to record compiler time and kernel
+    """Wraps ``kanebond.numeric._c.backend.build_library`` to record compiler time and kernel
     flags."""
 
     def __init__(self) -> None:

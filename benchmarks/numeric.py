@@ -195,7 +195,7 @@ def raw_kernel_time(num, x: np.ndarray, repeat: int) -> float | None:
 
 
 def worker_kanebond(n: int, seed: int, repeat: int) -> dict:
-    import kanebond.numeric.cbackend as kbc
+    import kanebond.numeric._c.backend as kbc
 
     # Time the C compiler by wrapping the C backend's compile step (whichever of the
     # known names the installed version has; without one, the cc column shows "?").

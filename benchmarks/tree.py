@@ -292,7 +292,7 @@ def measure(case, n, seed, repeat, system, num, urdf, base, out) -> None:
 def time_compiler() -> list[float] | None:
     """Wrap the C backend's compile step (as benchmarks/numeric.py does); its times land in the
     list returned (None where the installed version has no such function)."""
-    import kanebond.numeric.cbackend as kbc
+    import kanebond.numeric._c.backend as kbc
 
     times: list[float] = []
     original = getattr(kbc, "build_library", None)
@@ -308,7 +308,7 @@ def time_compiler() -> list[float] | None:
 
     kbc.build_library = wrapper
     try:  # the tree path's backend imports the compile step by name
-        import kanebond.numeric.ctree as kbt
+        import kanebond.numeric._c.tree as kbt
 
         kbt.build_library = wrapper
     except ImportError:
@@ -319,7 +319,7 @@ def time_compiler() -> list[float] | None:
 def record_kernels() -> list[tuple[int, str]]:
     """(operations, flags) of every C kernel compiled: wraps the C backend's flag choice (large
     kernels go to -O0, which makes a slow rhs); empty where the version has no such function."""
-    import kanebond.numeric.cbackend as kbc
+    import kanebond.numeric._c.backend as kbc
 
     seen: list[tuple[int, str]] = []
     original = getattr(kbc, "kernel_flags", None)
@@ -331,7 +331,7 @@ def record_kernels() -> list[tuple[int, str]]:
 
         kbc.kernel_flags = wrapper
         try:
-            import kanebond.numeric.ctree as kbt
+            import kanebond.numeric._c.tree as kbt
 
             kbt.kernel_flags = wrapper
         except ImportError:

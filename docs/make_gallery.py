@@ -356,7 +356,7 @@ def differential_drive() -> None:
 def wheeled_robot() -> None:
     """The shipped wheeled_robot.toml (from its URDF) as `kanebond simulate` runs it: V_l = 6 V,
     V_r = 4 V, and again with V_r = 6 V (straight)."""
-    from kanebond.modelfile import SHIPPED
+    from kanebond.io.modelfile import SHIPPED
     from kanebond.runspec import prepare, simulate_case
 
     fig, (a, b) = plt.subplots(1, 2, figsize=(8.4, 3.4))

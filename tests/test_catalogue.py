@@ -25,7 +25,7 @@ import sympy as sp
 import sympy.physics.mechanics as me
 
 import kanebond as kb
-from kanebond.numeric import cbackend
+from kanebond.numeric._c import backend as cbackend
 
 t = me.dynamicsymbols._t
 q, u = me.dynamicsymbols("q u")

@@ -110,7 +110,7 @@ def test_bondgraph_of_a_model_file_with_motors(tmp_path):
     """A file's [bondgraph] section couples two DC motors: the command draws that coupled graph
     (the motors' elements), not the mechanical graph alone; another --form than the file's
     is a usage error naming the file's form."""
-    from kanebond.modelfile import SHIPPED, read_model
+    from kanebond.io.modelfile import SHIPPED, read_model
 
     path = SHIPPED / "differential_drive_with_motors.toml"
     loaded = read_model(path)
@@ -133,7 +133,7 @@ def test_bondgraph_of_a_model_file_with_motors(tmp_path):
 def test_linearize_refuses_a_coupled_graph():
     """The robot file's [bondgraph] couples motors: linearizing its mechanics alone would print
     the eigenvalues of another system (seven zeros), so the command says so instead."""
-    from kanebond.modelfile import SHIPPED
+    from kanebond.io.modelfile import SHIPPED
 
     path = SHIPPED / "differential_drive_with_motors.toml"
     r = kb("linearize", str(path))
@@ -195,7 +195,7 @@ def test_simulate_closed_loop_reports_multipliers(tmp_path):
 
 def _sleigh_without_inertia(tmp_path: Path) -> str:
     """The shipped sleigh file with no value for I_G."""
-    from kanebond.modelfile import SHIPPED
+    from kanebond.io.modelfile import SHIPPED
 
     text = (SHIPPED / "chaplygin_sleigh.toml").read_text(encoding="utf-8")
     text = text.replace('I_G = {value = 0.2, unit = "kg m^2"}', 'I_G = {unit = "kg m^2"}')
@@ -342,7 +342,7 @@ def test_simulate_a_model_file_with_motors(tmp_path):
     runs up to ω_m = k V / (R_a b_m + k²) (torque balance k i = b_m ω_m, i = (V − k ω_m)/R_a),
     the wheels at ω_m / n and the robot at v = r ω_m / n (file values k = 0.05, R_a = 1,
     b_m = 1e-4, n = 20, r = 0.1)."""
-    from kanebond.modelfile import SHIPPED
+    from kanebond.io.modelfile import SHIPPED
 
     out = tmp_path / "robot"
     r = kb("simulate", str(SHIPPED / "differential_drive_with_motors.toml"), "--set", "V_l=6",

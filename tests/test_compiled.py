@@ -215,7 +215,7 @@ def test_c_ensemble_equals_simulate_point_by_point(stem):
     loop's start made consistent on its own constraints) is kb.simulate's RK45 run of the
     same point in the velocity form: states, work and T* at the output times, and the audit
     closes."""
-    from kanebond.model.parameters import name_of
+    from kanebond.kanemodel.parameters import name_of
 
     model, x0 = _case(stem)
     names = model.state_names
@@ -334,12 +334,12 @@ def test_rodas4_on_embedded_constraints_and_a_closed_loop():
 
 @pytest.mark.parametrize("momentum", [False, True])
 def test_the_analytic_jacobian_equals_central_differences(momentum):
-    """numeric/cjac.py's kb_jac (partial derivatives on the expression graph, solves by A) at a
-    random state of the heavy top (a tree, nonlinear in q and f) against central differences
-    of the model's own right-hand side and load powers: the rows of q', f' (or p') and of the
-    loads' work, and the time derivative."""
+    """numeric/_c/jacobian.py's kb_jac (partial derivatives on the expression graph, solves by A) at
+    a random state of the heavy top (a tree, nonlinear in q and f) against central differences of
+    the model's own right-hand side and load powers: the rows of q', f' (or p') and of the loads'
+    work, and the time derivative."""
 
-    from kanebond.numeric.cjac import jacobian_kernel
+    from kanebond.numeric._c.jacobian import jacobian_kernel
 
     model, _ = _case("heavy_symmetric_top")
     lib, why = jacobian_kernel(model, momentum)
@@ -372,7 +372,7 @@ def test_the_analytic_jacobian_equals_central_differences(momentum):
 
 @pytest.mark.parametrize("method", ["Radau", "BDF"])
 def test_scipys_implicit_solvers_get_the_analytic_jacobian(method):
-    """SciPy's Radau and BDF are handed numeric/cjac.py's Jacobian (the work rows included)
+    """SciPy's Radau and BDF are handed numeric/_c/jacobian.py's Jacobian (the work rows included)
     instead of differencing the audit's work states: the same motion as RODAS4 and the energy
     balance closed."""
     num = _stiff_pair()
@@ -448,7 +448,7 @@ def test_events_compiled_from_their_expressions(stem, form):
 
 
 def test_a_closed_loops_configuration_kernel_is_formed_once_per_model():
-    from kanebond.numeric.entry import configuration_kernel
+    from kanebond.numeric._c.entry import configuration_kernel
 
     model, x0 = _case("four_bar")
     first = configuration_kernel(model)

@@ -1,4 +1,4 @@
-"""Prescribed flows and adjoined constraints on the compiled path (numeric/ccon.py,
+"""Prescribed flows and adjoined constraints on the compiled path (numeric/_c/constraints.py,
 runtime_con.c): the C rhs, reactions, multipliers and constraint powers equal the NumPy path
 (the reference) to 1e-12 on a catalogue of constrained models, and the C path is really used."""
 
@@ -14,7 +14,7 @@ import sympy.physics.mechanics as me
 import kanebond as kb
 from kanebond.mechanics.kinematics import t
 from kanebond.models.fourbar import FOUR_BAR_DEFAULTS, four_bar_configuration
-from kanebond.numeric.cbackend import compiler_available
+from kanebond.numeric._c.backend import compiler_available
 
 pytestmark = pytest.mark.skipif(not compiler_available(), reason="no C compiler")
 

@@ -1,4 +1,4 @@
-"""The JAX backend (kanebond.numeric.jaxbackend): the velocity form as pure JAX functions from
+"""The JAX backend (kanebond.numeric._jax.model): the velocity form as pure JAX functions from
 the per-body program, against the C backend on the ready-made models, batched over states and
 constants, differentiated against central finite differences; `import kanebond` without JAX."""
 
@@ -246,7 +246,7 @@ def test_gradient_of_a_trajectory_against_finite_differences():
 def test_levelled_kernels_equal_the_c_backend(name):
     """kernels="tape" (levelled vector code, compiled in seconds at any size; the default
     above TAPE_ABOVE operations) gives the C backend's numbers, and its gradient is finite."""
-    from kanebond.numeric.jaxbackend import JaxModel
+    from kanebond.numeric._jax.model import JaxModel
 
     system, consts, x0 = _case(name)
     jm = JaxModel(system, consts, kernels="tape")
@@ -307,7 +307,7 @@ def test_large_programs_compile_as_few_operations():
     time follows that count: benchmarks/ensemble.py measures build + compile at 5 s, against
     12 s straight-line; the issue's target is 10 s)."""
     from kanebond.models.chain import chain_3d_parameters
-    from kanebond.numeric.jaxbackend import JaxModel
+    from kanebond.numeric._jax.model import JaxModel
 
     system = kb.models.chain_3d(10)
     params = chain_3d_parameters(10)

@@ -23,13 +23,13 @@ FLOORS: list[set[str]] = [
     {"symbolic"},  # expression DAG, helpers, safe text
     {"mechanics"},  # q' = Q f, partial velocities, loads, A, D, C, e, p̂, ê, T*
     {"constraints"},  # embedded, prescribed, adjoined; auxiliary speeds
-    {"model"},  # KaneModel: the validated model; values of constants; admissibility
+    {"kanemodel"},  # KaneModel: the validated model; values of constants; admissibility
     {"forms"},  # velocity, momentum, Lagrangian, Hamiltonian forms; identities
-    {"numeric"},  # per-body program, C/NumPy backends, NumericModel, ConstrainedModel
+    {"numeric"},  # NumericModel, ConstrainedModel; private backends _program, _c, _numpy, _jax
     {"simulation", "linear"},  # integration, events, monitor, trajectory; linear models
     {"bondgraph"},  # elements, graph, causality, equations, Kane's graphs, drawing, files
     {"system"},  # KaneSystem, the facade
-    {"models", "modelfile", "io"},  # ready-made models, TOML model files, ways in and out
+    {"models", "io"},  # ready-made models; ways in and out (SymPy, URDF, model files, FMUs)
     {"runspec"},  # a run named by text
     {"report", "sweeps"},  # the HTML report, Dask sweeps
     {"demo", "cli", ""},  # the command; "" is the package's __init__
@@ -142,7 +142,7 @@ def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
 def test_the_checker_finds_a_cycle_an_upward_import_and_a_private_name(tmp_path):
     assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
     assert _cycle({"a": {"b"}, "b": set()}) is None
-    assert _floor("numeric.model") > _floor("model.kane_model") > _floor("mechanics.matrices")
+    assert _floor("numeric.model") > _floor("kanemodel.kane_model") > _floor("mechanics.matrices")
     with pytest.raises(AssertionError):
         _floor("no_such_module")
     f = tmp_path / "m.py"
@@ -227,3 +227,34 @@ def test_no_private_attribute_crosses_a_package():
            for module, attr, line in reads
            if attr in defined and module.split(".")[0] not in defined[attr]]
     assert not bad, "\n".join(bad)
+
+
+def test_numeric_backends_sit_under_the_models():
+    """numeric/'s private backend packages (_program, _c, _numpy, _jax) turn programs into
+    kernels and never import the numeric models that choose and call them (numeric.model,
+    numeric.constrained, ...), nor a floor above numeric."""
+    backends = {n: m for n, m in _modules().items() if n.startswith("numeric._")}
+    assert {n.split(".")[1] for n in backends} == {"_program", "_c", "_numpy", "_jax"}
+    bad = [f"{n} imports {t}" for n, m in backends.items() for t in m.targets
+           if t.startswith("numeric") and not t.startswith("numeric._")
+           or _floor(t) > _floor("numeric")]
+    assert not bad, "\n".join(bad)
+
+
+#: the only modules that import JAX: the JAX backend, and the two users of its models on their
+#: own floors (the ensemble solver, a bond graph's JAX kernels)
+JAX_HOMES = ("numeric._jax.", "simulation.ensemble", "bondgraph.jaxgraph")
+
+
+def test_jax_has_one_home():
+    users = []
+    for path in SRC.rglob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        names = [a.name for node in ast.walk(tree) if isinstance(node, ast.Import)
+                 for a in node.names]
+        names += [node.module or "" for node in ast.walk(tree)
+                  if isinstance(node, ast.ImportFrom) and not node.level]
+        if any(n == "jax" or n.startswith("jax.") for n in names):
+            users.append(_module_name(path))
+    stray = [u for u in users if not u.startswith(JAX_HOMES)]
+    assert users and not stray, stray

@@ -16,7 +16,7 @@ from sympy.core.function import AppliedUndef
 
 import kanebond as kb
 from kanebond.cli import resolve_model
-from kanebond.modelfile import MAX_BYTES, load_model, read_model
+from kanebond.io.modelfile import MAX_BYTES, load_model, read_model
 from kanebond.runspec import prepare
 
 SHIPPED = files("kanebond") / "models" / "files"

@@ -15,7 +15,7 @@ import pytest
 
 import kanebond as kb
 from kanebond.errors import ModelFileError
-from kanebond.modelfile import SHIPPED, read_model
+from kanebond.io.modelfile import SHIPPED, read_model
 from kanebond.models.diffdrive import differential_drive_with_motors
 
 FILE = SHIPPED / "differential_drive_with_motors.toml"

@@ -14,7 +14,7 @@ from sympy.core.function import AppliedUndef
 from test_modelfile import _equal_matrices, _name, _same_equations
 
 import kanebond as kb
-from kanebond.modelfile import load_model
+from kanebond.io.modelfile import load_model
 
 # A planar 3-link arm hanging from the ground: pin joints about z, links of length l_i with the
 # mass centre at the middle, gravity along -N.y; a torque tau1 at the shoulder.

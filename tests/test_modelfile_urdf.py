@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from kanebond.errors import KanebondError, ModelFileError
-from kanebond.modelfile import SHIPPED, read_model
+from kanebond.io.modelfile import SHIPPED, read_model
 from kanebond.runspec import prepare, simulate_case
 
 URDF = SHIPPED / "wheeled_robot.urdf"

@@ -491,7 +491,7 @@ def test_batched_pivot_and_condition_checks_equal_the_pointwise_ones():
 
     import scipy.linalg
 
-    from kanebond.numeric.npbackend import (
+    from kanebond.numeric._numpy.backend import (
         PIVOT_LIMIT,
         relative_condition,
         relative_conditions,

@@ -200,7 +200,7 @@ def test_a_prescribed_model_is_animated_from_its_origin_and_drawn_as_the_system_
 def test_a_model_file_with_motors_reports_its_coupled_graph():
     """The robot file's run is its coupled bond graph: the page draws that graph (the motors'
     gyrators GY and armature resistors) and says why there are no eigenvalues."""
-    from kanebond.modelfile import SHIPPED
+    from kanebond.io.modelfile import SHIPPED
 
     case = prepare(str(SHIPPED / "differential_drive_with_motors.toml"),
                    {"V_l": 6.0, "V_r": 4.0}, {})

@@ -14,7 +14,7 @@ import sympy as sp
 
 import kanebond as kb
 from kanebond.errors import ModelFileError
-from kanebond.modelfile import load_model
+from kanebond.io.modelfile import load_model
 from kanebond.report.animation import animation_data
 from kanebond.report.solids import primitive
 

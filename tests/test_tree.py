@@ -1,5 +1,6 @@
-"""The recursive tree path (numeric/tree.py + the ABA of runtime_tree.c) against the per-body
-path, which assembles [PA21] (53)–(57) and stays the reference, and against Pinocchio's ABA."""
+"""The recursive tree path (numeric/_program/tree.py + the ABA of runtime_tree.c) against the
+per-body path, which assembles [PA21] (53)–(57) and stays the reference, and against Pinocchio's
+ABA."""
 
 from __future__ import annotations
 
@@ -13,8 +14,8 @@ import sympy.physics.mechanics as me
 
 import kanebond as kb
 from kanebond.models.chain import chain_3d_parameters
-from kanebond.numeric.cbackend import compiler_available
-from kanebond.numeric.tree import NotATree, TreeProgram
+from kanebond.numeric._c.backend import compiler_available
+from kanebond.numeric._program.tree import NotATree, TreeProgram
 
 pytestmark = pytest.mark.skipif(not compiler_available(), reason="needs a C compiler")
 URDF = Path(__file__).parent / "urdf"

@@ -22,7 +22,7 @@ import pytest
 import sympy as sp
 
 import kanebond as kb
-from kanebond.io.urdf import identifier
+from kanebond.io.urdf.parts import identifier
 
 pin = pytest.importorskip("pinocchio")
 
@@ -459,7 +459,7 @@ def test_files_that_are_not_urdf_text(tmp_path):
 
 
 def test_huge_file_is_refused_before_parsing(tmp_path, monkeypatch):
-    from kanebond.io import urdf_read
+    from kanebond.io.urdf import read as urdf_read
 
     monkeypatch.setattr(urdf_read, "MAX_BYTES", 1000)
     path = tmp_path / "huge.urdf"
@@ -469,7 +469,7 @@ def test_huge_file_is_refused_before_parsing(tmp_path, monkeypatch):
 
 
 def test_too_many_links_are_refused(tmp_path, monkeypatch):
-    from kanebond.io import urdf_read
+    from kanebond.io.urdf import read as urdf_read
 
     monkeypatch.setattr(urdf_read, "MAX_LINKS", 2)
     path = tmp_path / "many.urdf"
@@ -510,8 +510,8 @@ def test_shapes_are_placed_from_the_mass_centre_of_their_body(tmp_path):
     """The tool (fixed to tele) keeps a body of its own when its mass is a parameter; tele's box,
     centred on tele's origin, is then measured from tele's own mass centre (not from the
     centre of tele and tool together): offset = −(G − O) in tele's axes, either way."""
-    from kanebond.io.urdf import urdf_parts
-    from kanebond.io.urdf_read import read_urdf
+    from kanebond.io.urdf.parts import urdf_parts
+    from kanebond.io.urdf.read import read_urdf
 
     start = ALL_JOINTS.index('<link name="tele">')
     end = ALL_JOINTS.index("</link>", start)

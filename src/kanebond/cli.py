@@ -19,7 +19,7 @@ import click
 from click.core import ParameterSource
 
 from .errors import KanebondError, ModelError
-from .model.parameters import name_of
+from .kanemodel.parameters import name_of
 from .progress import working
 from .runspec import (
     cached_graph,
@@ -242,7 +242,7 @@ def bondgraph(ctx: click.Context, model: str, form: str, output: Path) -> None:
     if graph is None:
         graph = system.bond_graph(form)
     elif ctx.get_parameter_source("form") is not ParameterSource.DEFAULT:
-        from .modelfile import bondgraph_form
+        from .io.modelfile import bondgraph_form
 
         own = bondgraph_form(model)
         if form != own:

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import ModelError
-from .model.parameters import name_of
+from .kanemodel.parameters import name_of
 
 __all__ = ["Case", "resolve_model", "cached_system", "cached_graph", "prepare", "simulate_case",
            "constant_values", "state_values", "default_tables", "FILE_SUFFIXES",
@@ -83,7 +83,7 @@ def _resolve(spec: str) -> _Resolved:
     if path is not None and path.suffix.lower() == ".urdf":
         return _resolve_urdf(spec)
     if path is not None:  # a .toml model file
-        from .modelfile import read_model
+        from .io.modelfile import read_model
 
         loaded = read_model(spec)
         return _Resolved(loaded.system, dict(loaded.defaults),
@@ -106,8 +106,8 @@ def _resolve_urdf(spec: str) -> _Resolved:
     """A URDF robot description with a fixed base (:func:`kanebond.from_urdf`): its defaults
     are the system's, its initial state the parts' resting one (every coordinate and speed 0,
     a floating quaternion's qw = 1)."""
-    from .io.urdf import urdf_parts
-    from .io.urdf_read import read_urdf
+    from .io.urdf.parts import urdf_parts
+    from .io.urdf.read import read_urdf
     from .progress import working
 
     with working(f"reading the URDF {Path(spec).name} and forming its system"):
@@ -121,7 +121,7 @@ def _shipped_values(spec: str, system: Any) -> dict[str, dict[str, float]]:
     ready-made model ``spec`` (``models/files/<spec>.toml``, or ``<spec>_<n>.toml`` with the
     same coordinates as the model built with its default size): the defaults of the command,
     the report and the sweeps; empty where no file matches."""
-    from .modelfile import file_values, shipped_files
+    from .io.modelfile import file_values, shipped_files
 
     names = [name_of(q) for q in system.coordinates]
     for path in shipped_files(spec):
@@ -159,7 +159,7 @@ def resolve_model(spec: str) -> tuple[Any, dict[str, float]]:
     """The system named by ``spec`` and its default constants ({name: float}, maybe empty).
 
     ``spec`` is the name of a ready-made model (:data:`kanebond.models.MODELS`), the path of
-    an existing ``.toml`` model file (:mod:`kanebond.modelfile`), whose parameter values are the
+    an existing ``.toml`` model file (:mod:`kanebond.io.modelfile`), whose parameter values are the
     defaults, or of a ``.urdf`` robot description (:func:`kanebond.from_urdf`, fixed base; its
     :attr:`~kanebond.KaneSystem.defaults`). Formed once per process, as :func:`cached_system`
     (the same resolution).
@@ -361,7 +361,7 @@ def export_fmu(model: Any, path: Any, constants: Mapping | None = None, *,
     opts["name"] = name or case.name
     # the file's units of parameters the equations lost (a1 of chain_3d_2, which cancels) are
     # dropped; units the caller names are checked by the export
-    from .model.parameters import name_of
+    from .kanemodel.parameters import name_of
 
     known = {name_of(p) for p in (case.numeric.parameters if case.numeric is not None else
                                   [*case.system.constants, *case.system.inputs])}

@@ -1,6 +1,6 @@
 """KaneSystem: the public facade over the model, its forms, numerics and linearization.
 
-:class:`KaneSystem` is :class:`~kanebond.model.KaneModel` (the validated model and its system
+:class:`KaneSystem` is :class:`~kanebond.kanemodel.KaneModel` (the validated model and its system
 matrices, [PA21] (53)–(62)) with the methods that reach the layers above it: the four forms
 (:mod:`kanebond.forms.kane`), numeric models (:mod:`kanebond.numeric.model`,
 :mod:`kanebond.numeric.constrained`) and linearization (:mod:`kanebond.linear.linearization`). It
@@ -19,8 +19,8 @@ import sympy as sp
 from .bondgraph import BondGraph
 from .bondgraph.kane import kane_bond_graph
 from .forms.kane import HamiltonianForm, LagrangianForm, MomentumForm, VelocityForm
+from .kanemodel.kane_model import KaneModel
 from .linear.linearization import Linearization, linearize
-from .model.kane_model import KaneModel
 from .numeric.constrained import ConstrainedModel
 from .numeric.model import NumericModel
 
@@ -148,19 +148,18 @@ class KaneSystem(KaneModel):
         adjoined constraints back to φ = ᴾφ).
 
         ``constants`` maps every parameter symbol (and every time-varying input) to a number or a
-        Python callable of ``t`` or ``(t, x)`` with x = [q, f]. ``backend`` is ``"c"`` (generated
-        C compiled once and cached on disk), ``"numpy"`` (no compiler needed) or ``"auto"``;
-        constants not given take their :attr:`defaults` (a URDF's numbers named as parameters);
-        ``path`` is ``"tree"`` (the bodies form a kinematic tree: the velocity form's rhs by the
-        articulated-body algorithm on per-joint C code, O(n) per call; :mod:`kanebond.numeric.tree`
-        says how the tree is found), ``"bodies"`` (per-body kinematics, numeric assembly of
-        [PA21] (53)–(57), every model), ``"symbolic"`` (the closed-form matrices, small systems)
-        or ``"auto"`` (the tree where there is one and the C backend is used, else the bodies;
-        the model's ``tree_note`` says why not).
-        """
+        Python callable of ``t`` or ``(t, x)`` with x = [q, f]. ``backend`` is ``"c"`` (generated C
+        compiled once and cached on disk), ``"numpy"`` (no compiler needed) or ``"auto"``; constants
+        not given take their :attr:`defaults` (a URDF's numbers named as parameters); ``path`` is
+        ``"tree"`` (the bodies form a kinematic tree: the velocity form's rhs by the
+        articulated-body algorithm on per-joint C code, O(n) per call; the tree program,
+        ``numeric/_program/tree.py``, says how the tree is found), ``"bodies"`` (per-body
+        kinematics, numeric assembly of [PA21] (53)–(57), every model), ``"symbolic"`` (the
+        closed-form matrices, small systems) or ``"auto"`` (the tree where there is one and the C
+        backend is used, else the bodies; the model's ``tree_note`` says why not). """
         constants = self._with_defaults(constants)
         if backend == "jax":  # imported here: `import kanebond` never imports JAX
-            from .numeric.jaxbackend import JaxModel
+            from .numeric._jax.model import JaxModel
 
             return JaxModel(self, constants, baumgarte=baumgarte)
         if self.prescribed or self.adjoined:

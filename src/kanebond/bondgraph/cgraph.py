@@ -24,13 +24,13 @@ from typing import Any
 
 import sympy as sp
 
-from ..numeric.cbackend import (
+from ..numeric._c.backend import (
     DENSE_RUNTIME,
     TLS_RUNTIME,
     compiler_available,
     source_library,
 )
-from ..numeric.cemit import emit_c
+from ..numeric._c.emit import emit_c
 from ..symbolic.dag import Graph
 from .elements import t
 

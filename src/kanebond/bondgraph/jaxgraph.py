@@ -18,9 +18,9 @@ import numpy as np
 import sympy as sp
 
 from ..errors import BondGraphError
-from ..model.parameters import lookup_value, name_of
-from ..numeric.jaxbackend import PureModel, enable_float64
-from ..numeric.jaxtape import straight_line
+from ..kanemodel.parameters import lookup_value, name_of
+from ..numeric._jax.model import PureModel, enable_float64
+from ..numeric._jax.tape import straight_line
 from ..symbolic.dag import Graph
 from .elements import t
 from .numeric import GraphNumeric, source_powers, store_energies
@@ -30,7 +30,7 @@ __all__ = ["JaxGraph"]
 
 class JaxGraph(PureModel):
     """A bond graph's state equations as pure JAX functions (see the module docstring), with
-    the interface of :class:`~kanebond.numeric.jaxbackend.PureModel`: ``rhs(t, x, c=None)``,
+    the interface of :class:`~kanebond.numeric._jax.model.PureModel`: ``rhs(t, x, c=None)``,
     ``rhs_function()``, ``audited_function()``, ``T_star(x, c)`` (the stored energy)."""
 
     closed_loop = False

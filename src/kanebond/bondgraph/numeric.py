@@ -26,7 +26,7 @@ import sympy as sp
 from sympy.core.function import AppliedUndef
 
 from ..errors import BondGraphError, SingularMassMatrixError
-from ..model.parameters import Parameters, initial_state_vector
+from ..kanemodel.parameters import Parameters, initial_state_vector
 from ..symbolic.dag import Graph, emit_python
 from .cgraph import graph_library
 from .elements import IC, NIC, C, Element, I, R, Se, SeLambda, Sf, TStar, t

@@ -1,7 +1,7 @@
 /* kanebond C runtime of a bond graph's state equations M(x, t) z = b(x, t), z = [x', λ]
    (kanebond.bondgraph.numeric), shared by the numeric model's own library (kb.simulate's core
    calls kb_graph_rhs, see bondgraph/cgraph.py) and every FMU of a graph (io/fmu/graph.c).
-   Needs KB_TLS, kb_dense_solve (numeric/runtime_dense.c), KBF_NXG (graph states), KBF_NZ
+   Needs KB_TLS, kb_dense_solve (numeric/_c/runtime_dense.c), KBF_NXG (graph states), KBF_NZ
    (unknowns z), KBF_NM (entries of M, at M_ROW, M_COL; 0 when M is the identity) and the
    kernels k_b and k_M (at z = 0). */
 #define KBF_NZ1 (KBF_NZ > 0 ? KBF_NZ : 1)

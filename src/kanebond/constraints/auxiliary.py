@@ -31,7 +31,7 @@ from .embedding import velocity_constraint
 
 
 class AuxiliaryHost(Protocol):
-    """What the functions here read of a model: a :class:`~kanebond.model.KaneModel` (one
+    """What the functions here read of a model: a :class:`~kanebond.kanemodel.KaneModel` (one
     floor up, which imports this module) has all of it."""
 
     frame: Any

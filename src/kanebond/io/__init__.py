@@ -2,6 +2,6 @@
 FMI units (:func:`~kanebond.io.fmu.write_fmu`, under ``kb.export_fmu``)."""
 
 from .sympy_objects import from_sympy
-from .urdf import from_urdf
+from .urdf.parts import from_urdf
 
 __all__ = ["from_sympy", "from_urdf"]

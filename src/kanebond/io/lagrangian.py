@@ -29,8 +29,8 @@ from sympy.core.function import AppliedUndef
 
 from ..constraints.resolve import AdjoinedConstraint
 from ..errors import KanebondError, ModelError
+from ..kanemodel.listing import default_load_names
 from ..mechanics.generalized import GeneralizedInertia
-from ..model.listing import default_load_names
 from ..symbolic.expressions import non_finite, quick_diff, show, vanishes
 from ..system import KaneSystem
 

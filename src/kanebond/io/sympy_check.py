@@ -35,7 +35,7 @@ import sympy.physics.mechanics as me
 from sympy.core.function import AppliedUndef
 
 from ..errors import KanebondError, KanebondWarning, ModelError
-from ..model.parameters import name_of
+from ..kanemodel.parameters import name_of
 from ..symbolic.dag import Graph
 
 __all__ = ["SympyEquations", "Agreement", "compare", "residual", "failure_note", "RTOL",

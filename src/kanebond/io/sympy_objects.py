@@ -51,8 +51,8 @@ import sympy as sp
 import sympy.physics.mechanics as me
 
 from ..errors import ModelError
+from ..kanemodel.listing import default_load_names
 from ..mechanics.kinematics import solve_kinematics
-from ..model.listing import default_load_names
 from ..symbolic.expressions import numeric_sample, show, vanishes
 from ..system import KaneSystem
 from .sympy_check import RTOL, compare, failure_note, kane_equations

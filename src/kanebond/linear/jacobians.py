@@ -30,13 +30,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..errors import FormError, ModelError, SingularMassMatrixError
+from ..kanemodel.admissible import check_mass_and_inertia
+from ..kanemodel.parameters import name_of
 from ..mechanics.kinematics import show, t
-from ..model.admissible import check_mass_and_inertia
-from ..model.parameters import name_of
 from ..numeric.model import NumericModel
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..model.kane_model import KaneModel
+    from ..kanemodel.kane_model import KaneModel
 
 __all__ = ["Linearizer"]
 

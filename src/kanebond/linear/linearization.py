@@ -39,15 +39,15 @@ import numpy as np
 import sympy as sp
 
 from ..errors import ModelError
+from ..kanemodel.parameters import name_of
 from ..mechanics.kinematics import t
-from ..model.parameters import name_of
 from .jacobians import Linearizer
 
 if TYPE_CHECKING:  # pragma: no cover - import for annotations only
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-    from ..model.kane_model import KaneModel
+    from ..kanemodel.kane_model import KaneModel
 
 __all__ = ["Linearization", "Linearizer", "Sweep", "linearize", "sweep"]
 

@@ -1,21 +1,47 @@
-"""Floor 6, numerics: code generated from the per-body program and the numeric models.
+"""Floor 6, numerics: the numeric models a user holds, on private backend packages.
 
-The engine: :mod:`~kanebond.numeric.program` (the per-body kinematic quantities as one
-expression DAG), :mod:`~kanebond.numeric.cemit` and :mod:`~kanebond.numeric.cbackend` (C
-kernels compiled with ``runtime.c`` into a cached library), :mod:`~kanebond.numeric.npbackend`
-(NumPy, batches and complex steps), :mod:`~kanebond.numeric.sbackend` (lambdified closed forms).
-New backends go here.
+The models (public): :class:`~kanebond.numeric.NumericModel` (A, Df, e, p̂, ê, T* and the forms'
+right-hand sides; :mod:`~kanebond.numeric.embedded` puts it on the constraint manifold,
+:mod:`~kanebond.numeric.partitions` chooses its independent speeds,
+:mod:`~kanebond.numeric.reactions` gives the reactions of embedded constraints,
+:mod:`~kanebond.numeric.treepath` runs the tree path), :mod:`~kanebond.numeric.manifold`
+(g(q) = 0, consistent initial conditions, projection), :class:`~kanebond.numeric.ConstrainedModel`
+(prescribed flows and adjoined multipliers) and ``JaxModel`` (``backend="jax"``, imported on
+first use so that ``import kanebond`` never imports JAX).
 
-The models: :class:`~kanebond.numeric.NumericModel` (A, Df, e, p̂, ê, T* and the forms'
-right-hand sides) with its constraint machinery, :mod:`~kanebond.numeric.manifold` (g(q) = 0,
-consistent initial conditions, projection), :mod:`~kanebond.numeric.partitions` (choices of
-independent speeds), :mod:`~kanebond.numeric.reactions` (reactions of embedded constraints),
-and :class:`~kanebond.numeric.ConstrainedModel` (prescribed flows and adjoined
-multipliers).
+The backends (private, one package each; kanebond's other floors may use them, users do not):
+
+* ``_program``: the per-body program and the recursive tree program, the kinematic quantities
+  as one expression graph, and the configuration constraints' graph; every backend emits these;
+* ``_c``: C emitted from the graphs, compiled and cached (``backend.py``), the kernels of
+  constraints, the tree and Jacobians, the export for an FMU, the entry points of the compiled
+  core, and every C source kanebond compiles (the runtimes and the integration core ``rk.c``,
+  ``rodas.c``, ``rk_sim.c``, ``rk_ens.c`` that :func:`kanebond.simulate`, the ensembles and an
+  FMU share);
+* ``_numpy``: the same program as vectorised NumPy (batches, complex steps) and lambdified
+  closed forms;
+* ``_jax``: the same program as pure JAX functions (``jit``, ``vmap``, ``grad``).
+
+A new backend is a new private package here that turns a ``Program`` into the kernels the
+models call; docs/architecture.md says where the rest of a backend goes.
 """
 
-from .cbackend import cache_dir, compiler_available
+from typing import TYPE_CHECKING, Any
+
+from ._c.backend import cache_dir, compiler_available
 from .constrained import ConstrainedModel
 from .model import NumericModel
 
-__all__ = ["NumericModel", "ConstrainedModel", "cache_dir", "compiler_available"]
+if TYPE_CHECKING:  # (a reader and the API reference see it; run time imports it on use)
+    from ._jax.model import JaxModel
+
+__all__ = ["NumericModel", "ConstrainedModel", "JaxModel", "cache_dir", "compiler_available"]
+
+
+def __getattr__(name: str) -> Any:
+    """``JaxModel``, imported on first use (the ``jax`` extra)."""
+    if name == "JaxModel":
+        from ._jax.model import JaxModel
+
+        return JaxModel
+    raise AttributeError(f"module 'kanebond.numeric' has no attribute {name!r}")

@@ -34,13 +34,13 @@ import sympy as sp
 from sympy.core.function import AppliedUndef
 
 from ..errors import ConstraintError, ModelError, SingularMassMatrixError
+from ..kanemodel.parameters import INITIAL_TOL, initial_state_vector, split_named
 from ..mechanics.kinematics import show, t
-from ..model.parameters import INITIAL_TOL, initial_state_vector, split_named
-from .ccon import CompiledConstraints
-from .lambdified import Lambdified
+from ._c.constraints import constraint_kernel
+from ._numpy.backend import as_batch
+from ._numpy.lambdified import Lambdified
 from .manifold import check_initial_adjoined, check_initial_embedding, check_initial_prescribed
 from .model import NumericModel
-from .npbackend import as_batch
 from .redundant import min_norm_multipliers, numeric_rank
 
 __all__ = ["ConstrainedModel", "INITIAL_TOL"]
@@ -65,7 +65,7 @@ def _baumgarte_rate(baumgarte: float | None) -> float:
 # ============================================================================================
 
 
-class ConstrainedModel(CompiledConstraints):
+class ConstrainedModel:
     """Numeric model of a system with prescribed flows and/or adjoined constraints.
 
     See the module docstring for the equations. ``relaxed`` is the
@@ -139,7 +139,7 @@ class ConstrainedModel(CompiledConstraints):
         # numeric embedding T = ∂u/∂fᵀ at every evaluation ([PA-VP] (27))
         self.fns = Lambdified(exprs, q, list(system.all_speeds), self.parameters)
         self._emb = None
-        self._setup_compiled()  # the C path of ccon.py where it applies
+        self._setup_compiled()  # the C path of numeric/_c/constraints.py where it applies
         self.adjoined_rank: int | None = None  # r < L: redundant (numeric/redundant.py)
 
     def _adjoined_expressions(self) -> tuple[dict[str, sp.Matrix], list[tuple[str, str]]]:
@@ -312,9 +312,22 @@ class ConstrainedModel(CompiledConstraints):
         r = numeric_rank(Gu)
         self.adjoined_rank = r if 0 < r < self.L else None
         if self.adjoined_rank is not None:
-            self.compiled, self.compiled_note = False, "redundant adjoined constraints"
+            self._kernel, self.compiled = None, False
+            self.compiled_note = "redundant adjoined constraints"
         elif self.compiled_note == "redundant adjoined constraints":
             self._setup_compiled()
+
+    def _setup_compiled(self) -> None:
+        """kb_con of the relaxed model's library where it applies: ``compiled`` says whether it
+        is used, and ``compiled_note`` why not."""
+        self._kernel, self.compiled_note = constraint_kernel(
+            self.relaxed, self.R + self.S, self.L, len(self.ci), self.baumgarte)
+        self.compiled = self._kernel is not None
+
+    def _solve_compiled(self, tt, xb, **want: bool) -> dict | None:
+        """The compiled solve at a batch (``want``: lam, react, acf), or None where the NumPy
+        path is to answer."""
+        return self._kernel.solve(tt, xb, **want) if self.compiled else None
 
     def _min_norm(self, tt, q, f, Gu, M, rhs) -> np.ndarray:
         """Minimum-norm λ of redundant adjoined constraints, or ConstraintError where they lose
@@ -405,8 +418,11 @@ class ConstrainedModel(CompiledConstraints):
 
     def rhs(self, t, x) -> np.ndarray:
         """Velocity form: x = [q, ᵘf] → [Q f, ᵘf'] with ᵘf' from (47) and the multipliers."""
-        if self.compiled and (out := self._rhs_compiled(t, x)) is not None:
-            return out
+        if self.compiled and getattr(x, "shape", None) == (self.R + self.S,):
+            if (out := self._kernel.point(t, x)) is not None:
+                return out
+        elif self.compiled and (res := self._solve_compiled(*self._batch_state(t, x)[1:])):
+            return res["out"][0] if np.ndim(x) == 1 else res["out"]
         single, tt, xb = self._batch_state(t, x)
         q = xb[:, : self.R]
         f = self._full(tt, q, xb[:, self.R :])
@@ -421,7 +437,7 @@ class ConstrainedModel(CompiledConstraints):
         A = self.relaxed.evaluate(tt, q, f, {"A"})["A"]
         ui, ci = self.ui, self.ci
         rhs = up - np.einsum("nij,nj->ni", A[:, ui][:, :, ci], f[:, ci])
-        from .npbackend import solve_spd
+        from ._numpy.backend import solve_spd
 
         f[:, ui] = solve_spd(A[:, ui][:, :, ui], rhs, q, tt)
         return f, {}

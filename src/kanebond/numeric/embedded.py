@@ -14,9 +14,9 @@ from typing import Any
 import numpy as np
 
 from ..errors import ModelError
-from ..model.parameters import initial_state_vector, split_named
+from ..kanemodel.parameters import initial_state_vector, split_named
+from ._numpy.backend import EmbeddingSingular, embed_speeds, solve_spd
 from .manifold import ConstraintManifold, check_initial_embedding
-from .npbackend import EmbeddingSingular, embed_speeds, solve_spd
 
 __all__ = ["EmbeddedMixin"]
 
@@ -62,7 +62,7 @@ class EmbeddedMixin:
         return None if code else u
 
     def _embed(self, t, q, f, c=None):
-        """(position work array, :class:`~kanebond.numeric.npbackend.Embedded`) at a batch: the
+        """(position work array, :class:`~kanebond.numeric._numpy.backend.Embedded`) at a batch: the
         dependent speeds of the current partition solved from B_d u_d = −B_f f, or a
         SingularConfigurationError naming the point where B_d is singular."""
         zeros = np.zeros((len(t), self.n_u), dtype=np.result_type(f, float))

@@ -16,8 +16,8 @@ from typing import Any
 import numpy as np
 
 from ..errors import ConstraintError, ModelError
+from ..kanemodel.parameters import INITIAL_TOL
 from ..mechanics.kinematics import show, t
-from ..model.parameters import INITIAL_TOL
 from ..symbolic.dag import Graph, emit_python
 from .redundant import RANK_TOL
 

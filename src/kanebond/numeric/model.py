@@ -4,17 +4,16 @@ Three paths give the same numbers (tests prove it to 1e-12):
 
 * ``path="tree"`` (chosen by ``"auto"`` where the bodies form a kinematic tree and the C backend
   is used, unless the system has embedded constraints and at most :data:`TREE_EMBEDDED_MIN_R`
-  coordinates, where the per-body path's dense solve beats the ABA's extra passes and its
-  outputs are compiled too: 1.3–4.4× on the bicycle, the rolling disk, A03 and A04,
-  benchmarks/README.md): the velocity form's right-hand side by the articulated-body algorithm
-  on per-joint code (:mod:`kanebond.numeric.tree`, :mod:`kanebond.numeric.ctree`), O(n) per
-  call with code that grows linearly with the number of bodies; T*, powers, p̂ and the momentum
-  form too (see :mod:`kanebond.numeric.treepath`). A, e and the rest come from the per-body
-  path, built lazily.
+  coordinates, where the per-body path's dense solve beats the ABA's extra passes and its outputs
+  are compiled too: 1.3–4.4× on the bicycle, the rolling disk, A03 and A04, benchmarks/README.md):
+  the velocity form's right-hand side by the articulated-body algorithm on per-joint code (the tree
+  program and its C, ``numeric/_program/tree.py`` and ``numeric/_c/tree.py``), O(n) per call with
+  code that grows linearly with the number of bodies; T*, powers, p̂ and the momentum form too (see
+  :mod:`kanebond.numeric.treepath`). A, e and the rest come from the per-body path, built lazily.
 
-* ``path="bodies"`` (the scalable one): code is generated only for the
-  per-body kinematic quantities in inertial components (:mod:`kanebond.numeric.program`) and the
-  system quantities are assembled numerically with the rigid-body formulas ([PA21] (53)–(57)):
+* ``path="bodies"`` (the scalable one): code is generated only for the per-body kinematic quantities
+  in inertial components (the per-body program, ``numeric/_program/program.py``) and the system
+  quantities are assembled numerically with the rigid-body formulas ([PA21] (53)–(57)):
 
   - A   = Σ m VᵀV + WᵀIW                               (55)
   - Df  = Σ m Vᵀa + Wᵀ(Iα + ω × Iω)                     (56)·f
@@ -23,18 +22,18 @@ Three paths give the same numbers (tests prove it to 1e-12):
   - ê   = Σ m V̇ᵀv + ẆᵀIω                               (57)
   - T*  = ½ Σ m v·v + ω·Iω                              (18)
 
-  f' = A⁻¹(e − Df) is solved by Cholesky factorization. Embedded velocity constraints are
-  embedded **numerically** at every evaluation: the dependent speeds are solved from
-  B_d u_d = −B_f f with partial pivoting and the quantities above, formed in all speeds, are
-  projected with T = ∂u/∂fᵀ (:mod:`kanebond.numeric.npbackend` states the formulas). A point where
-  B_d is singular raises :class:`~kanebond.SingularConfigurationError` naming the constraints, the
-  configuration and t; :meth:`NumericModel.repartition` chooses other dependent speeds, and
+  f' = A⁻¹(e − Df) is solved by Cholesky factorization. Embedded velocity constraints are embedded
+  **numerically** at every evaluation: the dependent speeds are solved from B_d u_d = −B_f f with
+  partial pivoting and the quantities above, formed in all speeds, are projected with T = ∂u/∂fᵀ
+  (``numeric/_numpy/backend.py`` states the formulas). A point where B_d is singular raises
+  :class:`~kanebond.SingularConfigurationError` naming the constraints, the configuration and t;
+  :meth:`NumericModel.repartition` chooses other dependent speeds, and
   :func:`kanebond.simulate` does so on its own when the choice degrades.
 * ``path="symbolic"``: the closed-form matrices of :class:`~kanebond.KaneSystem`, lambdified
   (small systems; a cross-check of the first).
 
 Backends: ``"c"`` compiles the generated C (with the assembly, the embedding and the Cholesky
-solve) once and caches the shared library on disk (:mod:`kanebond.numeric.cbackend`); ``"numpy"``
+solve) once and caches the shared library on disk (:mod:`kanebond.numeric._c.backend`); ``"numpy"``
 runs the same generated code as vectorised NumPy and needs no compiler (and accepts complex inputs,
 for complex-step derivatives). ``"auto"`` uses C when a compiler works.
 """
@@ -49,22 +48,22 @@ from collections.abc import Mapping
 import numpy as np
 
 from ..errors import ModelError, SingularMassMatrixError
+from ..kanemodel.admissible import check_constants, check_mass_and_inertia, warn_not_finite
+from ..kanemodel.parameters import Parameters
 from ..mechanics.kinematics import show
-from ..model.admissible import check_constants, check_mass_and_inertia, warn_not_finite
-from ..model.parameters import Parameters
 from ..progress import working
-from .cbackend import CBackend, cache_dir, compiler_available
-from .embedded import EmbeddedMixin
-from .npbackend import (
+from ._c.backend import CBackend, cache_dir, compiler_available
+from ._numpy.backend import (
     NumpyBackend,
     as_batch,
     assemble,
     project,
     solve_spd,
 )
+from ._numpy.symbolic import SymbolicBackend
+from .embedded import EmbeddedMixin
 from .partitions import PartitionMixin
 from .reactions import ReactionMixin
-from .sbackend import SymbolicBackend
 from .treepath import TreePathMixin
 
 __all__ = ["NumericModel", "cache_dir", "compiler_available"]
@@ -172,11 +171,11 @@ class NumericModel(TreePathMixin, EmbeddedMixin, PartitionMixin, ReactionMixin):
     @property
     def c0(self) -> np.ndarray:
         """The values of the constants and inputs (in ``parameters``' order) the model was made
-        with, as :attr:`JaxModel.c0 <kanebond.numeric.jaxbackend.JaxModel.c0>`."""
+        with, as :attr:`JaxModel.c0 <kanebond.numeric._jax.model.JaxModel.c0>`."""
         return self._params.fixed.copy()
 
     def check_constants(self, C, points=None) -> None:
-        """:func:`~kanebond.model.admissible.check_constants` of this model (a batch of
+        """:func:`~kanebond.kanemodel.admissible.check_constants` of this model (a batch of
         constants, every row checked at once)."""
         check_constants(self, C, points)
 

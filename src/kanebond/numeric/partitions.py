@@ -15,9 +15,9 @@ from typing import TypeVar
 import numpy as np
 
 from ..errors import ModelError, SingularConfigurationError
+from ..kanemodel.parameters import name_of
 from ..mechanics.kinematics import show
-from ..model.parameters import name_of
-from .npbackend import as_batch, constraint_matrix, relative_conditions
+from ._numpy.backend import as_batch, constraint_matrix, relative_conditions
 
 #: the numeric model this is mixed into (numeric/model.py, which imports this module)
 M = TypeVar("M", bound="PartitionMixin")

@@ -14,7 +14,7 @@ import numpy as np
 from ..errors import ConstraintError, ModelError
 from ..mechanics.kinematics import t
 from ..symbolic.dag import Graph, emit_python
-from .npbackend import (
+from ._numpy.backend import (
     assemble,
     multipliers,
     project,

@@ -1,10 +1,11 @@
 """The tree path of :class:`~kanebond.numeric.NumericModel` (a mixin): choosing it, and the
 per-body program and library built only on first use when it is chosen.
 
-Where the bodies form a kinematic tree (:mod:`kanebond.numeric.tree`) and the C backend is used,
+Where the bodies form a kinematic tree (:mod:`kanebond.numeric._program.tree`) and the C
+backend is used,
 the velocity form's right-hand side, T* and the loads' powers, and (without embedded
 constraints) p̂, f = A⁻¹p and the momentum form (all a simulation and its energy audit need)
-come from the tree kernel and the articulated-body algorithm (:mod:`kanebond.numeric.ctree`);
+come from the tree kernel and the articulated-body algorithm (:mod:`kanebond.numeric._c.tree`);
 A, e, ê and the rest come from the per-body path, whose program and library are then formed
 and compiled when first asked for.
 """
@@ -17,11 +18,11 @@ import numpy as np
 
 from ..errors import ModelError
 from ..progress import working
-from .cbackend import CBackend
-from .ccon import constraint_sources
-from .ctree import TreeBackend
-from .program import Program
-from .tree import NotATree, TreeProgram
+from ._c.backend import CBackend
+from ._c.constraints import constraint_sources
+from ._c.tree import TreeBackend
+from ._program.program import Program
+from ._program.tree import NotATree, TreeProgram
 
 __all__ = ["TreePathMixin"]
 
@@ -30,7 +31,7 @@ class TreePathMixin:
     """Set-up of the tree path and the lazily built per-body path (see the module docstring)."""
 
     def _tree_path(self, path: str, backend: str) -> bool:
-        """Set up the recursive tree path (:mod:`kanebond.numeric.tree`, the ABA in C) when
+        """Set up the recursive tree path (:mod:`kanebond.numeric._program.tree`, the ABA in C) when
         the bodies form a tree; False (and ``tree_note`` says why) when they do not, or
         ModelError when ``path="tree"`` was asked for and cannot be had."""
         why = None

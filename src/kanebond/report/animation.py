@@ -22,7 +22,7 @@ import sympy as sp
 import sympy.physics.mechanics as me
 from sympy.core.function import AppliedUndef
 
-from ..model.parameters import name_of
+from ..kanemodel.parameters import name_of
 from .solids import ellipsoid, primitive
 
 __all__ = ["MAX_FRAMES", "animation_data", "fixed_origin"]

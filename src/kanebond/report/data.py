@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from ..model.parameters import name_of
+from ..kanemodel.parameters import name_of
 
 __all__ = ["summary", "audit_table", "constraint_tables", "eigenvalue_table", "png_uri",
            "trajectory_plot", "energy_plot", "bond_graph_svg", "graph_form", "fmt"]

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ModelError
-from ..numeric.entry import compiled_entry, configuration_kernel
+from ..numeric._c.entry import compiled_entry, configuration_kernel
 from .compiled import COMPILED_METHODS, KbModelC, core_library
 from .monitor import PROJECT_TOL
 

@@ -17,8 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from ..numeric.cbackend import source_library
-from ..numeric.cemit import emit_c
+from ..numeric._c.backend import source_library
+from ..numeric._c.emit import emit_c
 from ..symbolic.dag import Graph
 
 __all__ = ["EventKernel", "event_kernel"]

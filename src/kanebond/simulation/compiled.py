@@ -4,7 +4,7 @@ steps taken by kanebond's integration core (``rk.c``, ``rk_sim.c``) instead of S
 
 The core is one small C library, model-independent, compiled once and cached like a model's
 (:func:`core_library`). It calls the model's compiled right-hand side through the addresses of
-:func:`kanebond.numeric.entry.compiled_entry`, integrates the loads' work with the steps' own
+:func:`kanebond.numeric._c.entry.compiled_entry`, integrates the loads' work with the steps' own
 stages and writes the output rows; it implements SciPy's ``DOP853`` and ``RK45`` (the same
 tableaus, step-size control and initial step), so a compiled run takes the steps SciPy's
 would. Python keeps what needs a decision: the constraint watch of
@@ -16,22 +16,22 @@ closed loop onto g(q) = 0 after each step; progress and Ctrl-C every few hundred
 from __future__ import annotations
 
 import ctypes
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from ..errors import KanebondError
-from ..numeric.cbackend import (
+from ..numeric._c.backend import (
     DENSE_RUNTIME,
     build_library,
+    c_source,
     cache_dir,
     compiler_available,
     library_key,
     load_library,
 )
-from ..numeric.cjac import jacobian_kernel
-from ..numeric.entry import EMBEDDED, compiled_entry, configuration_kernel
+from ..numeric._c.entry import EMBEDDED, compiled_entry, configuration_kernel
+from ..numeric._c.jacobian import jacobian_kernel
 from .cevents import event_kernel
 from .driver import Run
 from .monitor import PROJECT_TOL
@@ -45,9 +45,7 @@ TICK = 256
 #: the pivot ratio of B_d below which a step goes to the constraint watch
 GATE = 0.05
 
-_HERE = Path(__file__).parent
-_SOURCE = DENSE_RUNTIME + "".join((_HERE / f).read_text()
-                                  for f in ("rk.c", "rodas.c", "rk_sim.c", "rk_ens.c"))
+_SOURCE = DENSE_RUNTIME + c_source("rk.c", "rodas.c", "rk_sim.c", "rk_ens.c")
 _LIB: ctypes.CDLL | None = None
 
 

@@ -27,9 +27,9 @@ from ..errors import (
     SingularConfigurationError,
     SingularMassMatrixError,
 )
+from ..kanemodel.parameters import initial_state_vector, name_of
 from ..mechanics.kinematics import show
-from ..model.parameters import initial_state_vector, name_of
-from ..numeric.cjac import jacobian_function
+from ..numeric._c.jacobian import jacobian_function
 from .crossing import HISTORY, Gap, cross
 from .events import active_events, event_root, prepare_events
 from .integration import (

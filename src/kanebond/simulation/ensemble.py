@@ -1,6 +1,6 @@
 """Ensembles on JAX: many trajectories at once, on a CPU or a GPU, and their gradients.
 
-:func:`odeint` integrates one trajectory of a :class:`~kanebond.numeric.jaxbackend.JaxModel`
+:func:`odeint` integrates one trajectory of a :class:`~kanebond.numeric._jax.model.JaxModel`
 with the Dormand–Prince 5(4) pair under error control (rtol, atol), stepping exactly onto the
 output times; it is a pure JAX function, so ``jax.vmap`` batches it with a step size of its own
 for every trajectory, and, with ``differentiable=True`` (a ``lax.scan`` of ``max_steps``
@@ -144,7 +144,7 @@ def _batch(values: Any, names: list[str], what: str,
         _finite(arr, names, what)
         varying = {n: arr[:, k] for k, n in enumerate(names) if np.ptp(arr[:, k]) > 0}
         return arr, varying
-    from ..model.parameters import name_of
+    from ..kanemodel.parameters import name_of
 
     keys = [name_of(k) for k in values]  # a symbol's name, a dynamicsymbol's without (t)
     given = {(k.split("(")[0] if k.endswith(")") else k): v  # "u2(t)", "u2(0)" as "u2"
@@ -215,7 +215,7 @@ def simulate_ensemble(model: Any, initial_batch: Any, constants_batch: Any = Non
     differentiable. ``backend="c"``: kanebond's compiled integration core
     (:mod:`kanebond.simulation.cbatch`), trajectories in parallel threads (``workers``, default
     every core), each start made consistent on its own configuration constraints."""
-    from ..model.parameters import name_of
+    from ..kanemodel.parameters import name_of
 
     _check_settings(rtol, atol, max_steps, points, t_eval)
     if backend not in ("jax", "c"):

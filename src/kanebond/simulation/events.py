@@ -16,9 +16,9 @@ import sympy as sp
 from sympy.core.function import AppliedUndef
 
 from ..errors import KanebondError, ModelError, SimulationError
+from ..kanemodel.parameters import arity, lookup_value
 from ..mechanics.kinematics import show
 from ..mechanics.kinematics import t as _t
-from ..model.parameters import arity, lookup_value
 from ..numeric.model import NumericModel
 
 __all__ = ["Event", "active_events", "prepare_events", "event_root"]

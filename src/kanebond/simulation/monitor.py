@@ -39,8 +39,8 @@ from typing import Any
 import numpy as np
 
 from ..errors import KanebondError, SingularConfigurationError
+from ..kanemodel.parameters import name_of
 from ..mechanics.kinematics import show
-from ..model.parameters import name_of
 
 __all__ = ["ConstraintWatch", "Found", "least_margin", "SWITCH_COND", "REDO_COND",
            "SINGULAR_MARGIN", "PROJECT_TOL"]
@@ -258,7 +258,7 @@ class ConstraintWatch:
         model = self.active
         if not self.embedded or not hasattr(model, "work_arrays"):
             return [self.margin(float(t), y) for t, y in zip(ts, Y, strict=True)]
-        from ..numeric.npbackend import constraint_matrix
+        from ..numeric._numpy.backend import constraint_matrix
 
         R, k = model.R, len(Y)
         if self.redundant:  # the stated rows, at the rank of the dependent speeds

@@ -63,8 +63,8 @@ from typing import Any, Protocol
 import numpy as np
 
 from ..errors import ModelError
+from ..numeric._c.entry import compiled_entry
 from ..numeric.constrained import ConstrainedModel
-from ..numeric.entry import compiled_entry
 from ..numeric.model import NumericModel
 from .compiled import CompiledRun, compiled_reason
 from .driver import STALL_STEPS_TO_GO, Run

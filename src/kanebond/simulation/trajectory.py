@@ -14,7 +14,7 @@ import sympy as sp
 
 from .._version import __version__
 from ..errors import ColumnError
-from ..model.parameters import name_of
+from ..kanemodel.parameters import name_of
 from . import trajectory_io
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -15,9 +15,9 @@ Importing this package imports neither Dask nor xarray; the functions need the `
 
 from __future__ import annotations
 
-from .ensemble import sweep_simulate
 from .frames import to_parquet
 from .linear import sweep_linearize
 from .points import SweepError
+from .trajectories import sweep_simulate
 
 __all__ = ["sweep_simulate", "sweep_linearize", "to_parquet", "SweepError"]

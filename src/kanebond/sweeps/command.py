@@ -171,7 +171,7 @@ def run_simulations(model: str, points: Any, where: Mapping[str, Any], t_end: fl
                     n_points: int, sets: dict, initial: dict, out: Path) -> tuple[list, str]:
     """Run :func:`~kanebond.sweeps.sweep_simulate` (``where``: scheduler, n_workers) and write
     the files; (their paths, a one-paragraph summary)."""
-    from .ensemble import sweep_simulate
+    from .trajectories import sweep_simulate
 
     ds = sweep_simulate(model, points, t_end=t_end, points=n_points, sets=sets,
                         initial=initial, **where)

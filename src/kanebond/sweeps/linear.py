@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from ..model.parameters import name_of
+from ..kanemodel.parameters import name_of
 from ..runspec import prepare, state_values
 from .points import SweepError, floats, model_spec, model_system, require, split_names
 from .runner import run_tasks, serial_wanted

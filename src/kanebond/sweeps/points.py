@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import ModelError, SweepError
-from ..model.parameters import name_of
+from ..kanemodel.parameters import name_of
 from ..runspec import cached_system, model_file
 
 __all__ = ["SweepError", "require", "Points", "expand", "split_names", "model_spec",

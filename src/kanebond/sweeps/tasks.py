@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import KanebondError
-from ..model.parameters import name_of
+from ..kanemodel.parameters import name_of
 from ..runspec import Case, dependent_coordinates, prepare
 from ..simulation.solve import simulate
 

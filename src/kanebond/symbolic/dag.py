@@ -13,7 +13,7 @@ slot, ``("add", a, b, ...)``, ``("mul", a, b, ...)``, ``("pow", base, exponent)`
 order is a valid evaluation order.
 
 Emitters write straight-line Python (NumPy, vectorised over a batch) or C (one point per call;
-:func:`kanebond.numeric.cemit.emit_c`).
+:func:`kanebond.numeric._c.emit.emit_c`).
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from ...errors import ModelError
-from ...numeric.cbackend import DENSE_RUNTIME
+from ...numeric._c.backend import DENSE_RUNTIME, c_source
 
 __all__ = ["HERE", "platform_folder", "compile_unit", "write_archive", "Probe", "c_array",
            "c_string", "wrapper", "check_unit", "source_text"]
@@ -55,10 +55,10 @@ def wrapper(fmi: str) -> tuple[str, str, list[str]]:
 
 def source_text(name: str) -> str:
     """The text of one of the unit's source files: kanebond's integration core ``rk.c`` (the
-    one kb.simulate compiles, kanebond/simulation/rk.c, after numeric/runtime_dense.c), or a
-    file of this folder."""
-    if name == "rk.c":  # with the dense solve it needs first
-        return DENSE_RUNTIME + (HERE.parents[1] / "simulation" / "rk.c").read_text()
+    one kb.simulate compiles, from the C backend, after the dense solve it needs), or a file
+    of this folder."""
+    if name == "rk.c":
+        return DENSE_RUNTIME + c_source("rk.c")
     return (HERE / name).read_text()
 
 
@@ -75,7 +75,7 @@ def c_string(text: str) -> str:
 
 
 def _compiler() -> str:
-    from ...numeric.cbackend import compiler_available
+    from ...numeric._c.backend import compiler_available
 
     cc = os.environ.get("CC") or "cc"
     if not compiler_available():

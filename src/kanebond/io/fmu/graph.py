@@ -20,8 +20,8 @@ from sympy.core.function import AppliedUndef
 from ...bondgraph.cgraph import RUNTIME_GRAPH, graph_kernels
 from ...bondgraph.numeric import GraphNumeric
 from ...errors import ModelError
-from ...model.parameters import lookup_value, name_of
-from ...numeric.cbackend import TLS_RUNTIME
+from ...kanemodel.parameters import lookup_value, name_of
+from ...numeric._c.backend import TLS_RUNTIME
 from .build import HERE, c_array, check_unit, wrapper
 from .variables import UnitParts, Variable
 

@@ -23,7 +23,7 @@ from sympy.core.function import AppliedUndef
 
 from ...errors import ModelError
 from ...mechanics.kinematics import show
-from ...numeric.cexport import CModel, c_model
+from ...numeric._c.export import CModel, c_model
 from .build import HERE, c_array, c_string, check_unit, wrapper
 from .variables import UnitParts, Variable
 

@@ -1,0 +1,489 @@
+"""The C backend: the generated kernels and the C runtime compiled into a cached library.
+
+The kernels of a per-body :class:`~kanebond.numeric._program.program.Program` are emitted as
+C, compiled once with the system C compiler together with ``runtime.c`` (assembly of [PA21]
+(53)–(57), Cholesky and LU solves, the numeric embedding that
+:mod:`kanebond.numeric._numpy.backend` states and the right-hand sides of the velocity and
+momentum forms) and loaded with :mod:`ctypes`. Libraries are cached on disk keyed
+by a hash of the generated source, so a second run only loads them; constants are run-time
+arguments, so changing them never recompiles.
+
+Loading a library runs its code, so the cache is guarded: the directory and its files must
+belong to this user and be writable by nobody else, and a library is loaded only if its SHA-256
+equals the one recorded when it was built (``kb_<key>.so.sha256``); a missing, truncated,
+tampered or unloadable library is rebuilt, with a :class:`~kanebond.KanebondWarning`.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import os
+import shutil
+import stat
+import subprocess
+import sys
+import tempfile
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+from ...errors import KanebondWarning, ModelError
+from ...progress import progress_wanted
+from .._program.program import Program
+from .emit import emit_c
+
+__all__ = ["CBackend", "cache_dir", "compiler_available", "library_key", "machine_flags"]
+
+
+def cache_dir() -> Path:
+    """Where compiled models are kept: ``$KANEBOND_CACHE`` or ``~/.cache/kanebond``
+    (``$XDG_CACHE_HOME/kanebond``), created private to this user (mode 0700)."""
+    env = os.environ.get("KANEBOND_CACHE")
+    base = Path(env) if env else Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
+    return base if env else base / "kanebond"
+
+
+def _private_dir() -> Path:
+    """:func:`cache_dir`, created if needed, after checking that only this user can write to it
+    (a library planted there by someone else would run inside this process when loaded)."""
+    d = cache_dir()
+    d.mkdir(parents=True, exist_ok=True, mode=0o700)
+    _check_private(d, "the cache directory")
+    return d
+
+
+def _check_private(p: Path, what: str) -> None:
+    if not hasattr(os, "getuid"):  # pragma: no cover - Windows has no C backend here
+        return
+    st = p.stat()
+    problem = None
+    if st.st_uid != os.getuid():
+        problem = f"it belongs to user id {st.st_uid}, not to you ({os.getuid()})"
+    elif st.st_mode & 0o022:
+        problem = f"others can write to it (mode {stat.S_IMODE(st.st_mode):o})"
+    if problem:
+        raise ModelError(
+            f"{what} {p} is not private: {problem}. kanebond loads compiled code from it only "
+            f"when only you can write to it: run `chmod go-w {p}`, or set $KANEBOND_CACHE to a "
+            f"directory of your own."
+        )
+
+
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def load_library(path: Path, build) -> tuple[ctypes.CDLL, bool]:
+    """(the library at ``path``, True if it was already built): loaded only when it and its
+    recorded SHA-256 (``<path>.sha256``, written when it was built) are ours, private and
+    agree; otherwise (missing, truncated, tampered, unloadable) rebuilt with ``build(path)``."""
+    _private_dir()
+    stamp = path.with_name(path.name + ".sha256")
+    cached = False
+    if path.exists() and stamp.exists():
+        for p in (path, stamp):
+            _check_private(p, "the cached library file")
+        cached = stamp.read_text().strip() == _digest(path)
+        if not cached:
+            warnings.warn(f"the cached library {path} does not match its recorded SHA-256; "
+                          f"rebuilding it.", KanebondWarning, stacklevel=3)
+    if cached:
+        try:
+            return ctypes.CDLL(str(path)), True
+        except OSError as err:
+            warnings.warn(f"the cached library {path} could not be loaded ({err}); rebuilding "
+                          f"it.", KanebondWarning, stacklevel=3)
+    build(path)
+    tmp = stamp.with_name(stamp.name + f".{os.getpid()}")
+    tmp.write_text(_digest(path) + "\n")
+    os.replace(tmp, stamp)
+    return ctypes.CDLL(str(path)), False
+
+
+def _compiler() -> str | None:
+    cc = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
+    return cc
+
+
+_COMPILER_OK: bool | None = None
+_NATIVE: list[str] | None = None  # machine_flags(), found with the compiler
+
+
+def compiler_available() -> bool:
+    """True when a working C compiler is found; with it, which :func:`machine_flags` it
+    takes (both checked once per process, by the same test compilation where it can)."""
+    global _COMPILER_OK, _NATIVE
+    if _COMPILER_OK is None:
+        cc = _compiler()
+        _NATIVE = []
+        if cc is None or sys.platform == "win32":
+            _COMPILER_OK = False
+        else:
+            native = ["-march=native", "-ffp-contract=off"] \
+                if os.environ.get("KANEBOND_NATIVE", "1") != "0" else []
+            with tempfile.TemporaryDirectory() as d:
+                src = Path(d) / "t.c"
+                src.write_text("double f(double x) { return x * x; }\n")
+                for flags in ([native, []] if native else [[]]):
+                    r = subprocess.run(
+                        [cc, *flags, "-shared", "-fPIC", "-o", str(Path(d) / "t.so"),
+                         str(src)], capture_output=True)
+                    if r.returncode == 0:
+                        _NATIVE = flags
+                        break
+                _COMPILER_OK = r.returncode == 0
+    return _COMPILER_OK
+
+
+def c_source(*names: str) -> str:
+    """The text of C files of this package, in the order given: every C source kanebond
+    compiles lives here, the kernels' runtimes (``runtime*.c``) and the integration core that
+    :func:`kanebond.simulate`, the ensembles and an FMU share (``rk.c``, ``rodas.c``,
+    ``rk_sim.c``, ``rk_ens.c``)."""
+    here = Path(__file__).parent
+    return "".join((here / name).read_text(encoding="utf-8") for name in names)
+
+
+#: KB_TLS, the per-thread storage of large work arrays (shared with an FMU's glue)
+TLS_RUNTIME = c_source("runtime_tls.c")
+#: the dense LU solve shared by the integration core and the bond-graph runtime
+DENSE_RUNTIME = c_source("runtime_dense.c")
+#: the band LU of B_d (shared with the tree runtime), then the assembly and right-hand sides
+LU_RUNTIME = TLS_RUNTIME + c_source("runtime_lu.c")
+_C_RUNTIME = LU_RUNTIME + c_source("runtime.c", "runtime_out.c")
+
+
+def _c_header(prog: Program) -> str:
+    """Macros and layout tables shared by the kernels and the runtime."""
+    L = prog.layout
+    cols: list[int] = []
+
+    def arr(name: str, values) -> str:
+        vals = list(values) or [0]
+        return f"static const int {name}[] = {{{', '.join(str(int(v)) for v in vals)}}};"
+
+    b_cols, l_cols, g_cols = [], [], []
+    for b in L.bodies:
+        b_cols.append(len(cols))
+        cols.extend(b["cols"])
+    for gi in L.inertias:
+        g_cols.append(len(cols))
+        cols.extend(gi["cols"])
+    for ld in L.loads:
+        l_cols.append(len(cols))
+        cols.extend(ld["cols"])
+    kmax = max([b["k"] for b in L.bodies] + [gi["k"] for gi in L.inertias] + [1])
+    return "\n".join(
+        [
+            "/* generated by kanebond: do not edit */",
+            "#include <math.h>",
+            "#include <stdlib.h>",
+            "#include <string.h>",
+            f"#define R_ {L.R}",
+            f"#define S_ {L.S}",
+            f"#define K_ {L.K}",
+            f"#define NB_ {len(L.bodies)}",
+            f"#define NL_ {len(L.loads)}",
+            f"#define NG_ {len(L.inertias)}",
+            f"#define KMAX_ {kmax}",
+            f"#define NPOS_ {L.n_pos}",
+            f"#define NVEL_ {L.n_vel}",
+            f"#define NDOT_ {L.n_dot}",
+            f"#define SF_ {L.S_f}",
+            f"#define KC_ {L.K_c}",
+            f"#define KB_NORMAL_ {int(L.normal)}",
+            f"#define B_OFF {L.B}",
+            f"#define QD_OFF {L.QD}",
+            f"#define NB_ENT {len(L.B_rows)}",
+            f"#define BUD_OFF {L.Bud}",
+            f"#define BDOT_OFF {L.Bdot}",
+            arr("COLS", cols),
+            arr("B_COLS", b_cols),
+            arr("B_K", (b["k"] for b in L.bodies)),
+            arr("B_RIGID", (b["rigid"] for b in L.bodies)),
+            arr("B_M", (b["m"] for b in L.bodies)),
+            arr("B_V", (b["V"] for b in L.bodies)),
+            arr("B_W", (b.get("W", 0) for b in L.bodies)),
+            arr("B_I", (b.get("I", 0) for b in L.bodies)),
+            arr("B_A", (b["a"] for b in L.bodies)),
+            arr("B_AL", (b.get("al", 0) for b in L.bodies)),
+            arr("B_VD", (b["Vd"] for b in L.bodies)),
+            arr("B_WD", (b.get("Wd", 0) for b in L.bodies)),
+            arr("G_COLS", g_cols),
+            arr("G_K", (gi["k"] for gi in L.inertias)),
+            arr("G_M", (gi["M"] for gi in L.inertias)),
+            arr("G_DF", (gi["Df"] for gi in L.inertias)),
+            arr("G_EH", (gi["eh"] for gi in L.inertias)),
+            arr("L_COLS", l_cols),
+            arr("L_K", (ld["k"] for ld in L.loads)),
+            arr("L_V", (ld["V"] for ld in L.loads)),
+            arr("L_F", (ld["F"] for ld in L.loads)),
+            arr("B_ROW", L.B_rows),
+            arr("B_COL", L.B_cols),
+            "",
+        ]
+    )
+
+
+def c_sources(prog: Program) -> tuple[list[str], str, str, int, int]:
+    """([kernel k_pos, kernel k_vel], runtime, kernel k_dot) C sources and the operation counts
+    of k_pos + k_vel and of k_dot. k_pos and k_vel are separate translation units so that the
+    compiler runs on them (and the runtime) in parallel."""
+    g = prog.g
+    L = prog.layout
+    groups = {"t": 1, "q": L.R, "f": L.S, "c": L.K}
+    head = _c_header(prog)
+    main = [head + emit_c(g, groups, prog.pos, "k_pos"),
+            head + emit_c(g, groups, prog.vel, "k_vel")]
+    dot = head + emit_c(g, groups, prog.dot, "k_dot")
+    n_main = len(g.needed(prog.pos + prog.vel))
+    n_dot = len(g.needed(prog.dot))
+    return main, head + _C_RUNTIME, dot, n_main, n_dot
+
+
+#: Kernels with more operations than this are compiled with -O0: gcc's optimizer costs about
+#: 0.35 ms per operation on this chunked straight-line code (a 50-body chain, 76k operations:
+#: 28 s at -O1 for a 125 µs rhs, 8 s at -O0 for 194 µs). Override with $KANEBOND_CFLAGS.
+_O1_LIMIT = 150000
+
+
+def kernel_flags(ops: int) -> list[str]:
+    env = os.environ.get("KANEBOND_CFLAGS")
+    if env:
+        return env.split()
+    return ["-O1"] if ops <= _O1_LIMIT else ["-O0"]
+
+
+#: Kernels with more operations than this announce their compilation (it takes seconds).
+_ANNOUNCE_OPS = 30000
+
+
+def announce(ops: int, flags: list[str], target: Path) -> None:
+    """One line on stderr before a long compilation, when stderr is a terminal (or
+    $KANEBOND_PROGRESS=1): what is compiled, roughly how long it takes, and where it is
+    cached, so that a long silent pause is never a mystery."""
+    if ops <= _ANNOUNCE_OPS or not progress_wanted():
+        return
+    per_op = 0.35e-3 if "-O1" in flags else 0.1e-3  # s per operation (see _O1_LIMIT)
+    print(f"kanebond: compiling {ops} operations of generated C ({' '.join(flags)}, about "
+          f"{ops * per_op:.0f} s on a typical core); cached in {target.parent} for later runs.",
+          file=sys.stderr, flush=True)
+
+
+def machine_flags() -> list[str]:
+    """``["-march=native", "-ffp-contract=off"]`` when the compiler takes it (checked once per
+    process), so that the libraries built here use this CPU's instructions (about 15 % off a
+    chain's right-hand side) while every product and sum is rounded as without them (no fused
+    multiply-adds: the same numbers, a singular matrix found singular); ``[]`` where it does
+    not, or with ``$KANEBOND_NATIVE=0``. Never for an FMU's binary, which must run elsewhere
+    (``io/fmu/build.py`` compiles its own)."""
+    if _NATIVE is None:
+        compiler_available()
+    return list(_NATIVE or [])
+
+
+def _cpu_identity() -> str:
+    """What the machine flags depend on: this CPU's model and instruction-set flags."""
+    try:
+        info = Path("/proc/cpuinfo").read_text(errors="replace").splitlines()
+    except OSError:
+        import platform
+
+        return platform.machine() + platform.processor()
+    keep = [ln for ln in info if ln.startswith(("model name", "flags", "Features", "CPU part"))]
+    return "\n".join(dict.fromkeys(keep))
+
+
+def library_key(text: str) -> str:
+    """The cache key of a library built from ``text`` (its sources and flags): with machine
+    flags in use, this CPU's identity too, so that a cache shared with another machine never
+    loads code built for other instructions."""
+    tag = " ".join(machine_flags())
+    if tag:
+        tag += _cpu_identity()
+    return hashlib.sha256((text + tag).encode()).hexdigest()[:24]
+
+
+def build_library(parts: list[tuple[str, list[str]]], target: Path) -> None:
+    """Compile C sources (each with its own flags, and :func:`machine_flags`) in parallel and
+    link them into ``target``."""
+    cc = _compiler()
+    native = machine_flags()
+    d = _private_dir()
+    with tempfile.TemporaryDirectory(dir=d) as tmp:
+        procs, objs = [], []
+        for k, (src, flags) in enumerate(parts):
+            c = Path(tmp) / f"part{k}.c"
+            c.write_text(src)
+            o = Path(tmp) / f"part{k}.o"
+            cmd = [cc, *flags, *native, "-fPIC", "-c", "-o", str(o), str(c)]
+            procs.append((cmd, subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True)))
+            objs.append(str(o))
+        for cmd, p in procs:
+            _, err = p.communicate()
+            if p.returncode != 0:
+                raise ModelError(
+                    f"compiling the generated C code failed ({' '.join(cmd)}):\n{err[-2000:]}\n"
+                    f"Use backend='numpy' to run without a compiler."
+                )
+        out = Path(tmp) / "model.so"
+        cmd = [cc, "-shared", "-o", str(out), *objs, "-lm"]
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        if r.returncode != 0:
+            raise ModelError(f"linking the generated C code failed ({' '.join(cmd)}):\n"
+                             f"{r.stderr[-2000:]}")
+        os.replace(out, target)
+
+
+def source_library(prefix: str, src: str, flags: tuple[str, ...] = ("-O1",)) -> ctypes.CDLL:
+    """The library of one C source ``src`` (compiled with ``flags`` and the machine's), built
+    once and cached as ``<prefix>_<key>.so`` by its text."""
+    lib, _ = load_library(cache_dir() / f"{prefix}_{library_key(src + ' '.join(flags))}.so",
+                          lambda p: build_library([(src, list(flags))], p))
+    return lib
+
+
+def call_speeds(fn, n_u: int, t, q, f, c, part) -> tuple[np.ndarray, int]:
+    """(all speeds u (N, n_u), return code) of a compiled kb_speeds_* ``fn``(n, t, q, f, c,
+    part, u) at a batch."""
+    n = len(t)
+    t, q, f, c = (np.ascontiguousarray(a, dtype=float) for a in (t, q, f, c))
+    uo = np.empty((n, n_u))
+    code = fn(n, t.ctypes.data, q.ctypes.data, f.ctypes.data, c.ctypes.data, part.ctypes.data,
+              uo.ctypes.data)
+    return uo, code
+
+
+class CBackend:
+    name = "c"
+
+    def __init__(self, prog: Program, extra: tuple[str, str] | None = None) -> None:
+        """``extra``: (kernels, runtime) C sources of prescribed flows and adjoined constraints
+        (:func:`~kanebond.numeric._c.constraints.constraint_sources`), compiled into the same
+        library."""
+        self.L = prog.layout
+        main, runtime, dot, n_main, n_dot = c_sources(prog)
+        self.has_constraints = extra is not None
+        if extra is not None:
+            main[-1], runtime = main[-1] + extra[0], runtime + extra[1]
+        self._dot_source, self._n_dot = dot, n_dot
+        self.source = "".join(main) + runtime
+        flags = kernel_flags(n_main)
+        self.path = cache_dir() / f"kb_{library_key(self.source + ' '.join(flags))}.so"
+
+        def build(p: Path) -> None:
+            announce(n_main, flags, p)
+            build_library([(m, flags) for m in main] + [(runtime, ["-O2"])], p)
+
+        lib, self.cached = load_library(self.path, build)
+        vp = ctypes.c_void_p
+        lib.kb_parts.argtypes = [ctypes.c_int] + [vp] * 12
+        lib.kb_rhs.argtypes = [ctypes.c_int, vp, vp, vp, vp]
+        lib.kb_rhs_momentum.argtypes = [ctypes.c_int, vp, vp, vp, vp, vp]
+        lib.kb_work.argtypes = [ctypes.c_int, vp, vp, vp, vp, ctypes.c_int, vp]
+        lib.kb_rhs_emb.argtypes = [ctypes.c_int] + [vp] * 6
+        lib.kb_rhs_momentum_emb.argtypes = [ctypes.c_int] + [vp] * 6
+        for fn in (lib.kb_parts, lib.kb_rhs, lib.kb_rhs_momentum, lib.kb_work, lib.kb_rhs_emb,
+                   lib.kb_rhs_momentum_emb):
+            fn.restype = ctypes.c_int
+        if extra is not None:
+            lib.kb_con.argtypes = [ctypes.c_int, vp, vp, vp, vp, ctypes.c_double, vp, vp, vp, vp]
+            lib.kb_con.restype = ctypes.c_int
+        if hasattr(lib, "kb_outputs_emb"):  # embedded constraints (runtime_out.c)
+            lib.kb_outputs_emb.argtypes = [ctypes.c_int] + [vp] * 8
+            lib.kb_outputs_emb.restype = ctypes.c_int
+            lib.kb_speeds_emb.argtypes = [ctypes.c_int] + [vp] * 6
+            lib.kb_speeds_emb.restype = ctypes.c_int
+        self.lib = lib
+        self._dot_lib = None
+
+    def _need_dot(self) -> None:
+        """Compile (or load) the k_dot kernel on first use and hand it to the runtime."""
+        if self._dot_lib is not None:
+            return
+        flags = kernel_flags(self._n_dot)
+        path = cache_dir() / f"kb_{library_key(self._dot_source + ' '.join(flags))}.so"
+        self._dot_lib = load_library(
+            path, lambda p: build_library([(self._dot_source, flags)], p))[0]
+        addr = ctypes.cast(self._dot_lib.k_dot, ctypes.c_void_p).value
+        ctypes.c_void_p.in_dll(self.lib, "kb_k_dot").value = addr
+
+    @staticmethod
+    def _p(a: np.ndarray | None):
+        return None if a is None else a.ctypes.data
+
+    def parts(self, t, q, f, c, want: set) -> dict:
+        L = self.L
+        n = len(t)
+        S = L.S
+        t, q, f, c = (np.ascontiguousarray(a, dtype=float) for a in (t, q, f, c))
+        out = {}
+        shapes = {
+            "Q": (n, L.R, S), "A": (n, S, S), "Df": (n, S), "e": (n, S), "p_hat": (n, S),
+            "e_hat": (n, S), "T_star": (n,), "eload": (n, S, len(L.loads)),
+        }
+        if "rhs" in want:
+            want = want | {"Df", "e"}
+        if "e_hat" in want:
+            self._need_dot()
+        for k in ("Q", "A", "Df", "e", "p_hat", "e_hat", "T_star", "eload"):
+            if k in want:
+                out[k] = np.zeros(shapes[k])
+        if "e" in want and len(L.loads) == 0:
+            out["eload"] = np.zeros(shapes["eload"])
+        self.lib.kb_parts(
+            n, t.ctypes.data, q.ctypes.data, f.ctypes.data, c.ctypes.data,
+            *(self._p(out.get(k)) for k in ("Q", "A", "Df", "e", "p_hat", "e_hat", "T_star")),
+            self._p(out.get("eload")) if len(L.loads) else None,
+        )
+        return out
+
+    def work(self, kind: str, t, q, u, c) -> np.ndarray:
+        """The work array (rows, N) of kernel ``kind`` ('pos', 'vel' or 'dot')."""
+        which = {"pos": 0, "vel": 1, "dot": 2}[kind]
+        if which == 2:
+            self._need_dot()
+        size = {"pos": self.L.n_pos, "vel": self.L.n_vel, "dot": self.L.n_dot}[kind]
+        n = len(t)
+        t, q, u, c = (np.ascontiguousarray(a, dtype=float) for a in (t, q, u, c))
+        out = np.zeros((n, max(size, 1)))
+        self.lib.kb_work(n, t.ctypes.data, q.ctypes.data, u.ctypes.data, c.ctypes.data, which,
+                         out.ctypes.data)
+        return np.ascontiguousarray(out[:, :size].T)
+
+    def rhs(self, t, x, c) -> tuple[np.ndarray, int]:
+        n = len(t)
+        out = np.empty((n, self.L.R + self.L.S))
+        code = self.lib.kb_rhs(n, t.ctypes.data, x.ctypes.data, c.ctypes.data, out.ctypes.data)
+        return out, code
+
+    def rhs_momentum(self, t, y, c) -> tuple[np.ndarray, np.ndarray, int]:
+        self._need_dot()
+        n = len(t)
+        out = np.empty((n, self.L.R + self.L.S))
+        fo = np.empty((n, self.L.S))
+        code = self.lib.kb_rhs_momentum(
+            n, t.ctypes.data, y.ctypes.data, c.ctypes.data, out.ctypes.data, fo.ctypes.data
+        )
+        return out, fo, code
+
+    def speeds(self, t, q, f, c, part) -> tuple[np.ndarray, int]:
+        """(all speeds u (N, n_u), return code) from the independent speeds f by the numeric
+        embedding (runtime_out.c's kb_speeds_emb), as TreeBackend.speeds on the tree path."""
+        return call_speeds(self.lib.kb_speeds_emb, self.L.S, t, q, f, c, part)
+
+    def rhs_embedded(self, t, x, c, part, momentum: bool = False):
+        """Velocity (or momentum) form with the numeric embedding for the partition ``part``
+        (see runtime.c): (out (N, R+S_f), all speeds u (N, n_u), code)."""
+        if momentum:
+            self._need_dot()
+        n = len(t)
+        L = self.L
+        out = np.empty((n, L.R + L.S_f))
+        uo = np.empty((n, L.S))
+        fn = self.lib.kb_rhs_momentum_emb if momentum else self.lib.kb_rhs_emb
+        code = fn(n, t.ctypes.data, x.ctypes.data, c.ctypes.data, part.ctypes.data,
+                  out.ctypes.data, uo.ctypes.data)
+        return out, uo, code

@@ -1,0 +1,169 @@
+"""The compiled entry points of a numeric model, for an integrator in C.
+
+:func:`compiled_entry` tells kanebond's compiled integration loop
+(:mod:`kanebond.simulation.compiled`) which function of the model's own library gives the
+right-hand side of the velocity form ([PA21] (14)) or the momentum form ([PA21] (25)–(28)), how
+it is called, which gives the power fᵀe_L of every load, and where the constants and the
+partition of the speeds are. The loop calls them through their addresses; nothing runs Python
+per evaluation.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .backend import CBackend, source_library
+from .export import config_kernel
+
+__all__ = ["Entry", "compiled_entry", "configuration_kernel"]
+
+#: the calling conventions of the runtimes' right-hand sides (see simulate/rk_sim.c)
+PLAIN, WITH_SIDE, EMBEDDED, CONSTRAINED, CONSTRAINED_MOMENTUM = 0, 1, 2, 3, 4
+#: how the loads' powers are found: none, kb_parts' eload · u, kb_work_tree's POW entries,
+#: only as the runtime keeps them at an evaluation of the right-hand side
+NO_POWER, PARTS_POWER, TREE_POWER, KEPT_POWER = 0, 1, 2, 3
+
+
+@dataclass
+class Entry:
+    """What the compiled loop needs of one model and form (addresses valid while
+    ``keep_alive`` is)."""
+
+    kind: int
+    fn: int
+    pkind: int
+    """how the loads' powers and T* are found (PARTS_POWER, TREE_POWER)."""
+    pfn: int
+    R: int
+    nside: int
+    """length of the speeds the right-hand side solves: f (plain), or all speeds u."""
+    nl: int
+    c: np.ndarray
+    part: np.ndarray | None = None
+    ratio: int = 0
+    """address of kb_pivot_ratio (embedded constraints), else 0."""
+    pow_off: int = 0
+    nwork: int = 0
+    cfg: int = 0
+    """address of k_cfg(t, q, c, out), the configuration constraints g(q) of a closed loop
+    (:func:`configuration_kernel`), else 0."""
+    ncfg: int = 0
+    t_off: int = 0
+    """where kb_work_tree writes T* (the tree path)."""
+    keep: int = 0
+    """address of the runtime's kb_keep_energy (the powers and T* of every evaluation kept)."""
+    last: int = 0
+    """address of kb_last_energy, which hands them over."""
+    beta: float = 0.0
+    """the Baumgarte rate of adjoined constraints (CONSTRAINED)."""
+    speeds: int = 0
+    """EMBEDDED velocity form: the address of kb_speeds_tree / kb_speeds_emb (all speeds from
+    f alone, for the output points), else 0."""
+    keep_alive: list = field(default_factory=list)
+
+
+def configuration_kernel(model: Any) -> tuple[int, int, Any, list[int]]:
+    """(address of k_cfg, number of configuration constraints, its library, the dependent
+    coordinates' indices) of a closed loop's
+    g(q) = 0 ([PA-VP] §2: the holonomic constraints the embedding keeps), compiled on its own
+    (cached by its source); (0, 0, None, []) without them. k_cfg(t, q, c, out) writes g and its
+    Jacobian in the dependent coordinates; the integration loop reads g."""
+    if not (getattr(model, "has_embedding", False) and getattr(
+            getattr(model.system, "embedding", None), "configuration_constraints", None)):
+        return 0, 0, None, []
+    cached = model.__dict__.get("_config_kernel")
+    if cached is not None:  # (forming it differentiates g: 0.4 s for the 40-loop four-bar)
+        return cached
+    src, dep, k = config_kernel(model, len(model.parameters))
+    if not k:
+        return 0, 0, None, []
+    src = "#include <math.h>\n#include <stdlib.h>\n#include <string.h>\n" + src
+    lib = source_library("kbcfg", src)
+    model.__dict__["_config_kernel"] = out = (_addr(lib.k_cfg), k, lib, dep)
+    return out
+
+
+def _addr(fn: Any) -> int:
+    return int(ctypes.cast(fn, ctypes.c_void_p).value)
+
+
+def compiled_entry(model: Any, momentum: bool) -> tuple[Entry | None, str]:
+    """(the entry, "") of a NumericModel, a ConstrainedModel or a model with its own
+    ``core_entry()`` (a bond graph's) whose right-hand side is compiled C, or (None, why not):
+    a NumPy or symbolic model, constants given as callables, no compiler."""
+    if getattr(model, "relaxed", None) is not None:
+        return _constrained_entry(model, momentum)
+    core = getattr(model, "core_entry", None)
+    if core is not None:  # a model that compiles itself (a bond graph: bondgraph/cgraph.py)
+        got, why = core()
+        if got is None:
+            return None, why
+        return Entry(PLAIN, _addr(got["fn"]), KEPT_POWER, 0, model.R, 0, len(model.load_names),
+                     got["c"], keep=_addr(got["keep"]), last=_addr(got["last"]),
+                     keep_alive=[got["lib"]]), ""
+    if getattr(model, "backend", None) not in ("c",) and getattr(model, "_tree_be", None) is None:
+        return None, f"the model's backend is {getattr(model, 'backend', None)!r}, not compiled C"
+    if model._params.varying:
+        return None, "a constant or input is a Python callable, which only Python can evaluate"
+    tree = model._tree_be
+    nl = len(model.load_names)
+    emb = bool(model.embedded)
+    R = model.R
+    if tree is not None and not (emb and momentum):
+        lib = tree.lib
+        if emb:
+            kind, fn, nside = EMBEDDED, lib.kb_rhs_tree_emb, model.n_u
+        elif momentum:
+            kind, fn, nside = WITH_SIDE, lib.kb_rhs_momentum_tree, model.S
+        else:
+            kind, fn, nside = PLAIN, lib.kb_rhs_tree, model.S
+        return Entry(kind, _addr(fn), TREE_POWER, _addr(lib.kb_work_tree), R, nside, nl,
+                     model._c1, model._part if emb else None,
+                     _addr(lib.kb_pivot_ratio) if emb else 0, tree.L.POW, tree.L.n_work,
+                     t_off=tree.L.T, keep=_addr(lib.kb_keep_energy),
+                     last=_addr(lib.kb_last_energy), keep_alive=[lib],
+                     speeds=_addr(lib.kb_speeds_tree) if emb else 0), ""
+    be = model._be
+    if not isinstance(be, CBackend):
+        return None, "the model's per-body backend is not compiled C"
+    if momentum:
+        be._need_dot()
+    lib = be.lib
+    if emb:
+        kind = EMBEDDED
+        fn = lib.kb_rhs_momentum_emb if momentum else lib.kb_rhs_emb
+        nside = model.n_u
+    elif momentum:
+        kind, fn, nside = WITH_SIDE, lib.kb_rhs_momentum, model.S
+    else:
+        kind, fn, nside = PLAIN, lib.kb_rhs, model.S
+    return Entry(kind, _addr(fn), PARTS_POWER, _addr(lib.kb_parts), R,
+                 nside, nl, model._c1, model._part if emb else None,
+                 _addr(lib.kb_pivot_ratio) if emb else 0, keep=_addr(lib.kb_keep_energy),
+                 last=_addr(lib.kb_last_energy), keep_alive=[lib, be],
+                 speeds=_addr(lib.kb_speeds_emb) if emb and not momentum else 0), ""
+
+
+def _constrained_entry(model: Any, momentum: bool) -> tuple[Entry | None, str]:
+    """The velocity form ([PA21] (47)–(48), [PA-VP] (27)) or the momentum form ([PA21] (49),
+    (50)) of prescribed flows and adjoined constraints, by the runtime's ``kb_con`` or
+    ``kb_con_momentum`` (numeric/_c/runtime_con.c); its pivot ratio is the smaller of B_d's and the
+    Schur complement's, and it keeps the powers of the loads, the prescribed flows and the
+    adjoined constraints ([PA21] (53), [PA-VP] (19))."""
+    if not model.compiled:
+        return None, f"its constraints are not compiled ({model.compiled_note})"
+    rel = model.relaxed
+    lib = rel._be.lib
+    if momentum:
+        rel._be._need_dot()
+    kind, fn = ((CONSTRAINED_MOMENTUM, lib.kb_con_momentum) if momentum else
+                (CONSTRAINED, lib.kb_con))
+    return Entry(kind, _addr(fn), KEPT_POWER, 0, model.R, model.S,
+                 len(model.load_names), rel._c1, rel._part if rel.embedded else None,
+                 _addr(lib.kb_con_pivot_ratio), keep=_addr(lib.kb_keep_energy),
+                 last=_addr(lib.kb_con_last_energy), beta=float(model.baumgarte),
+                 keep_alive=[lib, rel._be]), ""

@@ -1,0 +1,551 @@
+/* kanebond C runtime: appended to the generated kernels of every compiled model.
+   Needs the macros R_, S_, K_, NB_, NL_, KMAX_, NPOS_, NVEL_, NDOT_, the layout tables and the
+   kernels k_pos, k_vel, k_dot (see numeric.py). */
+typedef void (*kb_kernel)(const double *, const double *, const double *, const double *,
+                          double *);
+void k_pos(const double *, const double *, const double *, const double *, double *);
+void k_vel(const double *, const double *, const double *, const double *, double *);
+/* k_dot (the rates of the partial velocities, for e_hat) lives in a second library that is
+   compiled only when the momentum form or e_hat is first needed; Python sets this pointer. */
+kb_kernel kb_k_dot = 0;
+
+
+/* Assemble the system quantities of one point from the kernels' work arrays ([PA21] (53)-(57)).
+   Any output pointer may be NULL. */
+static void kb_assemble(const double *f, const double *wp, const double *wv, const double *wd,
+                        double *A, double *Df, double *e, double *ph, double *eh, double *T,
+                        double *eload) {
+    if (A) memset(A, 0, sizeof(double) * S_ * S_);
+    if (Df) memset(Df, 0, sizeof(double) * S_);
+    if (e) memset(e, 0, sizeof(double) * S_);
+    if (ph) memset(ph, 0, sizeof(double) * S_);
+    if (eh) memset(eh, 0, sizeof(double) * S_);
+    if (eload) memset(eload, 0, sizeof(double) * S_ * (NL_ > 0 ? NL_ : 1));
+    if (T) *T = 0.0;
+    for (int b = 0; b < NB_; b++) {
+        const int k = B_K[b];
+        if (k == 0) continue;
+        const int *cols = COLS + B_COLS[b];
+        const double m = wp[B_M[b]];
+        const double *V = wp + B_V[b];
+        double v[3] = {0, 0, 0}, w[3] = {0, 0, 0}, h[3] = {0, 0, 0}, tq[3] = {0, 0, 0};
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < k; j++) v[i] += V[i * k + j] * f[cols[j]];
+        const double *W = 0, *I = 0;
+        if (B_RIGID[b]) {
+            W = wp + B_W[b];
+            I = wp + B_I[b];
+            for (int i = 0; i < 3; i++)
+                for (int j = 0; j < k; j++) w[i] += W[i * k + j] * f[cols[j]];
+            for (int i = 0; i < 3; i++) h[i] = I[3 * i] * w[0] + I[3 * i + 1] * w[1] + I[3 * i + 2] * w[2];
+            if (Df) {
+                const double *al = wv + B_AL[b];
+                for (int i = 0; i < 3; i++)
+                    tq[i] = I[3 * i] * al[0] + I[3 * i + 1] * al[1] + I[3 * i + 2] * al[2];
+                tq[0] += w[1] * h[2] - w[2] * h[1];
+                tq[1] += w[2] * h[0] - w[0] * h[2];
+                tq[2] += w[0] * h[1] - w[1] * h[0];
+            }
+        }
+        if (T) *T += 0.5 * m * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2])
+                    + 0.5 * (w[0] * h[0] + w[1] * h[1] + w[2] * h[2]);
+        const double *a = Df ? wv + B_A[b] : 0;
+        double IW[3 * KMAX_];
+        if (A && W) {
+            for (int i = 0; i < 3; i++)
+                for (int j = 0; j < k; j++)
+                    IW[i * k + j] = I[3 * i] * W[j] + I[3 * i + 1] * W[k + j] + I[3 * i + 2] * W[2 * k + j];
+        }
+        for (int r = 0; r < k; r++) {
+            const int cr = cols[r];
+            const double V0 = V[r], V1 = V[k + r], V2 = V[2 * k + r];
+            if (A) {
+                for (int s = r; s < k; s++) {
+                    double x = m * (V0 * V[s] + V1 * V[k + s] + V2 * V[2 * k + s]);
+                    if (W) x += W[r] * IW[s] + W[k + r] * IW[k + s] + W[2 * k + r] * IW[2 * k + s];
+                    A[cr * S_ + cols[s]] += x;
+                    if (s != r) A[cols[s] * S_ + cr] += x;
+                }
+            }
+            if (Df) {
+                Df[cr] += m * (V0 * a[0] + V1 * a[1] + V2 * a[2]);
+                if (W) Df[cr] += W[r] * tq[0] + W[k + r] * tq[1] + W[2 * k + r] * tq[2];
+            }
+            if (ph) {
+                ph[cr] += m * (V0 * v[0] + V1 * v[1] + V2 * v[2]);
+                if (W) ph[cr] += W[r] * h[0] + W[k + r] * h[1] + W[2 * k + r] * h[2];
+            }
+            if (eh) {
+                const double *Vd = wd + B_VD[b];
+                eh[cr] += m * (Vd[r] * v[0] + Vd[k + r] * v[1] + Vd[2 * k + r] * v[2]);
+                if (W) {
+                    const double *Wd = wd + B_WD[b];
+                    eh[cr] += Wd[r] * h[0] + Wd[k + r] * h[1] + Wd[2 * k + r] * h[2];
+                }
+            }
+        }
+    }
+    /* generalized inertias: M, Mdot u - dT/dq and dT/dq as the kernels give them */
+    for (int g = 0; g < NG_; g++) {
+        const int k = G_K[g];
+        const int *cols = COLS + G_COLS[g];
+        const double *M = wp + G_M[g];
+        for (int r = 0; r < k; r++) {
+            double Mu = 0.0;
+            for (int s = 0; s < k; s++) {
+                Mu += M[r * k + s] * f[cols[s]];
+                if (A) A[cols[r] * S_ + cols[s]] += M[r * k + s];
+            }
+            if (ph) ph[cols[r]] += Mu;
+            if (T) *T += 0.5 * f[cols[r]] * Mu;
+            if (Df) Df[cols[r]] += wv[G_DF[g] + r];
+            if (eh) eh[cols[r]] += wd[G_EH[g] + r];
+        }
+    }
+    if (e || eload) {
+        for (int l = 0; l < NL_; l++) {
+            const int k = L_K[l];
+            const int *cols = COLS + L_COLS[l];
+            const double *V = wp + L_V[l];
+            const double *F = wv + L_F[l];
+            for (int r = 0; r < k; r++) {
+                double x = V[r] * F[0] + V[k + r] * F[1] + V[2 * k + r] * F[2];
+                if (e) e[cols[r]] += x;
+                if (eload) eload[cols[r] * NL_ + l] = x;
+            }
+        }
+    }
+}
+
+#define NPOS (NPOS_ > 0 ? NPOS_ : 1)
+#define NVEL (NVEL_ > 0 ? NVEL_ : 1)
+#define NDOT (NDOT_ > 0 ? NDOT_ : 1)
+
+/* kb_lastP, kb_lastT (runtime_lu.c) at speeds u from the kernels' work arrays of the
+   evaluation just made ([PA21] (18); P_L = u . e_L, (53)) */
+static void kb_keep_pw(const double *u, const double *wp, const double *wv) {
+    kb_assemble(u, wp, wv, 0, 0, 0, 0, 0, 0, &kb_lastT, 0);
+    for (int l = 0; l < NL_; l++) {
+        const int k = L_K[l];
+        const int *cols = COLS + L_COLS[l];
+        const double *V = wp + L_V[l], *F = wv + L_F[l];
+        double p = 0.0;
+        for (int r = 0; r < k; r++)
+            p += (V[r] * F[0] + V[k + r] * F[1] + V[2 * k + r] * F[2]) * u[cols[r]];
+        kb_lastP[l] = p;
+    }
+}
+
+/* Evaluate the pieces at n points; any output may be NULL. Returns 0. */
+int kb_parts(int n, const double *t, const double *q, const double *f, const double *c,
+             double *Q, double *A, double *Df, double *e, double *ph, double *eh, double *T,
+             double *eload) {
+    double *wp = (double *)malloc(sizeof(double) * NPOS);
+    double *wv = (double *)malloc(sizeof(double) * NVEL);
+    double *wd = (double *)malloc(sizeof(double) * NDOT);
+    for (int i = 0; i < n; i++) {
+        const double *ti = t + i, *qi = q + i * R_, *fi = f + i * S_, *ci = c + i * (K_ > 0 ? K_ : 1);
+        k_pos(ti, qi, fi, ci, wp);
+        if (Df || e || eload) k_vel(ti, qi, fi, ci, wv);
+        if (eh) kb_k_dot(ti, qi, fi, ci, wd);
+        if (Q) memcpy(Q + i * R_ * S_, wp, sizeof(double) * R_ * S_);
+        kb_assemble(fi, wp, wv, wd, A ? A + i * S_ * S_ : 0, Df ? Df + i * S_ : 0,
+                    e ? e + i * S_ : 0, ph ? ph + i * S_ : 0, eh ? eh + i * S_ : 0,
+                    T ? T + i : 0, eload ? eload + i * S_ * NL_ : 0);
+    }
+    free(wp); free(wv); free(wd);
+    return 0;
+}
+
+/* Velocity form [PA21] (14): x = [q, f] -> [Q f, A^-1 (e - D f)]. Returns 0, or 1 + the index
+   of the first point whose mass matrix is not positive definite. */
+int kb_rhs(int n, const double *t, const double *x, const double *c, double *out) {
+    double wp[NPOS], wv[NVEL], A[S_ * S_], Df[S_], e[S_];
+    int bad = 0;
+    for (int i = 0; i < n; i++) {
+        const double *ti = t + i, *qi = x + i * (R_ + S_), *fi = qi + R_, *ci = c + i * (K_ > 0 ? K_ : 1);
+        double *o = out + i * (R_ + S_);
+        k_pos(ti, qi, fi, ci, wp);
+        k_vel(ti, qi, fi, ci, wv);
+        kb_assemble(fi, wp, wv, 0, A, Df, e, 0, 0, 0, 0);
+        for (int r = 0; r < R_; r++) o[r] = wv[QD_OFF + r];
+        for (int s = 0; s < S_; s++) o[R_ + s] = e[s] - Df[s];
+        if (kb_chol(S_, A)) return i + 1;
+        kb_chol_solve(S_, A, o + R_);
+        if (kb_keep) kb_keep_pw(fi, wp, wv);
+        if (!bad) bad = kb_nonfinite(o, R_ + S_, i);
+    }
+    return bad;
+}
+
+/* [q', e + ê] at the speeds f ([PA21] (25)-(28)), wp the position kernel's work at q; the
+   loads' powers and T* kept for the core. */
+static void kb_momentum_rate(const double *ti, const double *qi, const double *f,
+                             const double *ci, const double *wp, double *o) {
+    double wv[NVEL], wd[NDOT], e[S_], eh[S_];
+    k_vel(ti, qi, f, ci, wv);
+    kb_k_dot(ti, qi, f, ci, wd);
+    kb_assemble(f, wp, wv, wd, 0, 0, e, 0, eh, 0, 0);
+    for (int r = 0; r < R_; r++) o[r] = wv[QD_OFF + r];
+    for (int s = 0; s < S_; s++) o[R_ + s] = e[s] + eh[s];
+    if (kb_keep) kb_keep_pw(f, wp, wv);
+}
+
+/* Momentum form [PA21] (25)-(28): y = [q, p] -> [Q f, e + e_hat] with f = A^-1 p.
+   fout (n x S, may be NULL) receives f. */
+int kb_rhs_momentum(int n, const double *t, const double *y, const double *c, double *out,
+                    double *fout) {
+    double wp[NPOS], A[S_ * S_], f[S_];
+    for (int i = 0; i < n; i++) {
+        const double *ti = t + i, *qi = y + i * (R_ + S_), *pi = qi + R_, *ci = c + i * (K_ > 0 ? K_ : 1);
+        double *o = out + i * (R_ + S_);
+        k_pos(ti, qi, pi, ci, wp); /* the position kernel does not read f */
+        kb_assemble(pi, wp, 0, 0, A, 0, 0, 0, 0, 0, 0);
+        if (kb_chol(S_, A)) return i + 1;
+        for (int s = 0; s < S_; s++) f[s] = pi[s];
+        kb_chol_solve(S_, A, f);
+        if (fout) memcpy(fout + i * S_, f, sizeof(double) * S_);
+        kb_momentum_rate(ti, qi, f, ci, wp, o);
+    }
+    return 0;
+}
+
+/* Raw work arrays of one kernel at n points (which: 0 pos, 1 vel, 2 dot); out is n x NWORK. */
+int kb_work(int n, const double *t, const double *q, const double *u, const double *c,
+            int which, double *out) {
+    const int size = which == 0 ? NPOS : (which == 1 ? NVEL : NDOT);
+    for (int i = 0; i < n; i++) {
+        const double *ti = t + i, *qi = q + i * R_, *ui = u + i * S_, *ci = c + i * (K_ > 0 ? K_ : 1);
+        double *o = out + (long)i * size;
+        if (which == 0) k_pos(ti, qi, ui, ci, o);
+        else if (which == 1) k_vel(ti, qi, ui, ci, o);
+        else kb_k_dot(ti, qi, ui, ci, o);
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------------------------------
+   Numeric embedding of the velocity constraints B(q) u = 0 ([PA-VP] (1)-(3)); see numeric/_numpy/backend.py.
+   The kernels take all speeds u (S_ = SF_ + KC_); a partition splits them into independent
+   speeds f = u[ind] and dependent ones u[dep]. It is passed as one int array
+       part = [kl, ku, ind[SF_], dep[KC_], role[S_]],
+   kl, ku the lower and upper bandwidths of B_d (structural, for this partition), role[j] = s
+   when u_j = f_s and -(1 + r) when u_j is the r-th dependent speed. B and Ḃ are stored by their
+   structural nonzeros (B_ROW, B_COL). Everything below costs the number of bodies, loads and
+   constraint entries times the (small) bandwidth and S_f, never n_u², so chains of loops are
+   linear in their length. Return codes of the entry points: 0, 1 + i when the projected mass
+   matrix is not positive definite at point i, -(1 + i) when B_d is singular there (a pivot of
+   its LU factorization with partial pivoting below 1e-12 of the largest entry of B). */
+#if KC_ > 0
+
+
+/* Solve B_dᵀ x = b in place (B_d = Pᵀ L U: Uᵀ z = b, Lᵀ y = z, x = Pᵀ y). */
+static void kb_lu_solve_t(const double *LU, const int *piv, int kl, int ku, double *b) {
+    const int k = KC_, w = kl + ku;
+    for (int i = 0; i < k; i++) {
+        double v = b[i];
+        const int c0 = i - w > 0 ? i - w : 0;
+        for (int c = c0; c < i; c++) v -= LU[c * k + i] * b[c];
+        b[i] = v / LU[i * k + i];
+    }
+    for (int j = k - 1; j >= 0; j--) {
+        const int last = j + kl < k - 1 ? j + kl : k - 1;
+        double v = b[j];
+        for (int i = j + 1; i <= last; i++) v -= LU[i * k + j] * b[i];
+        b[j] = v;
+        const int p = piv[j];
+        if (p != j) { double tmp = b[j]; b[j] = b[p]; b[p] = tmp; }
+    }
+}
+
+/* Body by body, in the independent speeds ([PA21] (53)-(57) with V_f = V T): Af = T^T A_u T,
+   rhs = T^T (e_u − D_u u − A_u c̃) (when rhs), ph_u = p̂_u (all speeds, when ph),
+   eh = T^T ê_u (when eh). ct (S_) is c̃ = u' at f' = 0, or NULL. */
+static void kb_assemble_emb(const double *u, const double *T, const double *ct, const double *wp,
+                            const double *wv, const double *wd, double *Af, double *rhs,
+                            double *ph, double *eh) {
+    if (Af) memset(Af, 0, sizeof(double) * SF_ * SF_);
+    if (rhs) memset(rhs, 0, sizeof(double) * SF_);
+    if (ph) memset(ph, 0, sizeof(double) * S_);
+    if (eh) memset(eh, 0, sizeof(double) * SF_);
+    double Vt[3 * SF_ + 1], Wt[3 * SF_ + 1], IWt[3 * SF_ + 1], Vdt[3 * SF_ + 1], Wdt[3 * SF_ + 1];
+    for (int b = 0; b < NB_; b++) {
+        const int k = B_K[b];
+        if (k == 0) continue;
+        const int *cols = COLS + B_COLS[b];
+        const double m = wp[B_M[b]];
+        const double *V = wp + B_V[b];
+        double v[3] = {0, 0, 0}, vc[3] = {0, 0, 0}, w[3] = {0, 0, 0}, wc[3] = {0, 0, 0};
+        double h[3] = {0, 0, 0};
+        for (int i = 0; i < 3; i++)
+            for (int s = 0; s < SF_; s++) {
+                double x = 0.0;
+                for (int j = 0; j < k; j++) x += V[i * k + j] * T[cols[j] * SF_ + s];
+                Vt[i * SF_ + s] = x;
+            }
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < k; j++) {
+                v[i] += V[i * k + j] * u[cols[j]];
+                if (ct) vc[i] += V[i * k + j] * ct[cols[j]];
+            }
+        const double *W = 0, *I = 0;
+        if (B_RIGID[b]) {
+            W = wp + B_W[b];
+            I = wp + B_I[b];
+            for (int i = 0; i < 3; i++)
+                for (int s = 0; s < SF_; s++) {
+                    double x = 0.0;
+                    for (int j = 0; j < k; j++) x += W[i * k + j] * T[cols[j] * SF_ + s];
+                    Wt[i * SF_ + s] = x;
+                }
+            for (int i = 0; i < 3; i++)
+                for (int j = 0; j < k; j++) {
+                    w[i] += W[i * k + j] * u[cols[j]];
+                    if (ct) wc[i] += W[i * k + j] * ct[cols[j]];
+                }
+            for (int i = 0; i < 3; i++) h[i] = I[3 * i] * w[0] + I[3 * i + 1] * w[1] + I[3 * i + 2] * w[2];
+            for (int i = 0; i < 3; i++)
+                for (int s = 0; s < SF_; s++)
+                    IWt[i * SF_ + s] = I[3 * i] * Wt[s] + I[3 * i + 1] * Wt[SF_ + s] + I[3 * i + 2] * Wt[2 * SF_ + s];
+        }
+        if (Af)
+            for (int r = 0; r < SF_; r++)
+                for (int s = 0; s < SF_; s++) {
+                    double x = m * (Vt[r] * Vt[s] + Vt[SF_ + r] * Vt[SF_ + s] + Vt[2 * SF_ + r] * Vt[2 * SF_ + s]);
+                    if (W) x += Wt[r] * IWt[s] + Wt[SF_ + r] * IWt[SF_ + s] + Wt[2 * SF_ + r] * IWt[2 * SF_ + s];
+                    Af[r * SF_ + s] += x;
+                }
+        if (rhs) {
+            const double *a = wv + B_A[b];
+            double F[3], tq[3] = {0, 0, 0};
+            for (int i = 0; i < 3; i++) F[i] = -m * (a[i] + vc[i]);
+            if (W) {
+                const double *al = wv + B_AL[b];
+                double aa[3];
+                for (int i = 0; i < 3; i++) aa[i] = al[i] + wc[i];
+                for (int i = 0; i < 3; i++)
+                    tq[i] = -(I[3 * i] * aa[0] + I[3 * i + 1] * aa[1] + I[3 * i + 2] * aa[2]);
+                tq[0] -= w[1] * h[2] - w[2] * h[1];
+                tq[1] -= w[2] * h[0] - w[0] * h[2];
+                tq[2] -= w[0] * h[1] - w[1] * h[0];
+            }
+            for (int s = 0; s < SF_; s++) {
+                double x = Vt[s] * F[0] + Vt[SF_ + s] * F[1] + Vt[2 * SF_ + s] * F[2];
+                if (W) x += Wt[s] * tq[0] + Wt[SF_ + s] * tq[1] + Wt[2 * SF_ + s] * tq[2];
+                rhs[s] += x;
+            }
+        }
+        if (ph)
+            for (int j = 0; j < k; j++) {
+                double x = m * (V[j] * v[0] + V[k + j] * v[1] + V[2 * k + j] * v[2]);
+                if (W) x += W[j] * h[0] + W[k + j] * h[1] + W[2 * k + j] * h[2];
+                ph[cols[j]] += x;
+            }
+        if (eh) {
+            const double *Vd = wd + B_VD[b];
+            for (int i = 0; i < 3; i++)
+                for (int s = 0; s < SF_; s++) {
+                    double x = 0.0, y = 0.0;
+                    for (int j = 0; j < k; j++) {
+                        x += Vd[i * k + j] * T[cols[j] * SF_ + s];
+                        if (W) y += wd[B_WD[b] + i * k + j] * T[cols[j] * SF_ + s];
+                    }
+                    Vdt[i * SF_ + s] = x;
+                    Wdt[i * SF_ + s] = y;
+                }
+            for (int s = 0; s < SF_; s++) {
+                double x = m * (Vdt[s] * v[0] + Vdt[SF_ + s] * v[1] + Vdt[2 * SF_ + s] * v[2]);
+                if (W) x += Wdt[s] * h[0] + Wdt[SF_ + s] * h[1] + Wdt[2 * SF_ + s] * h[2];
+                eh[s] += x;
+            }
+        }
+    }
+    /* generalized inertias, projected with T: Tᵀ M T, −Tᵀ (Mdot u − dT/dq + M c), M u, Tᵀ dT/dq */
+    for (int g = 0; g < NG_; g++) {
+        const int k = G_K[g];
+        const int *cols = COLS + G_COLS[g];
+        const double *M = wp + G_M[g];
+        for (int r = 0; r < k; r++) {
+            double x = 0.0, Mu = 0.0;
+            for (int s = 0; s < k; s++) {
+                Mu += M[r * k + s] * u[cols[s]];
+                if (ct) x += M[r * k + s] * ct[cols[s]];
+            }
+            if (ph) ph[cols[r]] += Mu;
+            if (rhs) {
+                x = -(x + wv[G_DF[g] + r]);
+                for (int s = 0; s < SF_; s++) rhs[s] += T[cols[r] * SF_ + s] * x;
+            }
+            if (eh)
+                for (int s = 0; s < SF_; s++) eh[s] += T[cols[r] * SF_ + s] * wd[G_EH[g] + r];
+            if (Af)
+                for (int s = 0; s < k; s++)
+                    for (int a = 0; a < SF_; a++)
+                        for (int b2 = 0; b2 < SF_; b2++)
+                            Af[a * SF_ + b2] += T[cols[r] * SF_ + a] * M[r * k + s] * T[cols[s] * SF_ + b2];
+        }
+    }
+    if (rhs)
+        for (int l = 0; l < NL_; l++) {
+            const int k = L_K[l];
+            const int *cols = COLS + L_COLS[l];
+            const double *V = wp + L_V[l];
+            const double *F = wv + L_F[l];
+            for (int s = 0; s < SF_; s++) {
+                double x = 0.0;
+                for (int j = 0; j < k; j++)
+                    x += (V[j] * F[0] + V[k + j] * F[1] + V[2 * k + j] * F[2]) * T[cols[j] * SF_ + s];
+                rhs[s] += x;
+            }
+        }
+}
+
+/* The velocity form's pieces at one point (q, f) with the numeric embedding: the position and
+   velocity kernels' work wp, wv at all speeds u = T f (B_d's band LU in LU, piv; G, T), the
+   dependent accelerations cc = −B_d⁻¹ Ḃu and ct (cc at the dependent speeds, else 0), A_f =
+   Tᵀ A_u T and rhs = Tᵀ (e_u − D_u u − A_u c̃). Shared by kb_rhs_emb, runtime_con.c and
+   runtime_out.c. Returns 0, or 1 where B_d is singular. */
+static int kb_emb_velocity(const double *ti, const double *qi, const double *fi,
+                           const double *ci, const int *part, double *LU, int *piv, double *G,
+                           double *T, double *u, double *wp, double *wv, double *cc,
+                           double *ct, double *Af, double *rhs) {
+    memset(u, 0, sizeof(double) * S_);
+    k_pos(ti, qi, u, ci, wp);
+    if (kb_embed_speeds(wp + B_OFF, part, fi, LU, piv, G, T, u)) return 1;
+    k_vel(ti, qi, u, ci, wv);
+    for (int r = 0; r < KC_; r++) cc[r] = -wv[BUD_OFF + r];
+    kb_lu_solve(LU, piv, KB_KL, KB_KU, cc);
+    memset(ct, 0, sizeof(double) * S_);
+    for (int r = 0; r < KC_; r++) ct[KB_DEP[r]] = cc[r];
+    kb_assemble_emb(u, T, ct, wp, wv, 0, Af, rhs, 0, 0);
+    return 0;
+}
+
+/* Velocity form with the numeric embedding: x = [q, f] -> [q', f'] with
+   Tᵀ A_u T f' = Tᵀ (e_u − D_u u − A_u c̃), c̃[dep] = c = −B_d⁻¹ Ḃu. uout (n x S_) receives u. */
+int kb_rhs_emb(int n, const double *t, const double *x, const double *c, const int *part,
+               double *out, double *uout) {
+    static KB_TLS double LU[KC_ * KC_];
+    double wp[NPOS], wv[NVEL], u[S_], ct[S_], G[KC_ * (SF_ > 0 ? SF_ : 1)];
+    double T[S_ * (SF_ > 0 ? SF_ : 1)], cc[KC_], Af[SF_ * SF_ + 1];
+    int piv[KC_], bad = 0;
+    for (int i = 0; i < n; i++) {
+        const double *ti = t + i, *qi = x + i * (R_ + SF_), *fi = qi + R_;
+        const double *ci = c + i * (K_ > 0 ? K_ : 1);
+        double *o = out + i * (R_ + SF_);
+        if (kb_emb_velocity(ti, qi, fi, ci, part, LU, piv, G, T, u, wp, wv, cc, ct, Af, o + R_))
+            return -(i + 1);
+        if (uout) memcpy(uout + i * S_, u, sizeof(double) * S_);
+        for (int r = 0; r < R_; r++) o[r] = wv[QD_OFF + r];
+        if (kb_chol(SF_, Af)) return i + 1;
+        kb_chol_solve(SF_, Af, o + R_);
+        if (kb_keep) kb_keep_pw(u, wp, wv);
+        if (!bad) bad = kb_nonfinite(o, R_ + SF_, i);
+    }
+    return bad;
+}
+
+/* [q', e_f + ê_f] at the independent speeds f with the numeric embedding at q (T, the LU of
+   B_d; wp the position kernel's work): u = T f, e_f = Tᵀ e_u, ê_f = Tᵀ ê_u + Ġᵀ p̂_u[dep],
+   Ġ = −B_d⁻¹ Ḃ T, so that Ġᵀ p̂_d = −Tᵀ Ḃᵀ B_d⁻ᵀ p̂_d. uout (may be NULL) receives u. */
+static void kb_momentum_rate_emb(const double *ti, const double *qi, const double *f,
+                                 const double *ci, const int *part, const double *wp,
+                                 const double *T, const double *LU, const int *piv, double *o,
+                                 double *uout) {
+    double wv[NVEL], wd[NDOT], u[S_], ph[S_], z[S_], yv[KC_], eh[SF_ + 1];
+    const int *dep = KB_DEP;
+    for (int j = 0; j < S_; j++) {
+        double v = 0.0;
+        for (int s = 0; s < SF_; s++) v += T[j * SF_ + s] * f[s];
+        u[j] = v;
+    }
+    if (uout) memcpy(uout, u, sizeof(double) * S_);
+    k_vel(ti, qi, u, ci, wv);
+    kb_k_dot(ti, qi, u, ci, wd);
+    /* e_f: the rhs of the velocity form without inertia terms is built from loads only */
+    kb_assemble_emb(u, T, 0, wp, 0, wd, 0, 0, ph, eh);
+    for (int s = 0; s < SF_; s++) o[R_ + s] = eh[s];
+    for (int l = 0; l < NL_; l++) {
+        const int k = L_K[l];
+        const int *cols = COLS + L_COLS[l];
+        const double *V = wp + L_V[l], *F = wv + L_F[l];
+        for (int s = 0; s < SF_; s++) {
+            double x = 0.0;
+            for (int j = 0; j < k; j++)
+                x += (V[j] * F[0] + V[k + j] * F[1] + V[2 * k + j] * F[2]) * T[cols[j] * SF_ + s];
+            o[R_ + s] += x;
+        }
+    }
+    /* + Ġᵀ p̂_u[dep] = −Tᵀ Ḃᵀ B_d⁻ᵀ p̂_d */
+    for (int r = 0; r < KC_; r++) yv[r] = ph[dep[r]];
+    kb_lu_solve_t(LU, piv, KB_KL, KB_KU, yv);
+    memset(z, 0, sizeof(z));
+    const double *Bdot = wd + BDOT_OFF;
+    for (int e = 0; e < NB_ENT; e++) z[B_COL[e]] += Bdot[e] * yv[B_ROW[e]];
+    for (int s = 0; s < SF_; s++) {
+        double v = 0.0;
+        for (int j = 0; j < S_; j++) v += T[j * SF_ + s] * z[j];
+        o[R_ + s] -= v;
+    }
+    for (int r = 0; r < R_; r++) o[r] = wv[QD_OFF + r];
+    if (kb_keep) kb_keep_pw(u, wp, wv);
+}
+
+/* Momentum form with the numeric embedding: y = [q, p] -> [q', e_f + ê_f] with f = A_f⁻¹ p
+   (kb_momentum_rate_emb). */
+int kb_rhs_momentum_emb(int n, const double *t, const double *y, const double *c,
+                        const int *part, double *out, double *uout) {
+    static KB_TLS double LU[KC_ * KC_];
+    double wp[NPOS], u[S_], G[KC_ * (SF_ > 0 ? SF_ : 1)];
+    double T[S_ * (SF_ > 0 ? SF_ : 1)], Af[SF_ * SF_ + 1], f[SF_ + 1];
+    int piv[KC_];
+    for (int i = 0; i < n; i++) {
+        const double *ti = t + i, *qi = y + i * (R_ + SF_), *pi = qi + R_;
+        const double *ci = c + i * (K_ > 0 ? K_ : 1);
+        memset(u, 0, sizeof(u));
+        k_pos(ti, qi, u, ci, wp);
+        if (kb_embed_speeds(wp + B_OFF, part, 0, LU, piv, G, T, u)) return -(i + 1);
+        kb_assemble_emb(u, T, 0, wp, 0, 0, Af, 0, 0, 0);
+        if (kb_chol(SF_, Af)) return i + 1;
+        for (int s = 0; s < SF_; s++) f[s] = pi[s];
+        kb_chol_solve(SF_, Af, f);
+        kb_momentum_rate_emb(ti, qi, f, ci, part, wp, T, LU, piv, out + i * (R_ + SF_),
+                             uout ? uout + i * S_ : 0);
+    }
+    return 0;
+}
+
+/* [q', p'] of the momentum form at the independent speeds f (not from p: a ConstrainedModel's
+   relaxed A_f may be singular where ᵘᵘA is not); 0, or 1 where B_d is singular. */
+static int kb_momentum_at(const double *ti, const double *qi, const double *f, const double *ci,
+                          const int *part, double *o) {
+    static KB_TLS double LU[KC_ * KC_];
+    double wp[NPOS], u[S_], G[KC_ * (SF_ > 0 ? SF_ : 1)], T[S_ * (SF_ > 0 ? SF_ : 1)];
+    int piv[KC_];
+    memset(u, 0, sizeof(u));
+    k_pos(ti, qi, u, ci, wp);
+    if (kb_embed_speeds(wp + B_OFF, part, 0, LU, piv, G, T, u)) return 1;
+    kb_momentum_rate_emb(ti, qi, f, ci, part, wp, T, LU, piv, o, 0);
+    return 0;
+}
+
+#else
+int kb_rhs_emb(int n, const double *t, const double *x, const double *c, const int *part,
+               double *out, double *uout) {
+    (void)part; (void)uout;
+    return kb_rhs(n, t, x, c, out);
+}
+int kb_rhs_momentum_emb(int n, const double *t, const double *y, const double *c,
+                        const int *part, double *out, double *uout) {
+    (void)part; (void)uout;
+    return kb_rhs_momentum(n, t, y, c, out, 0);
+}
+static int kb_momentum_at(const double *ti, const double *qi, const double *f, const double *ci,
+                          const int *part, double *o) {
+    double wp[NPOS];
+    (void)part;
+    k_pos(ti, qi, f, ci, wp);
+    kb_momentum_rate(ti, qi, f, ci, wp, o);
+    return 0;
+}
+#endif

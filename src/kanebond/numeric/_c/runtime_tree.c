@@ -1,0 +1,425 @@
+/* kanebond C runtime of the tree path: the articulated-body algorithm (Featherstone 2008,
+   ch. 7) on the per-joint quantities of numeric/_program/tree.py, in N components at the mass centres.
+   Needs R_, S_, K_, NT_, NWT_, TQD_OFF, TTAU_OFF, the tables T_PARENT, T_NJ, T_COLS, T_COFF,
+   T_OFF, T_DOFF and the kernel k_tree.
+
+   Spatial motion m = (w; v) at a body's mass centre G, force f = (tau about G; F).
+   X (parent -> child, shift by d = G_child - G_parent): w' = w, v' = v + w x d;
+   X^T on forces: tau' = tau + d x F, F' = F. Central inertia [[I, 0], [0, m 1]].
+   With the bodies' absolute accelerations at u' = 0 in the bias force p, the joint bias is
+   zero: a~_b = X a~_parent + S_b u'_b, a_b = a~_b + (alpha0; a0). */
+void k_tree(const double *, const double *, const double *, const double *, double *);
+
+
+static void kbt_mshift(const double *d, const double *m, double *o) {
+    o[0] = m[0]; o[1] = m[1]; o[2] = m[2];
+    o[3] = m[3] + m[1] * d[2] - m[2] * d[1];
+    o[4] = m[4] + m[2] * d[0] - m[0] * d[2];
+    o[5] = m[5] + m[0] * d[1] - m[1] * d[0];
+}
+
+static void kbt_fshift_add(const double *d, const double *f, double *o) {
+    o[0] += f[0] + d[1] * f[5] - d[2] * f[4];
+    o[1] += f[1] + d[2] * f[3] - d[0] * f[5];
+    o[2] += f[2] + d[0] * f[4] - d[1] * f[3];
+    o[3] += f[3]; o[4] += f[4]; o[5] += f[5];
+}
+
+/* o += X^T M X (M symmetric 6x6, row-major, blocks [[A, B], [B^T, C]]): with X = [[1, 0],
+   [-[d], 1]] ([d] the cross-product matrix), X^T M X = [[A', B'], [B'^T, C]] with
+   B' = B + [d]C and A' = A + [d]B'^T - B[d]. */
+static void kbt_ishift_add(const double *d, const double *M, double *o) {
+    double A[9], B[9], C[9], Bp[9];
+    for (int r = 0; r < 3; r++)
+        for (int k = 0; k < 3; k++) {
+            A[3 * r + k] = M[6 * r + k];
+            B[3 * r + k] = M[6 * r + 3 + k];
+            C[3 * r + k] = M[6 * (r + 3) + 3 + k];
+        }
+    /* [d]C: column k of C crossed by d */
+    for (int k = 0; k < 3; k++) {
+        const double c0 = C[k], c1 = C[3 + k], c2 = C[6 + k];
+        Bp[k] = B[k] + d[1] * c2 - d[2] * c1;
+        Bp[3 + k] = B[3 + k] + d[2] * c0 - d[0] * c2;
+        Bp[6 + k] = B[6 + k] + d[0] * c1 - d[1] * c0;
+    }
+    /* A' = A + [d] B'^T - B [d]:  ([d]B'^T)_{rk} = (d x row k of B')_r,
+       (B[d])_{rk} = (row r of B) . ([d] e_k) = (row r of B x d)_k ... = -(d x row r of B)_k */
+    for (int k = 0; k < 3; k++) {
+        const double *bk = Bp + 3 * k, *b = B + 3 * k;
+        const double x0 = d[1] * bk[2] - d[2] * bk[1], x1 = d[2] * bk[0] - d[0] * bk[2],
+                     x2 = d[0] * bk[1] - d[1] * bk[0];
+        const double y0 = d[1] * b[2] - d[2] * b[1], y1 = d[2] * b[0] - d[0] * b[2],
+                     y2 = d[0] * b[1] - d[1] * b[0];
+        A[k] += x0; A[3 + k] += x1; A[6 + k] += x2;   /* column k of [d]B'^T */
+        A[3 * k] += y0; A[3 * k + 1] += y1; A[3 * k + 2] += y2;   /* row k of -B[d] */
+    }
+    for (int r = 0; r < 3; r++)
+        for (int k = 0; k < 3; k++) {
+            o[6 * r + k] += A[3 * r + k];
+            o[6 * r + 3 + k] += Bp[3 * r + k];
+            o[6 * (r + 3) + k] += Bp[3 * k + r];
+            o[6 * (r + 3) + 3 + k] += C[3 * r + k];
+        }
+}
+
+/* Third pass of the ABA (root to leaves): the joint accelerations ud (S_) from the factors U,
+   D = L L^T and the joint forces uv of the second pass, a~ of every body in acc. */
+static void kbt_pass3(const double *w, const double *U, const double *Dl, const double *uv,
+                      double *acc, double *ud) {
+    for (int b = 0; b < NT_; b++) {
+        const double *wb = w + T_OFF[b], *S = wb + 31;
+        const int nj = T_NJ[b], c0 = T_COFF[b], par = T_PARENT[b];
+        double *a = acc + 6 * b;
+        if (par >= 0) kbt_mshift(wb + 10, acc + 6 * par, a);
+        else memset(a, 0, sizeof(double) * 6);
+        if (nj == 0) continue;
+        const double *Ub = U + 6 * c0, *L = Dl + T_DOFF[b];
+        double x[6];
+        for (int j = 0; j < nj; j++) {
+            double s = 0.0;
+            for (int r = 0; r < 6; r++) s += Ub[6 * j + r] * a[r];
+            x[j] = uv[c0 + j] - s;
+        }
+        kb_chol_solve(nj, L, x);
+        for (int j = 0; j < nj; j++) {
+            ud[T_COLS[c0 + j]] = x[j];
+            for (int r = 0; r < 6; r++) a[r] += S[6 * j + r] * x[j];
+        }
+    }
+}
+
+#define NWT (NWT_ > 0 ? NWT_ : 1)
+#define NS (S_ > 0 ? S_ : 1)
+
+/* One point: o = [q', f'] from the kernel's work array w. Returns 0, or 1 if a joint's
+   articulated inertia D_b = S^T I^A S is not positive definite. */
+static int kbt_point(const double *w, double *o, double *IA, double *pA, double *U,
+                     double *Dl, double *uv, double *acc) {
+    for (int r = 0; r < R_; r++) o[r] = w[TQD_OFF + r];
+    for (int b = 0; b < NT_; b++) {
+        const double *wb = w + T_OFF[b];
+        double *I6 = IA + 36 * b;
+        memset(I6, 0, sizeof(double) * 36);
+        for (int r = 0; r < 3; r++)
+            for (int k = 0; k < 3; k++) I6[6 * r + k] = wb[1 + 3 * r + k];
+        I6[21] = I6[28] = I6[35] = wb[0];
+        memcpy(pA + 6 * b, wb + 13, sizeof(double) * 6);
+    }
+    for (int b = NT_ - 1; b >= 0; b--) {
+        const double *wb = w + T_OFF[b], *S = wb + 31;
+        const int nj = T_NJ[b], c0 = T_COFF[b];
+        double *I6 = IA + 36 * b, *p = pA + 6 * b, *Ub = U + 6 * c0, *L = Dl + T_DOFF[b];
+        double Ia[36], pa[6];
+        if (nj == 1) { /* one joint speed (revolute, prismatic): D is a number */
+            double Dd = 0.0, sp = 0.0;
+            for (int r = 0; r < 6; r++) {
+                const double *Ir = I6 + 6 * r;
+                Ub[r] = Ir[0] * S[0] + Ir[1] * S[1] + Ir[2] * S[2] + Ir[3] * S[3] + Ir[4] * S[4] + Ir[5] * S[5];
+                Dd += S[r] * Ub[r];
+                sp += S[r] * p[r];
+            }
+            if (!(Dd > 0.0) || !isfinite(Dd)) return 1;
+            L[0] = sqrt(Dd);
+            const double inv = 1.0 / Dd, uu = uv[c0] = w[TTAU_OFF + T_COLS[c0]] - sp;
+            for (int r = 0; r < 6; r++) {
+                const double ur = Ub[r] * inv;
+                for (int k = 0; k < 6; k++) Ia[6 * r + k] = I6[6 * r + k] - ur * Ub[k];
+                pa[r] = p[r] + ur * uu;
+            }
+        } else {
+            memcpy(Ia, I6, sizeof Ia);
+            memcpy(pa, p, sizeof pa);
+        }
+        if (nj > 1) {
+            for (int j = 0; j < nj; j++)
+                for (int r = 0; r < 6; r++) {
+                    const double *Ir = I6 + 6 * r, *Sj = S + 6 * j;
+                    Ub[6 * j + r] = Ir[0] * Sj[0] + Ir[1] * Sj[1] + Ir[2] * Sj[2] + Ir[3] * Sj[3] + Ir[4] * Sj[4] + Ir[5] * Sj[5];
+                }
+            for (int i = 0; i < nj; i++)
+                for (int j = 0; j < nj; j++) {
+                    double s = 0.0;
+                    for (int r = 0; r < 6; r++) s += S[6 * i + r] * Ub[6 * j + r];
+                    L[i * nj + j] = s;
+                }
+            if (kb_chol(nj, L)) return 1;
+            for (int j = 0; j < nj; j++) {
+                double s = 0.0;
+                for (int r = 0; r < 6; r++) s += S[6 * j + r] * p[r];
+                uv[c0 + j] = w[TTAU_OFF + T_COLS[c0 + j]] - s;
+            }
+            /* Y = D^-1 U^T (nj x 6), z = D^-1 u: Ia -= U Y, pa += U z */
+            double Y[36], z[6];
+            for (int r = 0; r < 6; r++) {
+                double col[6];
+                for (int j = 0; j < nj; j++) col[j] = Ub[6 * j + r];
+                kb_chol_solve(nj, L, col);
+                for (int j = 0; j < nj; j++) Y[6 * j + r] = col[j];
+            }
+            for (int j = 0; j < nj; j++) z[j] = uv[c0 + j];
+            kb_chol_solve(nj, L, z);
+            for (int r = 0; r < 6; r++) {
+                for (int k = 0; k < 6; k++) {
+                    double s = 0.0;
+                    for (int j = 0; j < nj; j++) s += Ub[6 * j + r] * Y[6 * j + k];
+                    Ia[6 * r + k] -= s;
+                }
+                double s = 0.0;
+                for (int j = 0; j < nj; j++) s += Ub[6 * j + r] * z[j];
+                pa[r] += s;
+            }
+        }
+        const int par = T_PARENT[b];
+        if (par >= 0) {
+            kbt_ishift_add(wb + 10, Ia, IA + 36 * par);
+            kbt_fshift_add(wb + 10, pa, pA + 6 * par);
+        }
+    }
+    kbt_pass3(w, U, Dl, uv, acc, o + R_);
+    return 0;
+}
+
+/* M^-1 tau for a generalized force tau (S_): the second pass without bias forces and the third
+   pass, on the factors U, Dl of the last kbt_point (O(n)). */
+static void kbt_minv(const double *w, const double *U, const double *Dl, const double *tau,
+                     double *pA, double *acc, double *uv, double *out) {
+    memset(pA, 0, sizeof(double) * 6 * NT_);
+    for (int b = NT_ - 1; b >= 0; b--) {
+        const double *wb = w + T_OFF[b], *S = wb + 31;
+        const int nj = T_NJ[b], c0 = T_COFF[b], par = T_PARENT[b];
+        double pa[6], z[6];
+        memcpy(pa, pA + 6 * b, sizeof pa);
+        if (nj > 0) {
+            const double *Ub = U + 6 * c0;
+            for (int j = 0; j < nj; j++) {
+                double s = 0.0;
+                for (int r = 0; r < 6; r++) s += S[6 * j + r] * pa[r];
+                z[j] = uv[c0 + j] = tau[T_COLS[c0 + j]] - s;
+            }
+            kb_chol_solve(nj, Dl + T_DOFF[b], z);
+            for (int r = 0; r < 6; r++)
+                for (int j = 0; j < nj; j++) pa[r] += Ub[6 * j + r] * z[j];
+        }
+        if (par >= 0) kbt_fshift_add(wb + 10, pa, pA + 6 * par);
+    }
+    kbt_pass3(w, U, Dl, uv, acc, out);
+}
+
+/* Velocity form [PA21] (14) by the ABA at n points: x = [q, f] -> [Q f, f']. Returns 0, 1 + the
+   index of the first point with a singular joint inertia, or KB_NONFINITE + i. */
+/* kb_lastP, kb_lastT (runtime_lu.c) from the kernel's work array of the evaluation just made */
+static void kbt_keep_pw(const double *w) {
+    kb_lastT = w[TT_OFF];
+    for (int l = 0; l < NL_; l++) kb_lastP[l] = w[TPOW_OFF + l];
+}
+
+int kb_rhs_tree(int n, const double *t, const double *x, const double *c, double *out) {
+    double w[NWT], IA[36 * NT_], pA[6 * NT_], U[6 * NS], Dl[T_NDL], uv[NS], acc[6 * NT_];
+    int bad = 0;
+    for (int i = 0; i < n; i++) {
+        const double *qi = x + i * (R_ + S_), *fi = qi + R_, *ci = c + i * (K_ > 0 ? K_ : 1);
+        double *o = out + i * (R_ + S_);
+        k_tree(t + i, qi, fi, ci, w);
+        if (kbt_point(w, o, IA, pA, U, Dl, uv, acc)) return i + 1;
+        if (kb_keep) kbt_keep_pw(w);
+        if (!bad) bad = kb_nonfinite(o, R_ + S_, i);
+    }
+    return bad;
+}
+
+/* The spatial momentum (I w; m v) of body wb about its mass centre ([PA21] (54)). */
+static void kbt_body_momentum(const double *wb, double *h) {
+    const double *om = wb + 19;
+    for (int r = 0; r < 3; r++) {
+        h[r] = wb[1 + 3 * r] * om[0] + wb[2 + 3 * r] * om[1] + wb[3 + 3 * r] * om[2];
+        h[3 + r] = wb[0] * om[3 + r];
+    }
+}
+
+/* f = A(q)^-1 p at one point: the ABA's factors at (q, u = 0), then kbt_minv. Returns 1 where
+   a joint inertia is singular. */
+static int kbt_f_from_p(const double *ti, const double *qi, const double *ci, const double *p,
+                        double *f, double *w, double *IA, double *pA, double *U, double *Dl,
+                        double *uv, double *acc, double *full) {
+    double u0[NS];
+    memset(u0, 0, sizeof(u0));
+    k_tree(ti, qi, u0, ci, w);
+    if (kbt_point(w, full, IA, pA, U, Dl, uv, acc)) return 1;
+    kbt_minv(w, U, Dl, p, pA, acc, uv, f);
+    return 0;
+}
+
+/* Momentum form [PA21] (25)-(28) on the tree: f = A^-1 p by the ABA's factors at q, then, from
+   the leaves to the root, the subtree's momentum H = (K; L) about the body's mass centre and
+   the loads on it Fe, and for each speed s of body j
+   p'_s = tau_s + S_s . Fe_j + Sdot_s . H_j - W_s . (v_j x L_j)   (= e + e_hat, [PA21] (53), (57):
+   the partial velocities of a body b in j's subtree are W_s and V_s + W_s x (G_b - G_j)).
+   fout (n x S_, may be NULL) receives f. */
+static int kbt_momentum_point(const double *ti, const double *qi, const double *pi,
+                              const double *ci, double *o, double *f, double *w, double *H,
+                              double *Fe, double *IA, double *pA, double *U, double *Dl,
+                              double *uv, double *acc, double *full) {
+    if (kbt_f_from_p(ti, qi, ci, pi, f, w, IA, pA, U, Dl, uv, acc, full)) return 1;
+    k_tree(ti, qi, f, ci, w);
+    if (kb_keep) kbt_keep_pw(w);
+    for (int r = 0; r < R_; r++) o[r] = w[TQD_OFF + r];
+    for (int b = 0; b < NT_; b++) {
+        const double *wb = w + T_OFF[b];
+        kbt_body_momentum(wb, H + 6 * b);
+        memcpy(Fe + 6 * b, wb + 25, sizeof(double) * 6);
+    }
+    for (int b = NT_ - 1; b >= 0; b--) {
+        const double *wb = w + T_OFF[b], *S = wb + 31, *v = wb + 22, *h = H + 6 * b;
+        const double *F = Fe + 6 * b, *L = h + 3;
+        const int nj = T_NJ[b], c0 = T_COFF[b];
+        const double *Sd = S + 6 * nj;
+        const double vxL[3] = {v[1] * L[2] - v[2] * L[1], v[2] * L[0] - v[0] * L[2],
+                               v[0] * L[1] - v[1] * L[0]};
+        for (int j = 0; j < nj; j++) {
+            const double *Sj = S + 6 * j, *Sdj = Sd + 6 * j;
+            double s = w[TTAU_OFF + T_COLS[c0 + j]];
+            for (int r = 0; r < 6; r++) s += Sj[r] * F[r] + Sdj[r] * h[r];
+            s -= Sj[0] * vxL[0] + Sj[1] * vxL[1] + Sj[2] * vxL[2];
+            o[R_ + T_COLS[c0 + j]] = s;
+        }
+        if (T_PARENT[b] >= 0) {
+            kbt_fshift_add(wb + 10, h, H + 6 * T_PARENT[b]);
+            kbt_fshift_add(wb + 10, F, Fe + 6 * T_PARENT[b]);
+        }
+    }
+    return 0;
+}
+
+int kb_rhs_momentum_tree(int n, const double *t, const double *y, const double *c,
+                         double *out, double *fout) {
+    double w[NWT], f[NS], full[R_ + NS], H[6 * NT_], Fe[6 * NT_];
+    double IA[36 * NT_], pA[6 * NT_], U[6 * NS], Dl[T_NDL], uv[NS], acc[6 * NT_];
+    int bad = 0;
+    for (int i = 0; i < n; i++) {
+        const double *qi = y + i * (R_ + S_), *pi = qi + R_, *ci = c + i * (K_ > 0 ? K_ : 1);
+        double *o = out + i * (R_ + S_);
+        if (kbt_momentum_point(t + i, qi, pi, ci, o, f, w, H, Fe, IA, pA, U, Dl, uv, acc, full))
+            return i + 1;
+        if (fout) memcpy(fout + i * S_, f, sizeof(double) * S_);
+        if (!bad) bad = kb_nonfinite(o, R_ + S_, i);
+    }
+    return bad;
+}
+
+/* f = A(q)^-1 p at n points by the ABA's factors (returns 1 + i where a joint inertia is
+   singular). */
+int kb_f_from_p_tree(int n, const double *t, const double *q, const double *p, const double *c,
+                     double *fout) {
+    double w[NWT], full[R_ + NS];
+    double IA[36 * NT_], pA[6 * NT_], U[6 * NS], Dl[T_NDL], uv[NS], acc[6 * NT_];
+    for (int i = 0; i < n; i++)
+        if (kbt_f_from_p(t + i, q + i * R_, c + i * (K_ > 0 ? K_ : 1), p + i * S_, fout + i * S_,
+                         w, IA, pA, U, Dl, uv, acc, full))
+            return i + 1;
+    return 0;
+}
+
+/* Generalized momentum p_hat = A u ([PA21] (54)) at n points (all speeds u): the spatial
+   momenta (I w; m v) about each mass centre summed from the leaves to the root (about the
+   parent's mass centre: tau + d x F), p[s] = S_s . H_b for the body b that owns speed s. */
+int kb_momentum_tree(int n, const double *t, const double *q, const double *u, const double *c,
+                     double *out) {
+    double w[NWT], H[6 * NT_];
+    for (int i = 0; i < n; i++) {
+        k_tree(t + i, q + i * R_, u + i * S_, c + i * (K_ > 0 ? K_ : 1), w);
+        for (int b = 0; b < NT_; b++) {
+            kbt_body_momentum(w + T_OFF[b], H + 6 * b);
+        }
+        double *p = out + i * S_;
+        for (int b = NT_ - 1; b >= 0; b--) {
+            const double *wb = w + T_OFF[b], *S = wb + 31, *h = H + 6 * b;
+            const int c0 = T_COFF[b];
+            for (int j = 0; j < T_NJ[b]; j++) {
+                double s = 0.0;
+                for (int r = 0; r < 6; r++) s += S[6 * j + r] * h[r];
+                p[T_COLS[c0 + j]] = s;
+            }
+            if (T_PARENT[b] >= 0) kbt_fshift_add(wb + 10, h, H + 6 * T_PARENT[b]);
+        }
+    }
+    return 0;
+}
+
+/* The kernel's work arrays at n points (rows of NWT_), for checks and tests. */
+int kb_work_tree(int n, const double *t, const double *q, const double *f, const double *c,
+                 double *out) {
+    for (int i = 0; i < n; i++)
+        k_tree(t + i, q + i * R_, f + i * S_, c + i * (K_ > 0 ? K_ : 1), out + i * NWT);
+    return 0;
+}
+
+#if KC_ > 0
+void k_treeB(const double *, const double *, const double *, const double *, double *);
+
+/* Velocity form with embedded constraints B(q) u = 0 by the ABA: the dependent speeds from
+   B_d u_d = -B_f f (band LU, runtime_lu.c), u'_0 of the unconstrained tree, Y = M^-1 B^T by
+   K_c more passes, and the multipliers of (B Y) lambda = -(B u'_0 + Bdot u):
+   u' = u'_0 + Y lambda, f' = u'[ind]. Same arguments and return codes as kb_rhs_emb. */
+int kb_rhs_tree_emb(int n, const double *t, const double *x, const double *c, const int *part,
+                    double *out, double *uout) {
+    static KB_TLS double LU[KC_ * KC_], Y[KC_ * S_], Bd[KC_ * S_], Gm[KC_ * KC_];
+    double wB[NB_ENT > 0 ? NB_ENT : 1], w[NWT], u[S_], full[R_ + S_], r[KC_];
+    double IA[36 * NT_], pA[6 * NT_], U[6 * NS], Dl[T_NDL], uv[NS], acc[6 * NT_];
+    double G[KC_ * (SF_ > 0 ? SF_ : 1)], T[S_ * (SF_ > 0 ? SF_ : 1)];
+    int piv[KC_], bad = 0;
+    const int *ind = KB_IND;
+    for (int i = 0; i < n; i++) {
+        const double *ti = t + i, *qi = x + i * (R_ + SF_), *fi = qi + R_;
+        const double *ci = c + i * (K_ > 0 ? K_ : 1);
+        double *o = out + i * (R_ + SF_);
+        memset(u, 0, sizeof(u));
+        k_treeB(ti, qi, u, ci, wB);
+        if (kb_embed_speeds(wB, part, fi, LU, piv, G, T, u)) return -(i + 1);
+        if (uout) memcpy(uout + i * S_, u, sizeof(double) * S_);
+        k_tree(ti, qi, u, ci, w);
+        if (kbt_point(w, full, IA, pA, U, Dl, uv, acc)) return i + 1;
+        if (kb_keep) kbt_keep_pw(w);
+        memset(Bd, 0, sizeof(Bd));
+        for (int e = 0; e < NB_ENT; e++) Bd[B_ROW[e] * S_ + B_COL[e]] = wB[e];
+        for (int k = 0; k < KC_; k++) kbt_minv(w, U, Dl, Bd + k * S_, pA, acc, uv, Y + k * S_);
+        for (int j = 0; j < KC_; j++) {
+            double s = w[TBUD_OFF + j];
+            for (int m = 0; m < S_; m++) s += Bd[j * S_ + m] * full[R_ + m];
+            r[j] = -s;
+            for (int k = 0; k <= j; k++) {
+                double g = 0.0;
+                for (int m = 0; m < S_; m++) g += Bd[j * S_ + m] * Y[k * S_ + m];
+                Gm[j * KC_ + k] = Gm[k * KC_ + j] = g;
+            }
+        }
+        if (kb_chol(KC_, Gm)) return -(i + 1); /* B M^-1 B^T singular: dependent constraints */
+        kb_chol_solve(KC_, Gm, r);
+        for (int r0 = 0; r0 < R_; r0++) o[r0] = full[r0];
+        for (int s = 0; s < SF_; s++) {
+            double v = full[R_ + ind[s]];
+            for (int k = 0; k < KC_; k++) v += Y[k * S_ + ind[s]] * r[k];
+            o[R_ + s] = v;
+        }
+        if (!bad) bad = kb_nonfinite(o, R_ + SF_, i);
+    }
+    return bad;
+}
+
+/* All speeds u = [f; u_d] at n points (the dependent ones solved as above), for T* and the
+   loads' powers. Returns 0 or -(1 + i) where B_d is singular. */
+int kb_speeds_tree(int n, const double *t, const double *q, const double *f, const double *c,
+                   const int *part, double *uout) {
+    static KB_TLS double LU[KC_ * KC_];
+    double wB[NB_ENT > 0 ? NB_ENT : 1], u[S_];
+    double G[KC_ * (SF_ > 0 ? SF_ : 1)], T[S_ * (SF_ > 0 ? SF_ : 1)];
+    int piv[KC_];
+    for (int i = 0; i < n; i++) {
+        memset(u, 0, sizeof(u));
+        k_treeB(t + i, q + i * R_, u, c + i * (K_ > 0 ? K_ : 1), wB);
+        if (kb_embed_speeds(wB, part, f + i * SF_, LU, piv, G, T, u)) return -(i + 1);
+        memcpy(uout + i * S_, u, sizeof(double) * S_);
+    }
+    return 0;
+}
+#endif
