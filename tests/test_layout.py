@@ -258,3 +258,18 @@ def test_jax_has_one_home():
             users.append(_module_name(path))
     stray = [u for u in users if not u.startswith(JAX_HOMES)]
     assert users and not stray, stray
+
+
+def test_every_data_file_ships_in_the_wheel():
+    """Every file of the package that is not Python (C sources, templates, model files) is
+    named by ``[tool.setuptools.package-data]``: a wheel built without it would fail at run
+    time (bondgraph/runtime_graph.c was once left out)."""
+    import fnmatch
+    import tomllib
+
+    conf = tomllib.loads((SRC.parents[1] / "pyproject.toml").read_text(encoding="utf-8"))
+    globs = conf["tool"]["setuptools"]["package-data"]["kanebond"]
+    data = [p.relative_to(SRC).as_posix() for p in SRC.rglob("*") if p.is_file()
+            and p.suffix not in (".py", ".pyc") and "__pycache__" not in p.parts]
+    missing = [d for d in data if not any(fnmatch.fnmatch(d, g) for g in globs)]
+    assert data and not missing, missing
