@@ -187,6 +187,12 @@ def _module(path: Path) -> str:
     return ".".join(public)
 
 
+def _module_path(path: Path) -> str:
+    """The module's whole dotted path, private parts included."""
+    parts = list(path.relative_to(SOURCE.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
 def citations() -> dict[tuple[str, str], set[str]]:
     """{(paper, key): {"module.qualname", ...}} over every Python file of the package."""
     found: dict[tuple[str, str], set[str]] = defaultdict(set)
@@ -194,6 +200,7 @@ def citations() -> dict[tuple[str, str], set[str]]:
         text = path.read_text(encoding="utf-8")
         places = _places(path, text)
         module = _module(path)
+        private = module != _module_path(path)  # a private module: its package, no names
         line_starts = [0]
         for line in text.splitlines(keepends=True):
             line_starts.append(line_starts[-1] + len(line))
@@ -203,7 +210,7 @@ def citations() -> dict[tuple[str, str], set[str]]:
             # public caller's, or its module's): the table lists the API, not internals
             inner = [p for p in places if p[0] <= lineno <= p[1]
                      and not any(part.startswith("_") for part in p[2].split("."))]
-            where = max(inner, key=lambda p: p[0])[2] if inner else ""
+            where = max(inner, key=lambda p: p[0])[2] if inner and not private else ""
             for key in _expand(match[1], match):
                 found[(match[1], key)].add(f"{module}.{where}" if where else module)
     return found

@@ -265,7 +265,11 @@ def test_every_data_file_ships_in_the_wheel():
     named by ``[tool.setuptools.package-data]``: a wheel built without it would fail at run
     time (bondgraph/runtime_graph.c was once left out)."""
     import fnmatch
-    import tomllib
+
+    try:
+        import tomllib
+    except ImportError:  # Python 3.10
+        import tomli as tomllib
 
     conf = tomllib.loads((SRC.parents[1] / "pyproject.toml").read_text(encoding="utf-8"))
     globs = conf["tool"]["setuptools"]["package-data"]["kanebond"]

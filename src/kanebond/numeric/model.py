@@ -171,7 +171,7 @@ class NumericModel(TreePathMixin, EmbeddedMixin, PartitionMixin, ReactionMixin):
     @property
     def c0(self) -> np.ndarray:
         """The values of the constants and inputs (in ``parameters``' order) the model was made
-        with, as :attr:`JaxModel.c0 <kanebond.numeric._jax.model.JaxModel.c0>`."""
+        with, as :attr:`JaxModel.c0 <kanebond.numeric.JaxModel.c0>`."""
         return self._params.fixed.copy()
 
     def check_constants(self, C, points=None) -> None:

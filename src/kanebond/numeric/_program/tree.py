@@ -16,7 +16,7 @@ the tree and generates, per body, a fixed number of quantities whatever its dept
 The velocities are built recursively, ω_b = ω_p + ω_rel and v_b = v_p + ω_p × d + ᴾd/dt d, so
 each body adds a constant number of graph nodes, and α⁰, a⁰ are their graph time derivatives
 (shared with the parent's). Loads on other points enter as generalized forces V_Pᵀ F ([PA21]
-(53)). :mod:`kanebond.numeric.runtime_tree` (C) runs the ABA on these numbers.
+(53)). ``numeric/_c/runtime_tree.c`` runs the ABA on these numbers.
 
 The tree is found from the description itself: a body's frame is oriented (through any chain of
 intermediate frames) from its parent body's frame or from N, and its mass centre is located
