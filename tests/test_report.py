@@ -43,9 +43,17 @@ def hostile(tmp_path_factory) -> str:
     return out.read_text(encoding="utf-8")
 
 
+#: W3C namespace names (xmlns attributes, three.js's createElementNS): names, not resources
+NAMESPACES = ("http://www.w3.org/1999/xhtml", "http://www.w3.org/2000/svg",
+              "http://www.w3.org/1998/Math/MathML", "http://www.w3.org/1999/xlink")
+
+
 def _external_references(html: str) -> list[str]:
-    """Every URL-like reference except the xmlns attributes of inline SVG and MathML."""
+    """Every URL-like reference except the xmlns attributes of inline SVG and MathML and the
+    W3C namespace names."""
     cleaned = re.sub(r'\sxmlns(?::\w+)?="[^"]*"', "", html)
+    for name in NAMESPACES:
+        cleaned = cleaned.replace(name, "")
     return re.findall(r"(?:https?:)?//[\w.-]+\.[a-z]{2,}[^\s\"'<>]*", cleaned)
 
 
@@ -147,7 +155,8 @@ def test_json_for_script_cannot_close_the_element():
 def test_hostile_names_are_escaped(hostile):
     assert HOSTILE not in hostile and HOSTILE_LOAD not in hostile
     assert "alert(1)" in hostile  # shown, as text
-    assert len(re.findall(r"<script\b", hostile)) == 2  # the data and the page's own script
+    # the data, three.js and the page's own script
+    assert len(re.findall(r"<script\b", hostile)) == 3
     assert not re.search(r"<img\b[^>]*onerror", hostile)
     assert _external_references(hostile) == []
 
@@ -215,3 +224,17 @@ def test_a_model_file_with_motors_reports_its_coupled_graph():
     assert anim["mode"] == "3d" and anim["bodies"][0]["name"] == "chassis"
     assert anim["bodies"][0]["pos"][-1][:2] == pytest.approx(
         [traj["x"][-1], traj["y"][-1]], abs=2e-6)
+
+
+def test_the_vendored_three_js_is_the_version_the_page_names_with_its_licence():
+    """report/assets/three.min.js (tools/vendor_three.sh) starts with its version and the MIT
+    licence, which the page inlines with it; three.LICENSE ships beside it."""
+    from importlib import resources
+
+    from kanebond.report.render import THREE_VERSION
+
+    assets = resources.files("kanebond.report").joinpath("assets")
+    head = assets.joinpath("three.min.js").read_text(encoding="utf-8")[:2000]
+    assert head.startswith(f"/* three.js {THREE_VERSION} (threejs.org)")
+    assert "The MIT License" in head and "three.js authors" in head
+    assert "The MIT License" in assets.joinpath("three.LICENSE").read_text(encoding="utf-8")

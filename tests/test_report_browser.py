@@ -22,7 +22,8 @@ from kanebond.report import write_report
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
 OUTPUT = Path(__file__).resolve().parent / "output"
-ARGS = ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+ARGS = ("--headless=new", "--no-sandbox", "--use-angle=swiftshader", "--enable-unsafe-swiftshader",
+        "--disable-dev-shm-usage",
         "--no-first-run", "--disable-background-networking", "--disable-component-update",
         "--disable-sync", "--window-size=1200,900")
 
@@ -128,6 +129,14 @@ def _canvas(driver) -> str:
     return driver.execute_script("return document.getElementById('anim-canvas').toDataURL()")
 
 
+#: the canvas's pixels (RGBA, row by row) as JavaScript sees them: the WebGL canvas copied
+#: into a 2D one (its drawing buffer is kept: preserveDrawingBuffer)
+PIXELS = ("const c = document.getElementById('anim-canvas');"
+          "const t = document.createElement('canvas'); t.width = c.width; t.height = c.height;"
+          "const x = t.getContext('2d'); x.drawImage(c, 0, 0);"
+          "const d = x.getImageData(0, 0, t.width, t.height).data;")
+
+
 def test_the_animation_moves(report_page):
     drv = report_page
     time_label = drv.find_element("id", "anim-time")
@@ -163,13 +172,8 @@ def test_the_disk_is_drawn_as_a_solid_disc_with_optional_axes(report_page):
     drv = report_page
     drv.execute_script("const s = document.getElementById('anim-slider');"
                        "s.value = 60; s.dispatchEvent(new Event('input'));")
-    blue = drv.execute_script(  # pixels of the disk's blue (its filled disc, not a dot)
-        "const c = document.getElementById('anim-canvas');"
-        "const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;"
-        "let n = 0; for (let i = 0; i < d.length; i += 4) {"
-        "  if (d[i + 3] > 200 && d[i + 2] > d[i] + 60 && d[i + 2] > 120) { n++; } }"
-        "return n;")
-    assert blue > 4000
+    blue = _pixels(drv, "#1f77b4")  # the disk's blue: its lit, filled disc, not a dot
+    assert blue > 4000, blue
     axes = drv.find_element("id", "anim-axes")
     assert not axes.is_selected()  # solids: the frame axes are optional, off
     picture = _canvas(drv)
@@ -180,17 +184,19 @@ def test_the_disk_is_drawn_as_a_solid_disc_with_optional_axes(report_page):
 
 
 def _pixels(driver, color: str) -> int:
-    """How many canvas pixels are within a shade of ``color`` ("#rrggbb"): the same hue, each
-    channel between 40 % and 100 % of the way from black to it or up to white."""
+    """How many canvas pixels are a lit shade of ``color`` ("#rrggbb"): a hue within 12° of
+    its hue, saturated (> 0.35) and not dark (value > 0.15). Lighting changes brightness and,
+    through the sRGB curve, the channels' ratios, but not the hue."""
     return driver.execute_script(
-        "const [r, g, b] = [1, 3, 5].map(i => parseInt(arguments[0].substr(i, 2), 16));"
-        "const c = document.getElementById('anim-canvas');"
-        "const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;"
+        "function hsv(r, g, b) { const M = Math.max(r, g, b), m = Math.min(r, g, b), c = M - m;"
+        "  let h = 0; if (c > 0) { h = M === r ? ((g - b) / c) % 6 : M === g ? (b - r) / c + 2"
+        "  : (r - g) / c + 4; } return [(60 * h + 360) % 360, M ? c / M : 0, M / 255]; }"
+        "const [H] = hsv(...[1, 3, 5].map(i => parseInt(arguments[0].substr(i, 2), 16)));" +
+        PIXELS +
         "let n = 0; for (let i = 0; i < d.length; i += 4) {"
-        "  if (d[i + 3] < 200) { continue; }"
-        "  const f = [d[i] / r, d[i + 1] / g, d[i + 2] / b].map(x => isFinite(x) ? x : 1);"
-        "  const lo = Math.min(...f), hi = Math.max(...f);"
-        "  if (lo > 0.4 && hi < 1.05 && hi - lo < 0.08) { n++; } }"
+        "  const [h, s, v] = hsv(d[i], d[i + 1], d[i + 2]);"
+        "  const dh = Math.min(Math.abs(h - H), 360 - Math.abs(h - H));"
+        "  if (d[i + 3] > 200 && dh < 12 && s > 0.35 && v > 0.15) { n++; } }"
         "return n;", color)
 
 
@@ -216,6 +222,40 @@ def test_shaped_bodies_are_drawn_as_their_boxes_and_cylinders(driver, tmp_path):
         picture = _canvas(driver)
         driver.execute_script("const s = document.getElementById('anim-slider');"
                               "s.value = 20; s.dispatchEvent(new Event('input'));")
+        assert _canvas(driver) != picture
+        assert _severe(driver) == []
+    finally:
+        driver.get(here)
+
+
+def test_the_view_is_webgl_and_draws_a_frame_in_time(report_page):
+    """The 3D view draws with WebGL (three.js inlined: the page's source carries its licence)
+    and a frame of the rolling disk takes well under 16 ms in software WebGL."""
+    drv = report_page
+    assert drv.execute_script("return window.kanebondReport.mode") == "3d"
+    assert drv.execute_script("return typeof THREE === 'object' && THREE.REVISION") == "187"
+    assert "Copyright © 2010-2026 three.js authors" in drv.page_source
+    ms = drv.execute_script("return window.kanebondReport.frameTime(40)")
+    assert 0 < ms < 16, ms
+
+
+def test_without_webgl_a_cursor_runs_over_the_coordinates(driver, tmp_path):
+    """A browser that gives no WebGL (here: three.js taken out of the page) gets the cursor over
+    the coordinates' curves and a note saying why, not an empty canvas or an error."""
+    path = tmp_path / "disk.html"
+    write_report("rolling_disk", path, t_end=1.0, points=51, linearize=False)
+    html = path.read_text(encoding="utf-8")
+    start = html.index("<script>/* three.js")
+    end = html.index("</script>", start) + len("</script>")
+    path.write_text(html[:start] + html[end:], encoding="utf-8")
+    here = driver.current_url
+    try:
+        driver.get(path.resolve().as_uri())
+        assert driver.execute_script("return window.kanebondReport.mode") == "cursor"
+        assert "no WebGL" in driver.find_element("id", "animation").text
+        picture = _canvas(driver)
+        driver.execute_script("const s = document.getElementById('anim-slider');"
+                              "s.value = 30; s.dispatchEvent(new Event('input'));")
         assert _canvas(driver) != picture
         assert _severe(driver) == []
     finally:

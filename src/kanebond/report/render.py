@@ -41,6 +41,15 @@ def _asset(name: str) -> str:
     return resources.files(__package__).joinpath("assets", name).read_text(encoding="utf-8")
 
 
+def _script(name: str) -> str:
+    """A vendored script's text, safe inline in ``<script>``: no ``</`` can close it."""
+    return _asset(name).replace("</", "<\\/")
+
+
+#: the version of the vendored three.js (report/assets/three.min.js, tools/vendor_three.sh)
+THREE_VERSION = "0.187.0"
+
+
 def _environment() -> Any:
     import jinja2
 
@@ -90,7 +99,9 @@ def _context(case: Case, traj: Any, linearize: bool) -> dict[str, Any]:
         "anim_note": anim["note"],
         "anim_json": markupsafe.Markup(json_for_script(anim)),
         "css": markupsafe.Markup(_asset("report.css")),
-        "js": markupsafe.Markup(_asset("report.js").replace("</", "<\\/")),
+        "js": markupsafe.Markup(_script("viewer.js")),
+        "three": markupsafe.Markup(_script("three.min.js")),
+        "three_version": THREE_VERSION,
         "samples": len(traj), "t_end": data.fmt(traj.t[-1]) if len(traj) else "0",
     }
 
