@@ -99,11 +99,36 @@ def test_nothing_to_draw_is_none(mass, inertia):
 
 
 @pytest.fixture(scope="module")
-def disk_data():
+def disk_run():
     case = prepare("rolling_disk", {"m": 2.0, "r": 0.25, "g": 9.81}, {"q2": 0.3, "u2": 6.0},
                    cached=False)
-    traj = simulate_case(case, 1.0, 51)
+    return case, simulate_case(case, 1.0, 51)
+
+
+@pytest.fixture(scope="module")
+def disk_data(disk_run):
+    """The disk drawn from its inertia alone: the ready-made model's shapes taken off."""
+    case, traj = disk_run
+    case.system.shapes.clear()
     return animation_data(case.system, traj, case.constants)
+
+
+def test_the_ready_made_disk_is_drawn_as_a_wheel_that_touches_the_ground(disk_run):
+    """kb.models.rolling_disk() carries its wheel (a tyre of outer radius r and its disc on the
+    axle R.y): along the run the tyre's lowest point stays on the ground z = 0."""
+    case, traj = disk_run
+    data = animation_data(case.system, traj, case.constants)
+    (disk,) = data["bodies"]
+    assert disk["solid"] is None and [s["kind"] for s in disk["shapes"]] == ["torus",
+                                                                             "cylinder"]
+    tyre = disk["shapes"][0]
+    assert sum(tyre["dims"]) == pytest.approx(0.25)  # centre line + tube = r
+    pos, axes = np.asarray(disk["pos"]), np.asarray(disk["axes"])
+    axle = np.einsum("j,kjc->kc", np.asarray(tyre["rot"][2]), axes)  # the tyre's z in N
+    assert np.allclose(np.abs(np.einsum("kc,kc->k", axle, axes[:, 1])), 1.0)  # along R.y
+    lowest = pos[:, 2] - 0.25 * np.sqrt(1 - axle[:, 2] ** 2)
+    assert np.ptp(pos[:, 2]) > 1e-3
+    assert lowest == pytest.approx(np.zeros(len(pos)), abs=1e-5)
 
 
 def test_the_rolling_disk_carries_a_flat_disc_of_its_radius(disk_data):
@@ -126,11 +151,13 @@ def test_the_rolling_disks_drawn_disc_touches_the_ground_all_along(disk_data):
     assert lowest == pytest.approx(np.zeros(len(pos)), abs=1e-5)
 
 
-def test_the_bicycle_is_four_solids_upright_and_particles_stay_dots():
+def test_the_bicycle_is_four_shaped_bodies_upright_and_particles_stay_dots():
     case = prepare("whipple_bicycle", None, None, cached=False)
     data = animation_data(case.system, simulate_case(case, 0.2, 5), case.constants)
-    assert [b["name"] for b in data["bodies"] if b["solid"]] == [
+    assert [b["name"] for b in data["bodies"] if b["shapes"] and not b["solid"]] == [
         "rear_frame", "rear_wheel", "front_frame", "front_wheel"]
+    kinds = {b["name"]: [s["kind"] for s in b["shapes"]] for b in data["bodies"]}
+    assert kinds["rear_wheel"] == kinds["front_wheel"] == ["torus", "cylinder"]
     assert data["up"] == -1 and data["ground"]  # N.z down: turned upright, on the ground
     case = prepare("pendulum_on_cart", None, None, cached=False)
     data = animation_data(case.system, simulate_case(case, 0.2, 5), case.constants)
@@ -142,4 +169,5 @@ def test_a_body_without_a_position_keeps_the_fallback():
     data = animation_data(case.system, simulate_case(case, 0.2, 5), case.constants)
     first = data["bodies"][0]
     assert first["pos"] is None and first["axes"] is not None and first["solid"] is None
-    assert all(b["solid"] for b in data["bodies"][1:])
+    assert not first["shapes"]  # no position: not drawn as its shapes either
+    assert all(b["shapes"] for b in data["bodies"][1:])

@@ -30,6 +30,8 @@ import sympy as sm
 import sympy.physics.mechanics as me
 
 from ..system import KaneSystem
+from . import drawings
+from .drawings import dress
 
 __all__ = ["andrews_squeezer", "ANDREWS_DEFAULTS", "ANDREWS_INITIAL", "ANDREWS_T_END",
            "ANDREWS_REFERENCE_003"]
@@ -138,7 +140,8 @@ def andrews_squeezer() -> KaneSystem:
     for other in (E3, E4, E6):
         gap = E2.pos_from(other)
         closure += [gap.dot(N.x), gap.dot(N.y)]
-    return KaneSystem(N, list(q), list(w), [a.diff() - b for a, b in zip(q, w, strict=True)],
-                      bodies, loads, dependent_coordinates=list(q[1:]),
-                      configuration_constraints=closure, dependent_speeds=list(w[1:]),
-                      name="Andrews' squeezing mechanism (A03)")
+    return dress(KaneSystem(N, list(q), list(w), [a.diff() - b for a, b in zip(q, w, strict=True)],
+                            bodies, loads, dependent_coordinates=list(q[1:]),
+                            configuration_constraints=closure, dependent_speeds=list(w[1:]),
+                            name="Andrews' squeezing mechanism (A03)"),
+                 drawings.andrews_squeezer)

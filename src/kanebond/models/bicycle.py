@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING, Any
 import sympy as sm
 import sympy.physics.mechanics as me
 
+from . import drawings
 from ._common import ModelParts, to_system
 from .bicycle_benchmark import (
     BENCHMARK_EIGENVALUES,
@@ -64,6 +65,7 @@ from .bicycle_sympy import (
 from .bicycle_sympy import (
     build_bicycle_sympy as build_bicycle_sympy,
 )
+from .drawings import dress
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..system import KaneSystem
@@ -387,6 +389,6 @@ def whipple_bicycle() -> KaneSystem:
         ``lam``. :func:`whipple_operating_point` gives the upright steady motion.
     """
     parts, constraints = _build_whipple_bicycle()
-    return to_system(parts, **constraints)
+    return dress(to_system(parts, **constraints), drawings.whipple_bicycle)
 
 

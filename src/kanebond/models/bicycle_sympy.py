@@ -14,8 +14,10 @@ from typing import TYPE_CHECKING
 import sympy as sm
 import sympy.physics.mechanics as me
 
+from . import drawings
 from ._common import ModelParts, to_system
 from .bicycle_benchmark import BENCHMARK_PARAMETERS, merged_params, solve_pitch
+from .drawings import dress
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..system import KaneSystem
@@ -312,4 +314,4 @@ def bicycle_sympy() -> KaneSystem:
         upright pitch is ``q4 = 0``. :func:`sympy_bicycle_operating_point` gives it.
     """
     parts, constraints = build_bicycle_sympy()
-    return to_system(parts, **constraints)
+    return dress(to_system(parts, **constraints), drawings.bicycle_sympy)

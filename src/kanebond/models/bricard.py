@@ -31,6 +31,8 @@ import sympy as sm
 import sympy.physics.mechanics as me
 
 from ..system import KaneSystem
+from . import drawings
+from .drawings import dress
 
 __all__ = ["bricard", "bricard_configuration", "bricard_reference_times", "BRICARD_DEFAULTS",
            "BRICARD_INITIAL", "BRICARD_T_END"]
@@ -76,10 +78,11 @@ def bricard() -> KaneSystem:
     X6 = P.locatenew("X6", L * parent.x)  # on joint 6's axis, fixed in rod 5
     gap, off_axis = P.pos_from(P6), X6.pos_from(P6)
     closure = [gap.dot(N.x), gap.dot(N.y), gap.dot(N.z), off_axis.dot(N.y), off_axis.dot(N.z)]
-    return KaneSystem(N, list(q), list(u), [x.diff() - v for x, v in zip(q, u, strict=True)],
-                      bodies, loads, dependent_coordinates=list(q[1:]),
-                      configuration_constraints=closure, dependent_speeds=list(u[1:]),
-                      name="Bricard's mechanism (A04)")
+    return dress(KaneSystem(N, list(q), list(u), [x.diff() - v for x, v in zip(q, u, strict=True)],
+                            bodies, loads, dependent_coordinates=list(q[1:]),
+                            configuration_constraints=closure, dependent_speeds=list(u[1:]),
+                            name="Bricard's mechanism (A04)"),
+                 drawings.bricard)
 
 
 # ----------------------------------------------------------------------- independent reference

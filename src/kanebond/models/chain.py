@@ -9,7 +9,9 @@ import sympy as sm
 import sympy.physics.mechanics as me
 
 from ..mechanics.measure import carry, frame_vector, inertia_dyadic, rotate
+from . import drawings
 from ._common import ModelParts, check_count, to_system
+from .drawings import dress
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..system import KaneSystem
@@ -154,7 +156,7 @@ def chain_3d(n: int = 3) -> KaneSystem:
 
     Raises ``kanebond.errors.ModelError`` (a ``ValueError``) unless ``n`` is an integer ``>= 1``.
     """
-    return to_system(_build_chain_3d(n))
+    return dress(to_system(_build_chain_3d(n)), drawings.chain_3d(n))
 
 
 def chain_3d_parameters(n: int, seed: int = 0) -> dict[str, float]:

@@ -7,7 +7,9 @@ from typing import TYPE_CHECKING
 import sympy as sm
 import sympy.physics.mechanics as me
 
+from . import drawings
 from ._common import ModelParts, to_system
+from .drawings import dress
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..bondgraph import BondGraph
@@ -64,7 +66,7 @@ def differential_drive() -> KaneSystem:
     ``phi_r' = (v + b w)/r``: nonholonomic, R = 5 coordinates, S = 2 speeds. With ``P`` on the
     axle, A is constant and D f = 0: steady motion needs no wheel torque.
     """
-    return to_system(_build_differential_drive())
+    return dress(to_system(_build_differential_drive()), drawings.differential_drive)
 
 
 def differential_drive_with_motors(form: str = "momentum") -> tuple[KaneSystem, BondGraph]:

@@ -23,6 +23,8 @@ import sympy as sm
 import sympy.physics.mechanics as me
 
 from ..system import KaneSystem
+from . import drawings
+from .drawings import dress
 
 __all__ = ["flyball_governor", "FLYBALL_DEFAULTS", "FLYBALL_INITIAL", "FLYBALL_T_END"]
 
@@ -91,4 +93,5 @@ def flyball_governor() -> KaneSystem:
         loads[f"spring-damper {i} on slider"] = (side, tension * r / length)
     q, u = [th, p1, p2, s], [uth, u1, u2, us]
     kde = [qi.diff() - ui for qi, ui in zip(q, u, strict=True)]
-    return KaneSystem(N, q, u, kde, bodies, loads, name="stiff flyball governor (A05)")
+    return dress(KaneSystem(N, q, u, kde, bodies, loads, name="stiff flyball governor (A05)"),
+                 drawings.flyball_governor)

@@ -9,7 +9,9 @@ from typing import TYPE_CHECKING, Any
 import sympy as sm
 import sympy.physics.mechanics as me
 
+from . import drawings
 from ._common import ModelParts, model_error, to_system
+from .drawings import dress
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..system import KaneSystem
@@ -166,7 +168,7 @@ def four_bar(with_velocity_constraints: bool = False) -> KaneSystem:
         # loop closure, also off the constraint manifold
         gap = B.vel(N) - rocker.ang_vel_in(N).cross(c * rocker.x)
         constraints["velocity_constraints"] = [gap.dot(N.x), gap.dot(N.y)]
-    return to_system(parts, **constraints)
+    return dress(to_system(parts, **constraints), drawings.four_bar)
 
 
 def four_bar_configuration(

@@ -15,6 +15,8 @@ import sympy.physics.mechanics as me
 
 from ..constraints.resolve import AdjoinedConstraint
 from ..system import KaneSystem
+from . import drawings
+from .drawings import dress
 
 __all__ = ["knife_edge", "bead_on_spinning_rod", "constant_speed_particle"]
 
@@ -37,10 +39,11 @@ def knife_edge() -> KaneSystem:
     blade = me.RigidBody("blade", P, B, m, (me.inertia(B, 0, 0, inertia), P))
     kinematics = [x.diff() - (v * sm.cos(th) - s * sm.sin(th)),
                   y.diff() - (v * sm.sin(th) + s * sm.cos(th)), th.diff() - w]
-    return KaneSystem(N, [x, y, th], [v, w, s], kinematics, [blade],
-                      {"gravity": (P, -m * g * sm.sin(alpha) * N.x)},
-                      dependent_speeds=[s], velocity_constraints=[P.vel(N).dot(B.y)],
-                      name="knife edge on an inclined plane")
+    return dress(KaneSystem(N, [x, y, th], [v, w, s], kinematics, [blade],
+                            {"gravity": (P, -m * g * sm.sin(alpha) * N.x)},
+                            dependent_speeds=[s], velocity_constraints=[P.vel(N).dot(B.y)],
+                            name="knife edge on an inclined plane"),
+                 drawings.knife_edge)
 
 
 def bead_on_spinning_rod() -> KaneSystem:

@@ -7,7 +7,9 @@ from typing import TYPE_CHECKING
 import sympy as sm
 import sympy.physics.mechanics as me
 
+from . import drawings
 from ._common import ModelParts, to_system
+from .drawings import dress
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..system import KaneSystem
@@ -94,4 +96,4 @@ def gyrostat() -> KaneSystem:
         system is "nonholonomic" in the sense of a non-identity ``Q``, with ``R = S = 4``;
         ``Q`` is singular at ``cos q2 = 0`` (gimbal lock).
     """
-    return to_system(_build_gyrostat())
+    return dress(to_system(_build_gyrostat()), drawings.gyrostat)

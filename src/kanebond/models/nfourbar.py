@@ -119,7 +119,9 @@ import numpy as np
 import sympy as sm
 import sympy.physics.mechanics as me
 
+from . import drawings
 from ._common import ModelParts, check_count, model_error, to_system
+from .drawings import dress
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..system import KaneSystem
@@ -305,7 +307,7 @@ def n_four_bar(n: int = N_FOUR_BAR_N) -> KaneSystem:
         ``q' - u = 0`` for every coordinate.
     """
     parts, constraints = _build_n_four_bar(n)
-    return to_system(parts, **constraints)
+    return dress(to_system(parts, **constraints), drawings.n_four_bar(n))
 
 
 def n_four_bar_initial(

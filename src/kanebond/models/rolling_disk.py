@@ -7,7 +7,9 @@ from typing import TYPE_CHECKING
 import sympy as sm
 import sympy.physics.mechanics as me
 
+from . import drawings
 from ._common import ModelParts, to_system
+from .drawings import dress
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..system import KaneSystem
@@ -100,7 +102,7 @@ def rolling_disk() -> KaneSystem:
         (nonholonomic) rolling constraints: nonholonomic, ``R = 5`` coordinates, ``S = 3``
         speeds. ``Q`` is singular at ``cos q2 = 0`` (disk flat on the plane).
     """
-    return to_system(_build_rolling_disk())
+    return dress(to_system(_build_rolling_disk()), drawings.rolling_disk)
 
 
 def _build_rolling_disk_dependent() -> tuple[ModelParts, dict[str, list]]:
@@ -176,4 +178,4 @@ def rolling_disk_dependent() -> KaneSystem:
         motion are those of :func:`rolling_disk`.
     """
     parts, constraints = _build_rolling_disk_dependent()
-    return to_system(parts, **constraints)
+    return dress(to_system(parts, **constraints), drawings.rolling_disk)

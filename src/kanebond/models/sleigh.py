@@ -7,7 +7,9 @@ from typing import TYPE_CHECKING
 import sympy as sm
 import sympy.physics.mechanics as me
 
+from . import drawings
 from ._common import ModelParts, to_system
+from .drawings import dress
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..system import KaneSystem
@@ -90,4 +92,5 @@ def chaplygin_sleigh(with_loads: bool = False) -> KaneSystem:
         ``x' = u1 cos theta``, ``y' = u1 sin theta``, ``theta' = u2``. The first two carry the
         knife-edge constraint: nonholonomic, ``R = 3`` coordinates, ``S = 2`` speeds.
     """
-    return to_system(_build_chaplygin_sleigh(with_loads=with_loads))
+    return dress(to_system(_build_chaplygin_sleigh(with_loads=with_loads)),
+                 drawings.chaplygin_sleigh)

@@ -7,7 +7,9 @@ from typing import TYPE_CHECKING
 import sympy as sm
 import sympy.physics.mechanics as me
 
+from . import drawings
 from ._common import ModelParts, to_system
+from .drawings import dress
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..system import KaneSystem
@@ -77,4 +79,4 @@ def heavy_symmetric_top() -> KaneSystem:
         ``q_i' - u_i = 0``: holonomic, ``f = q'`` (``Q = I``), ``R = S = 3``. The Euler angles
         are singular at ``sin theta = 0``, where the mass matrix loses rank.
     """
-    return to_system(_build_heavy_symmetric_top())
+    return dress(to_system(_build_heavy_symmetric_top()), drawings.heavy_symmetric_top)

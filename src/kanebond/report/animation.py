@@ -119,8 +119,10 @@ def _solid(body: Any, coords: list, constants: dict, Q: np.ndarray) -> dict | No
 def _number(value: Any, constants: dict) -> Any:
     """A size or offset of a shape as a float at the constants (a model file's may be an
     expression of its parameters); NaN where it is not a number there."""
+    if isinstance(value, str):  # text is never parsed here (a model file's is, by safe_expr)
+        return float("nan")
     try:
-        return float(sp.sympify(value).xreplace(constants))
+        return float(sp.sympify(value, strict=True).xreplace(constants))
     except (TypeError, ValueError, sp.SympifyError):
         return float("nan")
 
@@ -135,6 +137,8 @@ def _shapes(body: Any, system: Any, constants: dict) -> list[dict]:
             kind, dims, rotation, offset = entry
             dims = [_number(d, constants) for d in np.atleast_1d(np.asarray(dims, dtype=object))]
             offset = [_number(o, constants) for o in np.asarray(offset, dtype=object).ravel()]
+            rotation = np.array([_number(r, constants) for r in
+                                 np.asarray(rotation, dtype=object).ravel()]).reshape(-1, 3)
         except (TypeError, ValueError):
             continue
         found = primitive(kind, dims, rotation, offset) if isinstance(kind, str) else None

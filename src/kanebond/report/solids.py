@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..kanemodel.shapes import KINDS
+
 __all__ = ["THIN", "FLAT", "KINDS", "ellipsoid", "ellipsoid_inertia", "plate_inertia",
            "primitive"]
 
@@ -31,9 +33,6 @@ __all__ = ["THIN", "FLAT", "KINDS", "ellipsoid", "ellipsoid_inertia", "plate_ine
 THIN = 0.02
 #: Relative tolerance of I1 + I2 = I3 (a lamina) against the largest moment.
 FLAT = 1e-6
-#: The primitive shapes and how many sizes each has: a box's full sizes along its x, y, z; a
-#: cylinder's radius and length (its axis the shape's z); a sphere's radius.
-KINDS = {"box": 3, "cylinder": 2, "sphere": 1}
 
 
 def ellipsoid(mass: float, inertia: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool] | None:

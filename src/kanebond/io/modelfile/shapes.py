@@ -6,15 +6,17 @@
     ...
     shape = {cylinder = ["r", 0.02], axis = "y"}          # radius, length; axis along R.y
     # or {box = [0.4, 0.2, 0.1]} (full sizes along the body's x, y, z), {sphere = 0.1}
-    # (radius), each with an optional offset = [x, y, z] of its centre from the mass centre,
-    # in the body's frame; or a list of such tables (several shapes)
+    # (radius), {torus = ["r - 0.02", 0.02], axis = "y"} (a tyre: the radius of its centre
+    # line, the radius of its tube), each with an optional offset = [x, y, z] of its centre
+    # from the mass centre, in the body's frame; or a list of such tables (several shapes)
 
 Each shape becomes one entry ``(kind, dims, rotation, offset)`` of ``system.shapes[name]``,
 the format :func:`kanebond.from_urdf` fills from a URDF's visuals: ``rotation``'s columns are the
-shape's axes in the body's axes. A cylinder's axis is its own z; ``axis = "x"`` turns it onto
-the body's x by the cyclic rotation (shape x, y, z) → (body y, z, x), whose columns are
-e_y, e_z, e_x; ``axis = "y"`` by (shape x, y, z) → (body z, x, y). A box's sizes are already
-along the body's axes, a sphere has none, so only a cylinder takes ``axis``.
+shape's axes in the body's axes (:mod:`kanebond.kanemodel.shapes`). A cylinder's and a torus's
+axis is its own z; ``axis = "x"`` turns it onto the body's x by the cyclic rotation (shape x, y,
+z) → (body y, z, x), whose columns are e_y, e_z, e_x; ``axis = "y"`` by (shape x, y, z) → (body
+z, x, y). A box's sizes are already along the body's axes, a sphere has none, so only a cylinder
+and a torus take ``axis``.
 
 Sizes and offsets are numbers or expressions of the parameters (``"r"``, ``"2*r"``), evaluated
 with the run's constants when the report is drawn; a size that is a number must be positive.
@@ -29,17 +31,16 @@ import numpy as np
 import sympy as sp
 from sympy.core.function import AppliedUndef
 
+from ...kanemodel.shapes import AXIS_ROTATIONS
 from .reader import AXES, MAX_COUNT, File, keys, kind
 
-__all__ = ["AXIS_ROTATIONS", "build_shapes"]
+__all__ = ["build_shapes"]
 
 #: How many sizes each shape takes, and what they are (for messages).
 SIZES = {"box": (3, "[x, y, z] full sizes"), "cylinder": (2, "[radius, length]"),
-         "sphere": (1, "the radius")}
-#: The rotation (columns: the shape's axes in body axes) putting a cylinder's axis along x, y, z.
-AXIS_ROTATIONS = {"x": np.array([[0.0, 0.0, 1.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]),
-                  "y": np.array([[0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [1.0, 0.0, 0.0]]),
-                  "z": np.eye(3)}
+         "sphere": (1, "the radius"), "torus": (2, "[radius, tube radius]")}
+#: the shapes that lie along an axis, and so take ``axis``
+AXIAL = {"cylinder", "torus"}
 _EXAMPLE = 'write e.g. shape = {box = [0.4, 0.2, 0.1]}, {cylinder = ["r", 0.02], axis = "y"} ' \
            'or {sphere = 0.1}'
 
@@ -70,10 +71,10 @@ def _shape(f: File, spec: Any, where: str) -> tuple:
         raise f.error(where, f"expected a table, got {kind(spec)}", _EXAMPLE)
     given = [k for k in SIZES if k in spec]
     if len(given) != 1:
-        raise f.error(where, "needs exactly one of box, cylinder, sphere"
+        raise f.error(where, "needs exactly one of box, cylinder, sphere, torus"
                       + (f" (got {', '.join(given)})" if given else ""), _EXAMPLE)
     shape = given[0]
-    keys(f, spec, {shape, "offset"} | ({"axis"} if shape == "cylinder" else set()), where)
+    keys(f, spec, {shape, "offset"} | ({"axis"} if shape in AXIAL else set()), where)
     count, what = SIZES[shape]
     sizes = spec[shape]
     if shape == "sphere" and not isinstance(sizes, list):

@@ -6,8 +6,8 @@
    per body its mass centre `pos[k]` and frame axes `axes[k]` (axes[k][i]: the body's unit
    vector i in N components) at every sample, once its `solid` (semi-axes `semi` along the rows
    of `rot`, in body axes; `flat`: a plate) or its primitive `shapes` (kind box | cylinder |
-   sphere, `dims`, rows of `rot` = the shape's axes and `off` = its centre from the mass centre,
-   in body axes; a cylinder's axis is its z) or `meshes` (triangles: `v` vertices and `f` faces
+   sphere | torus, `dims`, rows of `rot` = the shape's axes and `off` = its centre from the mass centre,
+   in body axes; a cylinder's and a torus's axis is its z) or `meshes` (triangles: `v` vertices and `f` faces
    in the shape's axes, `rot`, `off`, `color`). Where no body can be placed (mode "cursor"), or
    the browser gives no WebGL, a cursor runs over the coordinates' curves instead. No network.
    window.kanebondReport = {state, draw, frames, frameTime} is the page's hook for tests. */
@@ -37,6 +37,7 @@
     var d = sh.dims;
     if (sh.kind === "box") { return 0.5 * Math.hypot(d[0], d[1], d[2]); }
     if (sh.kind === "cylinder") { return Math.hypot(d[0], 0.5 * d[1]); }
+    if (sh.kind === "torus") { return d[0] + d[1]; }
     return d[0];
   }
   function size(b) {  /* the farthest the drawn body reaches from its mass centre */
@@ -160,11 +161,15 @@
     [sun, lamp].forEach(function (l) { scene.add(l); scene.add(l.target); });
     var camera = new T.PerspectiveCamera(35, canvas.width / canvas.height, 1e-3, 1e3);
     if (flatScene()) { state.yaw = VIEWS.xy[0]; state.pitch = VIEWS.xy[1]; }
-    if (hasSolids) {  /* solids small against their path: follow them */
-      var cluster = clusterRadius();
-      if (cluster > 0 && cluster < 0.3 * bounds.radius) {
+    if (hasSolids) {  /* solids that travel further than their own size: follow them */
+      var cluster = clusterRadius(), travel = 0;
+      for (var k = 0; k < n; k++) {
+        var c = centroid(k);
+        if (c) { travel = Math.max(travel, Math.hypot(c[0] - bounds.centre[0], c[1] - bounds.centre[1], c[2] - bounds.centre[2])); }
+      }
+      if (cluster > 0 && travel > cluster) {
         state.follow = true;
-        state.zoom = Math.min(50, 0.4 * bounds.radius / cluster);
+        state.zoom = Math.max(1, Math.min(50, 0.7 * bounds.radius / cluster));
       }
     }
     /* trails where bodies travel (or are points); a mechanism turning in place would tangle */
@@ -229,6 +234,9 @@
       if (sh.kind === "cylinder") {  /* three's cylinder runs along its y: the shape's z */
         var cyl = new T.Mesh(sectors(new T.CylinderGeometry(d[0], d[0], d[1], 40), "y"), material(color));
         return outline(placed(cyl, [R[0], R[2], neg(R[1])], sh.off));
+      }
+      if (sh.kind === "torus") {  /* three's torus lies around its z, as the shape's */
+        return placed(new T.Mesh(sectors(new T.TorusGeometry(d[0], d[1], 16, 64), "z"), material(color)), R, sh.off);
       }
       return placed(new T.Mesh(sectors(new T.SphereGeometry(d[0], 32, 20), "z"), material(color)), R, sh.off);
     }
