@@ -31,6 +31,7 @@ HOLDS = {
     "numeric": "numeric models; private C, NumPy, JAX backends",
     "simulation": "integration, events, trajectories, ensembles",
     "linear": "linear models, eigenvalue sweeps",
+    "view": "the 3D view (WebGL, three.js)",
     "bondgraph": "multibond graphs, causality, drawing",
     "system": "KaneSystem, the facade",
     "models": "ready-made models",

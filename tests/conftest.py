@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sympy as sp
 import sympy.physics.mechanics as me
+from browser import browser_paths, driver  # noqa: F401  (fixtures: the headless browser)
 
 from kanebond.models import (
     chain_3d,

@@ -26,7 +26,7 @@ FLOORS: list[set[str]] = [
     {"kanemodel"},  # KaneModel: the validated model; values of constants; admissibility
     {"forms"},  # velocity, momentum, Lagrangian, Hamiltonian forms; identities
     {"numeric"},  # NumericModel, ConstrainedModel; private backends _program, _c, _numpy, _jax
-    {"simulation", "linear"},  # integration, events, monitor, trajectory; linear models
+    {"simulation", "linear", "view"},  # integration, trajectories; linear models; the 3D view
     {"bondgraph"},  # elements, graph, causality, equations, Kane's graphs, drawing, files
     {"system"},  # KaneSystem, the facade
     {"models", "io"},  # ready-made models; ways in and out (SymPy, URDF, model files, FMUs)

@@ -131,7 +131,7 @@ def test_without_positions_the_animation_falls_back_to_a_cursor():
     import sympy.physics.mechanics as me
 
     import kanebond as kb
-    from kanebond.report.animation import animation_data
+    from kanebond.view.data import animation_data
 
     x, u = me.dynamicsymbols("x u")
     m = sp.Symbol("m", positive=True)
@@ -193,7 +193,7 @@ def test_a_prescribed_model_is_animated_from_its_origin_and_drawn_as_the_system_
     "system" graph ([PA-VP] Fig. 3) with an Sf source."""
     import math
 
-    from kanebond.report.animation import animation_data
+    from kanebond.view.data import animation_data
 
     case = prepare("bead_on_spinning_rod", {}, {"r": 1.0, "v": 0.3})
     traj = simulate_case(case, 0.5, 6)
@@ -227,13 +227,13 @@ def test_a_model_file_with_motors_reports_its_coupled_graph():
 
 
 def test_the_vendored_three_js_is_the_version_the_page_names_with_its_licence():
-    """report/assets/three.min.js (tools/vendor_three.sh) starts with its version and the MIT
+    """view/assets/three.min.js (tools/vendor_three.sh) starts with its version and the MIT
     licence, which the page inlines with it; three.LICENSE ships beside it."""
     from importlib import resources
 
-    from kanebond.report.render import THREE_VERSION
+    from kanebond.view import THREE_VERSION
 
-    assets = resources.files("kanebond.report").joinpath("assets")
+    assets = resources.files("kanebond.view").joinpath("assets")
     head = assets.joinpath("three.min.js").read_text(encoding="utf-8")[:2000]
     assert head.startswith(f"/* three.js {THREE_VERSION} (threejs.org)")
     assert "The MIT License" in head and "three.js authors" in head

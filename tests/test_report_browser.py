@@ -9,75 +9,15 @@ Skipped, with the reason, where Chromium or chromedriver is missing and cannot b
 
 from __future__ import annotations
 
-import os
 import shutil
-import subprocess
 import time
 from pathlib import Path
 
 import pytest
+from browser import OUTPUT
+from browser import severe as _severe
 
 from kanebond.report import write_report
-
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMEDRIVER = Path("/usr/bin/chromedriver")
-OUTPUT = Path(__file__).resolve().parent / "output"
-ARGS = ("--headless=new", "--no-sandbox", "--use-angle=swiftshader", "--enable-unsafe-swiftshader",
-        "--disable-dev-shm-usage",
-        "--no-first-run", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--window-size=1200,900")
-
-
-def _install_browser() -> str:
-    """Try ``apt-get install chromium chromium-driver`` (root only); '' or why it failed."""
-    if not hasattr(os, "geteuid") or os.geteuid() != 0:
-        return "not running as root, so chromium cannot be installed here"
-    if shutil.which("apt-get") is None:
-        return "apt-get is not available to install chromium"
-    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    install = ["apt-get", "install", "-y", "-q", "chromium", "chromium-driver"]
-    why = ""
-    for steps in ([install], [["apt-get", "update", "-q"], install]):  # lists may be empty
-        try:
-            for step in steps:
-                subprocess.run(step, capture_output=True, timeout=600, check=True, env=env)
-            return ""
-        except (OSError, subprocess.SubprocessError) as err:
-            why = f"{' '.join(step)} failed: {err}"
-    return why
-
-
-@pytest.fixture(scope="session")
-def browser_paths() -> tuple[Path, Path]:
-    """/usr/bin/chromium and /usr/bin/chromedriver, installed if possible, else a skip."""
-    pytest.importorskip("selenium", reason="selenium is not installed (pip install -e .[dev])")
-    if not (CHROMIUM.exists() and CHROMEDRIVER.exists()):
-        why = _install_browser()
-        if why or not (CHROMIUM.exists() and CHROMEDRIVER.exists()):
-            pytest.skip(f"browser test needs {CHROMIUM} and {CHROMEDRIVER}: "
-                        f"{why or 'still missing after apt-get install'}")
-    return CHROMIUM, CHROMEDRIVER
-
-
-@pytest.fixture(scope="session")
-def driver(browser_paths, tmp_path_factory):
-    """A headless Chromium session that keeps the browser console log."""
-    from selenium import webdriver
-    from selenium.webdriver.chrome.options import Options
-    from selenium.webdriver.chrome.service import Service
-
-    chromium, chromedriver = browser_paths
-    options = Options()
-    options.binary_location = str(chromium)
-    for arg in ARGS:
-        options.add_argument(arg)
-    options.add_argument(f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}")
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    drv = webdriver.Chrome(service=Service(executable_path=str(chromedriver)), options=options)
-    try:
-        yield drv
-    finally:
-        drv.quit()
 
 
 @pytest.fixture(scope="module")
@@ -87,10 +27,6 @@ def report_page(driver, tmp_path_factory):
     write_report("rolling_disk", path, t_end=2.0, points=201)
     driver.get(path.resolve().as_uri())
     return driver
-
-
-def _severe(driver) -> list[str]:
-    return [e["message"] for e in driver.get_log("browser") if e.get("level") == "SEVERE"]
 
 
 def test_no_console_errors(report_page):

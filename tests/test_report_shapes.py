@@ -15,8 +15,8 @@ import sympy as sp
 import kanebond as kb
 from kanebond.errors import ModelFileError
 from kanebond.io.modelfile import load_model
-from kanebond.report.animation import animation_data
-from kanebond.report.solids import primitive
+from kanebond.view.data import animation_data
+from kanebond.view.solids import primitive
 
 FILES = Path(kb.__file__).resolve().parent / "models" / "files"
 

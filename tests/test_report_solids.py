@@ -1,4 +1,4 @@
-"""The solids the report's animation draws (kanebond.report.solids, report/animation.py): the
+"""The solids the report's animation draws (kanebond.view.solids, report/animation.py): the
 uniform ellipsoid of a body's mass and central inertia along its principal axes, a lamina as the
 uniform plate, a rod as the uniform rod; shipped once per rigid body of the animation data."""
 
@@ -7,9 +7,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from kanebond.report.animation import animation_data
-from kanebond.report.solids import THIN, ellipsoid, ellipsoid_inertia, plate_inertia
 from kanebond.runspec import prepare, simulate_case
+from kanebond.view.data import animation_data
+from kanebond.view.solids import THIN, ellipsoid, ellipsoid_inertia, plate_inertia
 
 
 def _rotation(seed: int) -> np.ndarray:

@@ -14,8 +14,8 @@ import sympy as sp
 
 import kanebond as kb
 from kanebond.kanemodel.shapes import AXIS_ROTATIONS, link, rod, torus, wheel
-from kanebond.report.animation import _shapes, animation_data
 from kanebond.runspec import simulate_case
+from kanebond.view.data import _shapes, animation_data
 
 
 @pytest.mark.parametrize("normal", ["x", "y", "z"])

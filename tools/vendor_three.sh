@@ -6,7 +6,7 @@
 # It needs node and npm (network); the result is committed, so nobody else needs them.
 set -eu
 VERSION="${1:-0.187.0}"
-OUT="$(pwd)/src/kanebond/report/assets"
+OUT="$(pwd)/src/kanebond/view/assets"
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
 cd "$WORK"

@@ -133,6 +133,18 @@ class KaneSystem(KaneModel):
         """
         return HamiltonianForm(self)
 
+    # ------------------------------------------------------------------ notebooks
+    def _repr_html_(self) -> str:
+        """What the system is, and its equations in MathML as the report shows them."""
+        from .forms.notebook import system_html
+
+        return system_html(self)
+
+    def _repr_latex_(self) -> str:
+        from .forms.notebook import system_latex
+
+        return system_latex(self)
+
     # ------------------------------------------------------------------ numerics
     def numeric(
         self,

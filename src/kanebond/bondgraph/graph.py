@@ -16,7 +16,7 @@ from typing import Any
 
 import sympy as sp
 
-from ..errors import BondGraphError
+from ..errors import BondGraphError, KanebondError
 from .elements import Element, Junction, OneJunction, TwoPort, check_name, check_size
 
 __all__ = ["Bond", "BondGraph"]
@@ -242,6 +242,14 @@ class BondGraph:
 
         self.causality = assign_causality(self)
         return self.causality
+
+    def _repr_svg_(self) -> str | None:
+        """The drawing (:meth:`to_svg`), in a notebook; None (the text repr) where it cannot be
+        drawn, e.g. an empty graph."""
+        try:
+            return self.to_svg()
+        except KanebondError:
+            return None
 
     def to_svg(self, *, causality: bool = True, engine: str = "auto") -> str:
         """The graph drawn as SVG text, causal strokes included: by Graphviz (the pygraphviz

@@ -54,6 +54,16 @@ class Form:
     def __repr__(self) -> str:
         return f"<{type(self).__name__} of {self.system.name!r}: state {self.state}>"
 
+    def _repr_html_(self) -> str:
+        from .notebook import form_html
+
+        return form_html(self)
+
+    def _repr_latex_(self) -> str:
+        from .notebook import form_latex
+
+        return form_latex(self)
+
 
 def _rates(symbols: sp.Matrix) -> sp.Matrix:
     """The column of time derivatives of dynamicsymbols."""

@@ -11,7 +11,7 @@
 * ``offset``: the shape's centre from the body's mass centre, in the body's axes.
 
 Sizes and offsets are numbers or SymPy expressions of the model's parameters, evaluated with a
-run's constants when it is drawn (:mod:`kanebond.report.animation`). A URDF's visuals
+run's constants when it is drawn (:mod:`kanebond.view.data`). A URDF's visuals
 (:func:`kanebond.from_urdf`) and a model file's ``shape`` fill the same table, and the
 ready-made models build theirs with the helpers here: :func:`rod`, :func:`wheel`,
 :func:`link`, :func:`box`, :func:`cylinder`, :func:`sphere`, :func:`torus`.

@@ -235,6 +235,21 @@ class Linearization:
             dropped=self.dropped + dropped,
         )
 
+    def _repr_html_(self) -> str:
+        """The state and the eigenvalues (growth rate, frequency), in a notebook."""
+        import html
+
+        ev = sorted(self.eigenvalues, key=lambda z: (-z.real, -abs(z.imag)))
+        rows = "".join(
+            f"<tr><td>{z.real:.6g}</td><td>{z.imag:+.6g}</td>"
+            f"<td>{abs(z.imag) / (2 * np.pi):.6g}</td></tr>" for z in ev)
+        state = html.escape(", ".join(name_of(s) for s in self.state))
+        inputs = html.escape(", ".join(map(name_of, self.inputs)))
+        return (f"<p><b>Linearization</b>: state [{state}]"
+                f"{', inputs [' + inputs + ']' if inputs else ''}"
+                f"</p><table class='kanebond-eigenvalues'><tr><th>Re λ (1/s)</th><th>Im λ (rad/s)"
+                f"</th><th>frequency (Hz)</th></tr>{rows}</table>")
+
     def __repr__(self) -> str:
         state = ", ".join(name_of(s) for s in self.state)
         return (

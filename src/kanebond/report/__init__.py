@@ -11,7 +11,7 @@ JavaScript (``assets/``) are inlined by the Jinja2 template (``templates/``, aut
 
 from __future__ import annotations
 
-from .maths import fix_mfenced, to_mathml
+from ..forms.mathml import fix_mfenced, to_mathml
 from .render import (
     DEFAULT_POINTS,
     DEFAULT_T_END,

@@ -169,7 +169,7 @@ def graph_form(system: Any) -> str:
 def bond_graph_svg(system: Any, graph: Any = None) -> tuple[str | None, str]:
     """(inline SVG markup or None, note): ``graph`` if given (a model file's coupled graph),
     else the bond graph of :func:`graph_form`; never an error."""
-    from .maths import symbolic_work_is_slow
+    from ..forms.mathml import symbolic_work_is_slow
 
     if graph is not None:
         svg = graph.to_svg()

@@ -7,18 +7,18 @@ package's template, with the vendored CSS and JavaScript inlined and every data 
 
 from __future__ import annotations
 
-import json
 import sys
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from ..errors import ReportError
+from ..forms.mathml import form_equations
 from ..progress import working
 from ..runspec import Case, prepare, simulate_case
+from ..view import animation_data, view_markup
+from ..view.html import THREE_VERSION, asset, json_for_script, script
 from . import data
-from .animation import animation_data
-from .maths import form_equations
 
 __all__ = ["build_report", "write_report", "json_for_script", "DEFAULT_T_END",
            "DEFAULT_POINTS", "ReportError"]
@@ -27,27 +27,8 @@ DEFAULT_T_END = 5.0
 DEFAULT_POINTS = 501
 
 
-def json_for_script(value: Any) -> str:
-    """JSON safe inside ``<script type="application/json">``: ``<``, ``>``, ``&`` and the
-    line separators escaped, so no text can close the element or start a comment."""
-    text = json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
-    for char, code in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"),
-                       ("\u2028", "\\u2028"), ("\u2029", "\\u2029")):
-        text = text.replace(char, code)
-    return text
-
-
 def _asset(name: str) -> str:
     return resources.files(__package__).joinpath("assets", name).read_text(encoding="utf-8")
-
-
-def _script(name: str) -> str:
-    """A vendored script's text, safe inline in ``<script>``: no ``</`` can close it."""
-    return _asset(name).replace("</", "<\\/")
-
-
-#: the version of the vendored three.js (report/assets/three.min.js, tools/vendor_three.sh)
-THREE_VERSION = "0.187.0"
 
 
 def _environment() -> Any:
@@ -97,10 +78,10 @@ def _context(case: Case, traj: Any, linearize: bool) -> dict[str, Any]:
         "constraints": data.constraint_tables(traj), "eigen": eigen,
         "constraints_note": data.redundancy_note(system),
         "anim_note": anim["note"],
-        "anim_json": markupsafe.Markup(json_for_script(anim)),
-        "css": markupsafe.Markup(_asset("report.css")),
-        "js": markupsafe.Markup(_script("viewer.js")),
-        "three": markupsafe.Markup(_script("three.min.js")),
+        "view": markupsafe.Markup(view_markup(anim)),
+        "css": markupsafe.Markup(_asset("report.css") + asset("view.css")),
+        "js": markupsafe.Markup(script("viewer.js")),
+        "three": markupsafe.Markup(script("three.min.js")),
         "three_version": THREE_VERSION,
         "samples": len(traj), "t_end": data.fmt(traj.t[-1]) if len(traj) else "0",
     }

@@ -388,6 +388,22 @@ class Trajectory:
             f"method={self.method!r}, success={self.success})"
         )
 
+    def _repr_html_(self) -> str:
+        """A summary table and the run's panels (:func:`~kanebond.simulation.notebook.
+        trajectory_html`), in a notebook."""
+        from .notebook import trajectory_html
+
+        return trajectory_html(self)
+
+    def animate(self, system: Any = None, constants: Any = None, **options: Any) -> Any:
+        """The 3D view of this run (WebGL, :class:`kanebond.view.View`): a notebook shows it
+        inline, ``.save(path)`` writes it as a page. ``system`` and ``constants`` default to
+        those of the numeric model it was simulated with; ``options``: ``title``, ``width``,
+        ``height``."""
+        from .notebook import animate
+
+        return animate(self, system, constants, **options)
+
     # ------------------------------------------------------------------ energy
     def energy_audit(self) -> EnergyAudit:
         """The power balance T*(t) − T*(t₁) = ∫_{t₁}^{t} Σ P dt over every source: loads fᵀe_L

@@ -1,8 +1,8 @@
 """What the report's animation draws: every body's mass-centre position and frame axes in the
 inertial frame, evaluated over the trajectory, and once per rigid body the solid it is drawn as
-(:func:`kanebond.report.solids.ellipsoid`: the uniform ellipsoid, or plate, of its mass and
+(:func:`kanebond.view.solids.ellipsoid`: the uniform ellipsoid, or plate, of its mass and
 central inertia at the run's constants), or, for a body named in ``system.shapes``, its primitive
-shapes (boxes, cylinders, spheres placed in its axes: :func:`kanebond.report.solids.primitive`).
+shapes (boxes, cylinders, spheres placed in its axes: :func:`kanebond.view.solids.primitive`).
 A shape that cannot be drawn (an unknown kind, a size that is not a finite positive number at
 the run's constants, a bad rotation or offset) is left out; a body none of whose shapes can be
 drawn is drawn as its ellipsoid.
@@ -129,7 +129,7 @@ def _number(value: Any, constants: dict) -> Any:
 
 def _shapes(body: Any, system: Any, constants: dict) -> list[dict]:
     """The page's data of ``body``'s primitive shapes in ``system.shapes`` (by its name), each
-    checked by :func:`~kanebond.report.solids.primitive` (those that fail are left out)."""
+    checked by :func:`~kanebond.view.solids.primitive` (those that fail are left out)."""
     entries = (getattr(system, "shapes", None) or {}).get(str(body.name)) or []
     out = []
     for entry in entries:

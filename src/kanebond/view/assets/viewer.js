@@ -169,7 +169,7 @@
       }
       if (cluster > 0 && travel > cluster) {
         state.follow = true;
-        state.zoom = Math.max(1, Math.min(50, 0.7 * bounds.radius / cluster));
+        state.zoom = Math.max(1, Math.min(50, 0.5 * bounds.radius / cluster));
       }
     }
     /* trails where bodies travel (or are points); a mechanism turning in place would tangle */
