@@ -265,7 +265,7 @@ def test_prescribe_and_adjoin_keep_a_readers_extras(tmp_path):
     assert copy.defaults is not s.defaults
 
 
-def test_a_link_with_a_mesh_visual_is_drawn_as_its_ellipsoid(tmp_path):
+def test_a_link_with_a_missing_mesh_keeps_its_other_visuals_and_names_the_file(tmp_path):
     import kanebond as kb
 
     inertial = ('<inertial><mass value="1"/><inertia ixx="0.1" ixy="0" ixz="0" iyy="0.2" '
@@ -281,4 +281,12 @@ def test_a_link_with_a_mesh_visual_is_drawn_as_its_ellipsoid(tmp_path):
     path = tmp_path / "mesh.urdf"
     path.write_text(xml)
     s = kb.from_urdf(path)
-    assert "a" not in s.shapes and [v[0] for v in s.shapes["b"]] == ["sphere"]
+    assert [v[0] for v in s.shapes["a"]] == ["box", "mesh"]
+    assert s.shapes["a"][1][4] == "package://x/a.stl"  # not found: kept as the URDF names it
+    assert [v[0] for v in s.shapes["b"]] == ["sphere"]
+    num = s.numeric(backend="numpy")
+    traj = kb.simulate(num, (0.0, 0.1), np.zeros(4), t_eval=np.linspace(0, 0.1, 3))
+    data = animation_data(s, traj, {})
+    a = next(b for b in data["bodies"] if b["name"] == "a")
+    assert [sh["kind"] for sh in a["shapes"]] == ["box"] and "meshes" not in a
+    assert "a: a.stl (not found)" in data["note"]

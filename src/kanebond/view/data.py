@@ -1,16 +1,17 @@
-"""What the report's animation draws: every body's mass-centre position and frame axes in the
-inertial frame, evaluated over the trajectory, and once per rigid body the solid it is drawn as
+"""What the 3D view draws: every body's mass-centre position and frame axes in the inertial
+frame, evaluated over the trajectory, and once per rigid body the solid it is drawn as
 (:func:`kanebond.view.solids.ellipsoid`: the uniform ellipsoid, or plate, of its mass and
-central inertia at the run's constants), or, for a body named in ``system.shapes``, its primitive
-shapes (boxes, cylinders, spheres placed in its axes: :func:`kanebond.view.solids.primitive`).
-A shape that cannot be drawn (an unknown kind, a size that is not a finite positive number at
-the run's constants, a bad rotation or offset) is left out; a body none of whose shapes can be
-drawn is drawn as its ellipsoid.
+central inertia at the run's constants), or, for a body named in ``system.shapes``, its
+shapes (boxes, cylinders, spheres, tori placed in its axes: :func:`kanebond.view.solids.
+primitive`; mesh files: :mod:`kanebond.view.meshes`). A shape that cannot be drawn (an unknown
+kind, a size that is not a finite positive number at the run's constants, a bad rotation or
+offset, a mesh file not found) is left out; a body none of whose shapes can be drawn is drawn as
+its ellipsoid.
 
 Positions come from the model's own point tree (``point.pos_from(origin)``, with the origin a
-point of zero velocity in N) and orientations from ``frame``'s unit vectors in N; both are our
-own SymPy expressions, turned into NumPy functions with ``sympy.lambdify``. A body whose
-position cannot be found (a point known only by its velocity) is drawn as far as it can be.
+point of zero velocity in N) and orientations from the frame tree, through one expression graph
+(:mod:`kanebond.view.poses`). A body whose position cannot be found (a point known only by its
+velocity) is drawn as far as it can be.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ import sympy.physics.mechanics as me
 from sympy.core.function import AppliedUndef
 
 from ..kanemodel.parameters import name_of
+from .meshes import attach
+from .poses import poses
 from .solids import ellipsoid, primitive
 
 __all__ = ["MAX_FRAMES", "animation_data", "fixed_origin"]
@@ -133,6 +136,8 @@ def _shapes(body: Any, system: Any, constants: dict) -> list[dict]:
     entries = (getattr(system, "shapes", None) or {}).get(str(body.name)) or []
     out = []
     for entry in entries:
+        if isinstance(entry, tuple) and entry and entry[0] == "mesh":
+            continue  # a mesh file: view/meshes.py reads it
         try:
             kind, dims, rotation, offset = entry
             dims = [_number(d, constants) for d in np.atleast_1d(np.asarray(dims, dtype=object))]
@@ -147,31 +152,20 @@ def _shapes(body: Any, system: Any, constants: dict) -> list[dict]:
     return out
 
 
-def _body_entry(body: Any, system: Any, coords: list, constants: dict,
-                Q: np.ndarray) -> dict:
+def _body_entry(body: Any, system: Any, coords: list, constants: dict, Q: np.ndarray,
+                pose: tuple) -> dict:
     """{name, kind, pos: (N,3)|None, axes: (N,3,3)|None, solid: see :func:`_solid` | None,
-    shapes: [see :func:`_shapes`]} of one body; the solid or the shapes only where both its
-    position and its orientation were found, the solid only where there are no shapes."""
-    N = system.frame
+    shapes: [see :func:`_shapes`]} of one body, its ``pose`` from :func:`~kanebond.view.poses.
+    poses`; the solid or the shapes only where both its position and its orientation were
+    found, the solid only where there are no shapes."""
     entry: dict[str, Any] = {"name": str(body.name), "kind": type(body).__name__,
                              "pos": None, "axes": None, "solid": None, "shapes": []}
-    point = body.masscenter
-    origin = fixed_origin(point, N)
-    if origin is not None:
-        try:
-            r = point.pos_from(origin).to_matrix(N)
-        except ValueError:
-            r = None
-        fn = _function(list(r), coords, constants) if r is not None else None
-        entry["pos"] = _evaluate(fn, Q, (3,)) if fn else None
+    pos, axes = pose
+    if pos is not None and np.all(np.isfinite(pos)):
+        entry["pos"] = np.round(pos, 6).tolist()
+    if axes is not None and np.all(np.isfinite(axes)):
+        entry["axes"] = np.round(axes, 6).tolist()
     frame = getattr(body, "frame", None)
-    if frame is not None:
-        try:
-            axes = [v.express(N).to_matrix(N) for v in (frame.x, frame.y, frame.z)]
-            fn = _function([c for a in axes for c in a], coords, constants)
-        except ValueError:
-            fn = None
-        entry["axes"] = _evaluate(fn, Q, (3, 3)) if fn else None
     if entry["pos"] is not None and entry["axes"] is not None:
         entry["shapes"] = _shapes(body, system, constants) if frame is not None else []
         if not entry["shapes"]:
@@ -275,7 +269,10 @@ def animation_data(system: Any, traj: Any, constants: dict) -> dict:
     by_name = {name_of(c): c for c in system.constants}
     constants = {by_name.get(k, k) if isinstance(k, str) else k: v
                  for k, v in constants.items()}
-    bodies = [_body_entry(b, system, coords, constants, Q) for b in system.bodies]
+    origins = [fixed_origin(b.masscenter, system.frame) for b in system.bodies]
+    placed = poses(system, list(system.bodies), origins, coords, constants, Q)
+    bodies = [_body_entry(b, system, coords, constants, Q, pose)
+              for b, pose in zip(system.bodies, placed, strict=True)]
     links = _links(system, bodies)
     up = _up(system, constants)
     keep = [k for k, b in enumerate(bodies) if b["pos"] is not None or b["axes"] is not None]
@@ -289,6 +286,13 @@ def animation_data(system: Any, traj: Any, constants: dict) -> dict:
     elif missing:
         note = (f"position not known for {', '.join(missing)} (a point known only by its "
                 "velocity): drawn at the origin, orientation only")
+    no_mesh = attach(found, system, lambda v: _number(v, constants))
+    if no_mesh:
+        note = (note + "; " if note else "") + (
+            "mesh files not drawn, the bodies drawn from their inertia instead: "
+            + "; ".join(no_mesh[:8]) + (f" … ({len(no_mesh)} in all)" if len(no_mesh) > 8
+                                          else "")
+            + " (from_urdf(..., package_dirs=[...]) finds package:// files)")
     light = [b["name"] for b in found if (b["solid"] or {}).get("placeholder")]
     if light:
         note = (note + "; " if note else "") + (

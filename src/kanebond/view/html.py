@@ -67,6 +67,7 @@ def view_markup(data: dict, *, width: int = 760, height: int = 460) -> str:
     <label><input type="checkbox" id="anim-follow"> follow the bodies</label>
     <label><input type="checkbox" id="anim-axes"> frame axes</label>
     <label><input type="checkbox" id="anim-trails"> trails</label>
+    <label><input type="checkbox" id="anim-names"> names</label>
     <span class="hint">drag to rotate, wheel to zoom</span>
   </div>
 </div>

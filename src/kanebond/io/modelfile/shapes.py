@@ -7,7 +7,8 @@
     shape = {cylinder = ["r", 0.02], axis = "y"}          # radius, length; axis along R.y
     # or {box = [0.4, 0.2, 0.1]} (full sizes along the body's x, y, z), {sphere = 0.1}
     # (radius), {torus = ["r - 0.02", 0.02], axis = "y"} (a tyre: the radius of its centre
-    # line, the radius of its tube), each with an optional offset = [x, y, z] of its centre
+    # line, the radius of its tube), {mesh = "chassis.stl", scale = [0.001, 0.001, 0.001]}
+    # (a mesh file beside the model file), each with an optional offset = [x, y, z] of its centre
     # from the mass centre, in the body's frame; or a list of such tables (several shapes)
 
 Each shape becomes one entry ``(kind, dims, rotation, offset)`` of ``system.shapes[name]``,
@@ -32,13 +33,15 @@ import sympy as sp
 from sympy.core.function import AppliedUndef
 
 from ...kanemodel.shapes import AXIS_ROTATIONS
+from ..urdf.meshes import resolve_mesh
 from .reader import AXES, MAX_COUNT, File, keys, kind
 
 __all__ = ["build_shapes"]
 
 #: How many sizes each shape takes, and what they are (for messages).
 SIZES = {"box": (3, "[x, y, z] full sizes"), "cylinder": (2, "[radius, length]"),
-         "sphere": (1, "the radius"), "torus": (2, "[radius, tube radius]")}
+         "sphere": (1, "the radius"), "torus": (2, "[radius, tube radius]"),
+         "mesh": (3, "[sx, sy, sz] scale")}
 #: the shapes that lie along an axis, and so take ``axis``
 AXIAL = {"cylinder", "torus"}
 _EXAMPLE = 'write e.g. shape = {box = [0.4, 0.2, 0.1]}, {cylinder = ["r", 0.02], axis = "y"} ' \
@@ -71,9 +74,11 @@ def _shape(f: File, spec: Any, where: str) -> tuple:
         raise f.error(where, f"expected a table, got {kind(spec)}", _EXAMPLE)
     given = [k for k in SIZES if k in spec]
     if len(given) != 1:
-        raise f.error(where, "needs exactly one of box, cylinder, sphere, torus"
+        raise f.error(where, "needs exactly one of box, cylinder, sphere, torus, mesh"
                       + (f" (got {', '.join(given)})" if given else ""), _EXAMPLE)
     shape = given[0]
+    if shape == "mesh":
+        return _mesh(f, spec, where)
     keys(f, spec, {shape, "offset"} | ({"axis"} if shape in AXIAL else set()), where)
     count, what = SIZES[shape]
     sizes = spec[shape]
@@ -93,6 +98,35 @@ def _shape(f: File, spec: Any, where: str) -> tuple:
     values = [_value(f, v, f"{where} offset[{i}]", positive=False) for i, v in enumerate(offset)]
     dtype = float if all(isinstance(v, float) for v in values) else object
     return shape, dims, rotation, np.array(values, dtype=dtype)
+
+
+def _mesh(f: File, spec: Mapping, where: str) -> tuple:
+    """``{mesh = "file.stl", scale = [sx, sy, sz], offset = [x, y, z]}``: a mesh file (STL, OBJ,
+    DAE, ...; relative to the model file's folder) in the body's axes, its origin at
+    ``offset`` from the mass centre: ``("mesh", scale, I, offset, path)``, the file found as a
+    URDF's (:func:`~kanebond.io.urdf.meshes.resolve_mesh`; opened only by the 3D view)."""
+    keys(f, spec, {"mesh", "scale", "offset"}, where)
+    name = spec["mesh"]
+    if not isinstance(name, str) or not name.strip():
+        raise f.error(f"{where} mesh", f"expected a file name, got {kind(name)}",
+                      'give the mesh file\'s path, e.g. mesh = "meshes/chassis.stl"')
+    scale = spec.get("scale", [1.0, 1.0, 1.0])
+    if isinstance(scale, int | float) and not isinstance(scale, bool):
+        scale = [scale] * 3
+    if not (isinstance(scale, list) and len(scale) == 3 and all(
+            isinstance(v, int | float) and not isinstance(v, bool) and np.isfinite(v) and v != 0
+            for v in scale)):
+        raise f.error(f"{where} scale", f"expected [sx, sy, sz] of nonzero numbers, got "
+                      f"{scale!r}", "give e.g. scale = [0.001, 0.001, 0.001] (mm to m)")
+    offset = spec.get("offset", [0.0, 0.0, 0.0])
+    if not isinstance(offset, list) or len(offset) != 3:
+        raise f.error(f"{where} offset", "expected [x, y, z]", "give the mesh origin's place "
+                      "from the mass centre, in the body's frame")
+    values = [_value(f, v, f"{where} offset[{i}]", positive=False) for i, v in enumerate(offset)]
+    path = resolve_mesh(name.strip(), f.path)
+    return ("mesh", tuple(float(v) for v in scale), np.eye(3),
+            np.array(values, dtype=float if all(isinstance(v, float) for v in values)
+                     else object), path)
 
 
 def _axis(f: File, spec: Mapping, where: str) -> str:

@@ -43,6 +43,7 @@ from ...errors import UrdfError
 from ...mechanics.measure import carry, frame_vector, inertia_dyadic, rotate
 from ...progress import working
 from ...system import KaneSystem
+from .meshes import resolve_mesh
 from .params import UrdfParameters, identifier, snap
 from .read import Inertial, UrdfJoint, UrdfTree, merged, read_urdf
 
@@ -53,13 +54,13 @@ _QUAT = ("qw", "qx", "qy", "qz")
 
 
 def from_urdf(path: str | Path, *, base: str = "fixed", parameters=(),
-              gravity: float = 9.81) -> KaneSystem:
+              gravity: float = 9.81, package_dirs=()) -> KaneSystem:
     """The :class:`~kanebond.KaneSystem` of the URDF robot description at ``path``.
 
     Parameters
     ----------
     path:
-        A ``.urdf`` file (XML; no xacro, meshes are not opened).
+        A ``.urdf`` file (XML; no xacro; meshes are not opened here, only found).
     base:
         ``"fixed"``: the root link is the inertial frame; ``"floating"``: the root link moves
         freely (position ``q_base_x…z``, quaternion ``q_base_qw…qz``, speeds ``u_base_vx…vz``,
@@ -69,6 +70,11 @@ def from_urdf(path: str | Path, *, base: str = "fixed", parameters=(),
         ``x_<joint>``/``y_<joint>``/``z_<joint>``, ``d_<joint>``, ``g``.
     gravity:
         g in m/s² along −z of the root frame.
+    package_dirs:
+        Folders to find ``package://`` mesh files in, before ``$ROS_PACKAGE_PATH``, the
+        file's own folders and this environment's ``share`` folders
+        (:mod:`kanebond.io.urdf.meshes`). The system's ``shapes`` keep each visual (mesh files
+        by their path), which the 3D view draws.
 
     Raises
     ------
@@ -93,7 +99,8 @@ def from_urdf(path: str | Path, *, base: str = "fixed", parameters=(),
     0.6
     """
     with working(f"reading the URDF {Path(path).name} and forming its system"):
-        parts = urdf_parts(read_urdf(path), base=base, parameters=parameters, gravity=gravity)
+        parts = urdf_parts(read_urdf(path), base=base, parameters=parameters, gravity=gravity,
+                           package_dirs=package_dirs)
         return parts.system()
 
 
@@ -144,20 +151,22 @@ def _matrix(R: np.ndarray) -> sp.Matrix:
 
 
 def urdf_parts(tree: UrdfTree, *, base: str = "fixed", parameters=(),
-               gravity: float = 9.81) -> UrdfParts:
+               gravity: float = 9.81, package_dirs=()) -> UrdfParts:
     """The frames, points, bodies, loads, coordinates, speeds and constraints of ``tree``
     (see the module docstring)."""
     if base not in BASES:
         raise UrdfError(f"base={base!r}: give base='fixed' (the root link is the ground) or "
                         f"base='floating' (it moves freely).")
-    return _Assembly(tree, base, parameters, gravity).parts()
+    return _Assembly(tree, base, parameters, gravity, package_dirs).parts()
 
 
 class _Assembly:
     """Builds the parts joint by joint, parent first."""
 
-    def __init__(self, tree: UrdfTree, base: str, parameters, gravity: float) -> None:
+    def __init__(self, tree: UrdfTree, base: str, parameters, gravity: float,
+                 package_dirs=()) -> None:
         self.tree, self.base = tree, base
+        self.package_dirs = list(package_dirs)
         self.N = me.ReferenceFrame("N")
         self.O = me.Point("O")
         self.O.set_vel(self.N, 0)
@@ -441,18 +450,20 @@ class _Assembly:
             self.cfg.append(qm - snap(k) * qt - snap(o))
 
     def _shapes(self) -> dict[str, list]:
-        """{body name: [(kind, dims, rotation, offset)]}: the URDF's primitive visuals placed in
-        the body's axes, the offset from its mass centre (the report's solids); a body with a
-        mesh among its visuals gets none (it is drawn as its inertia ellipsoid)."""
+        """{body name: [(kind, dims, rotation, offset)]}: the URDF's visuals placed in the
+        body's axes, the offset from its mass centre (what the 3D view draws); a mesh is
+        ``("mesh", scale, rotation, offset, file)`` with its file found on this machine
+        (:func:`~kanebond.io.urdf.meshes.resolve_mesh`; its URI where it is not)."""
         out: dict[str, list] = {}
+        urdf = Path(self.tree.path) if Path(self.tree.path).is_file() else None
         for host, visuals in self.tree.visuals.items():
             if not visuals or host not in self._groups:
                 continue
-            if any(v.kind == "mesh" for v in visuals):
-                continue  # part of it is a mesh: drawn whole as its inertia ellipsoid
             centre = self._groups[host][2].com  # the host body's mass centre (_bodies)
-            out[identifier(host)] = [(v.kind, v.dims, v.rotation, v.offset - centre)
-                                     for v in visuals]
+            out[identifier(host)] = [
+                (v.kind, v.dims, v.rotation, v.offset - centre)
+                + ((resolve_mesh(v.file, urdf, self.package_dirs),) if v.kind == "mesh" else ())
+                for v in visuals]
         return out
 
     def _notes(self) -> list[str]:

@@ -68,13 +68,15 @@ class Inertial:
 @dataclass
 class Visual:
     """A primitive shape (``box`` with full sizes, ``cylinder`` (radius, length) along z,
-    ``sphere`` (radius,); ``mesh`` (): a mesh, not loaded) placed by ``rotation`` and
-    ``offset`` in the frame of the moving link it is fixed to."""
+    ``sphere`` (radius,); ``mesh``: its ``scale`` (sx, sy, sz) and the ``file`` as the URDF
+    names it, not opened) placed by ``rotation`` and ``offset`` in the frame of the moving link
+    it is fixed to."""
 
     kind: str
     dims: tuple[float, ...]
     rotation: np.ndarray
     offset: np.ndarray
+    file: str | None = None
 
 
 @dataclass
@@ -467,13 +469,18 @@ class _Builder:
                 dims = (float(g.radius), float(g.length))
             elif kind == "sphere":
                 dims = (float(g.radius),)
-            else:  # a mesh is not loaded: its body is drawn from its inertia
-                out.append(Visual("mesh", (), R, p))
+            elif kind == "mesh" and getattr(g, "filename", None):
+                dims = tuple(float(x) for x in (g.scale if g.scale is not None else (1, 1, 1)))
+                dims = dims * 3 if len(dims) == 1 else dims
+            else:  # a shape kanebond cannot draw: its body is drawn from its inertia
                 continue
-            if not all(np.isfinite(d) and d > 0 for d in dims):
+            if not all(np.isfinite(d) and (d > 0 or kind == "mesh" and d != 0) for d in dims):
+                what = "scale" if kind == "mesh" else "sizes"
                 raise UrdfError(f"{self.at('link', name)}: link {name!r} <visual> {kind} has "
-                                f"sizes {list(dims)}; they must be positive numbers.")
+                                f"{what} {list(dims)}; they must be " + (
+                                    "nonzero numbers." if kind == "mesh" else "positive numbers."))
             Rv = rpy_matrix(v.origin.rpy) if v.origin is not None else np.eye(3)
             pv = np.array(v.origin.xyz, dtype=float) if v.origin is not None else np.zeros(3)
-            out.append(Visual(kind, dims, R @ Rv, p + R @ pv))
+            out.append(Visual(kind, dims, R @ Rv, p + R @ pv,
+                              str(g.filename) if kind == "mesh" else None))
         return out

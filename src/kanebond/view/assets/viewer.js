@@ -27,7 +27,8 @@
   function shaped(b) { return !!((b.shapes && b.shapes.length) || (b.meshes && b.meshes.length)); }
   var hasSolids = data.bodies.some(function (b) { return !!b.solid || shaped(b); });
   var state = { k: 0, yaw: -0.6, pitch: 0.45, playing: false, last: null, zoom: 1,
-                follow: false, axes: !hasSolids, trails: true };
+                follow: false, axes: !hasSolids, trails: true,
+                names: data.bodies.length <= 12 };  /* a robot's many names would hide it */
   slider.max = String(Math.max(n - 1, 0));
   var VIEWS = { iso: [-0.6, 0.45], xy: [0, Math.PI / 2], xz: [0, 0], yz: [-Math.PI / 2, 0] };
 
@@ -66,7 +67,7 @@
       }
     });
     var axis = reach > 1e-9 ? 0.3 * reach : 1.0;
-    return { centre: centre, axis: axis, radius: 1.08 * (reach + axis) };
+    return { centre: centre, axis: axis, radius: 1.1 * Math.max(reach, axis) };
   }
   function centroid(k) {
     var sum = [0, 0, 0], count = 0;
@@ -372,7 +373,7 @@
         var row = rows.filter(function (r) { return Math.hypot(r[0] - x, r[1] - y) < 12; }).length;
         rows.push([x, y]);
         var on = v.z < 1 && x > -20 && x < w + 20 && y > -20 && y < h + 20;
-        tags[i].style.display = on ? "" : "none";
+        tags[i].style.display = on && state.names ? "" : "none";
         tags[i].style.transform = "translate(" + (x + 9) + "px," + (y - 22 - 15 * row) + "px)";
       });
     }
@@ -456,7 +457,8 @@
   function button(id, f) { var b = el(id); if (b) { b.addEventListener("click", function () { f(); draw(); }); } }
   button("anim-zoom-in", function () { state.zoom = Math.min(50, state.zoom * 1.5); });
   button("anim-zoom-out", function () { state.zoom = Math.max(0.2, state.zoom / 1.5); });
-  [["anim-follow", "follow"], ["anim-axes", "axes"], ["anim-trails", "trails"]].forEach(function (pair) {
+  [["anim-follow", "follow"], ["anim-axes", "axes"], ["anim-trails", "trails"],
+   ["anim-names", "names"]].forEach(function (pair) {
     var box = el(pair[0]);
     if (!box) { return; }
     box.checked = state[pair[1]];
