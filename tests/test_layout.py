@@ -8,6 +8,7 @@ at module level, inside a function or under ``if TYPE_CHECKING:`` (a reader foll
 from __future__ import annotations
 
 import ast
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -107,6 +108,7 @@ def _is_private(name: str) -> bool:
     return name.startswith("_") and not name.startswith("__")
 
 
+@cache  # the sources are read once per test session
 def _modules() -> dict[str, _Module]:
     paths = {_module_name(p): p for p in SRC.rglob("*.py")}
     known = set(paths)

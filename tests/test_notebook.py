@@ -70,7 +70,7 @@ def test_the_views_draw_and_move_in_a_browser(executed, driver, tmp_path):
                     + "\n<hr>\n".join(parts) + "</body></html>", encoding="utf-8")
     here = driver.current_url
     try:
-        driver.set_window_size(1100, 4200)
+        driver.set_window_size(1000, 2600)
         driver.get(page.resolve().as_uri())
         frames = driver.find_elements("css selector", "iframe.kanebond-view")
         assert len(frames) == 2
