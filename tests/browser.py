@@ -77,3 +77,17 @@ def driver(browser_paths, tmp_path_factory):
 def severe(driver) -> list[str]:
     """The browser console's errors since the last call."""
     return [e["message"] for e in driver.get_log("browser") if e.get("level") == "SEVERE"]
+
+
+def slide(driver, k: int) -> None:
+    """Move the view's time slider to sample k, as a user's drag does (an input event)."""
+    driver.execute_script("const s = document.getElementById('anim-slider');"
+                          f"s.value = {int(k)}; s.dispatchEvent(new Event('input'));")
+
+
+def moves(driver, k: int) -> bool:
+    """Whether the canvas's picture changes when the slider goes to sample k."""
+    picture = "return document.getElementById('anim-canvas').toDataURL()"
+    before = driver.execute_script(picture)
+    slide(driver, k)
+    return driver.execute_script(picture) != before

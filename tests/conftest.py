@@ -95,3 +95,39 @@ def planar_particle(name: str = "planar"):
     system = kb.KaneSystem(N, [x, y], [vx, vy], [x.diff() - vx, y.diff() - vy],
                            [me.Particle("Pa", P, m)], [(P, -m * g * N.y)], name=name)
     return system, P, (m, g, v0)
+
+
+def spinning_body_file(path, name: str, inertia: str, shape: str, m: float = 1.0,
+                       extra_parameters: str = ""):
+    """Write a model file of one rigid body ``name`` (mass m, central ``inertia`` in B, a TOML
+    list) spinning about N.z by q, with the ``shape`` line given; returns the path."""
+    path.write_text(f"""
+name = "{name}"
+
+[parameters]
+m = {{value = {m}, unit = "kg"}}
+{extra_parameters}
+
+[coordinates]
+names = ["q"]
+
+[speeds]
+names = ["u"]
+
+[kinematics]
+q = "u"
+
+[frames.B]
+parent = "N"
+axis = "z"
+angle = "q"
+angular_velocity = "u"
+
+[bodies.{name}]
+mass = "m"
+masscenter = "O"
+frame = "B"
+inertia = {inertia}
+{shape}
+""", encoding="utf-8")
+    return path

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import spinning_body_file
 
 import kanebond as kb
 from kanebond.io.urdf.meshes import resolve_mesh
@@ -144,34 +145,8 @@ def test_unreadable_and_oversized_files_are_not_errors(tmp_path):
 
 def test_a_model_file_names_a_mesh_beside_it(tmp_path):
     trimesh.creation.box(extents=(1, 1, 1)).export(tmp_path / "block.stl")
-    (tmp_path / "block.toml").write_text("""
-name = "block"
-
-[parameters]
-m = {value = 1.0, unit = "kg"}
-
-[coordinates]
-names = ["q"]
-
-[speeds]
-names = ["u"]
-
-[kinematics]
-q = "u"
-
-[frames.B]
-parent = "N"
-axis = "z"
-angle = "q"
-angular_velocity = "u"
-
-[bodies.block]
-mass = "m"
-masscenter = "O"
-frame = "B"
-inertia = ["m/6", "m/6", "m/6"]
-shape = {mesh = "block.stl", scale = 0.5, offset = [0, 0, 0.25]}
-""", encoding="utf-8")
+    spinning_body_file(tmp_path / "block.toml", "block", '["m/6", "m/6", "m/6"]',
+                       'shape = {mesh = "block.stl", scale = 0.5, offset = [0, 0, 0.25]}')
     system = kb.load(str(tmp_path / "block.toml")).system
     (entry,) = system.shapes["block"]
     assert entry[0] == "mesh" and entry[1] == (0.5, 0.5, 0.5)

@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
-from browser import OUTPUT
+from browser import OUTPUT, moves
 from browser import severe as _severe
 
 from kanebond.report import write_report
@@ -155,10 +155,7 @@ def test_shaped_bodies_are_drawn_as_their_boxes_and_cylinders(driver, tmp_path):
                               "window.kanebondReport.draw();")
         chassis, wheel = _pixels(driver, "#1f77b4"), _pixels(driver, "#ff7f0e")
         assert chassis > 2000 and wheel > 200, (chassis, wheel)
-        picture = _canvas(driver)
-        driver.execute_script("const s = document.getElementById('anim-slider');"
-                              "s.value = 20; s.dispatchEvent(new Event('input'));")
-        assert _canvas(driver) != picture
+        assert moves(driver, 20)
         assert _severe(driver) == []
     finally:
         driver.get(here)
@@ -189,10 +186,7 @@ def test_without_webgl_a_cursor_runs_over_the_coordinates(driver, tmp_path):
         driver.get(path.resolve().as_uri())
         assert driver.execute_script("return window.kanebondReport.mode") == "cursor"
         assert "no WebGL" in driver.find_element("id", "animation").text
-        picture = _canvas(driver)
-        driver.execute_script("const s = document.getElementById('anim-slider');"
-                              "s.value = 30; s.dispatchEvent(new Event('input'));")
-        assert _canvas(driver) != picture
+        assert moves(driver, 30)
         assert _severe(driver) == []
     finally:
         driver.get(here)

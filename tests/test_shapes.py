@@ -11,6 +11,7 @@ import warnings
 import numpy as np
 import pytest
 import sympy as sp
+from conftest import spinning_body_file
 
 import kanebond as kb
 from kanebond.kanemodel.shapes import AXIS_ROTATIONS, link, rod, torus, wheel
@@ -56,36 +57,10 @@ def test_axis_rotations_put_a_shape_z_on_the_body_axis_and_a_wheel_rolls_at_its_
 
 
 def test_a_model_file_draws_a_torus(tmp_path):
-    path = tmp_path / "hoop.toml"
-    path.write_text("""
-name = "hoop"
-
-[parameters]
-m = {value = 1.0, unit = "kg"}
-r = {value = 0.5, unit = "m"}
-
-[coordinates]
-names = ["q"]
-
-[speeds]
-names = ["u"]
-
-[kinematics]
-q = "u"
-
-[frames.B]
-parent = "N"
-axis = "z"
-angle = "q"
-angular_velocity = "u"
-
-[bodies.hoop]
-mass = "m"
-masscenter = "O"
-frame = "B"
-inertia = ["m*r**2/2", "m*r**2/2", "m*r**2"]
-shape = {torus = ["r", "r/20"], axis = "z"}
-""", encoding="utf-8")
+    path = spinning_body_file(tmp_path / "hoop.toml", "hoop",
+                              '["m*r**2/2", "m*r**2/2", "m*r**2"]',
+                              'shape = {torus = ["r", "r/20"], axis = "z"}',
+                              extra_parameters='r = {value = 0.5, unit = "m"}')
     try:
         system = kb.load(str(path)).system
     except kb.ModelFileError as err:  # the format's own keys: say which when it changes

@@ -15,7 +15,7 @@ from browser import OUTPUT, severe
 
 import kanebond as kb
 from kanebond.io.urdf.meshes import search_folders
-from kanebond.report import write_report
+from kanebond.report import build_report
 from kanebond.runspec import prepare, simulate_case
 from kanebond.view import animate
 
@@ -78,9 +78,12 @@ def test_models_are_drawn_and_move(driver, tmp_path, model, least, sets):
 
 @needs_robots
 def test_the_ur5_report_draws_its_meshes_under_5_mb(driver, tmp_path):
+    """The report of the UR5 (its URDF as the command takes it, meshes found in this
+    environment) along a made-up motion: under 5 MB, every link drawn by its own mesh."""
+    case = prepare(str(ROBOTS / "ur_description" / "urdf" / "ur5_robot.urdf"), None, None)
     page = tmp_path / "ur5.html"
-    write_report(str(ROBOTS / "ur_description" / "urdf" / "ur5_robot.urdf"), page, t_end=0.6,
-                 points=25, linearize=False)
+    page.write_text(build_report(case, _motion(case.system, 25), linearize=False),
+                    encoding="utf-8")
     assert page.stat().st_size < 5_000_000
     _three_times(driver, page, "ur5", 1500)
     meshes = driver.execute_script(
@@ -90,24 +93,29 @@ def test_the_ur5_report_draws_its_meshes_under_5_mb(driver, tmp_path):
     assert "not drawn" not in driver.find_element("id", "animation").text
 
 
+def _motion(system, n: int) -> kb.Trajectory:
+    """Every joint along 0.4 sin(π t + j) for t in [0, 1.5] (not a whole period), a floating
+    base at rest: the view alone is under test, not a simulation."""
+    t = np.linspace(0.0, 1.5, n)
+    names = [str(q).removesuffix("(t)") for q in system.coordinates]
+    q = np.array([[1.0 if name == "q_base_qw" else 0.0 if name.startswith("q_base")
+                   else 0.4 * np.sin(np.pi * tk + j) for j, name in enumerate(names)]
+                  for tk in t])
+    S = len(system.speeds)
+    return kb.Trajectory(t=t, q=q, f=np.zeros((n, S)), p=np.zeros((n, S)), T_star=np.zeros(n),
+                         load_power=np.zeros((n, 0)), work=np.zeros((n, 0)),
+                         coordinate_names=names,
+                         speed_names=[str(u).removesuffix("(t)") for u in system.speeds],
+                         load_names=[], form="velocity", method="prescribed")
+
+
 @needs_robots
 def test_a_frame_of_talos_takes_under_16_ms(driver, tmp_path):
     """TALOS (45 moving bodies, 48 meshes) along a made-up motion of every joint: the view's
     frames in software WebGL (the drawing buffer read back: gl.finish)."""
     system = kb.from_urdf(ROBOTS / "talos_data" / "robots" / "talos_full_v2.urdf",
                           base="floating")
-    n = 20
-    t = np.linspace(0.0, 1.5, n)  # (not a whole period of the made-up motion)
-    names = [str(q).removesuffix("(t)") for q in system.coordinates]
-    q = np.array([[1.0 if name == "q_base_qw" else 0.0 if name.startswith("q_base")
-                   else 0.4 * np.sin(np.pi * tk + j) for j, name in enumerate(names)]
-                  for tk in t])
-    S = len(system.speeds)
-    traj = kb.Trajectory(t=t, q=q, f=np.zeros((n, S)), p=np.zeros((n, S)), T_star=np.zeros(n),
-                         load_power=np.zeros((n, 0)), work=np.zeros((n, 0)),
-                         coordinate_names=names,
-                         speed_names=[str(u).removesuffix("(t)") for u in system.speeds],
-                         load_names=[], form="velocity", method="prescribed")
+    traj = _motion(system, 20)
     start = time.perf_counter()
     view = animate(system, traj)
     assert time.perf_counter() - start < 30  # poses of a humanoid: seconds, not minutes
