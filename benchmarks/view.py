@@ -39,7 +39,7 @@ def robots_folder() -> Path:
     for folder in search_folders(None):
         if (folder / "example-robot-data" / "robots").is_dir():
             return folder / "example-robot-data" / "robots"
-    sys.exit("example-robot-data is not installed: pip install -e .[dev]")
+    sys.exit("example-robot-data is not installed: pip install -e .[robots]")
 
 
 def motion(system, n: int = 60):

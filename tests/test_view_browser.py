@@ -1,8 +1,9 @@
 """The 3D view in headless Chromium (software WebGL) on the field's models: the UR5 with its meshes
-from example-robot-data (a dev download; skipped, saying so, where it is missing), the Whipple
-bicycle, the four-bar and the differential drive with its motors, each at three times: bodies
-drawn (pixels not the background) and moving (the pictures differ); the UR5's report under
-5 MB; a frame of TALOS (45 bodies, 48 meshes) under 16 ms. Screenshots go to tests/output."""
+from example-robot-data (the `robots` extra, `make test-robots`; skipped, saying so, where it is
+missing), the Whipple bicycle, the four-bar and the differential drive with its motors, each at
+three times: bodies drawn (pixels not the background) and moving (the pictures differ); the UR5's
+report under 5 MB; a frame of TALOS (45 bodies, 48 meshes) under 16 ms. Screenshots go to
+tests/output."""
 
 from __future__ import annotations
 
@@ -33,7 +34,7 @@ def _robots() -> Path | None:
 
 ROBOTS = _robots()
 needs_robots = pytest.mark.skipif(ROBOTS is None, reason="example-robot-data is not installed "
-                                  "(pip install -e .[dev] downloads it)")
+                                  "(make test-robots, or pip install -e .[robots])")
 
 COUNT = ("const c = document.getElementById('anim-canvas');"
          "const t = document.createElement('canvas'); t.width = c.width; t.height = c.height;"
