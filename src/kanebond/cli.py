@@ -416,7 +416,7 @@ def _print_linearization(lin: Any) -> None:
 def _run_sweep(system: Any, spec: tuple, op_point: dict, constants: dict, out: Path) -> None:
     import numpy as np
 
-    from .linear.linearization import sweep
+    from .linear.sweep import sweep
 
     name, start, stop, num = spec
     op_point = {k: v for k, v in op_point.items() if _name(k) != name}

@@ -108,7 +108,7 @@ def _bicycle_sweep():
     """Form Moore's bicycle and linearize it at 101 forward speeds from 0 to 10 m/s."""
     import numpy as np
 
-    from .linear.linearization import sweep
+    from .linear.sweep import sweep
     from .models import bicycle as bk
 
     t0 = time.perf_counter()
@@ -272,7 +272,7 @@ def _critical_spin(system, constants: dict[str, float]) -> bool:
     """Find the spin rate above which upright rolling is stable; compare with the closed form."""
     import numpy as np
 
-    from .linear.linearization import sweep
+    from .linear.sweep import sweep
 
     x, y, q1, q2, q3 = system.coordinates
     u1, u2, u3 = system.speeds

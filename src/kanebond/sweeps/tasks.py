@@ -92,7 +92,7 @@ def linearize_chunk(values: Sequence[float], *, spec: str, parameter: str,
     (:func:`kanebond.linear.sweep`): ``{"eigenvalues" (k × n), "state" (names)}``, or
     ``{"error": exception}`` for a model error (raised on the caller's side, not retried).
     A swept constant is in ``sets`` (any value: the sweep replaces it)."""
-    from ..linear.linearization import sweep
+    from ..linear.sweep import sweep
 
     try:
         case = prepare(spec, sets, {})
