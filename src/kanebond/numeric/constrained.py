@@ -38,7 +38,7 @@ from ..kanemodel.parameters import INITIAL_TOL, initial_state_vector, split_name
 from ..mechanics.kinematics import show, t
 from ._c.constraints import constraint_kernel
 from ._numpy.backend import as_batch
-from ._numpy.lambdified import Lambdified
+from ._numpy.lambdified import Lambdified, adjoined_expressions
 from .manifold import check_initial_adjoined, check_initial_embedding, check_initial_prescribed
 from .model import NumericModel
 from .redundant import min_norm_multipliers, numeric_rank
@@ -133,7 +133,7 @@ class ConstrainedModel:
         exprs: dict[str, sp.Matrix] = {"cfd": cf.diff(t) if cf.rows else sp.zeros(0, 1)}
         self.targets: list[tuple[str, str]] = []
         if self.L:
-            adjoined, self.targets = self._adjoined_expressions()
+            adjoined, self.targets = adjoined_expressions(system)
             exprs |= adjoined
         # the adjoined pieces are formed in all speeds u = [f; u_d] and projected with the
         # numeric embedding T = ∂u/∂fᵀ at every evaluation ([PA-VP] (27))
@@ -141,27 +141,6 @@ class ConstrainedModel:
         self._emb = None
         self._setup_compiled()  # the C path of numeric/_c/constraints.py where it applies
         self.adjoined_rank: int | None = None  # r < L: redundant (numeric/redundant.py)
-
-    def _adjoined_expressions(self) -> tuple[dict[str, sp.Matrix], list[tuple[str, str]]]:
-        """φ, ᴾφ, ᴾφ', ∂φ/∂uᵀ, γ and ∂φ/∂v_n of the adjoined constraints ([PA-VP] (4)), targets."""
-        system = self.system
-        exprs: dict[str, sp.Matrix] = {}
-        exprs["phi"] = sp.Matrix([c.phi for c in self.adjoined])
-        exprs["val"] = sp.Matrix([c.value for c in self.adjoined])
-        exprs["vald"] = sp.Matrix([c.value_dot for c in self.adjoined])
-        # ∂φ/∂uᵀ in all speeds u = [f; u_d]: _pieces projects it onto f where u_d is embedded
-        exprs["G"] = (sp.Matrix.vstack(*[c.G for c in self.adjoined]) if self.adjoined
-                      else sp.zeros(0, len(system.all_speeds)))
-        exprs["gamma"] = sp.Matrix([c.gamma for c in self.adjoined])
-        grads = []
-        targets: list[tuple[str, str]] = []
-        N = system.frame
-        for c in self.adjoined:
-            for tg, gr in zip(c.targets, c.gradients, strict=True):
-                targets.append((c.name, tg.name))
-                grads.append(list(gr.to_matrix(N)))
-        exprs["grad"] = sp.Matrix(grads) if grads else sp.zeros(0, 3)
-        return exprs, targets
 
     def _check_varying_constants(self) -> None:
         """A constant given as a callable of time inside g(t), ᴾφ(t) or φ would be treated as

@@ -11,7 +11,7 @@ import sympy as sp
 
 from ...mechanics.kinematics import t
 
-__all__ = ["Lambdified"]
+__all__ = ["Lambdified", "adjoined_expressions"]
 
 
 class Lambdified:
@@ -51,3 +51,26 @@ class Lambdified:
             out[name] = arr[:, k : k + r * cc].reshape(N, r, cc)
             k += r * cc
         return out
+
+
+def adjoined_expressions(system) -> tuple[dict[str, sp.Matrix], list[tuple[str, str]]]:
+    """φ, ᴾφ, ᴾφ', ∂φ/∂uᵀ (in all speeds u = [f; u_d]: the model projects it onto f where u_d is
+    embedded), γ and ∂φ/∂v_n of ``system``'s adjoined constraints ([PA-VP] (4)), named as
+    the NumPy path evaluates them, and the (constraint, point or frame) of every ∂φ/∂v_n."""
+    adjoined = list(system.adjoined)
+    exprs: dict[str, sp.Matrix] = {
+        "phi": sp.Matrix([c.phi for c in adjoined]),
+        "val": sp.Matrix([c.value for c in adjoined]),
+        "vald": sp.Matrix([c.value_dot for c in adjoined]),
+        "G": (sp.Matrix.vstack(*[c.G for c in adjoined]) if adjoined
+              else sp.zeros(0, len(system.all_speeds))),
+        "gamma": sp.Matrix([c.gamma for c in adjoined]),
+    }
+    grads = []
+    targets: list[tuple[str, str]] = []
+    for c in adjoined:
+        for tg, gr in zip(c.targets, c.gradients, strict=True):
+            targets.append((c.name, tg.name))
+            grads.append(list(gr.to_matrix(system.frame)))
+    exprs["grad"] = sp.Matrix(grads) if grads else sp.zeros(0, 3)
+    return exprs, targets
