@@ -91,3 +91,18 @@ def moves(driver, k: int) -> bool:
     before = driver.execute_script(picture)
     slide(driver, k)
     return driver.execute_script(picture) != before
+
+
+#: JavaScript: how many of the canvas's pixels are not its background (#fcfcfd, within 60)
+DRAWN = ("const c = document.getElementById('anim-canvas');"
+         "const t = document.createElement('canvas'); t.width = c.width; t.height = c.height;"
+         "const x = t.getContext('2d'); x.drawImage(c, 0, 0);"
+         "const d = x.getImageData(0, 0, t.width, t.height).data; let n = 0;"
+         "for (let i = 0; i < d.length; i += 4) {"
+         "  if (Math.abs(d[i] - 252) + Math.abs(d[i + 1] - 252) + Math.abs(d[i + 2] - 253) > 60)"
+         "  { n++; } } return n;")
+
+
+def drawn(driver) -> int:
+    """How many of the view's canvas pixels are not the background: the bodies drawn."""
+    return driver.execute_script(DRAWN)

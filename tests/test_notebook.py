@@ -9,7 +9,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from browser import OUTPUT, severe
+from browser import OUTPUT, drawn, severe
 
 NOTEBOOK = Path(__file__).resolve().parents[1] / "docs" / "getting_started.ipynb"
 
@@ -78,16 +78,8 @@ def test_the_views_draw_and_move_in_a_browser(executed, driver, tmp_path):
             driver.switch_to.frame(frame)
             try:
                 assert driver.execute_script("return window.kanebondReport.mode") == "3d"
-                drawn = driver.execute_script(  # pixels that are not the background
-                    "const c = document.getElementById('anim-canvas');"
-                    "const t = document.createElement('canvas'); t.width = c.width;"
-                    "t.height = c.height; const x = t.getContext('2d'); x.drawImage(c, 0, 0);"
-                    "const d = x.getImageData(0, 0, t.width, t.height).data; let n = 0;"
-                    "for (let i = 0; i < d.length; i += 4) {"
-                    "  if (Math.abs(d[i] - 252) + Math.abs(d[i + 1] - 252)"
-                    "      + Math.abs(d[i + 2] - 253) > 60) { n++; } }"
-                    "return n;")
-                assert drawn > 2000, drawn
+                count = drawn(driver)  # pixels that are not the background
+                assert count > 2000, count
                 before = driver.execute_script(
                     "return document.getElementById('anim-canvas').toDataURL()")
                 driver.execute_script("const s = document.getElementById('anim-slider');"

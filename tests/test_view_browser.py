@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from browser import OUTPUT, severe
+from browser import OUTPUT, drawn, severe
 
 import kanebond as kb
 from kanebond.io.urdf.meshes import search_folders
@@ -36,15 +36,6 @@ ROBOTS = _robots()
 needs_robots = pytest.mark.skipif(ROBOTS is None, reason="example-robot-data is not installed "
                                   "(make test-robots, or pip install -e .[robots])")
 
-COUNT = ("const c = document.getElementById('anim-canvas');"
-         "const t = document.createElement('canvas'); t.width = c.width; t.height = c.height;"
-         "const x = t.getContext('2d'); x.drawImage(c, 0, 0);"
-         "const d = x.getImageData(0, 0, t.width, t.height).data; let n = 0;"
-         "for (let i = 0; i < d.length; i += 4) {"
-         "  if (Math.abs(d[i] - 252) + Math.abs(d[i + 1] - 252) + Math.abs(d[i + 2] - 253) > 60)"
-         "  { n++; } } return n;")
-
-
 def _three_times(driver, page: Path, name: str, least: int) -> None:
     """Open ``page``; at the start, the middle and the end of the run the canvas shows bodies
     (more than ``least`` pixels that are not the background) and three different pictures."""
@@ -55,8 +46,8 @@ def _three_times(driver, page: Path, name: str, least: int) -> None:
     for k in (0, n // 2, n - 1):
         driver.execute_script("const s = document.getElementById('anim-slider');"
                               f"s.value = {k}; s.dispatchEvent(new Event('input'));")
-        drawn = driver.execute_script(COUNT)
-        assert drawn > least, (name, k, drawn)
+        count = drawn(driver)
+        assert count > least, (name, k, count)
         pictures.append(driver.execute_script(
             "return document.getElementById('anim-canvas').toDataURL()"))
         OUTPUT.mkdir(exist_ok=True)
@@ -126,5 +117,5 @@ def test_a_frame_of_talos_takes_under_16_ms(driver, tmp_path):
     ms = min(driver.execute_script("return window.kanebondReport.frameTime(20)")
              for _ in range(2))
     assert ms < 16, ms
-    assert driver.execute_script(COUNT) > 3000
+    assert drawn(driver) > 3000
     driver.find_element("id", "anim-canvas").screenshot(str(OUTPUT / "view_talos.png"))
