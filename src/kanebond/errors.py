@@ -23,6 +23,7 @@ __all__ = [
     "ModelFileError",
     "ReportError",
     "SweepError",
+    "OutputFileError",
 ]
 
 
@@ -104,6 +105,12 @@ class UrdfError(ModelError):
 
 class ReportError(KanebondError):
     """The report could not be written (the message names the file or the reason)."""
+
+
+class OutputFileError(KanebondError):
+    """A file kanebond will not or cannot write (:mod:`kanebond.files`): the path is a symbolic
+    link, a directory or not a regular file, an existing file without force/overwrite, a
+    missing or unwritable folder (the message names the path and says what to do)."""
 
 
 class SweepError(KanebondError, ValueError):
