@@ -23,6 +23,7 @@ HOLDS = {
     "_version": "the version",
     "errors": "KanebondError and its kin",
     "progress": "progress lines",
+    "files": "the one safe file writer",
     "symbolic": "expression DAG, safe text",
     "mechanics": "q' = Q f, partial velocities, loads, A, D, C, e, p̂, ê, T*",
     "constraints": "embedded, prescribed, adjoined constraints",
