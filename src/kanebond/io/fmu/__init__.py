@@ -28,6 +28,7 @@ import numpy as np
 from ...bondgraph.graph import BondGraph
 from ...bondgraph.numeric import GraphNumeric
 from ...errors import ModelError
+from ...files import check_destination
 from ...numeric.constrained import ConstrainedModel
 from ...numeric.model import NumericModel
 from ...system import KaneSystem
@@ -63,18 +64,13 @@ class FmuInfo:
 
 
 def check_target(path: Path, force: bool) -> Path:
-    """``path`` as a Path, or a ModelError: not a .fmu name, an existing file without ``force``,
-    a directory, a missing folder."""
+    """``path`` as a Path, or a ModelError (not a .fmu name) or an OutputFileError
+    (:func:`kanebond.files.check_destination`: a link, a directory, an existing file without
+    ``force``, a missing folder)."""
     path = Path(path)
     if path.suffix.lower() != ".fmu":
         raise ModelError(f"the unit's file name must end in .fmu, got {str(path)!r}.")
-    if path.exists() and not force:
-        raise ModelError(f"{path} exists; give force=True (--force) to replace it.")
-    if path.is_dir():
-        raise ModelError(f"{path} is a directory; give the path of the .fmu file to write.")
-    if not path.parent.is_dir():
-        raise ModelError(f"the folder {path.parent} does not exist; create it first.")
-    return path
+    return check_destination(path, overwrite=force, what="the unit", hint="force=True (--force)")
 
 
 def _identifier(name: str) -> str:
@@ -194,7 +190,7 @@ def write_fmu(
                f"binaries/{folder}/{ident}{suffix}": binary,
                "sources/buildDescription.xml": build_description(ident, sources)}
     archive |= {f"sources/{n}": text.encode() for n, text in files.items()}
-    write_archive(path, archive)
+    write_archive(path, archive, force)
     return FmuInfo(path, fmi, ident, guid, [v.name for v in unit.states],
                    [v.name for v in unit.constants if v.causality == "parameter"],
                    [v.name for v in unit.constants if v.causality == "input"],

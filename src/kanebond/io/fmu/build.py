@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from ...errors import ModelError
+from ...files import writing
 from ...numeric._c.backend import DENSE_RUNTIME, c_source
 
 __all__ = ["HERE", "platform_folder", "compile_unit", "write_archive", "Probe", "c_array",
@@ -112,29 +113,15 @@ def compile_unit(sources: dict[str, str], units: list[tuple[str, list[str]]], ou
             raise ModelError(f"linking the unit failed ({' '.join(cmd)}):\n{r.stderr[-2000:]}")
 
 
-def write_archive(path: Path, files: dict[str, bytes]) -> None:
-    """The zip at ``path``: written to a new file beside it (``mkstemp``: a fresh random name
-    opened with O_EXCL, so no file or link planted there is followed or overwritten), then
-    moved into place (``os.replace`` replaces a link at ``path`` itself, never its target).
-    A failure leaves no half-written unit and an existing file as it was; it is a ModelError
-    naming the path."""
-    tmp = None
-    try:
-        fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
-        tmp = Path(name)
-        with os.fdopen(fd, "wb") as raw, zipfile.ZipFile(
-                raw, "w", compression=zipfile.ZIP_DEFLATED) as zf:
-            for member, data in files.items():
-                zf.writestr(member, data)
-        os.replace(tmp, path)
-        tmp = None
-    except OSError as err:
-        raise ModelError(f"writing the unit {path} failed ({err.strerror or err}); nothing was "
-                         f"written there. Check that its folder still exists and is "
-                         f"writable.") from None
-    finally:
-        if tmp is not None and tmp.exists():
-            tmp.unlink()
+def write_archive(path: Path, files: dict[str, bytes], force: bool = True) -> None:
+    """The zip at ``path``, written by :mod:`kanebond.files` (a fresh temporary beside it,
+    moved into place; a link at ``path`` refused, never followed; an existing file replaced
+    only with ``force``). A failure leaves no half-written unit and an existing file as it
+    was; it is an OutputFileError naming the path."""
+    with writing(path, overwrite=force, what="the unit", hint="force=True (--force)") as raw, \
+            zipfile.ZipFile(raw, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        for member, data in files.items():
+            zf.writestr(member, data)
 
 
 class Probe:
