@@ -116,7 +116,7 @@ API: dict = {
                 'prescribed_work': 'property',
                 'reaction_names': 'property',
                 'reactions': 'property',
-                'save': '(self, path)',
+                'save': '(self, path, *, overwrite=True)',
                 'state_names': 'property',
                 'to_dataframe': '(self)',
                 'x': 'property',

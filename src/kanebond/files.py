@@ -1,4 +1,5 @@
-"""Every file kanebond writes: :func:`write_bytes`, :func:`write_text` and :func:`writing`.
+"""Every file kanebond writes: :func:`write_bytes`, :func:`write_text`, :func:`write_figure` and
+:func:`writing`.
 
 A file is written to a new temporary file in its own folder (a fresh random name opened with
 ``O_CREAT | O_EXCL | O_NOFOLLOW``, so nothing planted there is followed or overwritten), flushed
@@ -26,7 +27,7 @@ from typing import IO, Any
 
 from .errors import OutputFileError
 
-__all__ = ["check_destination", "write_bytes", "write_text", "writing"]
+__all__ = ["check_destination", "write_bytes", "write_text", "write_figure", "writing"]
 
 #: How a caller says "replace it", as the messages name it.
 REPLACE_HINT = "--force (overwrite=True in Python)"
@@ -174,3 +175,13 @@ def write_text(path: str | os.PathLike, text: str, *, overwrite: bool = True,
     """Write ``text`` to ``path`` (``encoding``, newlines as given) through :func:`writing`;
     return the path."""
     return write_bytes(path, text.encode(encoding), overwrite=overwrite, what=what, hint=hint)
+
+
+def write_figure(path: str | os.PathLike, figure: Any, *, dpi: int = 100,
+                 overwrite: bool = True, what: str = "the plot") -> Path:
+    """Save a Matplotlib ``figure`` to ``path`` in the format its suffix names (PNG without
+    one) through :func:`writing`; return the path."""
+    fmt = Path(path).suffix.lstrip(".").lower() or "png"
+    with writing(path, overwrite=overwrite, what=what) as fh:
+        figure.savefig(fh, format=fmt, dpi=dpi)
+    return Path(path)

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import BondGraphError, KanebondError, KanebondWarning
+from ..files import check_destination, write_bytes
 from .elements import Element, Field, Junction, TwoPort
 
 __all__ = ["to_dot", "to_svg", "draw", "FORMATS", "ENGINES"]
@@ -261,14 +262,17 @@ def to_svg(graph: Any, *, causality: bool = True, engine: str = "auto") -> str:
     return _output(graph, "svg", causality, engine).decode("utf-8")
 
 
-def draw(graph: Any, path: str | Path, *, causality: bool = True, engine: str = "auto") -> Path:
+def draw(graph: Any, path: str | Path, *, causality: bool = True, engine: str = "auto",
+         overwrite: bool = True) -> Path:
     """Write the drawing of ``graph`` to ``path``, an ``.svg``, ``.png`` or ``.pdf`` file by its
-    suffix; return the path (``engine``: see :data:`ENGINES`)."""
+    suffix; return the path (``engine``: see :data:`ENGINES`). Written by
+    :mod:`kanebond.files`: never through a link; an existing file replaced only with
+    ``overwrite``."""
     path = Path(path)
     fmt = path.suffix.lower().lstrip(".")
     if fmt not in FORMATS:
         raise BondGraphError(f"draw: cannot write {path.name!r}: the suffix must be one of "
                              f"{', '.join('.' + f for f in FORMATS)}.")
+    check_destination(path, overwrite=overwrite, what="the drawing")
     data = _output(graph, fmt, causality, engine)
-    path.write_bytes(data)
-    return path
+    return write_bytes(path, data, overwrite=overwrite, what="the drawing")

@@ -15,9 +15,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import sympy as sp
+from sympy.core.function import AppliedUndef, UndefinedFunction
 
 from ..errors import BondGraphError, KanebondError
-from .elements import Element, Junction, OneJunction, TwoPort, check_name, check_size
+from .elements import Element, Junction, OneJunction, TwoPort, check_name, check_size, t
 
 __all__ = ["Bond", "BondGraph"]
 
@@ -70,6 +71,11 @@ class BondGraph:
         self.displacements: list[tuple[Element, list[sp.Symbol]]] = []
         self.free_states: dict[str, list[sp.Symbol]] = {}
         self.state_order: list[sp.Symbol] = []
+        self.declared_inputs: list = []
+        """The inputs V(t) its parameters may use (:meth:`declare_inputs`): 0 unless given."""
+        self.state_aliases: dict[sp.Symbol, sp.Expr] = {}
+        """Names that stand for expressions of the states where a parameter uses them (by
+        themselves or as functions of t): a KaneSystem's momentum graph's speeds f = A⁻¹p."""
         self.causality = None
 
     # ------------------------------------------------------------------ building
@@ -150,6 +156,20 @@ class BondGraph:
             raise BondGraphError(f"free_state at {junction.name!r}: give SymPy Symbols.")
         self.free_states[junction.name] = syms
         self.causality = None
+
+    def declare_inputs(self, *functions: Any) -> None:
+        """Declare time-varying inputs, such as ``V(t)`` (``sp.Function("V")(t)`` or
+        ``sp.Function("V")``), that the elements' parameters may use: the numeric model takes
+        their values from its constants, 0 where none is given. A function of t that is
+        neither a state of the graph, nor declared, nor given a value is refused."""
+        for fn in functions:
+            if isinstance(fn, UndefinedFunction):
+                fn = fn(t)
+            if not isinstance(fn, AppliedUndef) or fn.args != (t,):
+                raise BondGraphError(f"declare_inputs: give undefined functions of t such as "
+                                     f"sp.Function('V')(t), got {fn!r:.60}.")
+            if fn not in self.declared_inputs:
+                self.declared_inputs.append(fn)
 
     def _port(self, spec: Any, *, outgoing: bool) -> tuple[Element, str]:
         """The (element, port) a connect() argument names, checked free."""
@@ -259,18 +279,21 @@ class BondGraph:
 
         return to_svg(self, causality=causality, engine=engine)
 
-    def draw(self, path, *, causality: bool = True, engine: str = "auto"):
-        """Write the drawing to ``path`` (.svg, .png or .pdf) and return the path."""
+    def draw(self, path, *, causality: bool = True, engine: str = "auto",
+             overwrite: bool = True):
+        """Write the drawing to ``path`` (.svg, .png or .pdf) and return the path (never
+        through a link; an existing file replaced only with ``overwrite``)."""
         from .draw import draw
 
-        return draw(self, path, causality=causality, engine=engine)
+        return draw(self, path, causality=causality, engine=engine, overwrite=overwrite)
 
-    def save(self, path) -> None:
+    def save(self, path, *, overwrite: bool = True) -> None:
         """Write the graph as versioned JSON (:mod:`kanebond.bondgraph.io`); read it back with
-        ``kanebond.bondgraph.load(path)`` (expressions are parsed, never evaluated)."""
+        ``kanebond.bondgraph.load(path)`` (expressions are parsed, never evaluated). Never
+        written through a link; an existing file is replaced only with ``overwrite``."""
         from .io import save
 
-        save(self, path)
+        save(self, path, overwrite)
 
     def numeric(self, constants=None, *, backend: str = "numpy"):
         """The compiled numeric model (:class:`~kanebond.bondgraph.numeric.GraphNumeric`):

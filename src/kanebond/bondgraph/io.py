@@ -16,7 +16,6 @@ from __future__ import annotations
 import difflib
 import json
 import os
-import tempfile
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -25,8 +24,9 @@ from sympy.core.assumptions import _assume_defined
 from sympy.core.function import AppliedUndef
 
 from ..errors import BondGraphError, ExpressionError
+from ..files import write_text
 from ..symbolic.safe_expr import FUNCTIONS, is_name, parse, parse_matrix, to_text
-from .elements import KINDS, Junction
+from .elements import KINDS, Junction, t
 
 #: the graph class :func:`load` builds (``BondGraph``; not imported: graph.py imports this module)
 G = TypeVar("G")
@@ -40,7 +40,7 @@ _MAX_COUNT = 100_000  # elements, bonds, symbols, ... in one file
 _LIMITS = {"max_length": 1_000_000, "max_depth": 200, "max_power": 1000}
 _TOP = ("format", "version", "name", "symbols", "functions", "elements", "bonds",
         "displacements", "free_states", "state_order")
-_OPTIONAL = ("assumptions",)  # top-level keys a file may leave out (older files have none)
+_OPTIONAL = ("assumptions", "inputs")  # top-level keys a file may leave out (older files: none)
 _ASSUMPTIONS = frozenset(_assume_defined)  # the names Symbol(name, **assumptions) understands
 _BOND = ("source", "source_port", "target", "target_port", "size")
 VALUE_KEYS = {"effort": "value", "flow": "value", "r": "value", "c": "value", "m": "value"}
@@ -57,9 +57,10 @@ _NULLABLE = ("size", "state", "mass_matrix")
 
 
 # ---------------------------------------------------------------------------------- saving
-def save(graph: Any, path: str | os.PathLike) -> None:
+def save(graph: Any, path: str | os.PathLike, overwrite: bool = True) -> None:
     """Write ``graph`` (a BondGraph) to ``path`` as JSON (checked first by reading it back in
-    memory)."""
+    memory) through :mod:`kanebond.files`: never through a link; an existing file replaced
+    only with ``overwrite``."""
     if not all(hasattr(graph, a) for a in ("elements", "bonds", "displacements", "free_states")):
         raise BondGraphError(f"save() takes a BondGraph, got {type(graph).__name__}.")
     names: dict[str, sp.Basic] = {}
@@ -75,11 +76,14 @@ def save(graph: Any, path: str | os.PathLike) -> None:
                         for j, s in graph.free_states.items()],
         "state_order": _names(graph.state_order, names, "state_order"),
     }
+    declared = _inputs(graph, names)
     record["symbols"] = sorted(n for n, v in names.items() if isinstance(v, sp.Symbol))
     record["functions"] = sorted(n for n, v in names.items() if not isinstance(v, sp.Symbol))
     record["assumptions"] = {n: a for n in sorted(names) if (a := _assumptions(n, names[n]))}
     if not record["assumptions"]:
         del record["assumptions"]  # a graph of plain symbols: the file an older kanebond reads
+    if declared != set(record["functions"]):  # else every function is an input, as in older files
+        record["inputs"] = sorted(declared)
     target = Path(path)
     try:
         _build(record, f"{target} (being saved)", type(graph))
@@ -87,18 +91,14 @@ def save(graph: Any, path: str | os.PathLike) -> None:
         raise BondGraphError(f"{graph.name!r} cannot be saved as it would not load back: {err}"
                              ) from err
     text = json.dumps(record, ensure_ascii=False, indent=1)
-    try:
-        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
-    except OSError as err:
-        raise BondGraphError(f"{target}: cannot write there ({err.strerror or err}); check the "
-                             f"folder exists and is writable.") from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text + "\n")
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_text(target, text + "\n", overwrite=overwrite, what="the bond graph")
+
+
+def _inputs(graph: Any, names: dict) -> set[str]:
+    """The names of the graph's declared inputs (claimed in ``names``: listed as functions)."""
+    for fn in getattr(graph, "declared_inputs", ()):
+        _claim(fn.func.__name__, fn.func, names, "declared inputs")
+    return {fn.func.__name__ for fn in getattr(graph, "declared_inputs", ())}
 
 
 def _element(el: Any, names: dict) -> dict:
@@ -349,7 +349,23 @@ def _build(data: Any, file: str, factory: type[G]) -> G:
             except BondGraphError as err:
                 raise BondGraphError(f"{where}: {err}") from None
     g.state_order = symbols(top, "state_order", file) or []
+    g.declare_inputs(*_declared(top, table, file))
     return g
+
+
+def _declared(top: dict, table: dict, file: str) -> list:
+    """The file's declared inputs: those ``inputs`` names (each one of its ``functions``), or
+    every function where the key is absent (a file from before inputs were declared)."""
+    functions = [n for n, v in table.items() if not isinstance(v, sp.Symbol)]
+    if "inputs" not in top:
+        return [table[n](t) for n in functions]
+    out = []
+    for i, name in enumerate(_list(top, "inputs", file)):
+        if name not in functions:
+            raise BondGraphError(f"{file}: inputs[{i}]: {json.dumps(name)[:40]} is not in the "
+                                 f"file's functions list; declare it there or remove it.")
+        out.append(table[name](t))
+    return out
 
 
 def _assumed(top: dict, declared: dict[str, str], where: str) -> dict[str, dict[str, bool]]:

@@ -23,6 +23,7 @@ from sympy.core.function import AppliedUndef
 
 from ..constraints.embedding import CLOSED_FORM_LIMIT
 from ..errors import KanebondError
+from ..files import check_destination, write_text
 from ..mechanics import matrices
 from ..progress import working
 from ..symbolic.expressions import is_dynamicsymbol
@@ -274,12 +275,12 @@ def full_text(system, form: AllSpeedForm, style: str) -> str:
         return "\n".join(head + cse_lines(items)) + "\n"
 
 
-def write_full(system, form: AllSpeedForm, style: str, path: Path) -> int:
-    """Write :func:`full_text` to ``path``; the number of lines written."""
+def write_full(system, form: AllSpeedForm, style: str, path: Path,
+               overwrite: bool = True) -> int:
+    """Write :func:`full_text` to ``path`` (:mod:`kanebond.files`: never through a link, an
+    existing file replaced only with ``overwrite``); the number of lines written."""
+    check_destination(path, overwrite=overwrite, what="the equations")
     with working(f"writing the complete equations of {system.name!r} to {path}"):
         text = full_text(system, form, style)
-        try:
-            path.write_text(text, encoding="utf-8")
-        except OSError as err:
-            raise PrintError(f"cannot write the equations to {path}: {err.strerror}") from err
+        write_text(path, text, overwrite=overwrite, what="the equations")
     return text.count("\n")

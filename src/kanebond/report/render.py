@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ReportError
+from ..files import check_destination, write_text
 from ..forms.mathml import form_equations
 from ..progress import working
 from ..runspec import Case, prepare, simulate_case
@@ -98,15 +99,25 @@ def build_report(case: Case, traj: Any, *, linearize: bool = True) -> str:
 def write_report(spec_or_case: str | Path | Case, path: str | Path, *,
                  t_end: float | None = None, points: int | None = None,
                  sets: dict[str, float] | None = None, initial: dict[str, float] | None = None,
-                 linearize: bool = True) -> Path:
+                 linearize: bool = True, overwrite: bool = True) -> Path:
     """Simulate a model and write its self-contained HTML report to ``path``; return the path.
 
     ``spec_or_case`` is a ready-made model name, a ``.toml`` model file or a prepared
     :class:`~kanebond.runspec.Case`; ``sets`` and ``initial`` are {name: float} constants and
     initial values over the model's own (a ready-made model's come from its shipped model
     file: the rolling disk leaned and rolling forward); ``t_end``
-    defaults to the model file's ``[simulation]`` value or 5 s, ``points`` to 501.
+    defaults to the model file's ``[simulation]`` value or 5 s, ``points`` to 501. The file is
+    written by :mod:`kanebond.files`: never through a link; an existing file is replaced only
+    with ``overwrite`` (checked before the simulation, as is a missing folder, which is made).
     """
+    out = Path(path)
+    if out.parent != Path(""):
+        try:
+            out.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as err:
+            raise ReportError(f"cannot write the report {str(out)!r}: {err.strerror or err}") \
+                from None
+    check_destination(out, overwrite=overwrite, what="the report")
     if isinstance(spec_or_case, Case):
         case = spec_or_case
     else:
@@ -120,12 +131,4 @@ def write_report(spec_or_case: str | Path | Case, path: str | Path, *,
     _stage(f"simulating {case.name} to t = {t_end:g}")
     traj = simulate_case(case, t_end, points)
     html = build_report(case, traj, linearize=linearize)
-    out = Path(path)
-    try:
-        if out.parent != Path(""):
-            out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(html, encoding="utf-8")
-    except OSError as err:
-        raise ReportError(f"cannot write the report {str(out)!r}: {err.strerror or err}") \
-            from None
-    return out
+    return write_text(out, html, overwrite=overwrite, what="the report")

@@ -525,12 +525,13 @@ class Trajectory:
             "source_kinds": self.source_kinds,
         }
 
-    def save(self, path: str | Path) -> Path:
+    def save(self, path: str | Path, *, overwrite: bool = True) -> Path:
         """Write the trajectory to ``path``: NumPy ``.npz`` (any suffix but ``.parquet``), or
         Parquet (suffix ``.parquet``, needs pyarrow). Names, form, method, solver statistics,
-        events and metadata are stored with the arrays; :meth:`load` reads either back.
+        events and metadata are stored with the arrays; :meth:`load` reads either back. Never
+        written through a link; an existing file is replaced only with ``overwrite``.
         """
-        return trajectory_io.save(self, path)
+        return trajectory_io.save(self, path, overwrite)
 
     @classmethod
     def load(cls, path: str | Path) -> Trajectory:

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import TrajectoryFileError
+from ..files import writing
 
 __all__ = ["save", "load"]
 
@@ -28,8 +29,10 @@ _FIELDS: dict[str, type | tuple[type, ...]] = {
 }
 
 
-def save(traj: Any, path: str | Path) -> Path:
-    """Write ``traj`` to ``path`` (.npz, or .parquet with pyarrow)."""
+def save(traj: Any, path: str | Path, overwrite: bool = True) -> Path:
+    """Write ``traj`` to ``path`` (.npz, or .parquet with pyarrow) through
+    :mod:`kanebond.files` (never through a link; an existing file replaced only with
+    ``overwrite``)."""
     path = Path(path)
     meta = traj._meta()
     if path.suffix.lower() == ".parquet":
@@ -49,7 +52,8 @@ def save(traj: Any, path: str | Path) -> Path:
         table = table.replace_schema_metadata(
             {b"kanebond": json.dumps(meta, default=_jsonable).encode()}
         )
-        pq.write_table(table, path)
+        with writing(path, overwrite=overwrite, what="the trajectory") as fh:
+            pq.write_table(table, fh)
         return path
     arrays: dict[str, np.ndarray] = dict(
         t=traj.t, q=traj.q, f=traj.f, p=traj.p, T_star=traj.T_star,
@@ -61,7 +65,7 @@ def save(traj: Any, path: str | Path) -> Path:
     for i, (te, xe) in enumerate(zip(traj.t_events, traj.x_events, strict=True)):
         arrays[f"t_events_{i}"] = te
         arrays[f"x_events_{i}"] = xe
-    with open(path, "wb") as fh:
+    with writing(path, overwrite=overwrite, what="the trajectory") as fh:
         np.savez_compressed(fh, **arrays)
     return path
 

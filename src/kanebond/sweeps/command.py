@@ -10,6 +10,7 @@ row per point) and ``sweep.png``.
 from __future__ import annotations
 
 import csv
+import io
 import math
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -17,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from ..files import check_destination, write_figure, write_text
 from .points import MAX_POINTS, SweepError
 
 __all__ = ["parse_axis", "read_samples", "run_simulations", "run_linearization"]
@@ -98,13 +100,13 @@ def _summary(ds: Any) -> list[dict[str, Any]]:
     return rows
 
 
-def _write_csv(rows: list[dict[str, Any]], path: Path) -> Path:
+def _write_csv(rows: list[dict[str, Any]], path: Path, force: bool) -> Path:
     """``rows`` (dicts with the same keys) as a CSV file."""
-    with open(path, "w", newline="", encoding="utf-8") as fh:
-        writer = csv.DictWriter(fh, fieldnames=list(rows[0]) if rows else [])
-        writer.writeheader()
-        writer.writerows(rows)
-    return path
+    buf = io.StringIO(newline="")
+    writer = csv.DictWriter(buf, fieldnames=list(rows[0]) if rows else [])
+    writer.writeheader()
+    writer.writerows(rows)
+    return write_text(path, buf.getvalue(), overwrite=force, what="the summary")
 
 
 def _figure(title: str) -> tuple[Any, Any, Any]:
@@ -117,7 +119,7 @@ def _figure(title: str) -> tuple[Any, Any, Any]:
     return fig, top, bottom
 
 
-def _simulation_plot(ds: Any, path: Path) -> Path:
+def _simulation_plot(ds: Any) -> Any:
     """Final values of the first states and |audit closure| against the first swept value
     (the point number for samples of several values)."""
     swept = [c for c in ds.coords if c not in ("point", "time")]
@@ -137,11 +139,10 @@ def _simulation_plot(ds: Any, path: Path) -> Path:
     bottom.set_xlabel(label)
     for ax in (top, bottom):
         ax.grid(True, alpha=0.3)
-    fig.savefig(path, dpi=100)
-    return path
+    return fig
 
 
-def _linear_plot(ds: Any, path: Path) -> Path:
+def _linear_plot(ds: Any) -> Any:
     """Real and imaginary parts of the eigenvalues against the swept parameter."""
     name = ds.attrs["parameter"]
     fig, top, bottom = _figure(f"{ds.attrs['model']}: eigenvalues against {name}")
@@ -154,28 +155,44 @@ def _linear_plot(ds: Any, path: Path) -> Path:
     bottom.set_xlabel(name)
     for ax in (top, bottom):
         ax.grid(True, alpha=0.3)
-    fig.savefig(path, dpi=100)
-    return path
+    return fig
 
 
-def _write(ds: Any, out: Path, rows: list[dict], plot: Callable[[Any, Path], Path]) -> list:
+#: the files a sweep writes into its --out folder
+OUTPUTS = ("sweep.parquet", "summary.csv", "sweep.png")
+
+
+def check_outputs(out: Path, force: bool) -> None:
+    """An OutputFileError (before any work) where one of :data:`OUTPUTS` in ``out`` is a
+    link, or exists and ``force`` is not given (a folder not made yet holds none)."""
+    if not out.is_dir():
+        return
+    for name in OUTPUTS:
+        check_destination(out / name, overwrite=force, what=f"the sweep's {name}")
+
+
+def _write(ds: Any, out: Path, rows: list[dict], plot: Callable[[Any], Any],
+           force: bool) -> list:
     """sweep.parquet, summary.csv and sweep.png in ``out``; their paths."""
     from .frames import to_parquet
 
     out.mkdir(parents=True, exist_ok=True)
-    return [to_parquet(ds, out / "sweep.parquet"), _write_csv(rows, out / "summary.csv"),
-            plot(ds, out / "sweep.png")]
+    return [to_parquet(ds, out / "sweep.parquet", overwrite=force),
+            _write_csv(rows, out / "summary.csv", force),
+            write_figure(out / "sweep.png", plot(ds), overwrite=force)]
 
 
 def run_simulations(model: str, points: Any, where: Mapping[str, Any], t_end: float,
-                    n_points: int, sets: dict, initial: dict, out: Path) -> tuple[list, str]:
+                    n_points: int, sets: dict, initial: dict, out: Path,
+                    force: bool = False) -> tuple[list, str]:
     """Run :func:`~kanebond.sweeps.sweep_simulate` (``where``: scheduler, n_workers) and write
-    the files; (their paths, a one-paragraph summary)."""
+    the files (existing ones replaced only with ``force``); (their paths, a summary)."""
     from .trajectories import sweep_simulate
 
+    check_outputs(out, force)
     ds = sweep_simulate(model, points, t_end=t_end, points=n_points, sets=sets,
                         initial=initial, **where)
-    paths = _write(ds, out, _summary(ds), _simulation_plot)
+    paths = _write(ds, out, _summary(ds), _simulation_plot, force)
     failed = [i for i, s in enumerate(ds.status.values) if s != "ok"]
     closure = np.abs(ds.audit_residual.values)
     worst = float(np.nanmax(closure)) if np.isfinite(closure).any() else float("nan")
@@ -190,15 +207,17 @@ def run_simulations(model: str, points: Any, where: Mapping[str, Any], t_end: fl
 
 
 def run_linearization(model: str, name: str, values: list[float], where: Mapping[str, Any],
-                      sets: dict, op_point: dict, out: Path) -> tuple[list, str]:
+                      sets: dict, op_point: dict, out: Path,
+                      force: bool = False) -> tuple[list, str]:
     """Run :func:`~kanebond.sweeps.sweep_linearize` of ``name`` over ``values`` and write the
-    files; (their paths, a summary)."""
+    files (existing ones replaced only with ``force``); (their paths, a summary)."""
     from .linear import sweep_linearize
 
+    check_outputs(out, force)
     ds = sweep_linearize(model, name, values, op_point, sets, **where)
     rows = [{name: float(v), "max_real": float(m)}
             for v, m in zip(ds[name].values, ds.max_real.values, strict=True)]
-    paths = _write(ds, out, rows, _linear_plot)
+    paths = _write(ds, out, rows, _linear_plot, force)
     stable = int(np.sum(ds.max_real.values < 0))
     text = (f"{len(values)} values of {name}; largest real part of the eigenvalues < 0 at "
             f"{stable} of them")

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from ..files import writing
 from .points import require
 
 __all__ = ["tidy", "to_parquet"]
@@ -32,15 +33,18 @@ def _attrs_json(attrs: dict) -> str:
                        for k, v in attrs.items()})
 
 
-def to_parquet(dataset: Any, path: str | Path) -> Path:
+def to_parquet(dataset: Any, path: str | Path, *, overwrite: bool = True) -> Path:
     """Write ``dataset`` (from :func:`~kanebond.sweeps.sweep_simulate` or
     :func:`~kanebond.sweeps.sweep_linearize`) as the tidy table :func:`tidy` to the Parquet
-    file ``path``, its attributes as JSON in the schema metadata (key ``kanebond``)."""
+    file ``path``, its attributes as JSON in the schema metadata (key ``kanebond``); through
+    :mod:`kanebond.files`, never through a link, an existing file replaced only with
+    ``overwrite``."""
     pa = require("pyarrow")
     pq = require("pyarrow.parquet")
     table = pa.Table.from_pandas(tidy(dataset), preserve_index=False)
     meta = dict(table.schema.metadata or {})
     meta[b"kanebond"] = _attrs_json(dict(dataset.attrs)).encode()
     path = Path(path)
-    pq.write_table(table.replace_schema_metadata(meta), path)
+    with writing(path, overwrite=overwrite, what="the sweep's table") as fh:
+        pq.write_table(table.replace_schema_metadata(meta), fh)
     return path

@@ -15,6 +15,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from ..files import write_text
+
 __all__ = ["THREE_VERSION", "asset", "script", "json_for_script", "view_markup", "view_page",
            "View"]
 
@@ -112,11 +114,11 @@ class View:
                 f' style="width: {self.width + 40}px; max-width: 100%; height: '
                 f'{self.height + 130}px; border: 0;" sandbox="allow-scripts"></iframe>')
 
-    def save(self, path: str | Path) -> Path:
-        """Write the view's page to ``path`` (a self-contained HTML file); returns the path."""
-        path = Path(path)
-        path.write_text(self.html, encoding="utf-8")
-        return path
+    def save(self, path: str | Path, *, overwrite: bool = True) -> Path:
+        """Write the view's page to ``path`` (a self-contained HTML file); returns the path.
+        Written by :mod:`kanebond.files`: never through a link, an existing file replaced only
+        with ``overwrite``."""
+        return write_text(path, self.html, overwrite=overwrite, what="the view's page")
 
     def __repr__(self) -> str:
         bodies = len(self.data.get("bodies", []))
