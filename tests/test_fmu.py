@@ -506,9 +506,8 @@ def test_export_never_follows_a_planted_link(tmp_path):
 
 
 def test_a_folder_gone_before_writing_is_a_clear_error(tmp_path):
-    from kanebond.io.fmu.build import write_archive
-
     from kanebond.errors import OutputFileError
+    from kanebond.io.fmu.build import write_archive
 
     with pytest.raises(OutputFileError, match=r"cannot write the unit .*gone.*x\.fmu: the "
                                               r"folder .*gone does not exist"):
