@@ -30,6 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from ...errors import KanebondWarning, ModelError
+from ...files import write_text
 from ...progress import progress_wanted
 from .._program.program import Program
 from .emit import emit_c
@@ -96,9 +97,7 @@ def load_library(path: Path, build) -> tuple[ctypes.CDLL, bool]:
             warnings.warn(f"the cached library {path} could not be loaded ({err}); rebuilding "
                           f"it.", KanebondWarning, stacklevel=3)
     build(path)
-    tmp = stamp.with_name(stamp.name + f".{os.getpid()}")
-    tmp.write_text(_digest(path) + "\n")
-    os.replace(tmp, stamp)
+    write_text(stamp, _digest(path) + "\n", what="the cached library's stamp")
     return ctypes.CDLL(str(path)), False
 
 
