@@ -23,8 +23,9 @@ from dataclasses import dataclass, field
 
 import networkx as nx
 import sympy as sp
+from sympy.core.function import AppliedUndef
 
-from ..errors import CausalityError
+from ..errors import BondGraphError, CausalityError
 from .elements import (
     GY,
     IC,
@@ -46,7 +47,7 @@ from .elements import (
     t,
 )
 
-__all__ = ["StateEquations", "state_equations"]
+__all__ = ["StateEquations", "state_equations", "state_functions"]
 
 
 @dataclass
@@ -64,6 +65,9 @@ class StateEquations:
     inputs: dict = field(default_factory=dict)
     algebraic: sp.Matrix = field(default_factory=lambda: sp.zeros(0, 1))
     multipliers: sp.Matrix | None = None
+    substitutions: dict = field(default_factory=dict)
+    """{q_C(t): q_C, ...}: the functions of t in the elements' parameters that name a state
+    (or a ``state_aliases`` entry), as put in (:func:`state_functions`)."""
 
     @property
     def unknowns(self) -> sp.Matrix:
@@ -336,6 +340,9 @@ def state_equations(graph, *, explicit: bool = True) -> StateEquations:
                 break
         bld.inputs.update(el.inputs)
     _order_states(graph, bld)
+    sub = state_functions(graph, bld.states)
+    if sub:
+        _put_in(bld, sub)
     rate = {s: sp.Dummy(f"{s}_dot") for s in bld.states}
     value = _resolve(bld, rate)
     eqs = [rate[s] - bld.state_rate[s].xreplace(value) for s in bld.states if s in bld.state_rate]
@@ -358,7 +365,61 @@ def state_equations(graph, *, explicit: bool = True) -> StateEquations:
     efforts = {bd: bld.E[bd].xreplace(value).xreplace(back) for bd in graph.bonds}
     flows = {bd: bld.F[bd].xreplace(value).xreplace(back) for bd in graph.bonds}
     return StateEquations(sp.Matrix(bld.states), M, b, xdot, sp.Matrix(xd), efforts, flows,
-                          bld.inputs, sp.Matrix(bld.algebraic), lam)
+                          bld.inputs, sp.Matrix(bld.algebraic), lam, sub)
+
+
+def state_functions(graph, states: list) -> dict:
+    """{f(t): what it names} for every undefined function of t in the elements' parameters
+    named exactly like one of ``states`` (q_C(t) for the state q_C of a C, theta(t) for a
+    coupled KaneSystem's coordinate theta) or like a key of ``graph.state_aliases`` (a momentum
+    graph's speeds u = A⁻¹p); those keys themselves too where a parameter uses them. A
+    parameter is a function of the present state: the state at another argument than t, or
+    its rate, is refused (BondGraphError naming the element)."""
+    aliases = dict(getattr(graph, "state_aliases", None) or {})
+    named = {str(s): s for s in states}
+    named |= {str(s): v for s, v in aliases.items() if str(s) not in named}
+    sub: dict = {}
+    for el in graph.elements:
+        values = {**el.parameters(), "mass_matrix": getattr(el, "mass_matrix", None)}
+        own = set(getattr(el, "f", None) or ())  # an NIC's or T*'s flow symbols are its own
+        for label, value in values.items():
+            if value is None:
+                continue
+            sub |= {s: aliases[s] for s in value.free_symbols - own if s in aliases}
+            for f in value.atoms(AppliedUndef):
+                name = f.func.__name__
+                if name not in named:
+                    continue
+                where = f"{el.kind} {el.name!r}: {label}"
+                if f.args != (t,):
+                    raise BondGraphError(f"{where} uses {f}, the state {name} at another time "
+                                         f"than t; write {name}(t) or {name} (its present "
+                                         f"value).")
+                rate = [d for d in value.atoms(sp.Derivative) if d.has(f)]
+                if rate:
+                    raise BondGraphError(f"{where} uses {rate[0]}, the rate of the state "
+                                         f"{name}; a parameter may use the states, not their "
+                                         f"rates (write the rate's expression in the states).")
+                sub[f] = named[name]
+    return sub
+
+
+def _put_in(bld: _Builder, sub: dict) -> None:
+    """``sub`` put into every assignment, state rate, balance and constraint (each shared
+    expression once, so that the derivative assignments' cache still finds them shared)."""
+    done: dict = {}
+
+    def rep(e):
+        if e is None:
+            return None
+        if id(e) not in done:
+            done[id(e)] = (e, e.xreplace(sub))
+        return done[id(e)][1]
+
+    bld.defs = {v: (rep(e), rep(P)) for v, (e, P) in bld.defs.items()}
+    bld.state_rate = {s: rep(r) for s, r in bld.state_rate.items()}
+    bld.residuals = [rep(r) for r in bld.residuals]
+    bld.constraints = [rep(c) for c in bld.constraints]
 
 
 def _linear_system(graph, eqs: list, unknowns: list) -> tuple[sp.SparseMatrix, sp.Matrix]:

@@ -5,7 +5,8 @@ its undefined ``functions`` of t, their SymPy ``assumptions`` (such as positive=
 a file without them declares plain symbols), its elements in order (kind, name, parameters as
 expression text, matrices as lists of rows of texts, the symbols of states), its bonds in order
 (source, source port, target, target port, size), the displacements and free states of its
-junctions and the order of its states. Expressions are read by
+junctions, the order of its states and (optional) which functions are declared inputs.
+Expressions are read by
 :mod:`kanebond.symbolic.safe_expr`, which never runs the text; everything else is checked, and
 every mistake raises a BondGraphError (ExpressionError in an expression) naming the file and the
 key or element.

@@ -20,7 +20,10 @@ Q(q) to a 1-junction ``q'`` whose flow is integrated to the coordinates q ([PA21
 
 States are plain symbols named after the system's: [q, p] for the momentum graph, [q, f] for
 the others, in the system's order. Impressed forces that depend on the speeds enter the momentum
-graphs with f = A⁻¹p put in (a modulated effort source).
+graphs with f = A⁻¹p put in (a modulated effort source). The system's inputs are the graph's
+declared inputs; a hand-built element added to the graph may use the system's coordinates and
+speeds as functions of t (``theta(t)``): they are its states, or A⁻¹p for a momentum graph's
+speeds and g(t) for the system graph's prescribed ones (``BondGraph.state_aliases``).
 """
 
 from __future__ import annotations
@@ -85,6 +88,7 @@ def kane_bond_graph(system, form: str = "momentum", ports: dict | None = None) -
     build = {"unreduced": _unreduced, "velocity": _velocity, "momentum": _momentum,
              "lagrangian": _lagrangian, "system": _system_graph}[form]
     build(system, plain, g, fj)
+    g.declare_inputs(*system.inputs)
     for name, velocity in (ports or {}).items():
         _port(system, plain, g, fj, name, velocity)
     return g
@@ -154,6 +158,7 @@ def _momentum(system, plain: _Plain, g: BondGraph, fj) -> None:
     _forces(g, fj, plain(system.e).xreplace(f_of_p))
     _kinetic_store(system, plain, g, fj, A, T)
     g.state_order = [*plain.q, *plain.p]
+    g.state_aliases = f_of_p  # a hand-built element's speed u(t) is A⁻¹p here
 
 
 def _lagrangian(system, plain: _Plain, g: BondGraph, fj) -> None:
@@ -223,6 +228,7 @@ def _system_graph(system, plain: _Plain, g: BondGraph, fj) -> None:
         g.connect(g.add(SeLambda(f"λ_{c.name}", phi, plain(c.value),
                                  multipliers=[sp.Symbol(str(c.multiplier))])), aj)
     g.state_order = [*plain.q, *free]
+    g.state_aliases = fixed  # a prescribed speed is g(t)
 
 
 def _split_speeds(g: BondGraph, fj, ui: list, ci: list, S: int, free: list,

@@ -18,6 +18,7 @@ trajectory's ``q`` holds every state and ``T_star`` the total stored energy.
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Mapping
 from typing import Any
 
@@ -26,13 +27,13 @@ import sympy as sp
 from sympy.core.function import AppliedUndef
 
 from ..errors import BondGraphError, SingularMassMatrixError
-from ..kanemodel.parameters import Parameters, initial_state_vector
+from ..kanemodel.parameters import Parameters, initial_state_vector, lookup_value, name_of
 from ..symbolic.dag import Graph, emit_python
 from .cgraph import graph_library
 from .elements import IC, NIC, C, Element, I, R, Se, SeLambda, Sf, TStar, t
 from .equations import momentum_matrix
 
-__all__ = ["GraphNumeric", "store_energies", "source_powers"]
+__all__ = ["GraphNumeric", "store_energies", "source_powers", "refuse_undeclared"]
 
 
 def _port_flow(eqs, el: Element, bond) -> sp.Matrix:
@@ -51,6 +52,7 @@ def _quadratic(m, v: sp.Matrix) -> sp.Expr:
 def store_energies(graph, eqs) -> dict[str, sp.Expr]:
     """{element name: stored energy} for every store, in the states (and rates x')."""
     out: dict[str, sp.Expr] = {}
+    sub = getattr(eqs, "substitutions", None) or {}
     for el in graph.elements:
         if isinstance(el, I):
             out[el.name] = _quadratic(el.value, eqs.flows[el._bonds["0"]])
@@ -66,7 +68,7 @@ def store_energies(graph, eqs) -> dict[str, sp.Expr]:
                 out[el.name] = el.T.xreplace(at)
             else:
                 out[el.name] = el.T
-    return out
+    return {k: v.xreplace(sub) for k, v in out.items()} if sub else out
 
 
 def source_powers(graph, eqs) -> dict[str, sp.Expr]:
@@ -118,7 +120,9 @@ class GraphNumeric:
         # the callables given to the elements themselves (Se("V", lambda t: ...)) are the
         # inputs' values unless the constants name them again
         constants = {**eqs.inputs, **dict(constants or {})}
-        self._params = Parameters(self.parameters, constants, f"bond graph {graph.name!r}")
+        refuse_undeclared(graph, eqs, self.parameters, constants)
+        self._params = Parameters(self.parameters, constants, f"bond graph {graph.name!r}",
+                                  zero_inputs=graph.declared_inputs)
         self.constants = constants
         self._kernels = _compile(exprs, list(eqs.x), list(eqs.unknowns), self.parameters)
 
@@ -242,6 +246,30 @@ class GraphNumeric:
     def initial_state(self, initial: Any, t0: float = 0.0) -> np.ndarray:
         """x0 from a mapping {state symbol or name: value}, a sequence, or None (zeros)."""
         return initial_state_vector(self, initial)
+
+
+def refuse_undeclared(graph, eqs, parameters: list, constants: Mapping) -> None:
+    """BondGraphError naming the element and the function if a parameter uses a function of t
+    that is not a state (those are put in by the state equations), not a declared input and
+    not given a value in ``constants``: it would otherwise be taken as 0 without a word."""
+    declared = {name_of(f) for f in getattr(graph, "declared_inputs", ())}
+    for f in parameters:
+        if not isinstance(f, AppliedUndef) or name_of(f) in declared or \
+                lookup_value(constants, f)[0]:
+            continue
+        name = name_of(f)
+        users = [f"{el.kind} {el.name!r}" for el in graph.elements
+                 if any(v is not None and v.has(f) for v in el.parameters().values())]
+        near = difflib.get_close_matches(name, eqs.state_names, n=1)
+        hint = f" (did you mean the state {near[0]}?)" if near else ""
+        raise BondGraphError(
+            f"{' and '.join(users) or repr(graph.name)} of {graph.name!r} uses {f}, which is "
+            f"neither a state of the graph (its states are {', '.join(eqs.state_names)})"
+            f"{hint} nor a declared input, and no value is given for it. Write the state's "
+            f"name if you mean a state; give it a value in constants ({name}: a number, or a "
+            f"callable of t); or declare it an input with graph.declare_inputs({name}(t)) "
+            f"(then 0 unless given)."
+        )
 
 
 def _parameters(exprs: dict, states: set) -> list:

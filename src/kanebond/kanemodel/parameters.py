@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import inspect
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
 import numpy as np
@@ -50,7 +50,10 @@ def lookup_value(mapping: Mapping, sym) -> tuple[bool, object]:
 class Parameters:
     """Values of the constants and inputs: numbers, or callables of t or (t, x)."""
 
-    def __init__(self, symbols: list, constants: Mapping | None, system_name: str) -> None:
+    def __init__(self, symbols: list, constants: Mapping | None, system_name: str, *,
+                 zero_inputs: Collection | None = None) -> None:
+        """``zero_inputs``: the inputs (functions of t, or their names) that are 0 where no
+        value is given; None: every input. Any other symbol without a value is refused."""
         if constants is not None and not isinstance(constants, Mapping):
             raise ModelError(
                 f"constants must be a mapping {{symbol: value}} for {system_name}, got a "
@@ -61,11 +64,12 @@ class Parameters:
         self.fixed = np.zeros(len(symbols))
         self.calls: list[tuple[int, Callable, int]] = []
         missing = []
+        zero = None if zero_inputs is None else {name_of(s) for s in zero_inputs}
         for k, sym in enumerate(symbols):
             found, val = lookup_value(constants, sym)
             if not found:
-                if isinstance(sym, AppliedUndef):
-                    val = 0.0  # inputs default to zero
+                if isinstance(sym, AppliedUndef) and (zero is None or name_of(sym) in zero):
+                    val = 0.0  # (declared) inputs default to zero
                 else:
                     missing.append(show(sym))
                     continue

@@ -83,6 +83,7 @@ def differential_drive_with_motors(form: str = "momentum") -> tuple[KaneSystem, 
     R_a, L_a, k, b_m, n = sm.symbols("R_a L_a k b_m n", positive=True)
     for side in ("l", "r"):
         volts = me.dynamicsymbols(f"V_{side}")
+        g.declare_inputs(volts)
         dc_motor(g, side, g.element("left" if side == "l" else "right"), V=volts, R_a=R_a,
                  L_a=L_a, k=k, b=b_m, gear=n)
     return system, g

@@ -88,6 +88,8 @@ def build_bondgraph(f: _r.File, doc: Mapping, system: Any) -> Any:
     except KanebondError as err:
         raise f.error(_WHERE, f"the bond graph cannot be formed ({err})",
                       "check form and [bondgraph.ports]") from None
+    inputs = (doc.get("inputs") or {}).get("names") or []  # checked by read_model
+    g.declare_inputs(*(f.symbols[n] for n in inputs))  # the motors' V, the elements' inputs
     seen: set[str] = set()
     for i, spec in enumerate(motors):
         where = f"[[bondgraph.motors]] #{i + 1}"
