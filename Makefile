@@ -21,7 +21,7 @@ $(STAMP_DEV): $(STAMP)
 	touch $(STAMP_DEV)
 
 demo: $(STAMP)
-	$(BIN)/kanebond demo
+	$(BIN)/kanebond demo --force
 
 # One worker per core (pytest-xdist); a test file stays on one worker (its module-level
 # fixtures and models are formed once); compiled models are shared through the disk cache.

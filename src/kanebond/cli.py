@@ -19,6 +19,7 @@ import click
 from click.core import ParameterSource
 
 from .errors import KanebondError, ModelError
+from .files import check_destination, write_figure, write_text
 from .kanemodel.parameters import name_of
 from .progress import working
 from .runspec import (
@@ -102,9 +103,22 @@ def _out_option(f: Callable) -> Callable:
                         help="Directory for the output files.")(f)
 
 
+def _force_option(f: Callable) -> Callable:
+    return click.option("--force", is_flag=True, help="Replace existing output files (a "
+                        "symbolic link there is refused, never followed).")(f)
+
+
 def _outdir(path: Path) -> Path:
     path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+def _check_outputs(out: Path, names: tuple[str, ...], force: bool) -> None:
+    """Before any work: an OutputFileError where a file the command writes into ``out`` is a
+    link, or exists and --force is not given (kanebond.files)."""
+    if out.is_dir():
+        for name in names:
+            check_destination(out / name, overwrite=force)
 
 
 # ---------------------------------------------------------------------------------- the group
@@ -181,7 +195,9 @@ def _echo_notes(system) -> None:
               help="Write the complete equations with common subexpressions to this file "
                    "(the closed form in the expanded style, the all-speed form in the "
                    "compact one) instead of printing them.")
-def equations(model: str, form: str, latex: bool, style: str, full: Path | None) -> None:
+@_force_option
+def equations(model: str, form: str, latex: bool, style: str, full: Path | None,
+              force: bool) -> None:
     """Print the equations of MODEL in one of its forms; large models in a compact form."""
     from .forms.printing import (
         FORM_WORK_LIMIT,
@@ -192,6 +208,8 @@ def equations(model: str, form: str, latex: bool, style: str, full: Path | None)
         write_full,
     )
 
+    if full is not None:
+        check_destination(full, overwrite=force, what="the equations")
     system, _ = resolve_model(model)
     _echo_notes(system)
     with working(f"printing the equations of {system.name}"):
@@ -201,7 +219,7 @@ def equations(model: str, form: str, latex: bool, style: str, full: Path | None)
         allsp = all_speed_form(system, matrices_too=formed)
         chosen = choose_style(system, allsp) if style == "auto" else style
         if full is not None:
-            lines = write_full(system, allsp, chosen, full)
+            lines = write_full(system, allsp, chosen, full, overwrite=force)
             click.echo(f"wrote the {chosen} equations of {system.name} ({lines} lines, common "
                        f"subexpressions first) to {full}")
         elif chosen == "compact":
@@ -232,12 +250,15 @@ def _echo_expanded(system, form: str, latex: bool) -> None:
                    "coupled graph, built on the form the file names).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), required=True,
               help="Output file: .svg, .png or .pdf.")
+@_force_option
 @click.pass_context
-def bondgraph(ctx: click.Context, model: str, form: str, output: Path) -> None:
+def bondgraph(ctx: click.Context, model: str, form: str, output: Path, force: bool) -> None:
     """Draw the multibond graph of MODEL and print its causality report; a model file's
     [bondgraph] section gives the graph it couples (motors, hand-built elements)."""
     if output.suffix.lower() not in (".svg", ".png", ".pdf"):
         raise click.BadParameter("the file must end in .svg, .png or .pdf", param_hint="-o")
+    if output.parent.is_dir():
+        check_destination(output, overwrite=force, what="the drawing")
     system, graph = cached_system(model), cached_graph(model)
     if graph is None:
         graph = system.bond_graph(form)
@@ -253,7 +274,7 @@ def bondgraph(ctx: click.Context, model: str, form: str, output: Path) -> None:
     click.echo(str(graph.assign_causality()))
     if output.parent != Path(""):
         output.parent.mkdir(parents=True, exist_ok=True)
-    graph.draw(str(output))
+    graph.draw(str(output), overwrite=force)
     click.echo(f"drawn to {output}")
 
 
@@ -271,22 +292,25 @@ def bondgraph(ctx: click.Context, model: str, form: str, output: Path) -> None:
               help="Output times: this many, evenly spaced (default: the model file's "
                    "[simulation] points, else every solver step).")
 @_out_option
+@_force_option
 def simulate(model: str, t_end: float | None, sets: dict, initial: dict, points: int | None,
-             out: Path) -> None:
+             out: Path, force: bool) -> None:
     """Simulate MODEL; write trajectory.csv, trajectory.parquet, plot.png and audit.txt
     (energy audit, constraint power and energy cost) to --out."""
+    _check_outputs(out, ("trajectory.csv", "plot.png", "trajectory.parquet", "audit.txt"),
+                   force)
     case = prepare(model, sets, initial, cached=False)
     _echo_notes(case.system)
     t_end = float(case.settings.get("t_end", 5.0)) if t_end is None else t_end
     points = case.settings.get("points") if points is None else points
     traj = simulate_case(case, t_end, points, progress=None)
     out = _outdir(out)
-    paths = [_write_csv(traj, out / "trajectory.csv"), _write_plot(traj, out / "plot.png")]
-    parquet = _write_parquet(traj, out / "trajectory.parquet")
+    paths = [_write_csv(traj, out / "trajectory.csv", force),
+             _write_plot(traj, out / "plot.png", force)]
+    parquet = _write_parquet(traj, out / "trajectory.parquet", force)
     paths += [parquet] if parquet else []
     audit = "\n".join([str(traj.energy_audit()), *_constraint_lines(traj)])
-    (out / "audit.txt").write_text(audit + "\n", encoding="utf-8")
-    paths.append(out / "audit.txt")
+    paths.append(write_text(out / "audit.txt", audit + "\n", overwrite=force))
     click.echo(audit)
     click.echo(f"{len(traj)} samples to t = {traj.t[-1]:g}; wrote")
     for p in paths:
@@ -324,7 +348,7 @@ def export(model: str, fmu: Path, fmi: str, sets: dict, initial: dict, t_end: fl
     click.echo(f"  outputs: {', '.join(info.outputs)}")
 
 
-def _write_parquet(traj: Any, path: Path) -> Path | None:
+def _write_parquet(traj: Any, path: Path, force: bool) -> Path | None:
     """The trajectory as Parquet, or None (with a note) where pyarrow is not installed."""
     try:
         import pyarrow  # noqa: F401
@@ -332,7 +356,7 @@ def _write_parquet(traj: Any, path: Path) -> Path | None:
         click.echo("note: no trajectory.parquet: it needs pyarrow "
                    "(pip install 'kanebond[sweep]')", err=True)
         return None
-    return traj.save(path)
+    return traj.save(path, overwrite=force)
 
 
 def _constraint_lines(traj: Any) -> list[str]:
@@ -351,23 +375,24 @@ def _constraint_lines(traj: Any) -> list[str]:
     return lines
 
 
-def _write_csv(traj: Any, path: Path) -> Path:
+def _write_csv(traj: Any, path: Path, force: bool) -> Path:
+    import io
+
     import numpy as np
 
     cols = traj.columns()
     data = np.column_stack([np.asarray(v, dtype=float) for v in cols.values()])
     header = ",".join(f'"{k}"' if "," in k else k for k in cols)
-    np.savetxt(path, data, delimiter=",", header=header, comments="", fmt="%.17g")
-    return path
+    buf = io.StringIO()
+    np.savetxt(buf, data, delimiter=",", header=header, comments="", fmt="%.17g")
+    return write_text(path, buf.getvalue(), overwrite=force)
 
 
-def _write_plot(traj: Any, path: Path) -> Path:
+def _write_plot(traj: Any, path: Path, force: bool) -> Path:
     import matplotlib
 
     matplotlib.use("Agg")
-    fig = traj.plot()
-    fig.savefig(path, dpi=100)
-    return path
+    return write_figure(path, traj.plot(), overwrite=force)
 
 
 @cli.command()
@@ -379,7 +404,9 @@ def _write_plot(traj: Any, path: Path) -> Path:
               help="Sweep a constant or operating-point value; also plots the real parts "
                    "and the root locus.")
 @_out_option
-def linearize(model: str, sets: dict, at: dict, sweep_spec: tuple | None, out: Path) -> None:
+@_force_option
+def linearize(model: str, sets: dict, at: dict, sweep_spec: tuple | None, out: Path,
+              force: bool) -> None:
     """Eigenvalues of MODEL's linear model about an operating point (or along a sweep)."""
     if cached_graph(model) is not None:
         raise ModelError(
@@ -388,6 +415,8 @@ def linearize(model: str, sets: dict, at: dict, sweep_spec: tuple | None, out: P
             f"only: its eigenvalues would be those of another system. Simulate the coupled "
             f"graph (kanebond simulate {model}), or linearize a copy of the file without its "
             f"[bondgraph] section.")
+    if sweep_spec:
+        _check_outputs(out, (f"sweep_{sweep_spec[0]}.png",), force)
     system, defaults = resolve_model(model)
     _echo_notes(system)
     swept = (sweep_spec[0],) if sweep_spec else ()
@@ -398,7 +427,7 @@ def linearize(model: str, sets: dict, at: dict, sweep_spec: tuple | None, out: P
         lin = system.linearize(op_point, constants)
         _print_linearization(lin)
     else:
-        _run_sweep(system, sweep_spec, op_point, constants, out)
+        _run_sweep(system, sweep_spec, op_point, constants, out, force)
 
 
 def _print_linearization(lin: Any) -> None:
@@ -413,7 +442,8 @@ def _print_linearization(lin: Any) -> None:
         click.echo(f"note: the operating point is not stationary (max |f'| = {residual:.3g})")
 
 
-def _run_sweep(system: Any, spec: tuple, op_point: dict, constants: dict, out: Path) -> None:
+def _run_sweep(system: Any, spec: tuple, op_point: dict, constants: dict, out: Path,
+               force: bool) -> None:
     import numpy as np
 
     from .linear.sweep import sweep
@@ -429,7 +459,7 @@ def _run_sweep(system: Any, spec: tuple, op_point: dict, constants: dict, out: P
     if len(bounds):
         click.echo(f"stability boundaries at {name} = {', '.join(f'{b:.6g}' for b in bounds)}")
     path = _outdir(out) / f"sweep_{name}.png"
-    _sweep_plot(sw, name).savefig(path, dpi=100)
+    write_figure(path, _sweep_plot(sw, name), overwrite=force)
     click.echo(f"wrote {path}")
 
 
@@ -468,14 +498,15 @@ def _sweep_plot(sw: Any, name: str) -> Any:
 @click.option("--points", type=click.IntRange(2, 100_000), default=None,
               help="Output times, evenly spaced (default 501).")
 @click.option("--no-linearize", is_flag=True, help="Leave out the eigenvalues.")
+@_force_option
 def report(model: str, output: Path, t_end: float | None, sets: dict, initial: dict,
-           points: int | None, no_linearize: bool) -> None:
+           points: int | None, no_linearize: bool, force: bool) -> None:
     """Simulate MODEL and write a self-contained HTML report: summary, equations, plots,
     bond graph, energy audit, eigenvalues and an animation (works offline)."""
     from .report import write_report
 
     path = write_report(model, output, t_end=t_end, points=points, sets=sets, initial=initial,
-                        linearize=not no_linearize)
+                        linearize=not no_linearize, overwrite=force)
     click.echo(f"report: {path}")
 
 
@@ -517,9 +548,10 @@ def _parse_grid(ctx: click.Context, param: click.Parameter,
 @click.option("--workers", type=click.IntRange(0, 512), default=None,
               help="Local Dask worker processes (default 2; 0: a plain loop, no Dask).")
 @_out_option
+@_force_option
 def sweep_command(model: str, grid: dict, samples: Path | None, t_end: float | None,
                   points: int, sets: dict, initial: dict, linear: bool, scheduler: str | None,
-                  workers: int | None, out: Path) -> None:
+                  workers: int | None, out: Path, force: bool) -> None:
     """Simulate (or linearize) MODEL at every point of a grid or sample file, on Dask; write
     sweep.parquet, summary.csv and sweep.png to --out (needs pip install 'kanebond[sweep]')."""
     from .progress import progress_wanted
@@ -536,13 +568,14 @@ def sweep_command(model: str, grid: dict, samples: Path | None, t_end: float | N
         if len(grid) != 1:
             raise click.UsageError("--linearize sweeps exactly one --grid axis")
         name, values = next(iter(grid.items()))
-        paths, text = command.run_linearization(model, name, values, where, sets, initial, out)
+        paths, text = command.run_linearization(model, name, values, where, sets, initial, out,
+                                                force)
     elif t_end is None:
         raise click.UsageError("--t-end is required (unless --linearize)")
     else:
         chosen = grid or command.read_samples(samples)
         paths, text = command.run_simulations(model, chosen, where, t_end, points, sets,
-                                              initial, out)
+                                              initial, out, force)
     click.echo(text)
     click.echo("wrote")
     for p in paths:
@@ -552,16 +585,18 @@ def sweep_command(model: str, grid: dict, samples: Path | None, t_end: float | N
 @cli.command()
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=DEFAULT_OUT,
               show_default=True, help="Directory the demo writes its pictures into.")
+@_force_option
 @click.pass_context
-def demo(ctx: click.Context, out: Path) -> None:
+def demo(ctx: click.Context, out: Path, force: bool) -> None:
     """Run the rolling-disk and bicycle demo (what `make demo` runs)."""
     from . import demo as demo_module
 
     out = _outdir(out).resolve()
+    demo_module.check_outputs(out, force)
     here = Path.cwd()
     os.chdir(out)
     try:
-        code = demo_module.main([])
+        code = demo_module.main(["--force"] if force else [])
     finally:
         os.chdir(here)
     click.echo(f"\ndemo output files are in {out}")

@@ -3,7 +3,8 @@ then the gallery's Whipple bicycle against the published benchmark (Meijaard et 
 
 Last, it writes the rolling disk's HTML report (``report.html``, :mod:`kanebond.report`). Run
 with ``kanebond demo`` (into ``./kanebond-out/``) or ``python -m kanebond.demo`` (into the
-current directory).
+current directory). Its pictures and report (:data:`OUTPUTS`) replace files of those names only
+with ``--force`` (never a link: :mod:`kanebond.files`).
 """
 
 from __future__ import annotations
@@ -15,11 +16,28 @@ import time
 import numpy as np
 import sympy as sp
 
+from .files import check_destination, write_figure
 from .forms.identities import Sampler, check_identities, relative_error
 from .models import rolling_disk
 
+#: the files the demo writes into the current directory
+OUTPUTS = ("rolling_disk.png", "rolling_disk_bondgraph.svg", "bicycle_eigenvalues.png",
+           "report.html")
+
+
+def check_outputs(folder: str = ".", force: bool = False) -> None:
+    """An OutputFileError, before any work, where one of :data:`OUTPUTS` in ``folder`` is a
+    link, or exists and ``force`` is not given."""
+    from pathlib import Path
+
+    for name in OUTPUTS:
+        check_destination(Path(folder) / name, overwrite=force, what=f"the demo's {name}")
+
 
 def main(argv: list[str] | None = None) -> int:
+    """The demo (``argv``: ``["--force"]`` to replace its files); 0 when every check passed."""
+    force = "--force" in (sys.argv[1:] if argv is None else argv)
+    check_outputs(force=force)
     t0 = time.perf_counter()
     system = rolling_disk()
     print(system)
@@ -43,15 +61,15 @@ def main(argv: list[str] | None = None) -> int:
     good = err < 1e-10
     ok &= good
     print(f"  {sympy_label:<{width}}  max relative error {err:.1e}  {'ok' if good else 'FAILED'}")
-    ok &= simulate_and_linearize(system)
-    ok &= bond_graph(system)
+    ok &= simulate_and_linearize(system, force=force)
+    ok &= bond_graph(system, force=force)
     ok &= prescribed_spin(system)
-    ok &= bicycle()
-    ok &= html_report()
+    ok &= bicycle(force=force)
+    ok &= html_report(force=force)
     return 0 if ok else 1
 
 
-def html_report(out: str = "report.html") -> bool:
+def html_report(out: str = "report.html", force: bool = False) -> bool:
     """The rolling disk's self-contained HTML report (:mod:`kanebond.report`): 5 s of a leaned
     disk rolling forward, its equations, plots, bond graph, audit, eigenvalues, animation."""
     from pathlib import Path
@@ -61,7 +79,7 @@ def html_report(out: str = "report.html") -> bool:
 
     t0 = time.perf_counter()
     try:
-        path = write_report("rolling_disk", out)
+        path = write_report("rolling_disk", out, overwrite=force)
     except (KanebondError, OSError) as err:
         print(f"\n(no report: {err})  FAILED")
         return False
@@ -70,7 +88,7 @@ def html_report(out: str = "report.html") -> bool:
     return True
 
 
-def bond_graph(system, out: str = "rolling_disk_bondgraph.svg") -> bool:
+def bond_graph(system, out: str = "rolling_disk_bondgraph.svg", force: bool = False) -> bool:
     """[PA21] Fig. 4 of the disk: its causality, its state equations against the direct
     momentum form at a random state, and its drawing."""
     t0 = time.perf_counter()
@@ -86,20 +104,20 @@ def bond_graph(system, out: str = "rolling_disk_bondgraph.svg") -> bool:
     print(f"  built and compiled in {time.perf_counter() - t0:.2f} s; its state equations "
           f"against the direct momentum form: max error {err:.1e}  {'ok' if good else 'FAILED'}")
     try:
-        graph.draw(out)
+        graph.draw(out, overwrite=force)
         print(f"  drawn (causal strokes, multibonds) to {out}")
     except Exception as err:  # a drawing failure must not fail the demo's checks
         print(f"  (no drawing: {err})")
     return good
 
 
-def bicycle(out: str = "bicycle_eigenvalues.png") -> bool:
+def bicycle(out: str = "bicycle_eigenvalues.png", force: bool = False) -> bool:
     """The Whipple bicycle: Table 2's eigenvalues, the weave and capsize speeds, a ride and a
     fall through configurations where its own dependent speeds cannot be solved."""
     print("\nGallery: the Whipple bicycle (Moore's formulation, Meijaard et al. 2007 benchmark)")
     system, constants, speeds, sw = _bicycle_sweep()
     ok_table, vw, vc = _bicycle_benchmark_check(sw, constants)
-    _bicycle_plot(sw, speeds, vw, vc, out)
+    _bicycle_plot(sw, speeds, vw, vc, out, force)
     ok_rides = _bicycle_rides(system, constants)
     return bool(ok_table and ok_rides)
 
@@ -146,7 +164,7 @@ def _bicycle_benchmark_check(sw, constants) -> tuple[bool, float, float]:
     return ok_eig and ok_speeds, vw, vc
 
 
-def _bicycle_plot(sw, speeds, vw: float, vc: float, out: str) -> None:
+def _bicycle_plot(sw, speeds, vw: float, vc: float, out: str, force: bool) -> None:
     """Save the eigenvalue loci against speed, with Table 2's values, to ``out``."""
     import numpy as np
 
@@ -174,7 +192,7 @@ def _bicycle_plot(sw, speeds, vw: float, vc: float, out: str) -> None:
         ax.set_ylabel("eigenvalue [1/s]")
         ax.set_title("Whipple bicycle: lean and steer eigenvalues")
         ax.legend(loc="lower right", fontsize=8)
-        fig.savefig(out, dpi=90)
+        write_figure(out, fig, dpi=90, overwrite=force)
         print(f"  eigenvalue loci saved to {out}")
     except Exception as err:  # pragma: no cover - plotting is a convenience
         print(f"  (no plot: {err})")
@@ -231,15 +249,15 @@ def prescribed_spin(system) -> bool:
     return bool(good)
 
 
-def simulate_and_linearize(system, out: str = "rolling_disk.png") -> bool:
+def simulate_and_linearize(system, out: str = "rolling_disk.png", force: bool = False) -> bool:
     """Simulate 3 s of leaned rolling, audit the energy, sweep the spin rate for stability."""
     constants = {"m": 2.0, "r": 0.3, "g": 9.81}
-    good = _simulate_disk(system, constants, out)
+    good = _simulate_disk(system, constants, out, force)
     close = _critical_spin(system, constants)
     return bool(good and close)
 
 
-def _simulate_disk(system, constants: dict[str, float], out: str) -> bool:
+def _simulate_disk(system, constants: dict[str, float], out: str, force: bool) -> bool:
     """Compile the disk, simulate 3 s of leaned rolling, audit its energy and plot it."""
     from .simulation.solve import simulate
 
@@ -261,7 +279,7 @@ def _simulate_disk(system, constants: dict[str, float], out: str) -> bool:
         import matplotlib
 
         matplotlib.use("Agg")
-        traj.plot().savefig(out, dpi=80)
+        write_figure(out, traj.plot(), dpi=80, overwrite=force)
         print(f"  plot of states, energy and power saved to {out}")
     except Exception as err:  # pragma: no cover - plotting is a convenience
         print(f"  (no plot: {err})")
