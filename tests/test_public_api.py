@@ -135,8 +135,9 @@ API: dict = {
  'export_fmu': "(model, path, constants=None, *, initial=None, fmi='2', force=False, "
                't_end=None, name=None, units=None, baumgarte=None)',
  'from_sympy': "(obj, *, name=None, equations='checked')",
- 'load': '(spec, constants=None, initial=None)',
- 'from_urdf': "(path, *, base='fixed', parameters=(), gravity=9.81, package_dirs=())",
+ 'load': '(spec, constants=None, initial=None, *, mesh_dirs=())',
+ 'from_urdf': "(path, *, base='fixed', parameters=(), gravity=9.81, package_dirs=(), "
+              "mesh_dirs=())",
  'models': 'module',
  'simulate': "(system, t_span, initial, constants=None, *, form='momentum', t_eval=None, "
              "rtol=1e-09, atol=1e-12, method='DOP853', events=None, progress=None, "

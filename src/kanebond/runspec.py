@@ -76,16 +76,16 @@ class _Resolved:
     units: dict[str, str] = field(default_factory=dict)
 
 
-def _resolve(spec: str) -> _Resolved:
+def _resolve(spec: str, mesh_dirs: tuple = ()) -> _Resolved:
     from .models import MODELS
 
     path = model_file(spec)
     if path is not None and path.suffix.lower() == ".urdf":
-        return _resolve_urdf(spec)
+        return _resolve_urdf(spec, mesh_dirs)
     if path is not None:  # a .toml model file
         from .io.modelfile import read_model
 
-        loaded = read_model(spec)
+        loaded = read_model(spec, mesh_dirs=mesh_dirs)
         return _Resolved(loaded.system, dict(loaded.defaults),
                          dict(getattr(loaded, "initial", None) or {}),
                          dict(getattr(loaded, "simulation", None) or {}),
@@ -102,7 +102,7 @@ def _resolve(spec: str) -> _Resolved:
     return _Resolved(system, defaults, shipped["initial"], shipped["simulation"])
 
 
-def _resolve_urdf(spec: str) -> _Resolved:
+def _resolve_urdf(spec: str, mesh_dirs: tuple = ()) -> _Resolved:
     """A URDF robot description with a fixed base (:func:`kanebond.from_urdf`): its defaults
     are the system's, its initial state the parts' resting one (every coordinate and speed 0,
     a floating quaternion's qw = 1)."""
@@ -111,7 +111,7 @@ def _resolve_urdf(spec: str) -> _Resolved:
     from .progress import working
 
     with working(f"reading the URDF {Path(spec).name} and forming its system"):
-        parts = urdf_parts(read_urdf(spec), base="fixed")
+        parts = urdf_parts(read_urdf(spec), base="fixed", mesh_dirs=mesh_dirs)
         system = parts.system()
     return _Resolved(system, dict(system.defaults), dict(parts.initial))
 
@@ -258,7 +258,7 @@ class Case:
 
 
 def load(spec: Any, constants: Mapping[str, float] | None = None,
-         initial: Mapping[str, float] | None = None) -> Case:
+         initial: Mapping[str, float] | None = None, *, mesh_dirs: Any = ()) -> Case:
     """The run a text names, as the command's MODEL: a ready-made model's name
     (``"rolling_disk"``), a ``.toml`` model file or a ``.urdf`` robot. A :class:`Case`:
     ``case.system`` (the KaneSystem), ``case.constants`` {symbol: value} (the model's defaults,
@@ -266,20 +266,26 @@ def load(spec: Any, constants: Mapping[str, float] | None = None,
     {name: value} over it; a closed loop's dependent coordinates solved), ``case.settings``
     (its ``[simulation]``: ``t_end``, ``points``). A model file whose ``[bondgraph]`` couples
     motors or circuits gives ``case.numeric``, its compiled graph. Every call forms the model
-    afresh."""
-    return prepare(str(spec), constants, initial, cached=False)
+    afresh. ``mesh_dirs``: more folders a model file's or URDF's mesh files may be read from
+    (besides the file's own folder and the search folders of docs/from_urdf.md; a model
+    file's mesh elsewhere is refused, a URDF's is not drawn)."""
+    return prepare(str(spec), constants, initial, cached=False, mesh_dirs=mesh_dirs)
 
 
 def prepare(spec: str, sets: Mapping[str, float] | None = None,
-            initial: Mapping[str, float] | None = None, *, cached: bool = True) -> Case:
+            initial: Mapping[str, float] | None = None, *, cached: bool = True,
+            mesh_dirs: Any = ()) -> Case:
     """The :class:`Case` of model ``spec`` with constants ``sets`` (over the defaults) and
     initial values ``initial`` (over the model file's ``[initial]``; other states 0; the
     dependent coordinates of a closed loop are solved, the given values being the guess).
 
-    With ``cached`` a ready-made model is formed once per process (sweeps call this per point).
+    With ``cached`` a ready-made model is formed once per process (sweeps call this per point);
+    ``mesh_dirs`` as for :func:`load` (a model is then formed afresh).
     """
     sets, given = dict(sets or {}), dict(initial or {})
-    r = _cached(spec) if cached else _resolve(spec)
+    mesh_dirs = (str(mesh_dirs),) if isinstance(mesh_dirs, (str, Path)) else tuple(
+        str(d) for d in mesh_dirs)
+    r = _cached(spec) if cached and not mesh_dirs else _resolve(spec, mesh_dirs)
     if r.graph is not None:
         return _prepare_graph(spec, r, sets, given)
     constants = constant_values(r.system, r.defaults, sets)

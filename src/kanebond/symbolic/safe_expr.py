@@ -15,6 +15,7 @@ import ast
 import difflib
 import keyword
 import math
+import re
 import unicodedata
 from collections.abc import Mapping
 from typing import Any
@@ -307,6 +308,12 @@ def _tree(text: Any, where: str, max_length: int) -> ast.expr:
     try:
         return ast.parse(text.strip(), mode="eval").body
     except SyntaxError as err:
+        if "integer string conversion" in str(err.msg):  # Python's cap of 4300 digits
+            run = max(re.findall(r"[0-9][0-9_]*", text), key=len)
+            raise ExpressionError(f"{where}: an integer of {len(run)} digits ({run[:12]}...); "
+                                  f"an exact number has at most {_MAX_BITS} bits (about 300 "
+                                  f"digits): write a float (1.5e300) or a smaller number.") \
+                from None
         raise ExpressionError(f"{where}: not a formula ({err.msg}, column {err.offset}) in "
                               f"{text[:60]!r}.") from None
     except (ValueError, MemoryError, RecursionError) as err:

@@ -189,11 +189,13 @@ class LoadedModel(NamedTuple):
     """The :class:`~kanebond.bondgraph.BondGraph` of ``[bondgraph]`` (None without one)."""
 
 
-def read_model(path: str | Path) -> LoadedModel:
+def read_model(path: str | Path, *, mesh_dirs=()) -> LoadedModel:
     """The system a model file describes, with its parameters' default values and units, its
     initial state and its simulation settings (a ``[urdf]`` table's parts first:
-    :mod:`kanebond.io.modelfile.urdf`)."""
-    f = _r.File(Path(path))
+    :mod:`kanebond.io.modelfile.urdf`). Its mesh files may lie in its own folder, the search
+    folders of :mod:`kanebond.io.urdf.meshes` and the folders ``mesh_dirs``; a ``shape`` that
+    names one elsewhere is refused."""
+    f = _r.File(Path(path), mesh_dirs)
     doc = _r.read_toml(f)
     _r.keys(f, doc, _TOP, _r.TOP_WHERE)
     name = _r.get(f, doc, "name", str, _r.TOP_WHERE, required=False) or f.path.stem
@@ -250,10 +252,11 @@ def _system(f: _r.File, parts: Any, name: str, coordinates: list, speeds: list,
         raise ModelFileError(f"{f.path}: the system it describes is invalid: {err}") from err
 
 
-def load_model(path: str | Path) -> Any:
+def load_model(path: str | Path, *, mesh_dirs=()) -> Any:
     """The :class:`~kanebond.KaneSystem` the TOML model file at ``path`` describes (see the
-    module docstring for the format); raises :class:`~kanebond.errors.ModelFileError`."""
-    return read_model(path).system
+    module docstring for the format; ``mesh_dirs`` as for :func:`read_model`); raises
+    :class:`~kanebond.errors.ModelFileError`."""
+    return read_model(path, mesh_dirs=mesh_dirs).system
 
 
 def shipped_files(name: str) -> list[Path]:

@@ -39,8 +39,12 @@ TOP_WHERE = "(top level)"
 class File:
     """The file being read: its path (for messages), symbols, frames and points so far."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, mesh_dirs: Any = ()) -> None:
         self.path = path
+        self.mesh_dirs: tuple = tuple(mesh_dirs)
+        """Folders the user allows mesh files in besides the usual ones (``mesh_dirs=``)."""
+        self.text = ""
+        """The file's text, once read (for the line of a message)."""
         self.symbols: dict[str, sp.Expr] = {}
         self.N = me.ReferenceFrame("N")
         self.O = me.Point("O")
@@ -55,6 +59,12 @@ class File:
     def error(self, where: str, why: str, todo: str) -> ModelFileError:
         """A ModelFileError: ``<file>: <where>: <why>; <todo>.``"""
         return ModelFileError(f"{self.path}: {where}: {why}; {todo}.")
+
+    def line(self, text: str) -> str:
+        """"line n", the first line of the file that holds ``text`` ("the file" where none
+        does)."""
+        at = self.text.lower().find(text.lower()) if text else -1
+        return f"line {self.text.count(chr(10), 0, at) + 1}" if at >= 0 else "the file"
 
     def expr(self, value: Any, where: str) -> sp.Expr:
         """An expression (text or a number) read with :func:`kanebond.symbolic.safe_expr.parse`."""
@@ -193,7 +203,9 @@ def entries(f: File, doc: Mapping, key: str, *, required: bool) -> dict:
 
 
 def read_toml(f: File) -> dict:
-    """The parsed TOML document, with the size cap and syntax errors (with line) reported."""
+    """The parsed TOML document, with the size cap and syntax errors (with line) reported; a
+    leading UTF-8 byte-order mark is skipped, and a number TOML cannot hold (an integer beyond
+    64 bits, a float beyond a double's range) is refused naming its line or key."""
     try:
         with open(f.path, "rb") as fh:
             data = fh.read(MAX_BYTES + 1)
@@ -202,13 +214,62 @@ def read_toml(f: File) -> dict:
     if len(data) > MAX_BYTES:
         raise f.error("file", f"larger than {MAX_BYTES} bytes", "write a smaller model file")
     try:
-        return tomllib.loads(data.decode("utf-8"))
+        f.text = data.decode("utf-8").removeprefix("\ufeff")
     except UnicodeDecodeError as err:
-        raise f.error("file", f"not UTF-8 text (byte {err.start})", "save it as UTF-8") from None
+        line = data.count(b"\n", 0, err.start) + 1
+        utf16 = data[:2] in (b"\xff\xfe", b"\xfe\xff")
+        raise f.error(f"line {line}", "UTF-16 text, not UTF-8" if utf16 else
+                      f"not UTF-8 text (byte {err.start})", "save the file as UTF-8") from None
+    try:
+        doc = tomllib.loads(f.text, parse_float=_double)
+    except _TooLarge as err:
+        raise f.error(f.line(err.args[0]), f"the number "
+                      f"{err.args[0][:30]} is beyond a double's range (about 1.8e308)",
+                      "write a smaller number") from None
     except tomllib.TOMLDecodeError as err:
-        raise f.error("TOML syntax", str(err), "fix the TOML at that line") from None
+        twice = "Cannot overwrite" in str(err) or "twice" in str(err)
+        raise f.error("TOML syntax", str(err), "give each key and table once" if twice
+                      else "fix the TOML at that line") from None
+    except ValueError as err:  # Python's cap on the digits of an integer
+        run = max(re.findall(r"[0-9_]{100,}", f.text), key=len, default="")
+        raise f.error(f.line(run), f"an integer of {len(run)} digits "
+                      f"({str(err).split(':')[0]})", "TOML integers have at most 19 digits "
+                      "(64 bits); write a float or an expression") from None
     except RecursionError:
         raise f.error("TOML syntax", "nested too deeply", "flatten the file") from None
+    _check_integers(f, doc, "")
+    return doc
+
+
+class _TooLarge(ValueError):
+    """A float literal beyond a double's range (the literal)."""
+
+
+def _double(text: str) -> float:
+    """A TOML float, refused where it overflows (1e400), not silently infinite."""
+    value = float(text)
+    if math.isinf(value) and "inf" not in text:
+        raise _TooLarge(text)
+    return value
+
+
+def _check_integers(f: File, value: Any, where: str) -> None:
+    """Refuse integers outside TOML's 64-bit range anywhere in the document (tomllib keeps
+    them whole: 0x followed by a thousand digits is a number no float holds); ``where`` is
+    the value's dotted key (``bodies.arm.inertia[0]``)."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            _check_integers(f, item, f"{where}.{key}" if where else str(key))
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            _check_integers(f, item, f"{where}[{i}]")
+    elif isinstance(value, int) and not -2**63 <= value < 2**63:
+        written = [f"{abs(value):{c}}" for c in "xob"]  # as hex, octal or binary digits
+        written += [str(abs(value))] if value.bit_length() < 14_000 else []  # Python's cap
+        line = next((n for n in map(f.line, written) if n != "the file"), "the file")
+        raise f.error(f"{line}: {where}", f"an integer of {value.bit_length()} bits",
+                      "TOML integers have at most 64 bits (19 digits); write a float or an "
+                      "expression")
 
 
 def declare(f: File, name: Any, symbol: Callable[[str], sp.Expr], where: str) -> None:

@@ -33,7 +33,8 @@ import sympy as sp
 from sympy.core.function import AppliedUndef
 
 from ...kanemodel.shapes import AXIS_ROTATIONS
-from ..urdf.meshes import resolve_mesh
+from ...view.mesh_folders import ENV, confined
+from ..urdf.meshes import find_mesh
 from .reader import AXES, MAX_COUNT, File, keys, kind
 
 __all__ = ["build_shapes"]
@@ -103,8 +104,9 @@ def _shape(f: File, spec: Any, where: str) -> tuple:
 def _mesh(f: File, spec: Mapping, where: str) -> tuple:
     """``{mesh = "file.stl", scale = [sx, sy, sz], offset = [x, y, z]}``: a mesh file (STL, OBJ,
     DAE, ...; relative to the model file's folder) in the body's axes, its origin at
-    ``offset`` from the mass centre: ``("mesh", scale, I, offset, path)``, the file found as a
-    URDF's (:func:`~kanebond.io.urdf.meshes.resolve_mesh`; opened only by the 3D view)."""
+    ``offset`` from the mass centre: ``("mesh", scale, I, offset, path, folders)``, the file
+    found as a URDF's (:func:`~kanebond.io.urdf.meshes.find_mesh`; opened only by the 3D view,
+    and only inside ``folders``). A file outside those folders is refused here."""
     keys(f, spec, {"mesh", "scale", "offset"}, where)
     name = spec["mesh"]
     if not isinstance(name, str) or not name.strip():
@@ -123,10 +125,16 @@ def _mesh(f: File, spec: Mapping, where: str) -> tuple:
         raise f.error(f"{where} offset", "expected [x, y, z]", "give the mesh origin's place "
                       "from the mass centre, in the body's frame")
     values = [_value(f, v, f"{where} offset[{i}]", positive=False) for i, v in enumerate(offset)]
-    path = resolve_mesh(name.strip(), f.path)
+    path, folders = find_mesh(name.strip(), f.path, mesh_dirs=f.mesh_dirs)
+    if "://" not in path and confined(path, folders) is None:
+        raise f.error(f"{f.line(name)}: {where} mesh", f"{name!r} is outside the folders mesh "
+                      f"files are read from (the model file's folder {f.path.parent}, and the "
+                      f"search folders of docs/from_urdf.md); it is not read",
+                      f"put the mesh in the model file's folder, or allow its folder: "
+                      f"kb.load(..., mesh_dirs=[...]) or ${ENV}")
     return ("mesh", tuple(float(v) for v in scale), np.eye(3),
             np.array(values, dtype=float if all(isinstance(v, float) for v in values)
-                     else object), path)
+                     else object), path, folders)
 
 
 def _axis(f: File, spec: Mapping, where: str) -> str:

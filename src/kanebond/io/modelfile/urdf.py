@@ -67,7 +67,8 @@ def read_urdf_table(f: File, doc: Mapping) -> UrdfParts | None:
     if "gravity" in table:
         gravity = number(f, table["gravity"], f"{_WHERE} gravity", "write e.g. gravity = 9.81")
     try:
-        parts = urdf_parts(read_urdf(path), base=base, parameters=names, gravity=gravity)
+        parts = urdf_parts(read_urdf(path), base=base, parameters=names, gravity=gravity,
+                           mesh_dirs=f.mesh_dirs)
     except UrdfError as err:
         key = "parameters" if str(err).startswith("parameters") else "path"
         raise f.error(f"{_WHERE} {key}", f"the URDF {path} cannot be used: {err}",

@@ -43,7 +43,7 @@ from ...errors import UrdfError
 from ...mechanics.measure import carry, frame_vector, inertia_dyadic, rotate
 from ...progress import working
 from ...system import KaneSystem
-from .meshes import resolve_mesh
+from .meshes import find_mesh
 from .params import UrdfParameters, identifier, snap
 from .read import Inertial, UrdfJoint, UrdfTree, merged, read_urdf
 
@@ -54,7 +54,7 @@ _QUAT = ("qw", "qx", "qy", "qz")
 
 
 def from_urdf(path: str | Path, *, base: str = "fixed", parameters=(),
-              gravity: float = 9.81, package_dirs=()) -> KaneSystem:
+              gravity: float = 9.81, package_dirs=(), mesh_dirs=()) -> KaneSystem:
     """The :class:`~kanebond.KaneSystem` of the URDF robot description at ``path``.
 
     Parameters
@@ -75,6 +75,12 @@ def from_urdf(path: str | Path, *, base: str = "fixed", parameters=(),
         file's own folders and this environment's ``share`` folders
         (:mod:`kanebond.io.urdf.meshes`). The system's ``shapes`` keep each visual (mesh files
         by their path), which the 3D view draws.
+    mesh_dirs:
+        More folders mesh files may be read from. A mesh is read only from inside the URDF's
+        own folder, its ROS package (the nearest folder above holding a ``package.xml``),
+        ``package_dirs``, ``$ROS_PACKAGE_PATH``, ``$KANEBOND_MESH_PATH``, the ``share``
+        folders and these; one elsewhere (``../``, an absolute path, a link pointing out) is
+        not read, and the view's note says so.
 
     Raises
     ------
@@ -100,7 +106,7 @@ def from_urdf(path: str | Path, *, base: str = "fixed", parameters=(),
     """
     with working(f"reading the URDF {Path(path).name} and forming its system"):
         parts = urdf_parts(read_urdf(path), base=base, parameters=parameters, gravity=gravity,
-                           package_dirs=package_dirs)
+                           package_dirs=package_dirs, mesh_dirs=mesh_dirs)
         return parts.system()
 
 
@@ -151,22 +157,22 @@ def _matrix(R: np.ndarray) -> sp.Matrix:
 
 
 def urdf_parts(tree: UrdfTree, *, base: str = "fixed", parameters=(),
-               gravity: float = 9.81, package_dirs=()) -> UrdfParts:
+               gravity: float = 9.81, package_dirs=(), mesh_dirs=()) -> UrdfParts:
     """The frames, points, bodies, loads, coordinates, speeds and constraints of ``tree``
     (see the module docstring)."""
     if base not in BASES:
         raise UrdfError(f"base={base!r}: give base='fixed' (the root link is the ground) or "
                         f"base='floating' (it moves freely).")
-    return _Assembly(tree, base, parameters, gravity, package_dirs).parts()
+    return _Assembly(tree, base, parameters, gravity, package_dirs, mesh_dirs).parts()
 
 
 class _Assembly:
     """Builds the parts joint by joint, parent first."""
 
     def __init__(self, tree: UrdfTree, base: str, parameters, gravity: float,
-                 package_dirs=()) -> None:
+                 package_dirs=(), mesh_dirs=()) -> None:
         self.tree, self.base = tree, base
-        self.package_dirs = list(package_dirs)
+        self.package_dirs, self.mesh_dirs = list(package_dirs), list(mesh_dirs)
         self.N = me.ReferenceFrame("N")
         self.O = me.Point("O")
         self.O.set_vel(self.N, 0)
@@ -452,8 +458,9 @@ class _Assembly:
     def _shapes(self) -> dict[str, list]:
         """{body name: [(kind, dims, rotation, offset)]}: the URDF's visuals placed in the
         body's axes, the offset from its mass centre (what the 3D view draws); a mesh is
-        ``("mesh", scale, rotation, offset, file)`` with its file found on this machine
-        (:func:`~kanebond.io.urdf.meshes.resolve_mesh`; its URI where it is not)."""
+        ``("mesh", scale, rotation, offset, file, folders)`` with its file found on this machine
+        (:func:`~kanebond.io.urdf.meshes.find_mesh`; its URI where it is not) and the folders
+        it may be read from."""
         out: dict[str, list] = {}
         urdf = Path(self.tree.path) if Path(self.tree.path).is_file() else None
         for host, visuals in self.tree.visuals.items():
@@ -462,7 +469,8 @@ class _Assembly:
             centre = self._groups[host][2].com  # the host body's mass centre (_bodies)
             out[identifier(host)] = [
                 (v.kind, v.dims, v.rotation, v.offset - centre)
-                + ((resolve_mesh(v.file, urdf, self.package_dirs),) if v.kind == "mesh" else ())
+                + (find_mesh(v.file, urdf, self.package_dirs, self.mesh_dirs)
+                   if v.kind == "mesh" else ())
                 for v in visuals]
         return out
 
