@@ -5,6 +5,14 @@ Chromium renders) does not support, and HTML-only named entities; :func:`fix_mfe
 fences as ``<mrow><mo>(</mo>…<mo>)</mo></mrow>`` and :func:`numeric_entities` turns named
 entities into numeric ones. :func:`form_equations` gives the structure of each form (always
 small) and, where they are small enough, its concrete matrix equations.
+
+Every name is escaped here, once, for every page and notebook that shows equations: SymPy's
+printers write symbol and function names raw (its MathML text nodes are never escaped), and a
+name may hold any character (``sp.Symbol('q</script>')``). :func:`to_mathml` prints with
+:class:`SafeMathMLPrinter` (names with ``&``, ``<``, ``>`` as entities, no text node left with
+a raw ``<`` or ``>``), :func:`to_latex` with :class:`SafeLatexPrinter` (a name's LaTeX specials,
+``<``, ``>`` and spaces as commands: :func:`latex_name`), so markup built from their output is
+safe to insert as it is (the report's ``|safe``, a notebook's ``_repr_html_``).
 """
 
 from __future__ import annotations
@@ -17,10 +25,14 @@ from typing import Any
 
 import sympy as sp
 from sympy.core.function import AppliedUndef
-from sympy.printing.mathml import mathml
+from sympy.printing.conventions import split_super_sub
+from sympy.printing.latex import LatexPrinter
+from sympy.printing.latex import translate as latex_translate
+from sympy.printing.mathml import MathMLPresentationPrinter
 
 __all__ = ["fix_mfenced", "numeric_entities", "to_mathml", "Equation", "form_equations",
-           "too_large", "symbolic_work_is_slow"]
+           "too_large", "symbolic_work_is_slow", "SafeMathMLPrinter", "SafeLatexPrinter",
+           "mathml_text", "latex_name", "latex_text", "to_latex"]
 
 #: Largest expression (in tree nodes) printed as maths; larger ones get a note.
 MAX_NODES = 4000
@@ -43,6 +55,78 @@ def numeric_entities(text: str) -> str:
     return _ENTITY.sub(one, text)
 
 
+# ------------------------------------------------------------------------------ escaping
+#: an entity reference SymPy writes itself (``&InvisibleTimes;``, ``&#x2192;``)
+_REFERENCE = re.compile(r"&(?![A-Za-z][A-Za-z0-9]*;|#[0-9]+;|#x[0-9A-Fa-f]+;)")
+
+
+def mathml_text(text: str) -> str:
+    """``text`` safe as MathML character data: ``<`` and ``>`` as entities, and every ``&``
+    that does not start an entity reference (SymPy writes ``&pi;``, ``&#x2192;`` as text)."""
+    return _REFERENCE.sub("&amp;", text).replace("<", "&lt;").replace(">", "&gt;")
+
+
+class SafeMathMLPrinter(MathMLPresentationPrinter):
+    """SymPy's presentation MathML printer with every text node made safe (:func:`mathml_text`)
+    and symbol and function names escaped in full (a name's ``&`` too), so a name is shown as
+    written and can never become markup."""
+
+    def __init__(self, settings: dict | None = None) -> None:
+        super().__init__(settings)
+        raw = self.dom.createTextNode  # SymPy's unescaped text node
+        self.dom.createTextNode = lambda data: raw(mathml_text(str(data)))
+
+    def _print_Symbol(self, sym: Any, style: str = "plain") -> Any:
+        return super()._print_Symbol(sp.Symbol(sym.name.replace("&", "&amp;")), style)
+
+    def mathml_tag(self, e: Any) -> str:
+        if isinstance(e, AppliedUndef):  # SymPy: the class name in lower case, raw
+            return e.func.__name__.replace("&", "&amp;")
+        return super().mathml_tag(e)
+
+
+def _presentation(expr: Any) -> str:
+    """Presentation MathML (no ``<math>``) of ``expr``, by :class:`SafeMathMLPrinter`."""
+    return SafeMathMLPrinter().doprint(expr)
+
+
+#: a name's characters that LaTeX (or a page around it) would read as more than a letter
+_LATEX_SPECIAL = {"\\": r"\backslash{}", "{": r"\{", "}": r"\}", "$": r"\$", "&": r"\&",
+                  "#": r"\#", "%": r"\%", "~": r"\sim{}", "^": r"\hat{}", "_": r"\_",
+                  "<": r"\lt{}", ">": r"\gt{}", " ": r"\ ", "\n": r"\ ", "\t": r"\ "}
+_LATEX_PLAIN = re.compile(r"[^\\{}$&#%~^_<> \n\t]*")
+
+
+def latex_name(part: str) -> str:
+    """One name (or one part of it: base, sub- or superscript) as LaTeX math: a plain one as
+    SymPy writes it (``alpha`` as ``\\alpha``), else every special character as a command
+    (``$`` as ``\\$``, ``<`` as ``\\lt{}``, a space as ``\\ ``), never raw."""
+    if _LATEX_PLAIN.fullmatch(part):
+        return latex_translate(part)
+    return "".join(_LATEX_SPECIAL.get(c, c) for c in part)
+
+
+def latex_text(text: str) -> str:
+    """Any text (a system's name) as upright LaTeX math, every special character a command as
+    in :func:`latex_name` (``Chaplygin sleigh`` as ``\\mathrm{Chaplygin\\ sleigh}``)."""
+    return "\\mathrm{" + "".join(_LATEX_SPECIAL.get(c, c) for c in text) + "}"
+
+
+class SafeLatexPrinter(LatexPrinter):
+    """SymPy's LaTeX printer with every symbol and function name passed through
+    :func:`latex_name` (SymPy passes a name holding ``{`` through as raw LaTeX)."""
+
+    def _split_super_sub(self, name: str) -> tuple[str, list[str], list[str]]:
+        base, supers, subs = split_super_sub(name)
+        return latex_name(base), [latex_name(x) for x in supers], [latex_name(x) for x in subs]
+
+
+def to_latex(expr: Any) -> str:
+    """LaTeX of ``expr`` (as ``sympy.latex``), every name escaped (:class:`SafeLatexPrinter`)."""
+    return SafeLatexPrinter().doprint(expr)
+
+
+# ------------------------------------------------------------------------------ fences
 def _mo(text: str) -> ET.Element:
     el = ET.Element("mo")
     el.text = text
@@ -85,7 +169,7 @@ def fix_mfenced(markup: str) -> str:
 
 def _dotted(name: str) -> str:
     """MathML of the symbol ``name`` with a dot over its base letter (q̇₁, not (q₁)˙)."""
-    body = mathml(sp.Symbol(name), printer="presentation")
+    body = _presentation(sp.Symbol(name))
     return re.sub(r"<mi>(.*?)</mi>", r'<mover accent="true"><mi>\1</mi><mo>&#729;</mo></mover>',
                   body, count=1)
 
@@ -115,13 +199,13 @@ def _body(expr: Any) -> str:
     """Presentation MathML (no ``<math>``) of one expression, of an operator given as text,
     or of an :class:`Inverse`."""
     if isinstance(expr, str):
-        return f"<mo>{expr}</mo>"
+        return f"<mo>{mathml_text(expr)}</mo>"
     if isinstance(expr, Inverse):
         return f"<msup>{_body(expr.matrix)}<mrow><mo>-</mo><mn>1</mn></mrow></msup>"
     plain, dots = _plain(expr)
     if isinstance(plain, sp.MatrixSymbol) and plain.name.startswith("DOT"):
         return _dotted(plain.name[3:])
-    body = mathml(plain, printer="presentation")
+    body = _presentation(plain)
     for key, base in dots.items():
         body = body.replace(key, base)
     return body

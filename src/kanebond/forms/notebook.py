@@ -1,15 +1,23 @@
 """Systems and forms in a notebook: ``_repr_html_`` (a summary and the equations in MathML, as
 the report shows them) and ``_repr_latex_`` (the equations in LaTeX), with the same limits as
-the report: a closed form too large to show is named, not printed."""
+the report: a closed form too large to show is named, not printed. Every name is escaped: the
+text here by :func:`html.escape`, the equations by :mod:`.mathml`'s printers (``to_mathml``,
+``to_latex``, ``latex_text``)."""
 
 from __future__ import annotations
 
 import html
 from typing import Any
 
-import sympy as sp
-
-from .mathml import MAX_NODES, form_equations, symbolic_work_is_slow, to_mathml, too_large
+from .mathml import (
+    MAX_NODES,
+    form_equations,
+    latex_text,
+    symbolic_work_is_slow,
+    to_latex,
+    to_mathml,
+    too_large,
+)
 
 __all__ = ["system_html", "system_latex", "form_html", "form_latex"]
 
@@ -51,7 +59,7 @@ def system_html(system: Any) -> str:
 def _latex(equations: list) -> str | None:
     if any(too_large(side) for eq in equations for side in (eq.lhs, eq.rhs)):
         return None
-    lines = " \\\\ ".join(sp.latex(eq) for eq in equations)
+    lines = " \\\\ ".join(to_latex(eq) for eq in equations)
     return f"$$\\begin{{gathered}}{lines}\\end{{gathered}}$$"
 
 
@@ -59,8 +67,8 @@ def system_latex(system: Any) -> str:
     """The velocity form's equations in LaTeX, or a line saying they are too large (or too
     slow to form in closed form: :func:`~kanebond.forms.mathml.symbolic_work_is_slow`)."""
     if symbolic_work_is_slow(system):
-        return (f"$\\text{{the closed-form equations of {system.name} are too large to form "
-                f"here; the numeric model evaluates them}}$")
+        return (f"$\\text{{the closed-form equations of }}{latex_text(str(system.name))}"
+                f"\\text{{ are too large to form here; the numeric model evaluates them}}$")
     return form_latex(system.velocity_form())
 
 
@@ -69,8 +77,8 @@ def form_latex(form: Any) -> str:
     :data:`~kanebond.forms.mathml.MAX_NODES` terms)."""
     text = _latex(form.equations())
     if text is None:
-        return (f"$\\text{{the {form.name} of {form.system.name} is too large to show (over "
-                f"{MAX_NODES} terms)}}$")
+        return (f"$\\text{{the {form.name} of }}{latex_text(str(form.system.name))}"
+                f"\\text{{ is too large to show (over {MAX_NODES} terms)}}$")
     return text
 
 

@@ -364,8 +364,12 @@ class KaneModel(ConstraintViews):
 
     @cached_property
     def p(self) -> sp.Matrix:
-        """Momentum state symbols p_s (dynamicsymbols named ``p_<speed>``), one per speed."""
-        return sp.Matrix(me.dynamicsymbols([f"p_{s.func.__name__}" for s in self.speeds]))
+        """Momentum state symbols p_s (dynamicsymbols named ``p_<speed>``), one per speed.
+
+        Made with ``sp.Function(name)(t)``, not ``dynamicsymbols(name)``, which would split a
+        speed's name at a space or comma (``u a``)."""
+        t = me.dynamicsymbols._t
+        return sp.Matrix([sp.Function(f"p_{s.func.__name__}")(t) for s in self.speeds])
 
     @property
     def is_holonomic(self) -> bool:
