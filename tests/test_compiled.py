@@ -1,9 +1,16 @@
 """kb.simulate in compiled code (kanebond.simulation.compiled, rk.c, rk_sim.c) against SciPy's
-own solvers on the same model: the core implements SciPy's DOP853 and RK45 (tableaus, step
-control, initial step, dense output), so at rtol 1e-10 the two runs agree to 1e-8 on every
-kind of model: plain, tree, embedded velocity constraints, a closed loop projected onto its
-manifold, both forms, output times forwards and backwards. The SciPy runs are made by passing
-SciPy's solver class (which always runs SciPy's code), the compiled ones by the method's name.
+own solvers on the same model. The core implements SciPy's DOP853 and RK45 (tableaus, step
+control, initial step, dense output); two adaptive runs at the same tolerance need not take
+the same steps, so the tests here never hold one to the other at its own accuracy:
+
+* every run under test (rtol 1e-10) is held to a reference made by SciPy's own solver class
+  (which always runs SciPy's code) 1000 times tighter, within a bound ten times or more above
+  the run's own global error, measured on perturbed step sequences by
+  test_the_bounds_hold_on_perturbed_step_sequences: plain, tree, embedded velocity
+  constraints, a closed loop projected onto its manifold, both forms, bond graphs;
+* the method itself is checked step by step on one shared step sequence: every step the core
+  accepted, taken again by SciPy's solver from the core's state at its start with its size,
+  ends where the core's did to rounding, and SciPy's proposal for the next step is the core's.
 """
 
 from __future__ import annotations
@@ -17,8 +24,17 @@ from scipy import integrate
 import kanebond as kb
 from kanebond import runspec
 from kanebond.simulation.compiled import compiled_reason
+from kanebond.simulation.integration import Rhs
 
 FILES = Path(kb.__file__).parent / "models" / "files"
+
+#: the tolerances of every run under test, and of the reference each is held to
+RUN = {"rtol": 1e-10, "atol": 1e-12}
+REF = {"rtol": 1e-13, "atol": 1e-15}
+#: the bound, relative to each quantity's scale, on a run's distance from the reference:
+#: Kane's models came within 6e-10 of it on perturbed step sequences, the bond graphs' work
+#: (integrated over steps up to 0.28 s long while the motors settle) within 3e-7
+BOUND = {"kane": 2e-8, "graph": 1e-5}
 
 
 def _case(stem: str):
@@ -30,31 +46,52 @@ def _case(stem: str):
     return model, x0
 
 
-def _both(model, x0, t_end: float, method: str = "DOP853", **kw):
-    ours = kb.simulate(model, (0.0, t_end), x0, method=method, rtol=1e-10, atol=1e-12, **kw)
-    ref = kb.simulate(model, (0.0, t_end), x0, method=getattr(integrate, method), rtol=1e-10,
-                      atol=1e-12, **kw)
+def _graph(stem: str):
+    """A shipped bond graph with its motors driven at 6 V and 4 V, and its start."""
+    from kanebond.bondgraph.numeric import GraphNumeric
+
+    case = runspec.prepare(str(FILES / f"{stem}.toml"))
+    num = GraphNumeric(case.numeric.graph, {**case.numeric.constants, "V_l": 6.0,
+                                            "V_r": 4.0})
+    return num, num.initial_state(case.x0)
+
+
+def _both(model, x0, t_end: float, method: str = "DOP853", scale: float = 1.0, **kw):
+    """(the compiled run at RUN's tolerances times ``scale``, SciPy's reference at REF's)."""
+    run = {k: v * scale for k, v in RUN.items()}
+    ours = kb.simulate(model, (0.0, t_end), x0, method=method, **run, **kw)
+    ref = kb.simulate(model, (0.0, t_end), x0, method=getattr(integrate, method), **REF, **kw)
     return ours, ref
 
 
-def _close(ours, ref, tol: float = 1e-8) -> None:
+def _distance(ours, ref) -> float:
+    """The largest distance of q, f and the work from the reference, each relative to its scale."""
+    out = 0.0
+    for a, b in ((ours.q, ref.q), (ours.f, ref.f), (ours.work, ref.work)):
+        scale = max(1.0, float(np.max(np.abs(b), initial=0.0)))
+        out = max(out, float(np.max(np.abs(a - b), initial=0.0)) / scale)
+    return out
+
+
+def _close(ours, ref, tol: float = BOUND["kane"]) -> None:
     assert ours.metadata["integrator"] == "compiled"
     assert ref.metadata["integrator"].startswith("scipy")
     assert ours.success and ref.success
     np.testing.assert_allclose(ours.t, ref.t, atol=1e-12)
-    for a, b in ((ours.q, ref.q), (ours.f, ref.f), (ours.work, ref.work)):
-        scale = max(1.0, float(np.max(np.abs(b), initial=0.0)))
-        assert np.max(np.abs(a - b), initial=0.0) < tol * scale
+    assert _distance(ours, ref) < tol
     assert ours.energy_audit().rel_residual < 1e-7
 
 
-@pytest.mark.parametrize("stem,t_end", [
+KANE_CASES = [
     ("pendulum_on_cart_2", 2.0),     # per-body, plain
     ("heavy_symmetric_top", 2.0),    # a tree
     ("rolling_disk", 2.0),           # embedded velocity constraints
     ("four_bar", 0.3),               # a closed loop, projected after the steps
     ("whipple_bicycle", 1.0),        # embedded, the tree path
-])
+]
+
+
+@pytest.mark.parametrize("stem,t_end", KANE_CASES)
 @pytest.mark.parametrize("form", ["momentum", "velocity"])
 def test_compiled_equals_scipy(stem, t_end, form):
     model, x0 = _case(stem)
@@ -111,18 +148,48 @@ def test_bond_graphs_run_compiled_as_scipy(stem):
     """A bond graph's state equations M z = b (bondgraph/cgraph.py, runtime_graph.c) in the
     core against SciPy's driver on GraphNumeric's NumPy kernels: states, the work of every
     source and resistor, the stored energy and the audit."""
-    from kanebond.bondgraph.numeric import GraphNumeric
-
-    case = runspec.prepare(str(FILES / f"{stem}.toml"))
-    num = GraphNumeric(case.numeric.graph, {**case.numeric.constants, "V_l": 6.0,
-                                            "V_r": 4.0})
-    x0 = num.initial_state(case.x0)
+    num, x0 = _graph(stem)
     ours, ref = _both(num, x0, 2.0, t_eval=np.linspace(0.0, 2.0, 41))
-    _close(ours, ref)
+    _close(ours, ref, BOUND["graph"])
     assert np.max(np.abs(ref.work)) > 1.0  # the motors did work
     np.testing.assert_allclose(ours.T_star, ref.T_star, rtol=0,
-                               atol=1e-7 * max(1.0, np.max(np.abs(ref.T_star))))
+                               atol=BOUND["graph"] * max(1.0, np.max(np.abs(ref.T_star))))
     assert ours.energy_audit().rel_residual < 1e-9
+
+
+@pytest.mark.parametrize("stem,form,t_end", [
+    ("heavy_symmetric_top", "momentum", 2.0), ("four_bar", "velocity", 0.3),
+    ("whipple_bicycle", "velocity", 1.0), ("differential_drive_with_motors", None, 2.0),
+])
+def test_the_bounds_hold_on_perturbed_step_sequences(stem, form, t_end):
+    """The comparisons above are not at the edge of their bounds: the same runs at rtol and
+    atol times 0.5, 0.8, 1.25 and 2 take other steps, and each stays within a tenth of its
+    bound of the reference."""
+    kind = "graph" if form is None else "kane"
+    model, x0 = _graph(stem) if form is None else _case(stem)
+    kw = {"t_eval": np.linspace(0.0, t_end, 41)} | ({"form": form} if form else {})
+    ref = kb.simulate(model, (0.0, t_end), x0, method=integrate.DOP853, **REF, **kw)
+    steps = set()
+    for scale in (0.5, 0.8, 1.25, 2.0):
+        ours = kb.simulate(model, (0.0, t_end), x0, method="DOP853",
+                           rtol=RUN["rtol"] * scale, atol=RUN["atol"] * scale, **kw)
+        assert ours.metadata["integrator"] == "compiled"
+        assert _distance(ours, ref) < BOUND[kind] / 10, scale
+        steps.add(ours.nfev)
+    assert len(steps) == 4  # four step sequences
+
+
+def test_a_bond_graph_runs_in_scipys_implicit_solvers():
+    """Radau on a bond graph: no analytic Jacobian (the graph has no Kane system to derive one
+    from), so SciPy differences the right-hand side, saying so; the motion is the reference's.
+    (It raised AttributeError: the graph was taken for a Kane system.)"""
+    num, x0 = _graph("differential_drive_with_motors")
+    te = np.linspace(0.0, 1.0, 11)
+    tr = kb.simulate(num, (0.0, 1.0), x0, t_eval=te, method="Radau", rtol=1e-8, atol=1e-10)
+    ref = kb.simulate(num, (0.0, 1.0), x0, t_eval=te, method=integrate.DOP853, **REF)
+    assert tr.metadata["jacobian"] == ("Radau's finite differences (prescribed flows, adjoined "
+                                       "constraints and bond graphs have none yet)")
+    assert _distance(tr, ref) < 1e-5
 
 
 def test_a_bond_graph_with_a_callable_input_runs_in_scipy_and_says_why():
@@ -161,20 +228,61 @@ def test_outputs_of_embedded_runs_in_c_equal_numpys(stem):
     np.testing.assert_allclose(tr.p, np_model.p_hat(q, f), rtol=1e-9, atol=1e-9)
 
 
+def _retaken(model, ours, form: str, method: str) -> tuple[float, float]:
+    """Every step the core accepted in ``ours`` (a run without output times keeps them all)
+    taken again by SciPy's solver class from the core's state at its start: (the largest
+    distance of a step's end from the core's, with the core's step size, relative to the
+    state's scale; the largest distance of the time where SciPy's controller ends the step,
+    from its size's proposal after the step before (rejected tries included), relative to
+    the step). The solver steps y = [q, f] (or [q, p]) as SciPy's driver does, and the loads'
+    work W appended with an absolute tolerance that keeps it out of the error norm: its end
+    is the stages' quadrature, as the core's."""
+    plain, audited = Rhs(model, form, audit=False), Rhs(model, form, audit=True)
+    Solver = getattr(integrate, method)
+    second = ours.p if form == "momentum" else ours.f
+    Z = np.hstack([ours.q, second, ours.work])
+    n = ours.q.shape[1] + second.shape[1]
+    atol_w = np.concatenate([np.full(n, RUN["atol"]), np.full(Z.shape[1] - n, 1e300)])
+    scale = np.maximum(1.0, np.abs(Z).max(axis=0))
+    t_end = ours.t[-1]
+    worst_state = worst_time = 0.0
+    proposal = None  # the first step: SciPy's own initial step
+    for i in range(len(ours.t) - 1):
+        t0, t1 = ours.t[i], ours.t[i + 1]
+        z = Solver(audited, t0, Z[i], t1, first_step=t1 - t0, rtol=RUN["rtol"], atol=atol_w)
+        z.step()
+        assert z.t == t1, f"SciPy rejects the core's step {i} at t = {t0}"
+        worst_state = max(worst_state, float(np.max(np.abs(z.y - Z[i + 1]) / scale)))
+        first = None if proposal is None else min(proposal, t_end - t0)
+        y = Solver(plain, t0, Z[i, :n], t_end, first_step=first, **RUN)
+        y.step()
+        worst_time = max(worst_time, abs(y.t - t1) / (t1 - t0))
+        proposal = y.h_abs
+    return worst_state, worst_time
+
+
 @pytest.mark.parametrize("method", ["DOP853", "RK45"])
-def test_every_step_and_same_evaluations(method):
-    """Without output times every accepted step is kept: as many steps as SciPy's, counted by
-    the same number of evaluations, ending in the same state. (The step sizes agree to the
-    rounding of the error estimate: where it is tiny, the order of a sum changes it in the
-    fifth digit, and the steps after it by as much.)"""
-    model, x0 = _case("pendulum_on_cart_2")
-    ours, ref = _both(model, x0, 2.0, method=method)
-    assert ours.metadata["integrator"] == "compiled"
-    assert len(ours.t) == len(ref.t) and ours.nfev == ref.nfev
-    np.testing.assert_allclose(np.diff(ours.t), np.diff(ref.t), rtol=1e-3)
-    assert ours.t[-1] == ref.t[-1] == 2.0
-    np.testing.assert_allclose(ours.x[-1], ref.x[-1], rtol=0, atol=1e-8)
-    np.testing.assert_allclose(ours.work[-1], ref.work[-1], rtol=0, atol=1e-8)
+@pytest.mark.parametrize("stem,form", [
+    ("pendulum_on_cart_2", "velocity"), ("pendulum_on_cart_2", "momentum"),
+    ("heavy_symmetric_top", "momentum"), ("rolling_disk", "velocity"),
+    ("differential_drive_with_motors", "velocity"),
+])
+def test_each_step_is_scipys_step(stem, form, method):
+    """On one shared step sequence the core is SciPy's method: each accepted step, taken again
+    by SciPy's solver from the same state with the same size, ends in the same state to
+    rounding (the tableau, the stages, the right-hand side and the loads' work); and SciPy's
+    controller, from the core's state with its proposal after the step before, rejects and
+    accepts as the core did and ends the step where the core's ended (to the rounding of the
+    error estimate: where it is tiny, the order of a sum moves it in the fifth digit). The
+    two adaptive runs themselves are not compared: one step rejected more or fewer, after a
+    last-digit difference, is no defect."""
+    model, x0 = _graph(stem) if stem == "differential_drive_with_motors" else _case(stem)
+    ours = kb.simulate(model, (0.0, 1.0), x0, method=method, form=form, **RUN)
+    assert ours.metadata["integrator"] == "compiled" and ours.t[-1] == 1.0
+    assert len(ours.t) > 20
+    state, time = _retaken(model, ours, form, method)
+    assert state < 1e-12  # 1e-15 measured
+    assert time < 1e-3  # 8e-5 measured; a controller 10 % looser moves it by 1e-2
 
 
 def test_backwards_with_output_times():
@@ -399,7 +507,8 @@ def test_rodas4_needs_the_compiled_core():
 @pytest.mark.parametrize("t_eval", [None, np.linspace(0.0, 3.0, 31)])
 def test_events_in_the_compiled_loop_equal_scipys(t_eval):
     """Events (a SymPy expression and a terminal callable) located on the core's dense output:
-    the same zeros as SciPy's driver finds, and nothing stored after a terminal one."""
+    the zeros SciPy's driver finds at a 1000 times tighter tolerance, and nothing stored after
+    a terminal one."""
     import sympy.physics.mechanics as me
 
     model, x0 = _case("pendulum_on_cart_2")
@@ -411,21 +520,22 @@ def test_events_in_the_compiled_loop_equal_scipys(t_eval):
     late.terminal = True
 
     runs = [kb.simulate(model, (0.0, 3.0), x0, events=[count, late], t_eval=t_eval,
-                        method=m, rtol=1e-10, atol=1e-12)
-            for m in ("DOP853", integrate.DOP853)]
+                        method=m, **tol)
+            for m, tol in (("DOP853", RUN), (integrate.DOP853, REF))]
     ours, ref = runs
     assert ours.metadata["integrator"] == "compiled" and ours.status == ref.status == 1
     np.testing.assert_allclose(ours.t_events[0], ref.t_events[0], atol=1e-9)
     assert len(ours.t_events[0]) >= 2 and ours.t_events[1] == pytest.approx([2.5], abs=1e-12)
     assert ours.t[-1] <= 2.5 + 1e-12 and ours.t[-1] == pytest.approx(ref.t[-1], abs=1e-9)
-    np.testing.assert_allclose(ours.x[-1], ref.x[-1], atol=1e-8)
+    np.testing.assert_allclose(ours.x[-1], ref.x[-1], atol=BOUND["kane"])
 
 
 @pytest.mark.parametrize("stem,form", [("rolling_disk", "momentum"),
                                        ("pendulum_on_cart_2", "velocity")])
 def test_events_compiled_from_their_expressions(stem, form):
     """Events that are all SymPy expressions are evaluated by the core after every step
-    (simulate/cevents.py): the same zeros as SciPy's driver, a terminal one included, with x =
+    (simulate/cevents.py): the zeros of SciPy's driver 1000 times tighter, a terminal one
+    included, with x =
     [q, f] in the system's own speeds (the disk's f from its embedded speeds)."""
     import sympy.physics.mechanics as me
 
@@ -436,15 +546,15 @@ def test_events_compiled_from_their_expressions(stem, form):
     start = x0[model.state_names[1]]
     events = [kb.Event(speed, name="speed"), kb.Event(coord - start, direction=1),
               kb.Event(t - 0.85, terminal=True)]
-    runs = [kb.simulate(model, (0.0, 2.0), x0, events=events, form=form, method=m,
-                        rtol=1e-10, atol=1e-12) for m in ("DOP853", integrate.DOP853)]
+    runs = [kb.simulate(model, (0.0, 2.0), x0, events=events, form=form, method=m, **tol)
+            for m, tol in (("DOP853", RUN), (integrate.DOP853, REF))]
     ours, ref = runs
     assert ours.metadata["events"] == "compiled" and ours.status == ref.status == 1
     for a, b in zip(ours.t_events, ref.t_events, strict=True):
         np.testing.assert_allclose(a, b, atol=1e-9)
     assert sum(len(a) for a in ours.t_events[:2]) >= 1
     assert ours.t_events[2] == pytest.approx([0.85], abs=1e-12)
-    np.testing.assert_allclose(ours.x[-1], ref.x[-1], atol=1e-8)
+    np.testing.assert_allclose(ours.x[-1], ref.x[-1], atol=BOUND["kane"])
 
 
 def test_a_closed_loops_configuration_kernel_is_formed_once_per_model():

@@ -159,7 +159,9 @@ def jacobian_kernel(model: Any, momentum: bool) -> tuple[Any, str]:
 
 
 def _why_not(model: Any) -> str:
-    if getattr(model, "relaxed", None) is not None or not hasattr(model, "system"):
+    # a bond graph's GraphNumeric has a system too, the graph, which has no coordinates
+    if getattr(model, "relaxed", None) is not None or \
+            not hasattr(getattr(model, "system", None), "coordinates"):
         return "prescribed flows, adjoined constraints and bond graphs have none yet"
     if getattr(model, "embedded", False) or getattr(model, "has_embedding", False):
         return "embedded constraints have none yet"
