@@ -70,6 +70,17 @@ expressions go through an `ast` whitelist. `simulate` writes `trajectory.csv` an
 `kb.sweep_simulate("rolling_disk", {"u2": [4, 6, 8]}, t_end=2)` returns an `xarray.Dataset`
 (point × time; see [Many runs at once](batch.md)) and
 `kanebond.report.write_report("rolling_disk", "disk.html")` writes the report.
+
+**Output files and `--force`.** A subcommand that writes files (`equations --full`,
+`bondgraph`, `simulate`, `linearize --sweep`, `report`, `sweep`, `export`, `demo`) does not
+replace an existing file unless given `--force`: without it, it stops before any work and names
+the file. A symbolic link (even a dangling one), a directory or anything but a regular file
+where it would write is refused, with or without `--force`; a link is never followed (with
+`report.html` a link to `~/.bashrc`, `kanebond report MODEL -o report.html` leaves `~/.bashrc`
+as it was and says so). Each file is written to a new temporary file beside it and moved into
+place, so a failed run leaves no half-written file. `make demo` runs `kanebond demo --force`.
+In Python, `save`, `draw` and `write_report` take `overwrite=` (default `True`) and
+`kb.export_fmu` `force=` (default `False`); they refuse links alike.
 """
 
 
