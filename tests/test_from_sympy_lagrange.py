@@ -270,3 +270,24 @@ def test_system_bond_graph_of_a_constrained_lagrangian():
     for th, w in ((0.3, 1.0), (-1.2, 0.4)):
         x = np.array([np.cos(th), np.sin(th), -np.sin(th) * w, np.cos(th) * w]) * [1.1] * 4
         assert np.allclose(num.rhs(0.0, x), ref.rhs(0.0, x), rtol=1e-10, atol=1e-12)
+
+
+def test_a_coordinate_named_with_a_space():
+    """A LagrangesMethod coordinate named 'q a': its speed is u_q a(t), one symbol (dynamicsymbols
+    would have split the name into two), and the spring is the one by hand: u' = -k q / m."""
+    t = me.dynamicsymbols._t
+    q = sp.Function("q a")(t)
+    m, k = sp.symbols("m k", positive=True)
+    N = me.ReferenceFrame("N")
+    O = me.Point("O")
+    O.set_vel(N, 0)
+    P = O.locatenew("P", q * N.x)
+    P.set_vel(N, q.diff() * N.x)
+    bead = me.Particle("bead", P, m)
+    bead.potential_energy = k * q**2 / 2
+    lm = me.LagrangesMethod(me.Lagrangian(N, bead), [q])
+    lm.form_lagranges_equations()
+    system = kb.from_sympy(lm)
+    assert [u.func.__name__ for u in system.speeds] == ["u_q a"]
+    assert system.numeric({"m": 2.0, "k": 8.0}).rhs(0.0, [0.5, 0.0])[1] == pytest.approx(-2.0)
+    assert "<math" in system._repr_html_()

@@ -53,7 +53,7 @@ def speeds_of(q: list, taken: set) -> list:
         while label in taken:
             label += "_"
         taken.add(label)
-        speeds.append(me.dynamicsymbols(label))
+        speeds.append(sp.Function(label)(me.dynamicsymbols._t))  # dynamicsymbols splits 'a b'
     return speeds
 
 
