@@ -122,14 +122,15 @@ FMI2_Export fmi2Status fmi2EnterEventMode(fmi2Component c) {
     return fmi2OK;
 }
 FMI2_Export fmi2Status fmi2NewDiscreteStates(fmi2Component c, fmi2EventInfo *info) {
-    (void)c;
+    int changed;
+    const fmi2Status s = (fmi2Status)kb_event(M2(c), &changed); /* a closed loop closed */
     info->newDiscreteStatesNeeded = fmi2False;
     info->terminateSimulation = fmi2False;
     info->nominalsOfContinuousStatesChanged = fmi2False;
-    info->valuesOfContinuousStatesChanged = fmi2False;
+    info->valuesOfContinuousStatesChanged = changed ? fmi2True : fmi2False;
     info->nextEventTimeDefined = fmi2False;
     info->nextEventTime = 0.0;
-    return fmi2OK;
+    return s;
 }
 FMI2_Export fmi2Status fmi2EnterContinuousTimeMode(fmi2Component c) {
     M2(c)->phase = KB_CONT;
@@ -137,10 +138,12 @@ FMI2_Export fmi2Status fmi2EnterContinuousTimeMode(fmi2Component c) {
 }
 FMI2_Export fmi2Status fmi2CompletedIntegratorStep(fmi2Component c, fmi2Boolean noSet,
                                                    fmi2Boolean *enter, fmi2Boolean *terminate) {
+    int event;
+    const fmi2Status s = (fmi2Status)kb_completed(M2(c), &event); /* the watch, the drift */
     (void)noSet;
-    *enter = fmi2False;
+    *enter = event ? fmi2True : fmi2False;
     *terminate = fmi2False;
-    return (fmi2Status)kb_completed(M2(c)); /* the constraint watch over the step */
+    return s;
 }
 FMI2_Export fmi2Status fmi2SetTime(fmi2Component c, fmi2Real t) {
     kb_set_time(M2(c), t);

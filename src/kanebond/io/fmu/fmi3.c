@@ -201,10 +201,12 @@ FMI3_Export fmi3Status fmi3UpdateDiscreteStates(fmi3Instance c, fmi3Boolean *upd
                                                 fmi3Boolean *nominalsChanged,
                                                 fmi3Boolean *valuesChanged,
                                                 fmi3Boolean *nextDefined, fmi3Float64 *next) {
-    (void)c;
-    *update = *terminate = *nominalsChanged = *valuesChanged = *nextDefined = false;
+    int changed;
+    const fmi3Status s = (fmi3Status)kb_event(M3(c), &changed); /* a closed loop closed */
+    *update = *terminate = *nominalsChanged = *nextDefined = false;
+    *valuesChanged = changed ? true : false;
     *next = 0.0;
-    return fmi3OK;
+    return s;
 }
 
 /* ---------------------------------------------------------------- Model Exchange */
@@ -214,9 +216,12 @@ FMI3_Export fmi3Status fmi3EnterContinuousTimeMode(fmi3Instance c) {
 }
 FMI3_Export fmi3Status fmi3CompletedIntegratorStep(fmi3Instance c, fmi3Boolean noSet,
                                                    fmi3Boolean *enter, fmi3Boolean *terminate) {
+    int event;
+    const fmi3Status s = (fmi3Status)kb_completed(M3(c), &event); /* the watch, the drift */
     (void)noSet;
-    *enter = *terminate = false;
-    return (fmi3Status)kb_completed(M3(c)); /* the constraint watch over the step */
+    *enter = event ? true : false;
+    *terminate = false;
+    return s;
 }
 FMI3_Export fmi3Status fmi3SetTime(fmi3Instance c, fmi3Float64 t) {
     kb_set_time(M3(c), t);

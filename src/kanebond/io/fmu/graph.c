@@ -13,6 +13,10 @@ static int kbf_project(double t, double *x, const double *c, char *msg, size_t l
     (void)t; (void)x; (void)c; (void)msg; (void)len;
     return 0;
 }
+static double kbf_gmax(double t, const double *x, const double *c) {
+    (void)t; (void)x; (void)c;
+    return 0.0;
+}
 
 
 static int kbf_solve_z(double t, const double *x, const double *c, double *z, char *msg,

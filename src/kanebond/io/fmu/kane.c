@@ -176,10 +176,23 @@ static int kbf_project(double t, double *x, const double *c, char *msg, size_t l
                  "one", KBF_QDEP_NAMES, gmax);
     return code != 0;
 }
+
+/* the largest |g(q)| at the state x: the drift of a Model Exchange run off the closed loop */
+static double kbf_gmax(double t, const double *x, const double *c) {
+    static KB_TLS double w[KBF_NG + KBF_NG * KBF_NG];
+    double gmax = 0.0;
+    k_cfg(&t, x, c, w);
+    for (int k = 0; k < KBF_NG; k++) gmax = fabs(w[k]) > gmax ? fabs(w[k]) : gmax;
+    return gmax == gmax ? gmax : INFINITY;
+}
 #else
 static int kbf_project(double t, double *x, const double *c, char *msg, size_t len) {
     (void)t; (void)x; (void)c; (void)msg; (void)len;
     return 0;
+}
+static double kbf_gmax(double t, const double *x, const double *c) {
+    (void)t; (void)x; (void)c;
+    return 0.0;
 }
 #endif
 

@@ -8,20 +8,26 @@
      KBF_NPROJ                    > 0 when the configuration is projected (closed loops);
      KBF_START, KBF_INPUT         start values of every value reference; which c are inputs;
      kbf_eval(t, x, c, xd, y, T0, msg, len)  the derivatives xd and (y not NULL) the outputs;
-     kbf_project(t, x, c, msg, len)          the dependent coordinates solved from g(q) = 0.
-   Both return 0, or non-zero with a message naming what failed.
+     kbf_project(t, x, c, msg, len)          the dependent coordinates solved from g(q) = 0;
+   both return 0, or non-zero with a message naming what failed;
+     kbf_gmax(t, x, c)                       the largest |g(q)| (0 without a closed loop).
 
    Value references: [0, NX) the states, [NX, 2 NX) their derivatives, [2 NX, 2 NX + NC) the
    constants and inputs (the generated code's array c), then the NY outputs (FMI 3.0: then
    time). Co-Simulation integrates with the Dormand-Prince 5(4) pair of kanebond's integration
-   core (rk.c, included before the glue; the same code kb.simulate runs with method="RK45") under error control
-   (relative tolerance from the importer, else KBF_TOL; absolute 1e-3 of it) and projects the
-   configuration back onto the constraint manifold after every communication step. Status codes
+   core (rk.c, included before the glue; the same code kb.simulate runs with method="RK45")
+   under error control (relative tolerance from the importer, else KBF_TOL; absolute 1e-3 of
+   it) and projects the configuration back onto the constraint manifold after every
+   communication step; Model Exchange projects it in an event once it has drifted (KBF_DRIFT). Status codes
    are the FMI ones (equal in 2.0 and 3.0): 0 OK, 3 error. */
 #include <stdarg.h>
 #include <stdio.h>
 
 #define KBF_NV (2 * KBF_NX + KBF_NC + KBF_NY)
+/* Model Exchange: a closed loop's states are projected back onto g(q) = 0 (in an event) once
+   the largest |g| at a completed step exceeds KBF_DRIFT times the tolerance (the importer's,
+   else KBF_TOL): rarely, so that the importer's integrator is seldom restarted */
+#define KBF_DRIFT 100.0
 #define KBF_NX1 (KBF_NX > 0 ? KBF_NX : 1)
 
 enum { KB_INSTANTIATED, KB_INIT, KB_EVENT, KB_CONT, KB_STEP, KB_TERMINATED, KB_ERROR };
@@ -45,6 +51,7 @@ typedef struct KbInst {
     void *env;
     char name[128];
     int type, phase, logging, fresh, fsal;
+    int project;          /* Model Exchange: the loop is to be closed at the next event */
     double time, tol, stop, T0, h;
     double rmin;          /* smallest B_d pivot ratio seen since the last watched step */
     double tw;            /* Model Exchange: the time of the last completed step */
@@ -167,7 +174,7 @@ static void kb_defaults(KbInst *m) {
     m->phase = KB_INSTANTIATED;
     m->time = 0.0;
     m->tol = KBF_TOL;
-    m->fresh = m->fsal = 0;
+    m->fresh = m->fsal = m->project = 0;
     m->h = 0.0;
     m->T0 = 0.0;
     m->rmin = 1.0;
@@ -234,9 +241,12 @@ static int kb_exit_init(KbInst *m, int next_phase) {
 }
 
 /* Model Exchange: the importer completed a step (from m->tw to m->time): the constraint watch
-   over it, from the evaluations it made and the cubic through both ends. */
-static int kb_completed(KbInst *m) {
+   over it, from the evaluations it made and the cubic through both ends; *enter = 1 (an event)
+   where a closed loop's states have drifted off g(q) = 0 by more than the tolerance, to be
+   projected back in the event (kb_event). */
+static int kb_completed(KbInst *m, int *enter) {
     char msg[512] = "";
+    *enter = 0;
     if (kb_update(m, 0) != KB_OK) return KB_ERR;
     if (m->time > m->tw && kbf_watch(m->tw, m->time - m->tw, m->xw, X(m), m->dw, XD(m),
                                      m->rmin, C(m), msg, sizeof msg)) {
@@ -248,6 +258,29 @@ static int kb_completed(KbInst *m) {
     memcpy(m->dw, XD(m), sizeof(double) * KBF_NX);
     m->tw = m->time;
     m->rmin = 1.0;
+    if (KBF_NPROJ && kbf_gmax(m->time, X(m), C(m)) > KBF_DRIFT * m->tol)
+        *enter = m->project = 1;
+    return KB_OK;
+}
+
+/* Model Exchange, in an event (FMI 2.0 NewDiscreteStates, 3.0 UpdateDiscreteStates): a closed
+   loop's dependent coordinates projected back onto g(q) = 0 where kb_completed asked for it;
+   *changed = 1 then, for the importer to read the states and restart its integrator. */
+static int kb_event(KbInst *m, int *changed) {
+    char msg[512] = "";
+    *changed = 0;
+    if (!m->project || m->phase == KB_ERROR) return m->phase == KB_ERROR ? KB_ERR : KB_OK;
+    m->project = 0;
+    if (kbf_project(m->time, X(m), C(m), msg, sizeof msg)) {
+        kb_log(m, KB_ERR, "logStatusError", "t = %.17g: %s", m->time, msg);
+        m->phase = KB_ERROR;
+        return KB_ERR;
+    }
+    m->fresh = 0;
+    if (kb_update(m, 0) != KB_OK) return KB_ERR;
+    memcpy(m->xw, X(m), sizeof(double) * KBF_NX);
+    memcpy(m->dw, XD(m), sizeof(double) * KBF_NX);
+    *changed = 1;
     return KB_OK;
 }
 
