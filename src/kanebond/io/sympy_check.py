@@ -8,8 +8,12 @@ are evaluated at random consistent states and kanebond's solution is put into th
 * constants and inputs: random values in [0.5, 1.5] (products of inertia in [−0.1, 0.1]),
   one draw for all states (kanebond's numeric model is made once), auxiliary speeds and their
   rates zero;
-* coordinates: random in [−1, 1], moved onto SymPy's configuration constraints by
-  minimum-norm Gauss–Newton steps (residual ≤ 1e-11);
+* coordinates: random in [−1, 1], moved by minimum-norm Gauss–Newton steps (residual
+  ≤ 1e-11) onto SymPy's configuration constraints and onto the states its equations are meant
+  for: every frame's direction cosine matrix a rotation (CᵀC = I). A frame oriented by four
+  Euler parameters whose unit norm no configuration constraint states (the kinematics keep it)
+  has no rigid orientation off |λ| = 1, and SymPy's and kanebond's equations are not meant to
+  agree there; frames that are rotations at every q (axes, angles) move nothing;
 * speeds: random in [−1, 1]; a ``KanesMethod``'s dependent speeds solved from its velocity
   constraints, a ``LagrangesMethod``'s rates projected onto its constraints ``coneqs``;
 * kanebond: its numeric model (NumPy backend) at the same state gives q', f' (the dependent
@@ -19,15 +23,22 @@ are evaluated at random consistent states and kanebond's solution is put into th
   rows); kanebond's dependent speeds must be SymPy's, and kanebond's numeric model must not fail
   where SymPy's M is regular (cond < 1e12, rows scaled).
 
+Where they disagree, :func:`angular_mismatches` looks for the usual cause: a frame whose
+angular velocity as set (``set_ang_vel``) is not the rate of its orientation, ω ≠ vee(Ċ Cᵀ).
+SymPy differentiates vectors fixed in that frame with ω as set; kanebond differentiates their
+measure numbers in the inertial frame along q'; the two are the same only where ω is the
+orientation's rate.
+
 SymPy's expressions are evaluated through one hash-consed expression graph
 (:class:`~kanebond.symbolic.dag.Graph`), so the bicycle costs its DAG size, not SymPy's tree.
 """
 
 from __future__ import annotations
 
+import random
 import re
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import sympy as sp
@@ -37,9 +48,10 @@ from sympy.core.function import AppliedUndef
 from ..errors import KanebondError, KanebondWarning, ModelError
 from ..kanemodel.parameters import name_of
 from ..symbolic.dag import Graph
+from ..symbolic.expressions import numeric_sample
 
 __all__ = ["SympyEquations", "Agreement", "compare", "residual", "failure_note", "RTOL",
-           "kane_equations", "lagrange_equations"]
+           "kane_equations", "lagrange_equations", "model_frames", "angular_mismatches"]
 
 t = me.dynamicsymbols._t
 
@@ -63,6 +75,9 @@ class SympyEquations:
     u_dep: list               # solved from ``velocity`` (Kane), or [] (projected: Lagrange)
     n_multipliers: int
     zero: dict                # auxiliary speeds and their rates
+    frame: me.ReferenceFrame | None = None  # the inertial frame
+    frames: list = field(default_factory=list)  # the frames the bodies and loads use
+    kdd: dict = field(default_factory=dict)     # SymPy's q' in q and u
 
 
 @dataclass
@@ -73,6 +88,8 @@ class Agreement:
     states: int
     residual: float
     failure: str = ""
+    #: (q, u, {atom: value}, SymPy's q') at the states whose residual exceeded RTOL
+    disagreed: list = field(default_factory=list)
 
 
 class _Evaluator:
@@ -132,7 +149,7 @@ def compare(system, eqs: SympyEquations, speeds_as_sympy: list, *, states: int =
     iq = [eqs.q.index(x) for x in system.coordinates]
     iu = [eqs.u.index(x) for x in speeds_as_sympy]
     idep = [eqs.u.index(x) for x in eqs.u_dep]
-    worst, done, failure = 0.0, 0, ""
+    worst, done, failure, disagreed = 0.0, 0, "", []
     for _ in range(4):  # constants: kanebond's numeric model is made once for each draw
         values = _values(ev.others, rng)
         c = [values[a] for a in ev.others]
@@ -161,7 +178,10 @@ def compare(system, eqs: SympyEquations, speeds_as_sympy: list, *, states: int =
                 failure = failure or "kanebond's state differs or is not finite"
                 worst = np.inf
                 continue
-            worst = max(worst, residual(M, F, x))
+            r = residual(M, F, x)
+            worst = max(worst, r)
+            if r > RTOL:
+                disagreed.append((q, u, values, np.linalg.solve(M, F)[: len(eqs.q)]))
         if done:
             break
     if not done:
@@ -170,7 +190,7 @@ def compare(system, eqs: SympyEquations, speeds_as_sympy: list, *, states: int =
             f"SymPy's equations determine the accelerations, so kanebond's were not compared "
             f"with them.", KanebondWarning, stacklevel=4)
         return None
-    return Agreement(done, worst, failure)
+    return Agreement(done, worst, failure, disagreed)
 
 
 def _singular(M: np.ndarray) -> bool:
@@ -200,12 +220,39 @@ def residual(M: np.ndarray, F: np.ndarray, x: np.ndarray) -> float:
 
 
 def _evaluator(eqs: SympyEquations) -> _Evaluator:
-    return _Evaluator(eqs, {"M": eqs.M, "F": eqs.F, "g": eqs.configuration,
-                            "g_q": eqs.configuration.jacobian(eqs.q) if len(eqs.configuration)
-                            else sp.zeros(0, len(eqs.q)),
-                            "v": eqs.velocity,
-                            "v_u": eqs.velocity.jacobian(eqs.u) if len(eqs.velocity)
-                            else sp.zeros(0, len(eqs.u))})
+    oriented = _not_always_rotations(eqs)
+    dcm = sp.Matrix([x for C in oriented for x in C]) if oriented else sp.zeros(0, 1)
+    ev = _Evaluator(eqs, {"M": eqs.M, "F": eqs.F, "g": eqs.configuration,
+                          "g_q": _jacobian(eqs.configuration, eqs.q),
+                          "v": eqs.velocity, "v_u": _jacobian(eqs.velocity, eqs.u),
+                          "C": dcm, "C_q": _jacobian(dcm, eqs.q)})
+    ev.n_oriented = len(oriented)
+    return ev
+
+
+def _jacobian(matrix: sp.Matrix, x: list) -> sp.Matrix:
+    return matrix.jacobian(x) if len(matrix) else sp.zeros(0, len(x))
+
+
+def _dcms(eqs: SympyEquations) -> list:
+    """The direction cosine matrices C = N.dcm(F) of ``eqs.frames`` (columns: F's axes in N)."""
+    return [sp.Matrix(eqs.frame.dcm(F)).xreplace(eqs.zero) for F in eqs.frames]
+
+
+def _not_always_rotations(eqs: SympyEquations) -> list:
+    """The DCMs of the frames that are not rotations at every q (CᵀC ≠ I at a random point:
+    four Euler parameters not of unit norm); those of axes and angles are left out."""
+    rng = random.Random(2718)
+    out = []
+    for C in _dcms(eqs):
+        if all(x.is_number for x in C):
+            continue
+        for _ in range(2):
+            D = numeric_sample(C, rng)
+            if not np.all(np.isfinite(D)) or np.max(np.abs(D.T @ D - np.eye(3))) > 1e-12:
+                out.append(C)
+                break
+    return out
 
 
 def _constants(system, values: dict, rng) -> dict:
@@ -220,20 +267,14 @@ def _constants(system, values: dict, rng) -> dict:
 
 
 def _consistent(ev: _Evaluator, eqs: SympyEquations, rng, c, idep) -> tuple | None:
-    """(q, u) on SymPy's configuration and velocity constraints, or None."""
-    q = rng.uniform(-1.0, 1.0, len(eqs.q))
-    if len(eqs.configuration):
-        for _ in range(60):
-            g = ev("g", q, np.zeros(len(eqs.u)), c).ravel()
-            if not np.all(np.isfinite(g)):
-                return None
-            if np.max(np.abs(g)) < 1e-13:
-                break
-            J = ev("g_q", q, np.zeros(len(eqs.u)), c)
-            q = q - np.linalg.lstsq(J, g, rcond=None)[0]
-        g = ev("g", q, np.zeros(len(eqs.u)), c).ravel()
-        if not np.all(np.isfinite(g)) or np.max(np.abs(g)) > 1e-11:
-            return None
+    """(q, u) on SymPy's configuration and velocity constraints, every frame a rotation (q on
+    the configuration constraints alone where no rotation can be reached), or None."""
+    q0 = rng.uniform(-1.0, 1.0, len(eqs.q))
+    q = _project(ev, eqs, q0, c, rotations=True)
+    if q is None and ev.n_oriented:
+        q = _project(ev, eqs, q0, c, rotations=False)
+    if q is None:
+        return None
     u = rng.uniform(-1.0, 1.0, len(eqs.u))
     if len(eqs.velocity):
         B = ev("v_u", q, u, c)
@@ -249,6 +290,36 @@ def _consistent(ev: _Evaluator, eqs: SympyEquations, rng, c, idep) -> tuple | No
         if np.max(np.abs(B @ u + b), initial=0.0) > 1e-10 * (1 + np.max(np.abs(u))):
             return None
     return q, u
+
+
+def _project(ev: _Evaluator, eqs: SympyEquations, q, c, rotations: bool):
+    """q moved onto g(q) = 0 (and CᵀC = I of the frames that need it) by minimum-norm
+    Gauss–Newton steps; None where that fails."""
+    for _ in range(60):
+        g, J = _constraint_rows(ev, eqs, q, c, rotations)
+        if not np.all(np.isfinite(g)) or not np.all(np.isfinite(J)):
+            return None
+        if np.max(np.abs(g), initial=0.0) < 1e-13:
+            return q
+        q = q - np.linalg.lstsq(J, g, rcond=None)[0]
+    g, _ = _constraint_rows(ev, eqs, q, c, rotations)
+    return q if np.all(np.isfinite(g)) and np.max(np.abs(g), initial=0.0) <= 1e-11 else None
+
+
+def _constraint_rows(ev: _Evaluator, eqs: SympyEquations, q, c, rotations: bool):
+    """g(q) and ∂g/∂q: the configuration constraints, then the upper triangle of CᵀC − I of
+    each frame that is not always a rotation (∂(CᵀC) = ∂Cᵀ C + Cᵀ ∂C)."""
+    z = np.zeros(len(eqs.u))
+    rows, jac = [ev("g", q, z, c).ravel()], [ev("g_q", q, z, c).reshape(-1, len(q))]
+    if rotations and ev.n_oriented:
+        upper = np.triu_indices(3)
+        C = ev("C", q, z, c).reshape(-1, 3, 3)
+        dC = ev("C_q", q, z, c).reshape(-1, 3, 3, len(q))
+        for Ck, dCk in zip(C, dC, strict=True):
+            rows.append((Ck.T @ Ck - np.eye(3))[upper])
+            d = np.einsum("ijn,ik->jkn", dCk, Ck)
+            jac.append((d + d.transpose(1, 0, 2))[upper])
+    return np.concatenate(rows), np.vstack(jac)
 
 
 def _kanebond_solution(num, system, q, f, eqs: SympyEquations, idep, u_sympy):
@@ -296,7 +367,9 @@ def kane_equations(km: me.KanesMethod) -> SympyEquations | None:
 
     return SympyEquations(M=clean(km.mass_matrix_full), F=clean(km.forcing_full), q=q, u=u,
                           configuration=clean(configuration), velocity=clean(velocity),
-                          u_dep=u_dep, n_multipliers=0, zero=zero)
+                          u_dep=u_dep, n_multipliers=0, zero=zero, frame=km._inertial,
+                          frames=model_frames(km._inertial, km.bodies, km.loads or []),
+                          kdd=kdd)
 
 
 def lagrange_equations(lm: me.LagrangesMethod) -> SympyEquations:
@@ -309,4 +382,68 @@ def lagrange_equations(lm: me.LagrangesMethod) -> SympyEquations:
     vel = sp.Matrix(lm.coneqs) if len(lm.coneqs) else sp.zeros(0, 1)
     return SympyEquations(M=sp.Matrix(lm.mass_matrix_full), F=sp.Matrix(lm.forcing_full), q=q,
                           u=qd, configuration=hol, velocity=vel, u_dep=[],
-                          n_multipliers=len(lm.lam_vec), zero={})
+                          n_multipliers=len(lm.lam_vec), zero={}, frame=lm.inertial,
+                          frames=model_frames(lm.inertial, lm.bodies or [], lm.forcelist or []))
+
+
+# --------------------------------------------------------------------------- diagnosis
+def model_frames(frame, bodies, loads) -> list:
+    """The frames connected to ``frame`` that the bodies are fixed in and that their velocities,
+    angular velocities and the loads are written in (``frame`` itself left out)."""
+    found: dict = {}
+
+    def add(F) -> None:
+        if isinstance(F, me.ReferenceFrame) and F is not frame and F not in found:
+            try:
+                frame.dcm(F)
+            except ValueError:  # not connected: SymPy's equations do not use it
+                return
+            found[F] = None
+
+    for b in bodies or []:
+        vectors = []
+        if isinstance(b, me.RigidBody):
+            add(b.frame)
+            vectors.append(lambda b=b: b.frame.ang_vel_in(frame))
+        vectors.append(lambda b=b: b.masscenter.vel(frame))
+        for vector in vectors:
+            try:
+                for _, F in vector().args:
+                    add(F)
+            except ValueError:
+                continue
+    for load in loads or []:
+        where, vec = (load.location, load.vector) if isinstance(load, (me.Force, me.Torque)) \
+            else (load[0], load[1])
+        add(where)
+        for _, F in getattr(vec, "args", []):
+            add(F)
+    return list(found)
+
+
+def angular_mismatches(eqs: SympyEquations, agreement: Agreement) -> list:
+    """[(frame, largest relative difference)] of the frames whose angular velocity as SymPy has
+    it (``ang_vel_in``: as set, or from the orientation) is not vee(Ċ Cᵀ), the rate of the
+    orientation C = N.dcm(F) along SymPy's q', at the states where the equations disagreed."""
+    if not eqs.frames or not agreement.disagreed:
+        return []
+    dcm = sp.Matrix([x for C in _dcms(eqs) for x in C])
+    omega = sp.Matrix([x for F in eqs.frames
+                       for x in F.ang_vel_in(eqs.frame).to_matrix(eqs.frame)])
+    omega = omega.xreplace(eqs.zero).xreplace(eqs.kdd).xreplace(eqs.zero)
+    try:
+        ev = _Evaluator(eqs, {"C": dcm, "C_q": _jacobian(dcm, eqs.q), "w": omega})
+    except ModelError:
+        return []
+    worst = np.zeros(len(eqs.frames))
+    for q, u, values, qd in agreement.disagreed:
+        c = [values.get(a, 1.0) for a in ev.others]
+        C = ev("C", q, u, c).reshape(-1, 3, 3)
+        Cd = (ev("C_q", q, u, c) @ qd).reshape(-1, 3, 3)
+        w = ev("w", q, u, c).reshape(-1, 3)
+        for k in range(len(eqs.frames)):
+            W = Cd[k] @ C[k].T
+            rate = np.array([W[2, 1] - W[1, 2], W[0, 2] - W[2, 0], W[1, 0] - W[0, 1]]) / 2
+            scale = np.max(np.abs(w[k])) + np.max(np.abs(rate)) + 1e-300
+            worst[k] = max(worst[k], np.max(np.abs(w[k] - rate)) / scale)
+    return [(F, float(d)) for F, d in zip(eqs.frames, worst, strict=True) if d > 1e-8]

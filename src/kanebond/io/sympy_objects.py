@@ -45,6 +45,7 @@ attributes are read directly (SymPy 1.14).
 from __future__ import annotations
 
 import random
+from functools import partial
 
 import numpy as np
 import sympy as sp
@@ -52,10 +53,10 @@ import sympy.physics.mechanics as me
 
 from ..errors import ModelError
 from ..kanemodel.listing import default_load_names
-from ..mechanics.kinematics import solve_kinematics
-from ..symbolic.expressions import numeric_sample, show, vanishes
+from ..symbolic.expressions import numeric_sample, show
 from ..system import KaneSystem
-from .sympy_check import RTOL, compare, failure_note, kane_equations
+from .sympy_accelerations import in_speeds, sympy_accelerations
+from .sympy_check import RTOL, angular_mismatches, compare, failure_note, kane_equations
 from .sympy_lagrange import from_lagranges_method, plain_body
 
 __all__ = ["from_sympy", "EQUATIONS"]
@@ -158,14 +159,13 @@ def _from_kanes_method(km: me.KanesMethod, name: str, equations: str) -> KaneSys
         )
     kinematics = list(km.mass_matrix_kin * sp.Matrix(q).diff(t) - km.forcing_kin)
     velocity_constraints = list(km._k_nh * km.u + km._f_nh) if u_dep else []
-    system = _system(
-        name, km._inertial, q[: len(q) - len(q_dep)], u[: len(u) - len(u_dep)], kinematics,
-        list(km.bodies), list(km.loads or []), equations, q_dep=q_dep, u_dep=u_dep,
-        u_aux=u_aux, configuration_constraints=list(km._f_h),
+    build = partial(
+        _system, name, km._inertial, q[: len(q) - len(q_dep)], u[: len(u) - len(u_dep)],
+        kinematics, list(km.bodies), list(km.loads or []), equations, q_dep=q_dep,
+        u_dep=u_dep, u_aux=u_aux, configuration_constraints=list(km._f_h),
         velocity_constraints=velocity_constraints,
     )
-    _check_with(system, kane_equations(km), equations)
-    return system
+    return _check_with(build, kane_equations(km), equations)
 
 
 def _same_acceleration_constraints(km: me.KanesMethod) -> bool:
@@ -174,7 +174,7 @@ def _same_acceleration_constraints(km: me.KanesMethod) -> bool:
     the stacked m×(o+1) coefficient matrices have rank m at random points."""
     kdd = km.kindiffdict()
     derived = km._k_nh.diff(t) * km.u + km._f_nh.diff(t)
-    stacked = _in_speeds(km._k_dnh.row_join(km._f_dnh).col_join(km._k_nh.row_join(derived)),
+    stacked = in_speeds(km._k_dnh.row_join(km._f_dnh).col_join(km._k_nh.row_join(derived)),
                          kdd)
     m = km._k_nh.shape[0]
     rng = random.Random(2718)
@@ -208,16 +208,16 @@ def _from_system(system: me.System, name: str, equations: str) -> KaneSystem:
                 f"system.{attr} to the ones the constraints are solved for (as "
                 f"System.form_eoms needs)."
             )
-    out = _system(
-        name, system.frame, list(system.q_ind), list(system.u_ind), list(system.kdes),
-        list(system.bodies), loads, equations, q_dep=list(system.q_dep),
+    build = partial(
+        _system, name, system.frame, list(system.q_ind), list(system.u_ind),
+        list(system.kdes), list(system.bodies), loads, equations, q_dep=list(system.q_dep),
         u_dep=list(system.u_dep), u_aux=list(system.u_aux),
         configuration_constraints=list(system.holonomic_constraints),
         velocity_constraints=list(system.velocity_constraints),
     )
     if isinstance(system.eom_method, me.KanesMethod):
-        _check_with(out, kane_equations(system.eom_method), equations)
-    return out
+        return _check_with(build, kane_equations(system.eom_method), equations)
+    return build()
 
 
 def _lagrange_formed(obj, kind: str, form, method, speeds) -> me.LagrangesMethod | None:
@@ -246,25 +246,26 @@ def _from_joints_method(method: me.JointsMethod, name: str, equations: str) -> K
         me.LagrangesMethod), method.method, list(method.u))
     if lm is not None:
         return from_lagranges_method(lm, name, equations)
-    out = _system(name, method.frame, list(method.q), list(method.u), list(method.kdes),
-                  [plain_body(b) for b in method.bodies], list(method.loads), equations)
+    build = partial(_system, name, method.frame, list(method.q), list(method.u),
+                    list(method.kdes), [plain_body(b) for b in method.bodies],
+                    list(method.loads), equations)
     if isinstance(method.method, me.KanesMethod):
-        _check_with(out, kane_equations(method.method), equations)
-    return out
+        return _check_with(build, kane_equations(method.method), equations)
+    return build()
 
 
 # --------------------------------------------------------------------------- common
 def _system(name, frame, q_ind, u_ind, kinematics, bodies, loads, equations, *, q_dep=(),
             u_dep=(), u_aux=(), configuration_constraints=(), velocity_constraints=(),
-            ) -> KaneSystem:
+            every_body=False) -> KaneSystem:
     if not bodies:
         raise ModelError(
             f"kb.from_sympy: the {name} has no bodies; kanebond needs the RigidBody and "
             f"Particle objects whose velocities the speeds move."
         )
     loads = _named_loads(loads)
-    loads.update(_explicit_accelerations(frame, bodies, q_ind + list(q_dep),
-                                         u_ind + list(u_dep), kinematics, u_aux, equations))
+    loads.update(sympy_accelerations(frame, bodies, q_ind + list(q_dep), u_ind + list(u_dep),
+                                     kinematics, u_aux, equations, every_body))
     kw: dict = {}
     if q_dep or configuration_constraints:
         kw.update(dependent_coordinates=list(q_dep),
@@ -282,86 +283,51 @@ def _named_loads(loads: list) -> dict:
     return dict(zip(default_load_names(list(loads)), loads, strict=True))
 
 
-def _check_with(system: KaneSystem, eqs, equations: str) -> None:
-    """ModelError when ``system`` does not satisfy SymPy's formed equations ``eqs``."""
+def _check_with(build, eqs, equations: str) -> KaneSystem:
+    """``build()``, or a ModelError when it does not satisfy SymPy's formed equations ``eqs``
+    (naming the frames whose angular velocity is not the rate of their orientation); with
+    ``equations="sympy"`` such frames' differences are taken as loads on every body."""
+    system = build()
     if eqs is None or equations == "bodies":
-        return
+        return system
     agreement = compare(system, eqs, list(system.speeds))
-    if agreement is not None and agreement.residual > RTOL:
-        raise ModelError(
-            f"kb.from_sympy: kanebond's equations of {system.name!r} do not satisfy the "
-            f"equations SymPy formed (relative residual {agreement.residual:.2e} at "
-            f"{agreement.states} random consistent states, above {RTOL:g}"
-            f"{failure_note(agreement)}). kanebond forms "
-            f"Kane's equations of the bodies' velocities and loads as given; use "
-            f"kb.from_sympy(..., equations='bodies') to take them unchecked, or report the "
-            f"model if they should agree.")
+    if agreement is None or agreement.residual <= RTOL:
+        return system
+    frames = angular_mismatches(eqs, agreement)
+    if frames and equations == "sympy":
+        system = build(every_body=True)
+        again = compare(system, eqs, list(system.speeds))
+        if again is None or again.residual <= RTOL:
+            return system
+    found = (f"relative residual {agreement.residual:.2e} at {agreement.states} random "
+             f"consistent states, above {RTOL:g}{failure_note(agreement)}")
+    if frames:
+        raise ModelError(_frames_message(system, eqs, frames, found))
+    raise ModelError(
+        f"kb.from_sympy: kanebond's equations of {system.name!r} do not satisfy the "
+        f"equations SymPy formed ({found}). kanebond forms "
+        f"Kane's equations of the bodies' velocities and loads as given; use "
+        f"kb.from_sympy(..., equations='bodies') to take them unchecked, or report the "
+        f"model if they should agree.")
 
 
-def _in_speeds(matrix: sp.Matrix, kdd: dict) -> sp.Matrix:
-    """``matrix`` with q'' and q' written in q, u and u' by the kinematics ``kdd`` {q': ...}."""
-    qdd = {x.diff(t): e.diff(t) for x, e in kdd.items()}
-    for _ in range(2):
-        matrix = matrix.xreplace(qdd).xreplace(kdd)
-    return matrix
+def _frames_message(system: KaneSystem, eqs, frames: list, found: str) -> str:
+    """The frames (and their bodies) whose angular velocity is not their orientation's rate."""
+    def one(F, d):
+        of = [b.name for b in system.bodies if getattr(b, "frame", None) is F]
+        return (f"{F.name}{' (frame of ' + ', '.join(of) + ')' if of else ''}: "
+                f"{show(F.ang_vel_in(eqs.frame))}, off by up to {d:.0%}")
 
-
-def _explicit_accelerations(frame, bodies, q: list, u: list, kinematics: list, u_aux,
-                            equations: str) -> dict:
-    """SymPy's Fr* uses an acceleration set on a mass centre (``set_acc``, ``a2pt_theory``)
-    or a frame (``set_ang_acc``) as it is; kanebond differentiates the velocities. Where one
-    is set and differs from the derivative of the velocity the two systems differ:
-    ``"checked"`` refuses, ``"bodies"`` differentiates, ``"sympy"`` adds the difference as
-    an inertial load −m (a_set − v') at the mass centre or −I·(α_set − ω') on the frame
-    (returned, named "set acceleration of P" / "set angular acceleration of B")."""
-    found = []
-    for b in bodies:
-        point = b.masscenter
-        if frame in point._acc_dict:
-            found.append((b, point, point._acc_dict[frame], point.vel(frame).dt(frame)))
-        body_frame = getattr(b, "frame", None)
-        if body_frame is not None and frame in body_frame._ang_acc_dict:
-            found.append((b, body_frame, body_frame._ang_acc_dict[frame],
-                          body_frame.ang_vel_in(frame).dt(frame)))
-    if not found or equations == "bodies":
-        return {}
-    kdd = solve_kinematics(q, u, kinematics, check_rank=False)[1]  # as KaneSystem solves them
-    aux = {**{a.diff(t): 0 for a in u_aux}, **dict.fromkeys(u_aux, 0)}
-    out = {}
-    for b, where, given, derived in found:
-        difference = _in_speeds((given - derived).to_matrix(frame), kdd).xreplace(aux)
-        if vanishes(difference):
-            continue
-        rotation = isinstance(where, me.ReferenceFrame)
-        what = (f"the {'angular ' if rotation else ''}acceleration of {where.name}"
-                + ("" if rotation else f" (mass centre of {b.name})"))
-        if equations == "checked":
-            raise ModelError(
-                f"kb.from_sympy: {what} in {frame.name} was set explicitly ("
-                f"{'set_ang_acc' if rotation else 'set_acc / a2pt_theory / a1pt_theory'}) and "
-                f"is not the time derivative of its {'angular ' if rotation else ''}velocity, "
-                f"so two sets of equations differ: SymPy's KanesMethod uses the acceleration "
-                f"as set; kanebond differentiates the velocity (what the velocities as set "
-                f"imply). Choose one: kb.from_sympy(..., equations='sympy') for SymPy's "
-                f"equations (the difference becomes a load '{_correction_name(where)}'), or "
-                f"equations='bodies' for kanebond's; or remove the explicit acceleration "
-                f"(set_acc(N, P.vel(N).dt(N))) or correct it.")
-        rates = [d for d in difference.atoms(sp.Derivative)
-                 if not vanishes(difference.diff(d))]  # coefficients that do not cancel
-        difference = difference.xreplace(dict.fromkeys(difference.atoms(sp.Derivative), 0))
-        if rates:
-            raise ModelError(
-                f"kb.from_sympy(..., equations='sympy'): {what} as set differs from the "
-                f"derivative of the velocity in terms with {show(next(iter(rates)))}, so "
-                f"SymPy's equations have another mass matrix and cannot be taken as a load; "
-                f"use equations='bodies', or correct the acceleration.")
-        vec = sum((x * e for x, e in zip(difference, (frame.x, frame.y, frame.z),
-                                         strict=True)), me.Vector(0))
-        load = -b.central_inertia.dot(vec) if rotation else -b.mass * vec
-        out[_correction_name(where)] = (where, load)
-    return out
-
-
-def _correction_name(where) -> str:
-    kind = "angular acceleration" if isinstance(where, me.ReferenceFrame) else "acceleration"
-    return f"set {kind} of {where.name}"
+    F, N = frames[0][0], eqs.frame.name
+    return (
+        f"kb.from_sympy: the angular velocity in {N} of "
+        f"{'frame' if len(frames) == 1 else 'frames'} {'; '.join(one(*x) for x in frames)} "
+        f"is not the rate of the frame's orientation (vee(Ċ Cᵀ) of its direction cosines C "
+        f"along q'), so SymPy's equations and kanebond's differ ({found}): SymPy "
+        f"differentiates vectors fixed in {F.name} with the angular velocity as set, kanebond "
+        f"differentiates their measure numbers in {N}, and neither is the motion the "
+        f"orientation describes. Give {F.name} its orientation's angular velocity (drop "
+        f"{F.name}.set_ang_vel({N}, ...): orient() sets it; write the kinematic differential "
+        f"equations relating the speeds to it); or take kb.from_sympy(..., equations='sympy') "
+        f"for SymPy's equations (each body's difference a load \"SymPy's acceleration of "
+        f"...\"), or equations='bodies' for kanebond's of the velocities as given.")
