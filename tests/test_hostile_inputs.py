@@ -209,3 +209,12 @@ def test_a_well_formed_binary_stl_whose_header_says_solid_is_read(tmp_path):
     mesh, why = load(str(tmp_path / "one.stl"))
     assert why == "" and len(mesh.faces) == 1
     assert np.allclose(np.sort(mesh.vertices, axis=0), [[0, 0, 0], [0, 0, 0], [1, 1, 0]])
+
+
+def test_a_number_too_large_for_a_double_in_the_equations_is_named(tmp_path):
+    """exp(1000000) is a fine expression, but the equations' graph folds it to a double: an
+    error naming it, not OverflowError (math range error)."""
+    path = spinning_body_file(tmp_path / "exp.toml", "block", '["exp(1000000)", "1", "1"]', "")
+    with pytest.raises(kb.ModelError, match=r"the equations contain exp\(1000000\.0\), which is "
+                       "not a finite double-precision number"):
+        simulate_case(kb.load(path), 0.1, 3)

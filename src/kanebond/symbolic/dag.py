@@ -19,7 +19,7 @@ Emitters write straight-line Python (NumPy, vectorised over a batch) or C (one p
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import sympy as sp
 
@@ -129,7 +129,7 @@ class Graph:
             return base
         b = self.value(base)
         if b is not None and e is not None:
-            return self.num(b**e)
+            return self.folded(f"{b!r}**{e!r}", lambda: b**e)
         if b == 0.0:
             return self.ZERO
         return self._node(("pow", base, exponent))
@@ -137,8 +137,24 @@ class Graph:
     def fn(self, name: str, *args: int) -> int:
         vals = [self.value(a) for a in args]
         if all(v is not None for v in vals):
-            return self.num(_PYFUN[name](*vals))
+            return self.folded(f"{name}({', '.join(map(repr, vals))})",
+                               lambda: _PYFUN[name](*vals))
         return self._node(("fn", name, *args))
+
+    def folded(self, what: str, compute: Callable[[], float]) -> int:
+        """The number ``compute()`` gives (a power or function of numbers, folded here), refused
+        naming ``what`` where it is not a finite real double (exp(1000000), 0**-1)."""
+        try:
+            value = compute()
+        except (OverflowError, ValueError, ZeroDivisionError) as err:
+            value, why = None, str(err)
+        else:
+            why = "not a finite real number"
+        if not isinstance(value, float | int) or not math.isfinite(value):
+            raise ModelError(f"the equations contain {what[:60]}, which is not a finite "
+                             f"double-precision number ({why}); check the model's numbers "
+                             f"and units.")
+        return self.num(value)
 
     def dot(self, a: Sequence[int], b: Sequence[int]) -> int:
         return self.add(*(self.mul(x, y) for x, y in zip(a, b, strict=True)))
