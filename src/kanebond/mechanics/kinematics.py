@@ -14,7 +14,8 @@ chains small ([PA21] §2.2; docs/architecture.md).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from functools import cached_property
+from functools import cached_property, lru_cache
+from types import MappingProxyType
 
 import sympy as sp
 import sympy.physics.mechanics as me
@@ -202,10 +203,11 @@ class VelocityField:
                 cols.append((parts, fr))
         except NotLinear:
             return None
+        present = {s for parts, _ in cols for _, c in parts for s in c}
         out = []
         for s in range(len(speeds)):
             terms = []
-            for parts, fr in cols:
+            for parts, fr in cols if s in present else ():  # a chain's body: few speeds
                 col = sp.Matrix([c.get(s, sp.S.Zero) for _, c in parts])
                 if any(x != 0 for x in col):
                     terms.append((col, fr))
@@ -244,7 +246,7 @@ class VelocityField:
     def _inertial_rate(self, vec: Vector) -> Vector:
         """d/dt of ``vec`` in the inertial frame with q' = Q f and f' = 0."""
         d = vec.dt(self._frame)
-        zero_fdot = {s.diff(t): 0 for s in self._speeds}
+        zero_fdot = zero_rates(tuple(self._speeds))
         return vector_map(d, lambda m: m.xreplace(self._kdd).xreplace(zero_fdot))
 
     @cached_property
@@ -260,6 +262,14 @@ class VelocityField:
     def depends_on(self, s: int) -> bool:
         """True when the speed f_s appears in the velocity (structurally)."""
         return s in self._deps
+
+
+@lru_cache(maxsize=16)
+def zero_rates(speeds: tuple) -> Mapping:
+    """{f_s': 0} for the speeds ``speeds``, made once per set of speeds: SymPy builds a
+    Derivative slowly (~0.3 ms), and every velocity field of a system asks for the same ones
+    (the N-four-bar's 162 fields × 81 speeds took 4 of its 10 s of ``kanebond equations``)."""
+    return MappingProxyType({s.diff(t): 0 for s in speeds})
 
 
 def _replaced(vec: Vector, rule: Mapping, memo: dict) -> Vector:
