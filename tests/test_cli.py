@@ -360,7 +360,7 @@ def test_simulate_a_model_file_with_motors(tmp_path):
     assert (phi[1] - phi[0]) / (t[1] - t[0]) == pytest.approx(w_m / n, rel=1e-6)
     assert (x[1] - x[0]) / (t[1] - t[0]) == pytest.approx(radius * w_m / n, rel=1e-6)
     r = kb("simulate", str(SHIPPED / "differential_drive_with_motors.toml"), "--set", "Vx=1",
-           "--t-end", "0.1", "--out", str(out))
+           "--t-end", "0.1", "--out", str(out), "--force")  # the files of the run above
     assert r.returncode == 1 and "Vx" in r.stderr and "V_l" in r.stderr
 
 
