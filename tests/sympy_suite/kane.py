@@ -286,6 +286,25 @@ def kane_implicit_kinematics():
     )
 
 
+def _sample_unit_quaternion(rng, values):
+    # lambda_0..3 of unit norm (the kinematics keep it), positions
+    lam = rng.normal(size=4)
+    return np.concatenate([lam / np.linalg.norm(lam), rng.uniform(-1.0, 1.0, 3)])
+
+
+def kane_implicit_kinematics_unconstrained():
+    """test_kane.py::test_implicit_kinematics formed without its configuration constraint:
+    lambda_0..3 all independent, the 7th kinematic equation q.q' = 0 keeping |lambda| = 1 (the
+    model holds only there: the quaternion's direction cosines are a rotation only at unit
+    norm)."""
+    m = kane_implicit_kinematics()
+    m.name = "kane_implicit_kinematics_unconstrained"
+    m.source += " (no configuration constraint)"
+    m.q_ind, m.q_dep, m.configuration_constraints = m.q_dep + m.q_ind, [], []
+    m.sample_q, m.q_dep_guess = _sample_unit_quaternion, None
+    return m
+
+
 def kane_issue_24887():
     """test_kane.py::test_issue_24887: spherical pendulum, body-fixed zxy angles, the bob on the
     A.y axis so that u2 moves nothing: SymPy's mass matrix is singular (a zero row)."""
@@ -310,5 +329,5 @@ BUILDERS = [
     kane_one_dof, kane_two_dof, kane_pend, kane_rolling_disc, kane_aux_all_independent,
     kane_aux, kane_aux_all_independent_consistent, kane_aux_consistent, kane_parallel_axis,
     kane_input_format_no_loads, kane_input_format_constructor, kane_input_format_two_dof,
-    kane_implicit_kinematics, kane_issue_24887,
+    kane_implicit_kinematics, kane_implicit_kinematics_unconstrained, kane_issue_24887,
 ]
