@@ -59,7 +59,7 @@ def test_the_pendulums_reference_is_exact():
     t = np.linspace(0.3, 50.0, 17)
     h = 1e-5
     x, y = simple_pendulum_reference(t)
-    np.testing.assert_allclose(x**2 + y**2, 1.0, rtol=0, atol=1e-13)
+    np.testing.assert_allclose(x**2 + y**2, 1.0, rtol=0, atol=1e-12)  # rounding: 6e-14 seen
     xp, yp = simple_pendulum_reference(t + h)
     xm, ym = simple_pendulum_reference(t - h)
     v2 = ((xp - xm) / (2 * h)) ** 2 + ((yp - ym) / (2 * h)) ** 2
@@ -67,8 +67,10 @@ def test_the_pendulums_reference_is_exact():
     assert simple_pendulum_reference(0.0)[0] == pytest.approx(-1.0, abs=1e-15)
 
 
-@pytest.mark.parametrize("t_end,points,tol", [(10.0, 1001, 1e-8), (2000.0, 4001, 1e-4)])
-def test_the_simple_pendulum_runs_the_benchmark(t_end, points, tol):
+# the energy audit's residual over 2000 s at rtol 1e-10 reached 0.83 of 1e-7: it gets 1e-6
+@pytest.mark.parametrize("t_end,points,tol,audit_tol", [(10.0, 1001, 1e-8, 1e-7),
+                                                        (2000.0, 4001, 1e-4, 1e-6)])
+def test_the_simple_pendulum_runs_the_benchmark(t_end, points, tol, audit_tol):
     """A01 from its file (the IFToMM 10 s, and the original 2000 s in 4000 steps, whose
     high-precision bound is 1e-3) against the exact motion."""
     from kanebond.models import simple_pendulum_reference
@@ -82,7 +84,7 @@ def test_the_simple_pendulum_runs_the_benchmark(t_end, points, tol):
     xr, yr = simple_pendulum_reference(te, case.constants)
     th = tr["theta"]
     assert np.max(np.abs(np.sin(th) - xr)) < tol and np.max(np.abs(-np.cos(th) - yr)) < tol
-    assert tr.energy_audit().rel_residual < 1e-7
+    assert tr.energy_audit().rel_residual < audit_tol
 
 
 def test_andrews_squeezer_matches_the_test_sets_reference():
