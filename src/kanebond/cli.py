@@ -446,7 +446,7 @@ def _run_sweep(system: Any, spec: tuple, op_point: dict, constants: dict, out: P
                force: bool) -> None:
     import numpy as np
 
-    from .linear.sweep import sweep
+    from .linear.sweep import sweep, sweep_figure
 
     name, start, stop, num = spec
     op_point = {k: v for k, v in op_point.items() if _name(k) != name}
@@ -459,30 +459,8 @@ def _run_sweep(system: Any, spec: tuple, op_point: dict, constants: dict, out: P
     if len(bounds):
         click.echo(f"stability boundaries at {name} = {', '.join(f'{b:.6g}' for b in bounds)}")
     path = _outdir(out) / f"sweep_{name}.png"
-    write_figure(path, _sweep_plot(sw, name), overwrite=force)
+    write_figure(path, sweep_figure(sw, name), overwrite=force)
     click.echo(f"wrote {path}")
-
-
-def _sweep_plot(sw: Any, name: str) -> Any:
-    """Real parts against the swept value, and the root locus (Im against Re, coloured by the
-    swept value)."""
-    import numpy as np
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(11, 4.5), layout="constrained")
-    ax, locus = fig.subplots(1, 2)
-    ax.plot(sw.values, sw.eigenvalues.real, ".", color="C0", markersize=4)
-    ax.axhline(0.0, color="k", linewidth=0.8)
-    ax.set(xlabel=name, ylabel="Re(eigenvalue)", title=f"real parts against {name}")
-    ev = np.asarray(sw.eigenvalues)
-    values = np.repeat(np.asarray(sw.values, dtype=float), ev.shape[1] if ev.ndim == 2 else 1)
-    dots = locus.scatter(ev.real.ravel(), ev.imag.ravel(), c=values, s=6, cmap="viridis")
-    locus.axvline(0.0, color="k", linewidth=0.8)
-    locus.set(xlabel="Re", ylabel="Im", title="root locus")
-    fig.colorbar(dots, ax=locus, label=name)
-    for a in (ax, locus):
-        a.grid(True, alpha=0.3)
-    return fig
 
 
 # ---------------------------------------------------------------------------------- report

@@ -30,7 +30,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from ..kanemodel.kane_model import KaneModel
 
-__all__ = ["Sweep", "sweep"]
+__all__ = ["Sweep", "sweep", "sweep_figure"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -252,3 +252,25 @@ def _ignorable_everywhere(lins: list[Linearization], drop: Iterable | None,
         pattern |= np.abs(lin.A) > tol * matrix_scale(lin.A)
     idx = ignorable_indices(pattern, len(lins[0].coordinates))
     return [lins[0].coordinates[i] for i in idx]
+
+
+def sweep_figure(sw: Sweep, name: str) -> Any:
+    """A Matplotlib figure of ``sw`` (a sweep of ``name``): the real parts of the eigenvalues
+    against the swept value, and the root locus (Im against Re, coloured by the swept value);
+    what ``kanebond linearize --sweep`` saves."""
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(11, 4.5), layout="constrained")
+    ax, locus = fig.subplots(1, 2)
+    ax.plot(sw.values, sw.eigenvalues.real, ".", color="C0", markersize=4)
+    ax.axhline(0.0, color="k", linewidth=0.8)
+    ax.set(xlabel=name, ylabel="Re(eigenvalue)", title=f"real parts against {name}")
+    ev = np.asarray(sw.eigenvalues)
+    values = np.repeat(np.asarray(sw.values, dtype=float), ev.shape[1] if ev.ndim == 2 else 1)
+    dots = locus.scatter(ev.real.ravel(), ev.imag.ravel(), c=values, s=6, cmap="viridis")
+    locus.axvline(0.0, color="k", linewidth=0.8)
+    locus.set(xlabel="Re", ylabel="Im", title="root locus")
+    fig.colorbar(dots, ax=locus, label=name)
+    for a in (ax, locus):
+        a.grid(True, alpha=0.3)
+    return fig
