@@ -391,6 +391,8 @@ def model_frames(frame, bodies, loads) -> list:
     """The frames connected to ``frame`` that the bodies are fixed in and that their velocities,
     angular velocities and the loads are written in (``frame`` itself left out)."""
     found: dict = {}
+    if not isinstance(frame, me.ReferenceFrame):  # a LagrangesMethod without frame=
+        return []
 
     def add(F) -> None:
         if isinstance(F, me.ReferenceFrame) and F is not frame and F not in found:
