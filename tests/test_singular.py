@@ -592,10 +592,16 @@ def test_bicycle_switches_partitions_and_keeps_constraints(form):
 
 
 @NEEDS_CC
-def test_bicycle_velocity_and_momentum_runs_agree():
-    vel, mom = bike_run("c", "velocity"), bike_run("c", "momentum")
-    for name in ("q4", "q7", "q5", "u4", "u7"):
-        np.testing.assert_allclose(mom[name], vel[name], rtol=0, atol=1e-6, err_msg=name)
+def test_bicycle_velocity_and_momentum_runs_agree(sympy_bicycle_run):
+    """Both forms follow SymPy's motion: each run against the reference, not against the other
+    run (the two took different steps and differed by 5.5e-7 of the former bound 1e-6 on u4)."""
+    ref, sol = sympy_bicycle_run
+    for form in FORMS:
+        traj = bike_run("c", form)
+        want = dict(zip(ref.names, sol.sol(traj.t), strict=True))
+        for name, tol in (("q4", 1e-6), ("q7", 1e-6), ("q5", 1e-5), ("u4", 1e-5), ("u7", 1e-5)):
+            np.testing.assert_allclose(traj[name], want[name], rtol=0, atol=tol,
+                                       err_msg=f"{form} {name}")
 
 
 BIKE_REF_CASES = [pytest.param("c", f, id=f"c-{f}", marks=[NEEDS_CC]) for f in FORMS]
