@@ -107,10 +107,11 @@ class ReportError(KanebondError):
     """The report could not be written (the message names the file or the reason)."""
 
 
-class OutputFileError(KanebondError):
+class OutputFileError(ModelError):
     """A file kanebond will not or cannot write (:mod:`kanebond.files`): the path is a symbolic
     link, a directory or not a regular file, an existing file without force/overwrite, a
-    missing or unwritable folder (the message names the path and says what to do)."""
+    missing or unwritable folder (the message names the path and says what to do). A
+    ModelError, as ``export_fmu``'s refusal of an existing file has always been."""
 
 
 class SweepError(KanebondError, ValueError):
