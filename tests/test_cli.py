@@ -1,4 +1,6 @@
-"""End-to-end tests of the ``kanebond`` command (issue 14), run as subprocesses."""
+"""End-to-end tests of the ``kanebond`` command (issue 14): its exit codes, output and files, run
+in this process as the console script runs it (tests/command.py), and the installed script
+itself once."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+import command
 import pytest
 
 import kanebond as kb_module
@@ -28,22 +31,10 @@ SLEIGH = ["--set", "m=1", "--set", "a=0.3", "--set", "I_G=0.2"]
 DISK = ["--set", "m=2", "--set", "r=0.3", "--set", "g=9.81"]
 
 
-def _command() -> list[str]:
-    """The installed console script beside this Python (what users run), else the module."""
-    script = Path(sys.executable).with_name("kanebond")
-    return [str(script)] if script.is_file() else [sys.executable, "-m", "kanebond.cli"]
-
-
 def kb(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    env_args = [*_command(), *args]
-    return subprocess.run(env_args, capture_output=True, text=True, cwd=cwd, timeout=120,
-                          env=_env())
-
-
-def _env() -> dict:
-    import os
-
-    return {**os.environ, "MPLBACKEND": "Agg"}
+    """``kanebond ARGS``, run in this process (tests/command.py); test_installed_script runs the
+    console script itself."""
+    return command.run(*args, cwd=cwd)
 
 
 def test_top_help_lists_subcommands():
@@ -453,7 +444,7 @@ def test_bad_urdf_paths_are_clean_errors(tmp_path):
     assert "Traceback" not in r.stderr
     bad = tmp_path / "bad.urdf"
     bad.write_text("<robot name='x'><link name='a'>", encoding="utf-8")
-    for command in ("equations", "simulate", "linearize"):
-        r = kb(command, str(bad), cwd=tmp_path)
-        assert r.returncode == 1, command
+    for sub in ("equations", "simulate", "linearize"):
+        r = kb(sub, str(bad), cwd=tmp_path)
+        assert r.returncode == 1, sub
         assert "bad.urdf" in r.stderr and "Traceback" not in r.stderr, r.stderr

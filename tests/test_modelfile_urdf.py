@@ -10,10 +10,9 @@ are v, ω with u_l = (v − b ω)/r, u_r = (v + b ω)/r; the same motion must co
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
+import command
 import numpy as np
 import pytest
 
@@ -128,10 +127,7 @@ def test_no_voltage_no_friction_keeps_the_kinetic_energy():
 
 
 def test_simulate_command_prints_the_energy_audit(tmp_path):
-    script = Path(sys.executable).with_name("kanebond")
-    command = [str(script)] if script.is_file() else [sys.executable, "-m", "kanebond.cli"]
-    r = subprocess.run([*command, "simulate", str(ROBOT), "--t-end", "1", "--out",
-                        str(tmp_path)], capture_output=True, text=True, timeout=300)
+    r = command.run("simulate", ROBOT, "--t-end", "1", "--out", tmp_path)
     assert r.returncode == 0, r.stderr
     assert "energy audit" in r.stdout and "Se:V_l" in r.stdout
     rel = float(r.stdout.split("(relative ")[1].split()[0])

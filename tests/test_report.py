@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 
+import command
 import pytest
 
 from kanebond.report import build_report, fix_mfenced, json_for_script, to_mathml, write_report
@@ -17,7 +16,6 @@ from kanebond.report.data import fmt
 from kanebond.runspec import prepare, simulate_case
 
 FILES = Path(__file__).resolve().parents[1] / "src" / "kanebond" / "models" / "files"
-KANEBOND = Path(sys.executable).parent / "kanebond"
 HOSTILE = "</script><script>alert(1)</script>"
 HOSTILE_LOAD = "<img src=x onerror=alert(2)>"
 
@@ -163,10 +161,9 @@ def test_hostile_names_are_escaped(hostile):
 
 def test_the_command_writes_the_report(tmp_path):
     out = tmp_path / "sub" / "report.html"
-    run = subprocess.run([str(KANEBOND), "report", str(FILES / "chaplygin_sleigh.toml"),
-                          "-o", str(out), "--t-end", "1", "--points", "51",
-                          "--initial", "u1=1", "--initial", "u2=0.5", "--no-linearize"],
-                         capture_output=True, text=True, timeout=120)
+    run = command.run("report", FILES / "chaplygin_sleigh.toml", "-o", out, "--t-end", "1",
+                      "--points", "51", "--initial", "u1=1", "--initial", "u2=0.5",
+                      "--no-linearize")
     assert run.returncode == 0, run.stderr
     assert f"report: {out}" in run.stdout
     html = out.read_text(encoding="utf-8")
@@ -179,8 +176,7 @@ def test_the_command_writes_the_report(tmp_path):
     (["rolling_disk", "--initial", "q9=1"], "q9"),
 ])
 def test_bad_input_exits_1_with_one_line(tmp_path, args, culprit):
-    run = subprocess.run([str(KANEBOND), "report", *args, "-o", str(tmp_path / "r.html")],
-                         capture_output=True, text=True, timeout=120)
+    run = command.run("report", *args, "-o", tmp_path / "r.html")
     lines = [ln for ln in run.stderr.splitlines() if ln.startswith("kanebond:")]
     assert run.returncode == 1
     assert len(lines) == 1 and culprit in lines[0]

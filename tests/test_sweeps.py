@@ -16,6 +16,7 @@ import threading
 import time
 from pathlib import Path
 
+import command
 import numpy as np
 import pytest
 
@@ -35,7 +36,6 @@ DISK = "rolling_disk"
 SETS = {"m": 2.0, "r": 0.3, "g": 9.81}
 START = {"q2": 0.1}
 GRID = {"m": [1.0, 2.5], "u2": [3.0, 5.0, 7.0]}
-KANEBOND = Path(sys.executable).with_name("kanebond")
 
 
 @pytest.fixture(scope="module")
@@ -201,9 +201,8 @@ def test_chunked_linearization_equals_the_serial_sweep(client):
 
 # ------------------------------------------------------------------------- the command
 def kb(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    """``kanebond ARGS`` through the installed console script."""
-    return subprocess.run([str(KANEBOND), *args], capture_output=True, text=True, cwd=cwd,
-                          timeout=300, env={**os.environ, "KANEBOND_PROGRESS": "0"})
+    """``kanebond ARGS``, run in this process as the console script runs it (tests/command.py)."""
+    return command.run(*args, cwd=cwd, env={"KANEBOND_PROGRESS": "0"})
 
 
 def test_the_sweep_command(tmp_path, client):
