@@ -16,9 +16,11 @@ $(STAMP): $(BIN)/python pyproject.toml
 	$(BIN)/python -m pip install --quiet -e .
 	touch $(STAMP)
 
-$(STAMP_DEV): $(STAMP)
+# One resolution for the runtime and dev dependencies together (not `-e .` and then the extra).
+$(STAMP_DEV): $(BIN)/python pyproject.toml
+	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
-	touch $(STAMP_DEV)
+	touch $(STAMP) $(STAMP_DEV)
 
 demo: $(STAMP)
 	$(BIN)/kanebond demo --force
