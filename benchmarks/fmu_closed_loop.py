@@ -14,8 +14,8 @@ max |state|):
 * **kb.simulate RK45 / DOP853**: kanebond's compiled core.
 
 If the Model Exchange unit's error is CVODE-BDF's on kanebond's own right-hand side, the unit is
-not what drifts: the loop stays closed (the configuration residual g(q) the
-unit reports: its largest residual of g) and the error is the integrator's.
+not what drifts: the loop stays closed (the note gives the largest configuration residual g(q)
+the unit reports) and the error is the integrator's.
 
 Usage::
 
