@@ -119,9 +119,10 @@ def test_conical_pendulum_is_refused_naming_the_links(pendulum):
         kb.from_sympy(km)
 
 
-def test_conical_pendulum_sympys_equations_on_request(pendulum):
-    """equations='sympy': SymPy's M⁻¹F (one load per body); equations='bodies' differs."""
-    km, _, values = pendulum
+def test_conical_pendulum_sympys_equations_on_request():
+    """equations='sympy': SymPy's M⁻¹F (one load per body); equations='bodies' differs. Two
+    links, both set by hand (the second relative to the first): 2 s, not the three links' 6 s."""
+    km, _, values = conical_pendulum(n=2)
     system = kb.from_sympy(km, equations="sympy")
     assert "SymPy's acceleration of P_link2" in system.load_names
     assert _agrees_with_sympy(km, values, system) < 1e-9
