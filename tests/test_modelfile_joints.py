@@ -5,6 +5,8 @@ on the same joints; every mistake is a ModelFileError naming the file, table and
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from functools import cache
 
 import numpy as np
 import pytest
@@ -173,37 +175,45 @@ def test_pin_arm_differs_when_a_joint_point_moves(tmp_path):
         _same_equations(_load(tmp_path, moved, "moved"), _load(tmp_path, ARM_FRAMES, "frames"))
 
 
-def _sympy_rhs(system: me.System) -> sp.Matrix:
-    """SymPy's own x' = M_full^-1 f_full of a System, after form_eoms."""
+@cache
+def _sympy_equations(build) -> tuple[list[str], list[str], sp.Matrix, sp.Matrix]:
+    """SymPy's own M_full, f_full (x' = M_full^-1 f_full) of the System ``build()`` makes,
+    after form_eoms, with the names of its q and u; formed once per builder (the spatial
+    chain's is shared by the test and its can-fail twin)."""
+    system = build()
     system.form_eoms()
-    return system.mass_matrix_full, system.forcing_full
+    return ([_name(q) for q in system.q], [_name(u) for u in system.u],
+            system.mass_matrix_full, system.forcing_full)
 
 
-def _compare_with_sympy(ours: kb.KaneSystem, theirs: me.System, seed: int) -> None:
-    """x' of the file's system and of SymPy's System at 5 random states (rel 1e-9), every
-    symbol matched by name."""
-    mm, ff = _sympy_rhs(theirs)
+def _evaluator(m) -> tuple[Callable[[dict[str, float]], np.ndarray], list[str]]:
+    """The matrix m as a function of {name: value}, every symbol and function of t matched by
+    name: lambdified once (cse), not substituted at every state; and the names it reads."""
+    m = sp.Matrix(m)
+    derivs = sorted(m.atoms(sp.Derivative), key=str)
+    assert not derivs, derivs
+    args = sorted((x for x in m.atoms(sp.Symbol, AppliedUndef)
+                   if not isinstance(x, sp.Symbol) or x.name != "t"), key=str)
+    f = sp.lambdify(args, m, "numpy", cse=lambda e: sp.cse(e, order="none"), use_imps=False)
+    names = [_name(x) for x in args]
+    return (lambda values: np.asarray(f(*(values[n] for n in names)), dtype=float)), names
+
+
+def _compare_with_sympy(ours: kb.KaneSystem, build, seed: int) -> None:
+    """x' of the file's system and of SymPy's System ``build()`` at 5 random states (rel 1e-9),
+    every symbol matched by name."""
+    q_names, u_names, mm, ff = _sympy_equations(build)
     a_m, a_f = ours.mass_matrix_full, ours.forcing_full
-    assert [_name(q) for q in ours.coordinates] == [_name(q) for q in theirs.q]
-    assert [_name(u) for u in ours.speeds] == [_name(u) for u in theirs.u]
+    assert [_name(q) for q in ours.coordinates] == q_names
+    assert [_name(u) for u in ours.speeds] == u_names
     rng = np.random.default_rng(seed)
-    atoms = set()
-    for m in (mm, ff, a_m, a_f):
-        atoms |= {x for x in sp.Matrix(m).atoms(sp.Symbol, AppliedUndef)
-                  if not isinstance(x, sp.Symbol) or x.name != "t"}
-    by_name = sorted({_name(x) for x in atoms})
+    (num_m, n1), (num_f, n2), (num_mm, n3), (num_ff, n4) = (
+        _evaluator(m) for m in (a_m, a_f, mm, ff))
+    by_name = sorted({*n1, *n2, *n3, *n4})
     for _ in range(5):
         values = {n: rng.uniform(0.3, 1.5) for n in by_name}
-
-        def num(m, values=values):
-            sub = {x: values[_name(x)] for x in sp.Matrix(m).atoms(sp.Symbol, AppliedUndef)
-                   if _name(x) in values}
-            derivs = sorted(sp.Matrix(m).atoms(sp.Derivative), key=str)
-            assert not derivs, derivs
-            return np.array(sp.Matrix(m).xreplace(sub).evalf(), dtype=float)
-
-        x_ours = np.linalg.solve(num(a_m), num(a_f)).ravel()
-        x_sympy = np.linalg.solve(num(mm), num(ff)).ravel()
+        x_ours = np.linalg.solve(num_m(values), num_f(values)).ravel()
+        x_sympy = np.linalg.solve(num_mm(values), num_ff(values)).ravel()
         assert np.allclose(x_ours, x_sympy, rtol=1e-9, atol=1e-12 * np.abs(x_sympy).max()), \
             (x_ours, x_sympy)
 
@@ -235,7 +245,7 @@ def _sympy_arm() -> me.System:
 
 
 def test_pin_arm_equals_sympy_system(tmp_path):
-    _compare_with_sympy(_load(tmp_path, ARM_JOINTS), _sympy_arm(), seed=1)
+    _compare_with_sympy(_load(tmp_path, ARM_JOINTS), _sympy_arm, seed=1)
 
 
 # A cart on a prismatic joint along N.x, with a pendulum pinned to it (about the cart's z) and a
@@ -345,13 +355,13 @@ def _sympy_cart() -> me.System:
 
 
 def test_prismatic_joints_equal_sympy_system(tmp_path):
-    _compare_with_sympy(_load(tmp_path, CART), _sympy_cart(), seed=2)
+    _compare_with_sympy(_load(tmp_path, CART), _sympy_cart, seed=2)
 
 
 def test_prismatic_comparison_can_fail(tmp_path):
     flipped = CART.replace('axis = ["0", "-1", "0"]', 'axis = ["0", "1", "0"]')
     with pytest.raises(AssertionError):
-        _compare_with_sympy(_load(tmp_path, flipped), _sympy_cart(), seed=2)
+        _compare_with_sympy(_load(tmp_path, flipped), _sympy_cart, seed=2)
 
 
 def test_prismatic_rail_equals_points(tmp_path):
@@ -567,13 +577,13 @@ def _sympy_spatial() -> me.System:
 
 
 def test_other_joint_types_equal_sympy_system(tmp_path):
-    _compare_with_sympy(_load(tmp_path, SPATIAL), _sympy_spatial(), seed=3)
+    _compare_with_sympy(_load(tmp_path, SPATIAL), _sympy_spatial, seed=3)
 
 
 def test_other_joint_types_comparison_can_fail(tmp_path):
     text = SPATIAL.replace('rot_order = "zxz"', 'rot_order = "zxy"')
     with pytest.raises(AssertionError):
-        _compare_with_sympy(_load(tmp_path, text), _sympy_spatial(), seed=3)
+        _compare_with_sympy(_load(tmp_path, text), _sympy_spatial, seed=3)
 
 
 def test_documented_example_loads(tmp_path):
