@@ -308,6 +308,13 @@ def test_forming_and_linearizing_is_fast():
 # ---------------------------------------------------------------------------------------------
 
 
+def _lambdify(args, expr):
+    """``sm.lambdify`` (numpy, cse) without the search of the unreduced tree for implemented
+    functions and with cse in the expressions' own order: the bicycle's M, F in 0.5 s, not 2 s."""
+    return sm.lambdify(args, expr, "numpy", cse=lambda e: sm.cse(e, order="none"),
+                       use_imps=False)
+
+
 class KanesReference:
     """SymPy's ``KanesMethod`` of one builder, lambdified (``cse=True``), with its own
     elimination of the dependent coordinate (Newton) and speeds (linear solve). Everything is
@@ -323,20 +330,20 @@ class KanesReference:
         self.nqi, self.nui = len(qi), len(ui)
         self.nq, self.nu = len(self.q), len(self.u)
         args = (self.q, self.u, list(parts.parameters))
-        self.f_MF = sm.lambdify(args, [km.mass_matrix_full, km.forcing_full], "numpy", cse=True)
+        self.f_MF = _lambdify(args, [km.mass_matrix_full, km.forcing_full])
         g = sm.Matrix(cons["configuration_constraints"])
         gq = g.jacobian(cons["dependent_coordinates"])
-        self.f_g = sm.lambdify(args, [g, gq], "numpy", cse=True)
+        self.f_g = _lambdify(args, [g, gq])
         vc = sm.Matrix(cons["velocity_constraints"]).xreplace(km.kindiffdict())
         B, rhs = sm.linear_eq_to_matrix(vc, self.u)
-        self.f_B = sm.lambdify(args, [B, rhs], "numpy", cse=True)
+        self.f_B = _lambdify(args, [B, rhs])
         N = parts.frame
         T = sum(b.kinetic_energy(N) for b in parts.bodies)
         assert not T.atoms(sm.Derivative)
         origin = parts.points["dn"] if "dn" in parts.points else parts.points["WR_cont"]
         V = -sum(F.dot(pt.pos_from(origin)) for pt, F in parts.loads)  # constant forces
-        self.f_T = sm.lambdify(args, T, "numpy", cse=True)
-        self.f_E = sm.lambdify(args, T + V, "numpy", cse=True)
+        self.f_T = _lambdify(args, T)
+        self.f_E = _lambdify(args, T + V)
         self.p = np.array([values[str(s)] for s in parts.parameters], dtype=float)
         self.form_time = time.perf_counter() - t0
 
