@@ -112,15 +112,27 @@ def _plain(functions: list) -> dict:
     return {f: sp.Symbol(f"_x{i}_{f.func.__name__}") for i, f in enumerate(functions)}
 
 
+def _checked_cse(exprs):
+    """``sp.cse`` in the expressions' own order, asserting that no Derivative or function of t
+    is left in them."""
+    reps, reduced = sp.cse(exprs, order="none")
+    left = set().union(*(x.atoms(sp.Derivative, AppliedUndef)
+                         for x in [r for _, r in reps] + list(reduced)))
+    assert not left, left
+    return reps, reduced
+
+
 def _lambdify(exprs, functions, others, kdd):
     m = sp.Matrix(exprs)
     if m.atoms(sp.Derivative):
         m = m.xreplace(kdd)
     rep = _plain(functions)
     m = m.xreplace(rep)
-    assert not m.atoms(sp.Derivative), m.atoms(sp.Derivative)
-    assert not m.atoms(AppliedUndef), m.atoms(AppliedUndef)
-    fn = sp.lambdify([t, *rep.values(), *others], m, modules="numpy", cse=True)
+    # cse in the expressions' own order, no search of the unreduced tree for implemented
+    # functions (use_imps=False), no derivative or function of t left checked on the reduced
+    # expressions (the same atoms, a fraction of the tree): the same function, in less time
+    fn = sp.lambdify([t, *rep.values(), *others], m, modules="numpy", cse=_checked_cse,
+                     use_imps=False)
     n = len(functions)
     return lambda tt, x, p: np.array(fn(tt, *x[:n], *p), dtype=float).reshape(m.shape)
 
