@@ -311,7 +311,8 @@ def test_forming_and_linearizing_is_fast():
 def _lambdify(args, expr):
     """``sm.lambdify`` (numpy, cse) without the search of the unreduced tree for implemented
     functions and with cse in the expressions' own order: the bicycle's M, F in 0.5 s, not 2 s."""
-    return sm.lambdify(args, expr, "numpy", cse=lambda e: sm.cse(e, order="none"),
+    return sm.lambdify(args, expr, "numpy",
+                       cse=lambda e: sm.cse(e, order="none", list=False),
                        use_imps=False)
 
 

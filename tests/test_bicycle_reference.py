@@ -322,6 +322,14 @@ def test_builder_shapes():
 # ---------------------------------------------------------------------------------------------
 
 
+def _lambdify(args, expr):
+    """``sm.lambdify`` (numpy, cse) without the search of the unreduced tree for implemented
+    functions and with cse in the expressions' own order: the bicycle's M, F in 0.5 s, not 2 s."""
+    return sm.lambdify(args, expr, "numpy",
+                       cse=lambda e: sm.cse(e, order="none", list=False),
+                       use_imps=False)
+
+
 class _Model:
     """SymPy's ``KanesMethod`` of one builder, lambdified (``cse=True``), with the elimination
     of the dependent coordinates (Newton) and speeds (linear solve). Works in complex
@@ -338,19 +346,19 @@ class _Model:
         self.names = [str(x.func) for x in self.q + self.u]
         self.independent = [str(x.func) for x in qi + ui]
         args = (self.q, self.u, list(parts.parameters))
-        self.f_MF = sm.lambdify(args, [km.mass_matrix_full, km.forcing_full], "numpy", cse=True)
+        self.f_MF = _lambdify(args, [km.mass_matrix_full, km.forcing_full])
         g = sm.Matrix(cons["configuration_constraints"])
         gq = g.jacobian(cons["dependent_coordinates"])
-        self.f_g = sm.lambdify(args, [g, gq], "numpy", cse=True)
+        self.f_g = _lambdify(args, [g, gq])
         vc = sm.Matrix(cons["velocity_constraints"]).xreplace(km.kindiffdict())
         B, rhs = sm.linear_eq_to_matrix(vc, self.u)
-        self.f_B = sm.lambdify(args, [B, rhs], "numpy", cse=True)
+        self.f_B = _lambdify(args, [B, rhs])
         N = parts.frame
         T = sum(b.kinetic_energy(N) for b in parts.bodies)  # velocities hold speeds only
         assert not T.atoms(sm.Derivative)
         origin = parts.points["dn"] if "dn" in parts.points else parts.points["WR_cont"]
         V = -sum(F.dot(pt.pos_from(origin)) for pt, F in parts.loads)  # constant forces
-        self.f_E = sm.lambdify(args, T + V, "numpy", cse=True)
+        self.f_E = _lambdify(args, T + V)
         self.lambdify_time = time.perf_counter() - t0 - self.form_time
         self.p = np.array([values[str(s)] for s in parts.parameters], dtype=float)
         self.q_dep = None
