@@ -46,7 +46,7 @@ def _graph_rhs(g, constants):
     params = list(constants)
     # cse, use_imps=False: the unreduced top's x' (180k operations) in 0.4 s, not 5 s
     fn = sp.lambdify([list(eqs.x), params], eqs.xdot, "numpy",
-                     cse=lambda e: sp.cse(e, order="none"), use_imps=False)
+                     cse=lambda e: sp.cse(e, order="none", list=False), use_imps=False)
     vals = list(constants.values())
     return eqs, lambda x: np.asarray(fn(list(x), vals), dtype=float).reshape(-1)
 

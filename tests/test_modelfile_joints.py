@@ -194,7 +194,8 @@ def _evaluator(m) -> tuple[Callable[[dict[str, float]], np.ndarray], list[str]]:
     assert not derivs, derivs
     args = sorted((x for x in m.atoms(sp.Symbol, AppliedUndef)
                    if not isinstance(x, sp.Symbol) or x.name != "t"), key=str)
-    f = sp.lambdify(args, m, "numpy", cse=lambda e: sp.cse(e, order="none"), use_imps=False)
+    f = sp.lambdify(args, m, "numpy", cse=lambda e: sp.cse(e, order="none", list=False),
+                    use_imps=False)
     names = [_name(x) for x in args]
     return (lambda values: np.asarray(f(*(values[n] for n in names)), dtype=float)), names
 

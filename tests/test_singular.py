@@ -521,7 +521,8 @@ class SympyBicycle:
         # use_imps=False: no search of the unreduced tree (925k nodes) for implemented
         # functions, and cse in the expressions' own order: 0.5 s, not 2.2 s, the same function
         self.f_MF = sp.lambdify(args, [km.mass_matrix_full, km.forcing_full], "numpy",
-                                cse=lambda e: sp.cse(e, order="none"), use_imps=False)
+                                cse=lambda e: sp.cse(e, order="none", list=False),
+                                use_imps=False)
         g = sp.Matrix(cons["configuration_constraints"])
         gq = g.jacobian(cons["dependent_coordinates"])
         self.f_g = sp.lambdify(args, [g, gq], "numpy", cse=True)

@@ -115,7 +115,7 @@ def _plain(functions: list) -> dict:
 def _checked_cse(exprs):
     """``sp.cse`` in the expressions' own order, asserting that no Derivative or function of t
     is left in them."""
-    reps, reduced = sp.cse(exprs, order="none")
+    reps, reduced = sp.cse(exprs, order="none", list=False)
     left = set().union(*(x.atoms(sp.Derivative, AppliedUndef)
                          for x in [r for _, r in reps] + list(reduced)))
     assert not left, left
