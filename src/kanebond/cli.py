@@ -19,7 +19,7 @@ import click
 from click.core import ParameterSource
 
 from .errors import KanebondError, ModelError
-from .files import check_destination, write_figure, write_text
+from .files import check_destination, check_destinations, write_figure, write_text
 from .kanemodel.parameters import name_of
 from .progress import working
 from .runspec import (
@@ -111,14 +111,6 @@ def _force_option(f: Callable) -> Callable:
 def _outdir(path: Path) -> Path:
     path.mkdir(parents=True, exist_ok=True)
     return path
-
-
-def _check_outputs(out: Path, names: tuple[str, ...], force: bool) -> None:
-    """Before any work: an OutputFileError where a file the command writes into ``out`` is a
-    link, or exists and --force is not given (kanebond.files)."""
-    if out.is_dir():
-        for name in names:
-            check_destination(out / name, overwrite=force)
 
 
 # ---------------------------------------------------------------------------------- the group
@@ -297,8 +289,8 @@ def simulate(model: str, t_end: float | None, sets: dict, initial: dict, points:
              out: Path, force: bool) -> None:
     """Simulate MODEL; write trajectory.csv, trajectory.parquet, plot.png and audit.txt
     (energy audit, constraint power and energy cost) to --out."""
-    _check_outputs(out, ("trajectory.csv", "plot.png", "trajectory.parquet", "audit.txt"),
-                   force)
+    check_destinations(out, ("trajectory.csv", "plot.png", "trajectory.parquet", "audit.txt"),
+                       overwrite=force)
     case = prepare(model, sets, initial, cached=False)
     _echo_notes(case.system)
     t_end = float(case.settings.get("t_end", 5.0)) if t_end is None else t_end
@@ -416,7 +408,7 @@ def linearize(model: str, sets: dict, at: dict, sweep_spec: tuple | None, out: P
             f"graph (kanebond simulate {model}), or linearize a copy of the file without its "
             f"[bondgraph] section.")
     if sweep_spec:
-        _check_outputs(out, (f"sweep_{sweep_spec[0]}.png",), force)
+        check_destinations(out, (f"sweep_{sweep_spec[0]}.png",), overwrite=force)
     system, defaults = resolve_model(model)
     _echo_notes(system)
     swept = (sweep_spec[0],) if sweep_spec else ()

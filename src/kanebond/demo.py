@@ -16,7 +16,7 @@ import time
 import numpy as np
 import sympy as sp
 
-from .files import check_destination, write_figure
+from .files import check_destinations, write_figure
 from .forms.identities import Sampler, check_identities, relative_error
 from .models import rolling_disk
 
@@ -28,10 +28,7 @@ OUTPUTS = ("rolling_disk.png", "rolling_disk_bondgraph.svg", "bicycle_eigenvalue
 def check_outputs(folder: str = ".", force: bool = False) -> None:
     """An OutputFileError, before any work, where one of :data:`OUTPUTS` in ``folder`` is a
     link, or exists and ``force`` is not given."""
-    from pathlib import Path
-
-    for name in OUTPUTS:
-        check_destination(Path(folder) / name, overwrite=force, what=f"the demo's {name}")
+    check_destinations(folder, OUTPUTS, overwrite=force, what="the demo's {}")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -21,13 +21,14 @@ import errno
 import os
 import secrets
 import stat
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
 from .errors import OutputFileError
 
-__all__ = ["check_destination", "write_bytes", "write_text", "write_figure", "writing"]
+__all__ = ["check_destination", "check_destinations", "write_bytes", "write_text", "write_figure",
+           "writing"]
 
 #: How a caller says "replace it", as the messages name it.
 REPLACE_HINT = "--force (overwrite=True in Python)"
@@ -55,6 +56,16 @@ def check_destination(path: str | os.PathLike, *, overwrite: bool, what: str = "
         raise OutputFileError(f"cannot write {what} {path}: the folder {path.parent} does not "
                               f"exist; create it first.")
     return path
+
+
+def check_destinations(folder: str | os.PathLike, names: Iterable[str], *, overwrite: bool,
+                       what: str = "the file {}") -> None:
+    """:func:`check_destination` of each file ``names`` in ``folder`` (``what`` with the name in
+    its ``{}``), before a command's work: a folder not made yet holds none of them."""
+    folder = Path(folder)
+    if folder.is_dir():
+        for name in names:
+            check_destination(folder / name, overwrite=overwrite, what=what.format(name))
 
 
 def _refuse_kind(path: Path, st: os.stat_result, what: str) -> None:

@@ -375,7 +375,7 @@ def state_functions(graph, states: list) -> dict:
     graph's speeds u = A⁻¹p); those keys themselves too where a parameter uses them. A
     parameter is a function of the present state: the state at another argument than t, or
     its rate, is refused (BondGraphError naming the element)."""
-    aliases = dict(getattr(graph, "state_aliases", None) or {})
+    aliases = dict(graph.state_aliases)
     named = {str(s): s for s in states}
     named |= {str(s): v for s, v in aliases.items() if str(s) not in named}
     sub: dict = {}

@@ -97,9 +97,9 @@ def save(graph: Any, path: str | os.PathLike, overwrite: bool = True) -> None:
 
 def _inputs(graph: Any, names: dict) -> set[str]:
     """The names of the graph's declared inputs (claimed in ``names``: listed as functions)."""
-    for fn in getattr(graph, "declared_inputs", ()):
+    for fn in graph.declared_inputs:
         _claim(fn.func.__name__, fn.func, names, "declared inputs")
-    return {fn.func.__name__ for fn in getattr(graph, "declared_inputs", ())}
+    return {fn.func.__name__ for fn in graph.declared_inputs}
 
 
 def _element(el: Any, names: dict) -> dict:

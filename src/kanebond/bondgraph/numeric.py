@@ -52,7 +52,7 @@ def _quadratic(m, v: sp.Matrix) -> sp.Expr:
 def store_energies(graph, eqs) -> dict[str, sp.Expr]:
     """{element name: stored energy} for every store, in the states (and rates x')."""
     out: dict[str, sp.Expr] = {}
-    sub = getattr(eqs, "substitutions", None) or {}
+    sub = eqs.substitutions
     for el in graph.elements:
         if isinstance(el, I):
             out[el.name] = _quadratic(el.value, eqs.flows[el._bonds["0"]])
@@ -252,7 +252,7 @@ def refuse_undeclared(graph, eqs, parameters: list, constants: Mapping) -> None:
     """BondGraphError naming the element and the function if a parameter uses a function of t
     that is not a state (those are put in by the state equations), not a declared input and
     not given a value in ``constants``: it would otherwise be taken as 0 without a word."""
-    declared = {name_of(f) for f in getattr(graph, "declared_inputs", ())}
+    declared = {name_of(f) for f in graph.declared_inputs}
     for f in parameters:
         if not isinstance(f, AppliedUndef) or name_of(f) in declared or \
                 lookup_value(constants, f)[0]:

@@ -22,7 +22,6 @@ import sympy as sp
 from sympy.core.function import AppliedUndef
 
 from ..constraints.embedding import CLOSED_FORM_LIMIT
-from ..errors import KanebondError
 from ..files import check_destination, write_text
 from ..mechanics import matrices
 from ..progress import working
@@ -56,10 +55,6 @@ ELIMINATION = (
     "backend also checking the residual of B u = 0, and project the all-speed matrices with "
     "T = [I; G], G = −B_d⁻¹ B_f: A_f = Tᵀ A_u T, e_f = Tᵀ e_u ([PA-VP] (1)–(3))."
 )
-
-
-class PrintError(KanebondError):
-    """The equations cannot be written where asked (an unwritable ``--full`` file)."""
 
 
 @dataclass

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from ..files import check_destination, write_figure, write_text
+from ..files import check_destinations, write_figure, write_text
 from .points import MAX_POINTS, SweepError
 
 __all__ = ["parse_axis", "read_samples", "run_simulations", "run_linearization"]
@@ -165,10 +165,7 @@ OUTPUTS = ("sweep.parquet", "summary.csv", "sweep.png")
 def check_outputs(out: Path, force: bool) -> None:
     """An OutputFileError (before any work) where one of :data:`OUTPUTS` in ``out`` is a
     link, or exists and ``force`` is not given (a folder not made yet holds none)."""
-    if not out.is_dir():
-        return
-    for name in OUTPUTS:
-        check_destination(out / name, overwrite=force, what=f"the sweep's {name}")
+    check_destinations(out, OUTPUTS, overwrite=force, what="the sweep's {}")
 
 
 def _write(ds: Any, out: Path, rows: list[dict], plot: Callable[[Any], Any],
