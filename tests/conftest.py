@@ -80,7 +80,8 @@ def simple_pendulum(coordinate: str = "q", speed: str = "u", name: str = "pendul
     """
     import kanebond as kb
 
-    q, u = me.dynamicsymbols(f"{coordinate} {speed}")
+    t = me.dynamicsymbols._t  # not dynamicsymbols(names): it splits a name at a space or comma
+    q, u = sp.Function(coordinate)(t), sp.Function(speed)(t)
     m, g, l = sp.symbols("m g l", positive=True)
     N = me.ReferenceFrame("N")
     O = me.Point("O")

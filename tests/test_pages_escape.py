@@ -155,17 +155,7 @@ def test_a_speed_named_with_a_space_or_comma_works(speed):
     from conftest import simple_pendulum
 
     plain, q0, u0, (m0, g0, l0) = simple_pendulum()
-    q, u = sp.Function("q")(t), sp.Function(speed)(t)
-    m, g, l = sp.symbols("m g l", positive=True)
-    N = me.ReferenceFrame("N")
-    O = me.Point("O")
-    O.set_vel(N, 0)
-    B = N.orientnew("B", "Axis", (q, N.z))
-    B.set_ang_vel(N, u * N.z)
-    P = O.locatenew("P", -l * B.y)
-    P.v2pt_theory(O, N, B)
-    system = kb.KaneSystem(N, [q], [u], [q.diff() - u], [me.Particle("bob", P, m)],
-                           [(P, -m * g * N.y)], name="pendulum")
+    system, q, u, (m, g, l) = simple_pendulum(speed=speed)
     html = system._repr_html_()
     assert speed in html and "<math" in html
     assert [p.func.__name__ for p in system.p] == [f"p_{speed}"]
