@@ -297,7 +297,7 @@ class _Builder:
                     moving.append(self._moving(j, host, (R, p), (Rj, pj)))
                     fixed[j.child] = (j.child, np.eye(3), np.zeros(3))
                 stack.append(j.child)
-        inertials = {name: self._inertial(name) for name in self.links}
+        inertials = {name: self._link_inertial(name) for name in self.links}
         visuals: dict[str, list[Visual]] = {}
         for name, (host, R, p) in fixed.items():
             visuals.setdefault(host, []).extend(self._visuals(name, R, p))
@@ -414,7 +414,7 @@ class _Builder:
                                 f"and prismatic joints mimic one another.")
 
     # ------------------------------------------------------------------ links
-    def _inertial(self, name: str) -> Inertial:
+    def _link_inertial(self, name: str) -> Inertial:
         link = self.links[name]
         ine = link.inertial
         if ine is None:
