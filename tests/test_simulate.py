@@ -522,3 +522,20 @@ def test_trajectory_columns_are_public_and_match_indexing():
     assert list(cols)[:4] == ["t", "x", "y", "theta"]
     for name in ("u1", "T_star", "power"):
         np.testing.assert_array_equal(cols[name], traj[name])
+
+
+def test_a_runs_derived_columns_are_its_models_at_the_stored_states_whenever_read():
+    """f, T* and the power of gravity of a compiled momentum-form run (computed when first read)
+    against the pendulum's closed forms at the stored q, p: f = p/(m l²), T* = ½ m l² f²,
+    P = −m g l sin q · f, read after another run of the same model."""
+    system, q, u, (m, g, l) = simple_pendulum()
+    num = system.numeric({m: 2.0, g: 9.81, l: 0.5})
+    run = {"t_eval": np.linspace(0.0, 2.0, 51), "progress": False}
+    tr = kb.simulate(num, (0.0, 2.0), {q: 1.0, u: 0.0}, method="DOP853", **run)
+    kb.simulate(num, (0.0, 2.0), {q: -2.0, u: 3.0}, method="DOP853", **run)
+    f = tr.p[:, 0] / (2.0 * 0.25)
+    np.testing.assert_allclose(tr.f[:, 0], f, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(tr.T_star, 0.25 * f**2, rtol=1e-12, atol=1e-14)
+    P = -2.0 * 9.81 * 0.5 * np.sin(tr.q[:, 0]) * f
+    np.testing.assert_allclose(tr.load_power[:, 0], P, rtol=1e-10, atol=1e-12)
+    assert abs(tr.energy_audit().rel_residual) < 1e-6

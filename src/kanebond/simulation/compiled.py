@@ -258,6 +258,8 @@ class _StepDense:
 class CompiledRun(Run):
     """:class:`Run` with the steps taken in compiled code (see the module's text)."""
 
+    defer_outputs = True
+
     def start(self, t_start: float, z_start: np.ndarray):
         old = getattr(self, "solver", None)
         self.steps_done = getattr(self, "steps_done", 0) + (int(old.info()[7]) if old else 0)

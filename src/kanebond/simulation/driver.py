@@ -43,7 +43,7 @@ from .integration import (
     state_text,
 )
 from .monitor import ConstraintWatch, regular_start
-from .trajectory import Trajectory, cumtrapz
+from .trajectory import Deferred, Trajectory, cumtrapz
 
 __all__ = ["Run", "STALL_STEPS_TO_GO"]
 
@@ -55,6 +55,9 @@ STALL_STEPS_TO_GO = 1e8
 class Run:
     """One integration of ``num`` from ``initial`` over (t0, tf); :meth:`run` returns the
     Trajectory or raises a SimulationError carrying the steps so far."""
+
+    #: the trajectory's derived columns computed when first read (:class:`Deferred`)
+    defer_outputs = False
 
     def __init__(self, num: Any, form: str, span: tuple, solver: tuple, initial: Any,
                  opts: dict) -> None:
@@ -175,14 +178,11 @@ class Run:
             T, Z = np.concatenate(self.ts), np.vstack(self.zs)
         else:
             T, Z = np.zeros(0), np.zeros((0, self.n_store + self.nl))
-        if self.stored_u:
-            f, p, Ts, P, extras = derived_all_speeds(num, T, Z[:, :R], Z[:, R : self.n_store])
-        else:
-            f, p, Ts, P = derived_outputs(num, self.momentum, T, Z[:, :n])
-            if len(T) and T[0] == self.t0 and not np.all(np.isfinite(f[0])):
-                f[0] = self.x0[R:]  # the initial speeds are known even where A(q0) is singular
-            extras = extra_outputs(num, T, Z[:, :R], f)
-        W = Z[:, self.n_store :] if audit else cumtrapz(T, P)
+        how = (num, self.momentum, self.stored_u, (R, n, self.n_store), audit, self.t0,
+               np.array(self.x0, dtype=float))
+        # a compiled run's model has no Python callables: its outputs can wait to be read
+        later = Deferred(lambda: derived(how, T, Z)) if self.defer_outputs else \
+            derived(how, T, Z)
         if watch is not None:
             meta["partition_switches"] = [
                 {"t": tw, "independent_speeds": sw} for tw, sw in watch.switches
@@ -191,14 +191,15 @@ class Run:
             meta["projections"] = watch.projections
         meta.update(self.stats, runtime_s=time.perf_counter() - self.wall0)
         traj = Trajectory(
-            t=T, q=Z[:, :R], f=f, p=p, T_star=Ts, load_power=P, work=W,
+            t=T, q=Z[:, :R].copy(), **{k: later if self.defer_outputs else later[k] for k in (
+                "f", "p", "T_star", "load_power", "work", "extras")},
             coordinate_names=self.names[:R], speed_names=self.names[R:],
             load_names=num.load_names, form=self.form, method=self.method_name,
             work_method="state" if audit else "trapezoid", success=success, status=status,
             message=message, t_events=self.t_events,
             x_events=[np.array(v).reshape(-1, n) for v in self.x_events],
             event_names=[e.name for e in self.ev_fns], metadata=meta, **self.stats,
-            extras=extras, source_kinds=getattr(num, "source_kinds", None),
+            source_kinds=getattr(num, "source_kinds", None),
         )
         traj._model = num  # for components in a model's frame (not saved with the file)
         return traj
@@ -560,3 +561,19 @@ class Run:
             self.nfev_done += solver.nfev
             self.solver, self.work = self.start(t_new, zp)
         self.last["z"] = np.array(zp)
+
+
+def derived(how: tuple, T: np.ndarray, Z: np.ndarray) -> dict[str, Any]:
+    """A trajectory's columns derived from its stored rows Z at times T: f or p, T*, the loads'
+    powers and work, the extras. ``how``: (model, momentum form?, rows of all speeds?, (R, n,
+    stored width), work integrated as states?, t0, x0)."""
+    num, momentum, stored_u, (R, n, n_store), audit, t0, x0 = how
+    if stored_u:
+        f, p, Ts, P, extras = derived_all_speeds(num, T, Z[:, :R], Z[:, R:n_store])
+    else:
+        f, p, Ts, P = derived_outputs(num, momentum, T, Z[:, :n])
+        if len(T) and T[0] == t0 and not np.all(np.isfinite(f[0])):
+            f[0] = x0[R:]  # the initial speeds are known even where A(q0) is singular
+        extras = extra_outputs(num, T, Z[:, :R], f)
+    W = Z[:, n_store:] if audit else cumtrapz(T, P)
+    return {"f": f, "p": p, "T_star": Ts, "load_power": P, "work": W, "extras": extras}

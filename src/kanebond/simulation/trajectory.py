@@ -21,7 +21,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.figure import Figure
 
 
-__all__ = ["Trajectory", "EnergyAudit", "cumtrapz"]
+__all__ = ["Trajectory", "EnergyAudit", "Deferred", "cumtrapz"]
 
 _EPS = np.finfo(float).eps
 
@@ -102,6 +102,51 @@ class EnergyAudit:
         return "\n".join(lines)
 
 
+class Deferred:
+    """Columns of a :class:`Trajectory` computed when first read: ``compute()`` returns a dict
+    of the ones it defers (``f``, ``p``, ``T_star``, ``load_power``, ``work``, ``extras``).
+    :func:`kanebond.simulate` defers the outputs derived from the integrated states (f or p,
+    T*, the loads' powers, the constraint outputs), so a run costs its steps and its output
+    states alone until they are read; the values are the same whenever they are computed."""
+
+    __slots__ = ("compute", "got")
+
+    def __init__(self, compute: Any) -> None:
+        self.compute, self.got = compute, None
+
+    def value(self, name: str) -> Any:
+        if self.got is None:
+            self.got, self.compute = self.compute(), None
+        return self.got[name]
+
+
+def _column(name: str, extras: bool = False) -> property:
+    """A column of Trajectory held in its __dict__, or computed by its Deferred when read."""
+
+    def get(self: Trajectory) -> Any:
+        d = self.__dict__
+        if name not in d:
+            d[name] = _as_column(d["_pending"].pop(name).value(name), extras)
+        return d[name]
+
+    def put(self: Trajectory, value: Any) -> None:
+        d = self.__dict__
+        d.setdefault("_pending", {}).pop(name, None)
+        d.pop(name, None)
+        if isinstance(value, Deferred):
+            d["_pending"][name] = value
+        else:
+            d[name] = _as_column(value, extras)
+
+    return property(get, put)
+
+
+def _as_column(value: Any, extras: bool) -> Any:
+    if extras:
+        return {k: np.asarray(v, dtype=float) for k, v in (value or {}).items()}
+    return np.asarray(value, dtype=float)
+
+
 class Trajectory:
     """Result of :func:`simulate`: states, momenta, energy and load powers at the output times.
 
@@ -130,7 +175,17 @@ class Trajectory:
 
     ``traj["q1"]``, ``traj[q1]`` (the dynamicsymbol), ``traj["p_u1"]``, ``traj["T_star"]``,
     ``traj["power"]`` or ``traj["<load name>"]`` return a column.
+
+    f, p, T_star, load_power, work and extras may each be given as a :class:`Deferred`, which
+    computes them when first read.
     """
+
+    f = _column("f")
+    p = _column("p")
+    T_star = _column("T_star")
+    load_power = _column("load_power")
+    work = _column("work")
+    extras = _column("extras", extras=True)
 
     def __init__(
         self,
@@ -164,11 +219,8 @@ class Trajectory:
     ) -> None:
         self.t = np.asarray(t, dtype=float)
         self.q = np.asarray(q, dtype=float)
-        self.f = np.asarray(f, dtype=float)
-        self.p = np.asarray(p, dtype=float)
-        self.T_star = np.asarray(T_star, dtype=float)
-        self.load_power = np.asarray(load_power, dtype=float)
-        self.work = np.asarray(work, dtype=float)
+        self.f, self.p, self.T_star = f, p, T_star
+        self.load_power, self.work = load_power, work
         self.coordinate_names = list(coordinate_names)
         self.speed_names = list(speed_names)
         self.load_names = list(load_names)
@@ -187,7 +239,7 @@ class Trajectory:
         ]
         self.metadata = dict(metadata or {})
         self._symbols = dict(symbols or {})
-        self.extras = {k: np.asarray(v, dtype=float) for k, v in (extras or {}).items()}
+        self.extras = extras
         self.source_kinds = list(source_kinds or ["load"] * len(self.load_names))
 
     # ------------------------------------------------------------------ names and columns
@@ -224,6 +276,12 @@ class Trajectory:
 
     def __len__(self) -> int:
         return len(self.t)
+
+    def __getstate__(self) -> dict:
+        """Every deferred column computed (a pickle holds arrays, not the model)."""
+        for name in list(self.__dict__.get("_pending", {})):
+            getattr(self, name)
+        return self.__dict__
 
     def columns(self) -> dict[str, np.ndarray]:
         """Every column by name, in order: t, coordinates, speeds, momenta, T_star, power, the
