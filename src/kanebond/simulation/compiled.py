@@ -83,6 +83,8 @@ def core_library() -> ctypes.CDLL:
     lib.kb_sim_events_get.argtypes = [vp, vp]
     lib.kb_sim_restate.argtypes = [vp, vp]
     lib.kb_sim_free.argtypes = [vp]
+    lib.kb_sim_newton.argtypes = [vp, d, vp, vp, vp]
+    lib.kb_sim_newton.restype = i
     lib.kb_sim_snap_size.argtypes = [vp]
     lib.kb_sim_snap_size.restype = lg
     lib.kb_sim_snapshot.argtypes = [vp, vp]
@@ -119,8 +121,10 @@ class _Sim:
         entry, why = compiled_entry(run.active, run.momentum)
         if entry is None:
             raise KanebondError(why)
-        cfg, ncfg, self.cfg_lib, _ = (configuration_kernel(run.active) if run.projecting
-                                      else (0, 0, None, []))
+        cfg, ncfg, self.cfg_lib, dep = (configuration_kernel(run.active) if run.projecting
+                                        else (0, 0, None, []))
+        self.qdep = np.ascontiguousarray(dep, dtype=np.intc)
+        self.cfg_w = np.zeros(ncfg * (ncfg + 1) + 1)
         self.lib, self.entry, self.n, self.nl = lib, entry, run.n, run.nl
         o = run.opts
         m = KbModelC(entry.kind, entry.pkind if run.nl else 0, entry.R, entry.nside, run.nl,
@@ -196,6 +200,21 @@ class _Sim:
         y = np.ascontiguousarray(z[:n], dtype=float)
         code = self.lib.kb_sim_stages(self.h, float(t), y.ctypes.data, float(h), K.ctypes.data)
         return None if code < 0 else K
+
+    def solver_of(self, t: float, fallback: Any) -> Any:
+        """q ↦ q with its dependent coordinates solved from g(q) = 0 by the core's Newton on the
+        run's k_cfg (rk.c's kb_rk_newton, as the FMU projects), or by ``fallback`` (the
+        manifold's, which names a failure) where the core cannot."""
+        if not self.cfg_lib:
+            return fallback
+
+        def solve(q: np.ndarray) -> np.ndarray:
+            qq = np.array(q, dtype=float)
+            code = self.lib.kb_sim_newton(self.h, float(t), qq.ctypes.data,
+                                          self.qdep.ctypes.data, self.cfg_w.ctypes.data)
+            return qq if code == 0 and np.all(np.isfinite(qq)) else fallback(q)
+
+        return solve
 
     @property
     def nfev(self) -> int:
@@ -368,7 +387,7 @@ class CompiledRun(Run):
         if pending is not None:
             self.switch(t_new, z, pending)
         elif self.projecting:
-            zp = self.watch.project(t_new, z, n)
+            zp = self.watch.project(t_new, z, n, solver=sim.solver_of)
             if zp is not None:
                 sim.lib.kb_sim_restate(sim.h, np.ascontiguousarray(zp[:n]).ctypes.data)
                 self.last["z"] = np.array(zp)

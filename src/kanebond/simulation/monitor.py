@@ -387,11 +387,14 @@ class ConstraintWatch:
             return None
         return self._best_at(q, cond)
 
-    def project(self, t: float, z: np.ndarray, n: int) -> np.ndarray | None:
+    def project(self, t: float, z: np.ndarray, n: int, solver: Any = None
+                ) -> np.ndarray | None:
         """z with the dependent coordinates re-solved from g(q) = 0 (the others and the speeds
         kept; in the momentum form p = A(q) f for the new q), or None when the configuration
         constraints hold to :data:`PROJECT_TOL`. Integration error lets g(q) drift (a
-        quaternion's norm); this keeps the state on its manifold."""
+        quaternion's norm); this keeps the state on its manifold. ``solver(t, fallback)``, if
+        given, returns the function q ↦ q solved to use instead of the manifold's (a compiled
+        run's Newton in C)."""
         if not self.config:
             return None
         model = self.active
@@ -402,7 +405,8 @@ class ConstraintWatch:
             return None
         f = self.speeds_of(model, t, z[None, :n])
         out = np.array(z, dtype=float)
-        out[:R] = model.manifold.solve_coordinates(q)
+        solve = model.manifold.solve_coordinates
+        out[:R] = (solve if solver is None else solver(t, solve))(q)
         out[R:n] = np.atleast_2d(model.p_hat(out[None, :R], f))[0] if self.momentum else f[0]
         self.projections += 1
         return out

@@ -12,6 +12,15 @@ static int kb_ens_newton(const KbModelC *m, double t, double *q, const int *qdep
     return kb_rk_newton((kb_cfg_fn)m->cfg, m->ncfg, t, q, m->c, qdep, w, &gmax) != 0;
 }
 
+/* a compiled run's projection (kanebond.simulation.compiled): the dependent coordinates qdep
+   of q solved in place from the closed loop's g(q) = 0 by kb_rk_newton on its k_cfg; 0, 1
+   where the Jacobian is singular, 2 where it does not converge (or the run has no k_cfg) */
+KB_API int kb_sim_newton(const KbSim *s, double t, double *q, const int *qdep, double *w) {
+    double gmax;
+    if (!s->m.cfg) return 2;
+    return kb_rk_newton((kb_cfg_fn)s->m.cfg, s->m.ncfg, t, q, s->m.c, qdep, w, &gmax);
+}
+
 /* T* at one output row (t, q, all speeds u) */
 static double kb_ens_energy(KbSim *s, double t, const double *q, const double *u) {
     const KbModelC *m = &s->m;
