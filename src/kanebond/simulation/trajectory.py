@@ -126,15 +126,15 @@ def _column(name: str, extras: bool = False) -> property:
     def get(self: Trajectory) -> Any:
         d = self.__dict__
         if name not in d:
-            d[name] = _as_column(d["_pending"].pop(name).value(name), extras)
+            d[name] = _as_column(self._pending.pop(name).value(name), extras)
         return d[name]
 
     def put(self: Trajectory, value: Any) -> None:
         d = self.__dict__
-        d.setdefault("_pending", {}).pop(name, None)
+        self._pending.pop(name, None)
         d.pop(name, None)
         if isinstance(value, Deferred):
-            d["_pending"][name] = value
+            self._pending[name] = value
         else:
             d[name] = _as_column(value, extras)
 
@@ -217,6 +217,7 @@ class Trajectory:
         extras: Mapping[str, np.ndarray] | None = None,
         source_kinds: Sequence[str] | None = None,
     ) -> None:
+        self._pending: dict[str, Deferred] = {}  # columns not computed yet, by name
         self.t = np.asarray(t, dtype=float)
         self.q = np.asarray(q, dtype=float)
         self.f, self.p, self.T_star = f, p, T_star
@@ -279,7 +280,7 @@ class Trajectory:
 
     def __getstate__(self) -> dict:
         """Every deferred column computed (a pickle holds arrays, not the model)."""
-        for name in list(self.__dict__.get("_pending", {})):
+        for name in list(self._pending):
             getattr(self, name)
         return self.__dict__
 
