@@ -12,12 +12,15 @@ start) into a temporary folder, and run to its horizon both ways in this process
   compiled Dormand–Prince with projection and the constraint watch),
   ``relative_tolerance=rtol``, ``output_interval = t_end / (points − 1)``.
 
-*ratio* = kanebond / FMU of the medians of ``--repeats`` alternating runs; the issue's target is
-≤ 1.5 on every model. *error*: the largest difference of a state between the two runs over
-max(1, max |state|). The horizon is the file's ``[simulation] t_end`` (else ``--t-end``),
-capped by ``--max-t-end``, and where kanebond's run crosses a singular configuration (the
-N four-bar's flat positions, which the unit refuses on purpose and stops at), at 0.97 of the
-first crossing's time, so that both runs cover the same span.
+*from the system*: ``kb.simulate(system, ..., constants)``, the numeric model made by the
+call (``KaneSystem.numeric`` keeps the first it formed and copies it with the constants
+given), for the files that are not bond graphs. *ratio* = kanebond / FMU of the medians of
+``--repeats`` alternating runs; the issue's target is ≤ 1.5 on every model. *error*: the
+largest difference of a state between the two runs over max(1, max |state|). The horizon is
+the file's ``[simulation] t_end`` (else ``--t-end``), capped by ``--max-t-end``, and where
+kanebond's run crosses a singular configuration (the N four-bar's flat positions, which the
+unit refuses on purpose and stops at), at 0.97 of the first crossing's time, so that both
+runs cover the same span.
 
 Then the IFToMM problems as a user writes them (``_iftomm_user.py``: A02 with N = 2 and A05)
 against the issue's targets (a tenth of OpenSim 3.2's time for A02; for A05 with 10⁴ output
@@ -84,8 +87,9 @@ def main() -> int:
 
 def _fmu_table(args, fmpy) -> None:
     stems = args.models or sorted(p.stem for p in FILES.glob("*.toml"))
-    print("\n| model | t_end | kanebond (ms) | FMU CS (ms) | ratio | error |")
-    print("|---|---|---|---|---|---|")
+    print("\n| model | t_end | kanebond (ms) | from the system (ms) | FMU CS (ms) | ratio "
+          "| error |")
+    print("|---|---|---|---|---|---|---|")
     worst = 0.0
     for stem in stems:
         spec = str(FILES / f"{stem}.toml")
@@ -111,6 +115,11 @@ def _fmu_table(args, fmpy) -> None:
                                    t_eval=np.linspace(0.0, t_end, args.points),
                                    progress=False)
 
+            def from_system(t_end, init=init, case=case):  # the model made by the call
+                return kb.simulate(case.system, (0.0, t_end), init, constants=case.constants,
+                                   rtol=args.rtol, atol=args.atol, progress=False,
+                                   t_eval=np.linspace(0.0, t_end, args.points))
+
             crossed = ours(t_end).singular_crossings
             if crossed:  # the unit stops at a singular configuration: both runs end before
                 t_end = 0.97 * float(crossed[0]["t"])
@@ -126,10 +135,14 @@ def _fmu_table(args, fmpy) -> None:
             md = fmpy.read_model_description(unzipped)
             names = _states(md)
             ref, res = ours(t_end), unit(unzipped, md, names)  # warm: compiled, library loaded
-            t_ours, t_unit = [], []
+            t_ours, t_unit, t_sys = [], [], []
+            runs = [(lambda te=t_end: ours(te), t_ours),
+                    (lambda u=unzipped, m=md, n=names: unit(u, m, n), t_unit)]
+            if case.numeric is None:
+                from_system(t_end)
+                runs.append((lambda te=t_end: from_system(te), t_sys))
             for _ in range(args.repeats):
-                for fn, acc in ((lambda te=t_end: ours(te), t_ours),
-                                (lambda u=unzipped, m=md, n=names: unit(u, m, n), t_unit)):
+                for fn, acc in runs:
                     t0 = time.perf_counter()
                     fn()
                     acc.append(time.perf_counter() - t0)
@@ -138,7 +151,8 @@ def _fmu_table(args, fmpy) -> None:
                        for n in names if n in ref.columns()), default=float("nan"))
             ratio = float(np.median(t_ours) / np.median(t_unit))
             worst = max(worst, ratio)
-            print(f"| {stem} | {t_end:.4g} | {1e3 * np.median(t_ours):.1f} "
+            sys_ms = f"{1e3 * np.median(t_sys):.1f}" if t_sys else "–"
+            print(f"| {stem} | {t_end:.4g} | {1e3 * np.median(t_ours):.1f} | {sys_ms} "
                   f"| {1e3 * np.median(t_unit):.1f} "
                   f"| {ratio:.1f}× | {err:.1e} |")
         except Exception as exc:  # noqa: BLE001 - a benchmark reports and goes on

@@ -177,7 +177,21 @@ class KaneSystem(KaneModel):
         if self.prescribed or self.adjoined:
             return ConstrainedModel(self, constants, backend=backend, path=path,
                                     baumgarte=baumgarte)
-        return NumericModel(self, constants, backend=backend, path=path)
+        return self._numeric_model(constants, backend, path)
+
+    def _numeric_model(self, constants: Mapping | None, backend: str, path: str
+                       ) -> NumericModel:
+        """The NumericModel of ``constants``: the first one made for (backend, path) is kept,
+        later ones are its copies with their own constants (:meth:`NumericModel.with_constants
+        <kanebond.numeric.NumericModel.with_constants>`: the same generated and compiled code,
+        new parameter values, the masses and inertias checked again), so that a system's
+        program is formed once however often ``kb.simulate(system, ..., constants)`` runs."""
+        memo = self.__dict__.setdefault("_numeric_memo", {})
+        base = memo.get((backend, path))
+        if base is None:
+            memo[backend, path] = base = NumericModel(self, constants, backend=backend, path=path)
+            return base
+        return base.with_constants(constants or {})
 
     def _with_defaults(self, constants: Mapping | None) -> Mapping | None:
         """``constants`` over :attr:`defaults` (keys as the names of the symbols)."""

@@ -10,6 +10,7 @@ grows with the size of the closed forms).
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping
 from typing import Any
 
@@ -66,12 +67,23 @@ class ConstraintManifold:
         self._dag, self._outs = graph, outs
         self._groups = {"t": 1, "q": len(q), "c": len(model.parameters)}
         self._kernels: dict[tuple[int, int], Any] = {}
+        #: compiled kernels of these constraints (numeric/_c/entry.py's k_cfg), shared with
+        #: the manifolds of the model's copies with other constants (:meth:`rebound`)
+        self.compiled: dict[str, Any] = {}
         self.n_out = len(outs)
         self.n_u = len(u)
         self.names = {
             "config": [f"config[{i}]" for i in range(self.k_g)],
             "velocity": [f"velocity[{i}]" for i in range(self.k_v)],
         }
+
+    def rebound(self, model: Any) -> ConstraintManifold:
+        """This manifold for ``model``, a copy of its model with other constant values
+        (:meth:`NumericModel.with_constants`): the same graph, kernels and compiled kernels
+        (constants are their run-time arguments), not differentiated again."""
+        new = copy.copy(self)
+        new.model = model
+        return new
 
     def kernel_of(self, lo: int, hi: int) -> Any:
         """The generated NumPy kernel of outputs lo … hi − 1 only (compiled on first use: a

@@ -192,7 +192,9 @@ class NumericModel(TreePathMixin, EmbeddedMixin, PartitionMixin, ReactionMixin):
         model = copy.copy(self)
         model._params = Parameters(self.parameters, constants, f"system {self.system.name!r}")
         model.constants = dict(constants)
-        model.__dict__.pop("manifold", None)
+        manifold = model.__dict__.pop("manifold", None)
+        if manifold is not None:  # (differentiating g again: 0.46 s for the 40-loop four-bar)
+            model.manifold = manifold.rebound(model)
         if self.path != "symbolic":
             model._buffers()
             check_mass_and_inertia(model)

@@ -78,12 +78,18 @@ def configuration_kernel(model: Any) -> tuple[int, int, Any, list[int]]:
     cached = model.__dict__.get("_config_kernel")
     if cached is not None:  # (forming it differentiates g: 0.4 s for the 40-loop four-bar)
         return cached
+    # the kernel of the model's copies with other constants (NumericModel.with_constants)
+    manifold = getattr(model, "manifold", None)
+    shared = manifold.compiled if manifold is not None else {}
+    if "k_cfg" in shared:
+        model.__dict__["_config_kernel"] = shared["k_cfg"]
+        return shared["k_cfg"]
     src, dep, k = config_kernel(model, len(model.parameters))
     if not k:
         return 0, 0, None, []
     src = "#include <math.h>\n#include <stdlib.h>\n#include <string.h>\n" + src
     lib = source_library("kbcfg", src)
-    model.__dict__["_config_kernel"] = out = (_addr(lib.k_cfg), k, lib, dep)
+    model.__dict__["_config_kernel"] = shared["k_cfg"] = out = (_addr(lib.k_cfg), k, lib, dep)
     return out
 
 
