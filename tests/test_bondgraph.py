@@ -296,3 +296,21 @@ def test_a_callable_source_drives_the_numeric_model(tmp_path):
     assert abs(num.rhs(0.4, [0.2])[0] - (3.0 * math.cos(0.4) - 0.2 / 0.5) / 2.0) < 1e-14
     with pytest.raises(kb.BondGraphError, match="callable"):
         g.save(tmp_path / "never.json")
+
+
+def test_an_elements_bonds_are_a_read_only_view_and_a_junction_keeps_one_size():
+    g = series_rlc()
+    j, src = g.element("i"), g.element("V")
+    assert list(j.bonds) == ["0", "1", "2", "3"] and list(j.bonds.values()) == g.bonds_of(j)
+    assert src.bonds["0"] is g.bonds[0] and j.size == 1
+    with pytest.raises(TypeError):
+        src.bonds["0"] = g.bonds[1]
+    with pytest.raises(kb.BondGraphError, match="already has a bond"):
+        src.attach("0", g.bonds[1])
+    with pytest.raises(kb.BondGraphError, match="has size 1, not 2"):
+        j.fix_size(2)
+    two = bg.BondGraph("two")
+    k = two.add(bg.OneJunction("k"))
+    with pytest.raises(kb.BondGraphError, match="2 symbols for a junction of size 1"):
+        two.connect(two.add(bg.Se("F", V)), k)
+        two.displacement(k, sp.symbols("a b"))

@@ -119,12 +119,12 @@ class _Assigner:
         self.decided: list[str] = []
 
     def imposes(self, el: Element, port: str) -> bool | None:
-        b = el._bonds[port]
+        b = el.bonds[port]
         return None if b.effort_by is None else b.effort_by is el
 
     def set(self, el: Element, port: str, effort: bool, why: str, *,
             propagate: bool = True) -> None:
-        b = el._bonds[port]
+        b = el.bonds[port]
         owner = el if effort else b.other(el)
         if b.effort_by is not None:
             if b.effort_by is not owner:
@@ -148,7 +148,7 @@ class _Assigner:
             el = todo.pop()
             for port, effort in self._implied(el):
                 if self.imposes(el, port) is None:
-                    b = el._bonds[port]
+                    b = el.bonds[port]
                     self._assign(b, el if effort else b.other(el))
                     todo.append(b.other(el))
 
@@ -173,11 +173,11 @@ class _Assigner:
         others); a 1-junction takes its flow from exactly one, i.e. imposes the effort there
         alone. ``lead`` is whether the junction imposes the effort on that one bond."""
         lead = isinstance(j, OneJunction)
-        known = {p: self.imposes(j, p) for p in j._bonds}
+        known = {p: self.imposes(j, p) for p in j.bonds}
         free = [p for p, v in known.items() if v is None]
         leads = [p for p, v in known.items() if v is lead]
         if len(leads) > 1:
-            who = [j._bonds[p].other(j).name for p in leads]
+            who = [j.bonds[p].other(j).name for p in leads]
             raise CausalityError(f"{j.kind}-junction {j.name!r} gets its "
                                  f"{'flow' if lead else 'effort'} from both {who[0]!r} and "
                                  f"{who[1]!r}; only one may impose it.")
@@ -194,7 +194,7 @@ def assign_causality(graph) -> CausalityReport:
     a = _Assigner(graph)
     for name in graph.free_states:  # a junction whose common flow (effort) is a state
         j = graph.element(name)
-        for port in j._bonds:
+        for port in j.bonds:
             a.set(j, port, isinstance(j, ZeroJunction), f"the free junction {name!r}",
                   propagate=False)
     for el in graph.elements:  # every fixed port first, then their consequences
@@ -231,9 +231,9 @@ def _arbitrary(a: _Assigner, bonds: list) -> None:
 
 def _free_junctions(graph, report: CausalityReport) -> None:
     for j in graph.elements:
-        if isinstance(j, OneJunction) and j._bonds:
-            if not any(b.effort_by is j for b in j._bonds.values()):
+        if isinstance(j, OneJunction) and j.bonds:
+            if not any(b.effort_by is j for b in j.bonds.values()):
                 report.free.append(j.name)
-        elif isinstance(j, ZeroJunction) and j._bonds:
-            if all(b.effort_by is j for b in j._bonds.values()):
+        elif isinstance(j, ZeroJunction) and j.bonds:
+            if all(b.effort_by is j for b in j.bonds.values()):
                 report.free.append(j.name)

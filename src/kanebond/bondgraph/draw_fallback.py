@@ -236,7 +236,7 @@ class _Part:
 
     def _ends(self, n: int) -> list[_End]:
         el, ends = self.els[n], []
-        for b in el._bonds.values():
+        for b in el.bonds.values():
             chain = self.routes[b.index]
             nxt = chain[1] if b.source is el else chain[-2]
             e = _End(b, b.end(el), "R" if self.layer[nxt] > self.layer[n] else "L", nxt)

@@ -27,7 +27,8 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from types import MappingProxyType
 from typing import Any
 
 import sympy as sp
@@ -120,10 +121,25 @@ class Element:
         if size is not None:
             k = check_size(size, f"{self.kind} {name!r}")
             self._sizes = {p: k for p in self.ports}
+        self._bonds: dict[str, Any] = {}
 
     def port_size(self, port: str) -> int | None:
         """The size this port requires (None: any, fixed by its bond)."""
         return self._sizes[port]
+
+    @property
+    def bonds(self) -> Mapping[str, Any]:
+        """{port: bond} of the bonds on this element's ports, in the order they were connected
+        (a read-only view; :meth:`~kanebond.bondgraph.BondGraph.connect` attaches them)."""
+        return MappingProxyType(self._bonds)
+
+    def attach(self, port: str, bond: Any) -> None:
+        """Record ``bond`` on ``port`` (the step of ``BondGraph.connect``; a port takes one
+        bond)."""
+        if port in self._bonds:
+            raise BondGraphError(f"{self.kind} {self.name!r}: port {port!r} already has a bond "
+                                 f"({self._bonds[port]}); an element's port takes one bond.")
+        self._bonds[port] = bond
 
     def _param(self, value: Any, label: str) -> sp.Basic:
         return parameter(value, f"{self.kind} {self.name!r}: {label}", inputs=self.inputs,
@@ -332,6 +348,20 @@ class Junction(Element):
 
     def port_size(self, port: str) -> int | None:
         return self._size
+
+    @property
+    def size(self) -> int | None:
+        """The size of every bond on the junction: given, or fixed by its first bond or
+        displacement (None until then)."""
+        return self._size
+
+    def fix_size(self, k: int) -> None:
+        """Fix the junction's size to ``k`` (the step of ``BondGraph.connect`` and
+        ``displacement``); a size other than one already fixed is refused."""
+        if self._size not in (None, k):
+            raise BondGraphError(f"{self.kind}-junction {self.name!r} has size {self._size}, "
+                                 f"not {k}.")
+        self._size = k
 
 
 class ZeroJunction(Junction):

@@ -104,20 +104,20 @@ class _Builder:
 
     # port variables in the power-in convention -------------------------------------------
     def e(self, el: Element, port: str) -> sp.Matrix:
-        return self.E[el._bonds[port]]
+        return self.E[el.bonds[port]]
 
     def f(self, el: Element, port: str) -> sp.Matrix:
-        b = el._bonds[port]
+        b = el.bonds[port]
         return self.F[b] if b.into(el) else -self.F[b]
 
     def imposes(self, el: Element, port: str) -> bool:
-        return el._bonds[port].effort_by is el
+        return el.bonds[port].effort_by is el
 
     def set_e(self, el: Element, port: str, expr, deriv=None) -> None:
-        self._define(self.E[el._bonds[port]], expr, deriv, el)
+        self._define(self.E[el.bonds[port]], expr, deriv, el)
 
     def set_f(self, el: Element, port: str, expr, deriv=None) -> None:
-        b = el._bonds[port]
+        b = el.bonds[port]
         sign = 1 if b.into(el) else -1
         self._define(self.F[b], _col(expr, b.size) * sign, deriv, el)
 
@@ -212,11 +212,11 @@ def _source_law(bld: _Builder, el) -> None:
     elif isinstance(el, Se):
         bld.set_e(el, "0", el.value)
     else:
-        bld.set_f(el, "0", -_col(el.value, el._bonds["0"].size))
+        bld.set_f(el, "0", -_col(el.value, el.bonds["0"].size))
 
 
 def _one_port_law(bld: _Builder, el) -> None:
-    k = el._bonds["0"].size
+    k = el.bonds["0"].size
     e, f = bld.e(el, "0"), bld.f(el, "0")
     v = el.value
     if isinstance(el, R):
@@ -256,7 +256,7 @@ def _two_port_law(bld: _Builder, el) -> None:
 
 
 def _junction_law(bld: _Builder, j) -> None:
-    bonds = list(j._bonds.values())
+    bonds = list(j.bonds.values())
     sign = {b: (1 if b.into(j) else -1) for b in bonds}
     common, summed = (bld.F, bld.E) if isinstance(j, OneJunction) else (bld.E, bld.F)
     # the bond that brings the common variable in: its effort is imposed by the junction (1),
@@ -269,7 +269,7 @@ def _junction_law(bld: _Builder, j) -> None:
         var = summed[b0]
         bld._define(var, -sign[b0] * others, None, j)
     else:  # a free junction: its common variable is a state fixed by the balance
-        k = bonds[0].size if bonds else j._size
+        k = bonds[0].size if bonds else j.size
         prefix = "f" if isinstance(j, OneJunction) else "e"
         syms = _free_symbols(bld, j, prefix, k)
         value = sp.Matrix(syms)

@@ -105,7 +105,6 @@ class BondGraph:
             raise BondGraphError(f"{self.name!r} already has an element named "
                                  f"{element.name!r}; element names must be unique.")
         element._graph = self
-        element._bonds = {}
         self._elements[element.name] = element
         self.causality = None
         return element
@@ -120,9 +119,9 @@ class BondGraph:
         k = self._bond_size(ea, pa, eb, pb, size)
         bond = Bond(len(self.bonds) + 1, ea, pa, eb, pb, k)
         for el, port in ((ea, pa), (eb, pb)):
-            el._bonds[port] = bond
-            if isinstance(el, Junction) and el._size is None:
-                el._size = k
+            el.attach(port, bond)
+            if isinstance(el, Junction) and el.size is None:
+                el.fix_size(k)
         self.bonds.append(bond)
         self.causality = None
         return bond
@@ -137,10 +136,10 @@ class BondGraph:
         if not syms or not all(isinstance(s, sp.Symbol) for s in syms):
             raise BondGraphError(f"displacement at {junction.name!r}: give SymPy Symbols, got "
                                  f"{symbols!r:.60}.")
-        if junction._size not in (None, len(syms)):
+        if junction.size not in (None, len(syms)):
             raise BondGraphError(f"displacement at {junction.name!r}: {len(syms)} symbols for a "
-                                 f"junction of size {junction._size}.")
-        junction._size = len(syms)
+                                 f"junction of size {junction.size}.")
+        junction.fix_size(len(syms))
         self.displacements.append((junction, syms))
         self.causality = None
 
@@ -180,24 +179,24 @@ class BondGraph:
         if isinstance(el, Junction):
             if port is not None:
                 raise BondGraphError(f"connect: junction {el.name!r} has no named ports.")
-            return el, str(len(el._bonds))
+            return el, str(len(el.bonds))
         if port is None:
             port = self._free_port(el, outgoing)
         if port not in el.ports:
             raise BondGraphError(f"connect: {el.kind} {el.name!r} has no port {port!r}; its "
                                  f"ports are {', '.join(map(repr, el.ports))}.")
-        if port in el._bonds:
+        if port in el.bonds:
             raise BondGraphError(f"connect: port {port!r} of {el.kind} {el.name!r} already has "
-                                 f"a bond ({el._bonds[port]}).")
+                                 f"a bond ({el.bonds[port]}).")
         return el, port
 
     @staticmethod
     def _free_port(el: Element, outgoing: bool) -> str:
         if isinstance(el, TwoPort):
             return "2" if outgoing else "1"
-        free = [p for p in el.ports if p not in el._bonds]
+        free = [p for p in el.ports if p not in el.bonds]
         if not free:
-            held = "; ".join(str(b) for b in el._bonds.values())
+            held = "; ".join(str(b) for b in el.bonds.values())
             raise BondGraphError(f"connect: every port of {el.kind} {el.name!r} already has a "
                                  f"bond ({held}); an element's port takes one bond.")
         return free[0]
@@ -226,13 +225,13 @@ class BondGraph:
         sensed |= {id(self._elements[n]) for n in self.free_states if n in self._elements}
         for el in self._elements.values():
             if isinstance(el, Junction):
-                if len(el._bonds) < 2 and id(el) not in sensed:
+                if len(el.bonds) < 2 and id(el) not in sensed:
                     raise BondGraphError(
-                        f"junction {el.name!r} has {len(el._bonds)} bond(s); a junction joins "
+                        f"junction {el.name!r} has {len(el.bonds)} bond(s); a junction joins "
                         f"two or more (connect more, or remove it)."
                     )
                 continue
-            dangling = [p for p in el.ports if p not in el._bonds]
+            dangling = [p for p in el.ports if p not in el.bonds]
             if dangling:
                 raise BondGraphError(
                     f"{el.kind} {el.name!r} has no bond on port(s) {', '.join(dangling)}; "
@@ -241,7 +240,7 @@ class BondGraph:
 
     def bonds_of(self, element: Element) -> list[Bond]:
         """The bonds on ``element``'s ports, in port order."""
-        return list(element._bonds.values())
+        return list(element.bonds.values())
 
     def __repr__(self) -> str:
         return f"BondGraph({self.name!r}, {len(self._elements)} elements, {len(self.bonds)} bonds)"

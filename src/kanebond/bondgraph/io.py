@@ -135,7 +135,7 @@ def _element(el: Any, names: dict) -> dict:
 def _size(el: Any) -> int | None:
     """The size given when ``el`` was made (None where its matrix parameter fixes it)."""
     if isinstance(el, Junction):
-        return el._size
+        return el.size
     value = next(iter(el.parameters().values()))
     return None if isinstance(value, sp.MatrixBase) else el.port_size(el.ports[0])
 
@@ -315,13 +315,14 @@ def _build(data: Any, file: str, factory: type[G]) -> G:
             g.add(KINDS[kind](rec["name"], **args))
         except BondGraphError as err:
             raise BondGraphError(f"{where}: {err}") from None
+    names = {el.name for el in g.elements}
     for i, rec in enumerate(_list(top, "bonds", file)):
         where = f"{file}: bonds[{i}]"
         _keys(rec, _BOND, where)
         ends = []
         for key in ("source", "target"):
             name = _check(rec[key], str, f"{where}: key {key!r}", "an element name")
-            if name not in g._elements:
+            if name not in names:
                 raise BondGraphError(f"{where}: key {key!r}: no element named {name!r:.40}; "
                                      f"add it to 'elements' or fix the name.")
             el = g.element(name)

@@ -55,13 +55,13 @@ def store_energies(graph, eqs) -> dict[str, sp.Expr]:
     sub = eqs.substitutions
     for el in graph.elements:
         if isinstance(el, I):
-            out[el.name] = _quadratic(el.value, eqs.flows[el._bonds["0"]])
+            out[el.name] = _quadratic(el.value, eqs.flows[el.bonds["0"]])
         elif isinstance(el, C):
-            out[el.name] = _quadratic(el.value, eqs.efforts[el._bonds["0"]])
+            out[el.name] = _quadratic(el.value, eqs.efforts[el.bonds["0"]])
         elif isinstance(el, TStar):
-            out[el.name] = _quadratic(el.A, _port_flow(eqs, el, el._bonds["I"]))
+            out[el.name] = _quadratic(el.A, _port_flow(eqs, el, el.bonds["I"]))
         elif isinstance(el, (IC, NIC)):
-            bond = el._bonds["I"]
+            bond = el.bonds["I"]
             if bond.effort_by is el:  # derivative causality: p = A f
                 at = dict(zip(el.p, momentum_matrix(el) * _port_flow(eqs, el, bond),
                               strict=True))
@@ -77,7 +77,7 @@ def source_powers(graph, eqs) -> dict[str, sp.Expr]:
     out: dict[str, sp.Expr] = {}
     for el in graph.elements:
         if isinstance(el, (Se, Sf, R, SeLambda)):
-            bond = el._bonds["0"]
+            bond = el.bonds["0"]
             power_in = _dot(eqs.efforts[bond], _port_flow(eqs, el, bond))
             out[f"{el.kind}:{el.name}"] = -power_in
     return out

@@ -49,9 +49,9 @@ class ConstraintViews:
     @property
     def dependent_speed_map(self) -> dict:
         """{u_d: (G f)_d}: the dependent speeds in the independent ones, u_d = G(q) f."""
-        if self._closed is None:
+        if not self.embedding.active:
             return {}
-        return dict(self._closed.speed_map)
+        return dict(self.embedding.closed_form.speed_map)
 
     @cached_property
     def auxiliary_equations(self) -> list:
@@ -73,19 +73,19 @@ class ConstraintViews:
     @property
     def multipliers(self) -> sp.Matrix:
         """λ: one Lagrange multiplier symbol ``lambda_<name>`` per adjoined constraint."""
-        return sp.Matrix([c.multiplier for c in self._adjoined_f])
+        return sp.Matrix([c.multiplier for c in self.adjoined_in_f])
 
     @property
     def constraint_jacobian(self) -> sp.Matrix:
         """∂φ/∂fᵀ (L × S) of the adjoined constraints ([PA-VP] (7), (27))."""
-        if not self._adjoined_f:
+        if not self.adjoined_in_f:
             return sp.zeros(0, len(self.speeds))
-        return sp.Matrix.vstack(*[c.G for c in self._adjoined_f])
+        return sp.Matrix.vstack(*[c.G for c in self.adjoined_in_f])
 
     @property
     def adjoined_forces(self) -> sp.Matrix:
         """ᵃᶜe = (∂φ/∂fᵀ)ᵀ λ, the generalized adjoined constraint forces ([PA-VP] (27))."""
-        if not self._adjoined_f:
+        if not self.adjoined_in_f:
             return sp.zeros(len(self.speeds), 1)
         return self.constraint_jacobian.T * self.multipliers
 
@@ -97,7 +97,7 @@ class ConstraintViews:
     @property
     def constraint_power(self) -> sp.Expr:
         """ᵃᶜP = ᵃᶜfᵀ λ, the power of all adjoined constraints ([PA-VP] (19))."""
-        if not self._adjoined_f:
+        if not self.adjoined_in_f:
             return sp.S.Zero
         return (self.constraint_velocities.T * self.multipliers)[0]
 
@@ -125,19 +125,19 @@ class ConstraintViews:
         """
         fd = sp.Matrix([s.diff(t) for s in self.speeds])
         eqs = [sp.Eq(self.A * fd + self.Df, self.e + self.adjoined_forces)]
-        if self._adjoined_f:
+        if self.adjoined_in_f:
             G = self.constraint_jacobian
-            gamma = sp.Matrix([c.gamma for c in self._adjoined_f])
-            eqs.append(sp.Eq(G * fd + gamma, sp.Matrix([c.value_dot for c in self._adjoined_f])))
+            gamma = sp.Matrix([c.gamma for c in self.adjoined_in_f])
+            eqs.append(sp.Eq(G * fd + gamma, sp.Matrix([c.value_dot for c in self.adjoined_in_f])))
         return eqs
 
     def _adjoined_named(self, constraint: str | int) -> Adjoined:
-        if isinstance(constraint, int) and 0 <= constraint < len(self._adjoined_f):
-            return self._adjoined_f[constraint]
-        for c in self._adjoined_f:
+        if isinstance(constraint, int) and 0 <= constraint < len(self.adjoined_in_f):
+            return self.adjoined_in_f[constraint]
+        for c in self.adjoined_in_f:
             if c.name == constraint:
                 return c
-        names = ", ".join(repr(c.name) for c in self._adjoined_f) or "none"
+        names = ", ".join(repr(c.name) for c in self.adjoined_in_f) or "none"
         raise ConstraintError(
             f"{constraint!r} is not an adjoined constraint of {self.name!r} (they are {names})."
         )

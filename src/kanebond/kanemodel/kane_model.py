@@ -353,8 +353,11 @@ class KaneModel(ConstraintViews):
         return self.resolve_load_fields(self.loads, self._common, self._body_kinematics, self._subs)
 
     @cached_property
-    def _adjoined_f(self) -> list[Adjoined]:
-        """The adjoined constraints in the independent speeds (symbolic views)."""
+    def adjoined_in_f(self) -> list[Adjoined]:
+        """The adjoined constraints written in the independent speeds f (their G = ∂φ/∂fᵀ in
+        the closed form u_d = G f when the system embeds constraints, else :attr:`adjoined`):
+        what :attr:`multipliers`, :attr:`constraint_jacobian` and :meth:`adjoined_equations`
+        are made of ([PA-VP] (7), (27))."""
         if self._closed is None:
             return self.adjoined
         return resolve_adjoined(
