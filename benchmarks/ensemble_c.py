@@ -65,9 +65,10 @@ def main() -> int:
     case = runspec.prepare("whipple_bicycle")
     num = case.system.numeric(case.constants)
     x0 = num.consistent_initial(case.x0)
-    opts = dict(t_span=(0.0, args.t_end), points=101, rtol=1e-8, atol=1e-10)
+    span = (0.0, args.t_end)
+    opts = dict(points=101, rtol=1e-8, atol=1e-10, method="RK45")
     X, C = _batch(num, x0, 4)
-    kb.simulate_ensemble(num, X, C, backend="c", **opts)  # the core built and loaded
+    kb.simulate_ensemble(num, span, X, C, backend="c", **opts)  # the core built and loaded
     jm = None
     failed = False
     print("\n| N | backend | time (s) | trajectories/s | max audit | max drift | statuses |")
@@ -82,9 +83,9 @@ def main() -> int:
                 jm = case.system.numeric(case.constants, backend="jax")
             t0 = time.perf_counter()
             if backend == "c":
-                ds = kb.simulate_ensemble(num, X, C, backend="c", workers=w, **opts)
+                ds = kb.simulate_ensemble(num, span, X, C, backend="c", workers=w, **opts)
             else:
-                ds = kb.simulate_ensemble(jm, X, C, **opts)
+                ds = kb.simulate_ensemble(jm, span, X, C, **opts)
             dt = time.perf_counter() - t0
             st = ds.status.values
             ok = bool(np.all(st == "ok"))

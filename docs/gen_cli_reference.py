@@ -67,7 +67,7 @@ is in the [model-file reference](model_files.md)). Model files are parsed, never
 expressions go through an `ast` whitelist. `simulate` writes `trajectory.csv` and
 `trajectory.parquet` (Parquet and the sweeps need the `sweep` extra:
 `pip install 'kanebond[sweep]'`; `make test` installs it). In Python,
-`kb.sweep_simulate("rolling_disk", {"u2": [4, 6, 8]}, t_end=2)` returns an `xarray.Dataset`
+`kb.sweep_simulate("rolling_disk", (0, 2), grid={"u2": [4, 6, 8]})` returns an `xarray.Dataset`
 (point × time; see [Many runs at once](batch.md)) and
 `kanebond.report.write_report("rolling_disk", "disk.html")` writes the report.
 

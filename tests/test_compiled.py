@@ -337,8 +337,9 @@ def test_c_ensemble_equals_simulate_point_by_point(stem):
     k = cnames.index("g") if "g" in cnames else 0
     scaled = model.c0[k] * (1 + 0.05 * rng.uniform(-1, 1, N))
     te = np.linspace(0.0, 0.5, 6)
-    ds = kb.simulate_ensemble(model, X, {cnames[k]: scaled}, (0.0, 0.5), t_eval=te,
-                              backend="c", rtol=1e-10, atol=1e-12, workers=2)
+    ds = kb.simulate_ensemble(model, (0.0, 0.5), X, {cnames[k]: scaled}, t_eval=te,
+                              backend="c", method="RK45", rtol=1e-10, atol=1e-12,
+                              workers=2)
     assert list(ds.status.values) == ["ok"] * N
     assert "cpu" in ds.attrs["device"] and ds.sizes == {"point": N, "time": 6}
     for i in range(N):
@@ -361,9 +362,9 @@ def test_c_ensemble_has_the_jax_ensembles_layout():
     sys_ = kb.models.pendulum_on_cart(1)
     consts = {"m0": 1.0, "m1": 0.5, "l1": 2.0, "g": 9.81}
     init = {"q0": [0.0, 0.1], "q1": [0.1, 0.2], "u0": 0.0, "u1": 0.0}
-    a = kb.simulate_ensemble(sys_.numeric(consts, backend="c"), init, {"m1": [0.5, 0.6]},
-                             (0.0, 1.0), points=5, backend="c")
-    b = kb.simulate_ensemble(sys_, init, {**consts, "m1": [0.5, 0.6]}, (0.0, 1.0), points=5)
+    a = kb.simulate_ensemble(sys_.numeric(consts, backend="c"), (0.0, 1.0), init,
+                             {"m1": [0.5, 0.6]}, points=5, backend="c", method="RK45")
+    b = kb.simulate_ensemble(sys_, (0.0, 1.0), init, {**consts, "m1": [0.5, 0.6]}, points=5)
     assert set(a.data_vars) == set(b.data_vars) and set(a.coords) == set(b.coords)
     for v in ("q0", "q1", "u0", "u1", "T_star", "work"):
         np.testing.assert_allclose(a[v].values, b[v].values, rtol=1e-6, atol=1e-7)
@@ -374,12 +375,12 @@ def test_c_ensemble_refuses_what_it_cannot_run():
     consts = {"m0": 1.0, "m1": 0.5, "l1": 2.0, "g": 9.81}
     init = {"q0": 0.0, "q1": 0.1, "u0": 0.0, "u1": 0.0}
     with pytest.raises(kb.ModelError, match="backend='c' needs a model compiled to C"):
-        kb.simulate_ensemble(sys_.numeric(consts, backend="numpy"), init, None, backend="c")
+        kb.simulate_ensemble(sys_.numeric(consts, backend="numpy"), (0, 1), init, backend="c")
     with pytest.raises(kb.ModelError, match="backend must be 'jax' or 'c'"):
-        kb.simulate_ensemble(sys_, init, consts, backend="cuda")
+        kb.simulate_ensemble(sys_, (0, 1), init, consts, backend="cuda")
     with pytest.raises(kb.ModelError, match="point 1 of the batch of constants"):
-        kb.simulate_ensemble(sys_.numeric(consts, backend="c"), init, {"m1": [0.5, -1.0]},
-                             backend="c")
+        kb.simulate_ensemble(sys_.numeric(consts, backend="c"), (0, 1), init,
+                             {"m1": [0.5, -1.0]}, backend="c")
 
 
 # ------------------------------------------------------------------ the stiff method

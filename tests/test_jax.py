@@ -175,7 +175,7 @@ def test_ensemble_equals_kanebond_runs_point_by_point():
     u2 = np.array([4.0, 5.0, 6.0])
     init = {"x": 0, "y": 0, "q1": 0, "q2": 0.1, "q3": 0, "u1": 0, "u2": u2, "u3": 0}
     consts = {"m": np.array([1.0, 2.0, 3.0]), "r": 0.3, "g": 9.81}
-    ds = kb.simulate_ensemble(disk, init, consts, (0.0, 1.0), points=11, rtol=1e-10,
+    ds = kb.simulate_ensemble(disk, (0.0, 1.0), init, consts, points=11, rtol=1e-10,
                               atol=1e-12)
     assert list(ds.status.values) == ["ok"] * 3
     assert np.allclose(ds["m"].values, consts["m"]) and np.allclose(ds["u2(0)"].values, u2)
@@ -196,8 +196,8 @@ def test_ensemble_of_a_closed_loop_reports_its_drift():
     num = case.system.numeric(case.constants)
     x0 = num.consistent_initial(case.x0)
     names = [s.func.__name__ for s in case.system.coordinates + case.system.speeds]
-    ds = kb.simulate_ensemble(case.system, dict(zip(names, x0, strict=True)),
-                              {str(k): v for k, v in case.constants.items()}, (0.0, 0.2),
+    ds = kb.simulate_ensemble(case.system, (0.0, 0.2), dict(zip(names, x0, strict=True)),
+                              {str(k): v for k, v in case.constants.items()},
                               points=5, rtol=1e-10, atol=1e-12)
     assert ds.status.values[0] == "ok"
     assert np.max(np.abs(ds["residual[config[0]]"].values)) < 1e-7
@@ -266,7 +266,7 @@ def test_ensemble_with_prescribed_or_adjoined_constraints(name):
     jm = case.system.numeric(case.constants, backend="jax")
     names = jm.state_names
     x0 = {n: float(case.x0[s]) for n, s in zip(names, jm.coordinates + jm.speeds, strict=True)}
-    ds = kb.simulate_ensemble(jm, x0, None, (0.0, 1.0), points=11, rtol=1e-10, atol=1e-12)
+    ds = kb.simulate_ensemble(jm, (0.0, 1.0), x0, None, points=11, rtol=1e-10, atol=1e-12)
     assert ds.status.values[0] == "ok"
     assert np.max(np.abs(ds.audit_residual.values)) < 1e-8 * max(1.0, float(
         np.max(np.abs(ds.T_star.values))))
@@ -290,8 +290,8 @@ def test_a_bond_graph_on_jax():
     x0 = np.array([case.x0[n] for n in num.state_names])
     X = x0 + 0.1 * np.random.default_rng(2).standard_normal((3, len(x0)))
     assert np.allclose(np.asarray(jg.rhs(0.2, X)), num.rhs(0.2, X), rtol=1e-12, atol=1e-12)
-    ds = kb.simulate_ensemble(jg, dict(zip(num.state_names, x0, strict=True)),
-                              {"V_l": [6.0, 3.0], "V_r": 4.0}, (0.0, 1.0), points=11,
+    ds = kb.simulate_ensemble(jg, (0.0, 1.0), dict(zip(num.state_names, x0, strict=True)),
+                              {"V_l": [6.0, 3.0], "V_r": 4.0}, points=11,
                               rtol=1e-10, atol=1e-12)
     ref = kb.simulate(num, (0.0, 1.0), num.initial_state(case.x0), t_eval=ds.time.values,
                       rtol=1e-12, atol=1e-14)
@@ -328,8 +328,8 @@ def test_masses_and_inertias_are_checked():
         disk.numeric({"m": -1.0, "r": 0.3, "g": 9.81}, backend="jax")
     start = {"x": 0, "y": 0, "q1": 0, "q2": 0.1, "q3": 0, "u1": 0, "u2": 5.0, "u3": 0}
     with pytest.raises(kb.ModelError, match="point 2 of the batch.*mass -2"):
-        kb.simulate_ensemble(disk, start, {"m": [1.0, 1.5, -2.0], "r": 0.3, "g": 9.81},
-                             (0.0, 1.0))
+        kb.simulate_ensemble(disk, (0.0, 1.0), start,
+                             {"m": [1.0, 1.5, -2.0], "r": 0.3, "g": 9.81})
 
 
 # ------------------------------------------------------------------------------ bad input
@@ -344,7 +344,7 @@ _DISK_INIT = {"x": 0, "y": 0, "q1": 0, "q2": 0.1, "q3": 0, "u1": 0, "u2": 5.0, "
     ({}, {"rtol": -1.0}, r"rtol must be a finite number > 0"),
     ({}, {"atol": float("nan")}, r"atol must be a finite number ≥ 0"),
     ({}, {"points": 1}, r"points must be a whole number ≥ 2"),
-    ({}, {"t_span": (1.0, 0.0)}, r"t_span must be two finite times"),
+    ({}, {"t_span": (1.0, 1.0)}, r"t_span must be two different finite times"),
 ])
 def test_ensemble_refuses_bad_input_before_running(disk_jax, change, kw, match):
     """A NaN or infinite start or constant names its point (it was silently replaced by the
@@ -352,9 +352,9 @@ def test_ensemble_refuses_bad_input_before_running(disk_jax, change, kw, match):
     (10⁸ points ended in a raw MemoryError)."""
     init = {**_DISK_INIT, **change}
     consts = kw.pop("constants", {"m": 2.0, "r": 0.3, "g": 9.81})
-    args = dict(t_span=kw.pop("t_span", (0.0, 0.1)), points=kw.pop("points", 3), **kw)
+    t_span = kw.pop("t_span", (0.0, 0.1))
     with pytest.raises(kb.ModelError, match=match):
-        kb.simulate_ensemble(disk_jax, init, consts, **args)
+        kb.simulate_ensemble(disk_jax, t_span, init, consts, points=kw.pop("points", 3), **kw)
 
 
 def test_ensemble_too_large_for_memory_is_refused_before_anything_is_made(disk_jax,
@@ -366,7 +366,7 @@ def test_ensemble_too_large_for_memory_is_refused_before_anything_is_made(disk_j
     monkeypatch.setattr(ensemble, "MAX_OUTPUT_BYTES", 8 * 3 * 10 * 100)  # 100 points fit
     init = {**_DISK_INIT, "u2": np.linspace(4.0, 6.0, 101)}
     with pytest.raises(kb.ModelError, match=r"101 points .*chunks of at most 100 points"):
-        kb.simulate_ensemble(disk_jax, init, None, (0.0, 0.1), points=3)
+        kb.simulate_ensemble(disk_jax, (0.0, 0.1), init, None, points=3)
 
 
 @pytest.fixture(scope="module")

@@ -139,19 +139,20 @@ API: dict = {
  'from_urdf': "(path, *, base='fixed', parameters=(), gravity=9.81, package_dirs=(), "
               "mesh_dirs=())",
  'models': 'module',
- 'simulate': "(system, t_span, initial, constants=None, *, form='momentum', t_eval=None, "
-             "rtol=1e-09, atol=1e-12, method='DOP853', events=None, progress=None, "
-             "backend='auto', max_step=inf, audit=True, metadata=None, baumgarte=None, "
-             'max_nfev=10000000, stall_steps=1000, **options)',
- 'simulate_ensemble': "(model, initial_batch, constants_batch=None, t_span=(0.0, 1.0), *, "
-                      "points=101, t_eval=None, rtol=1e-08, atol=1e-10, max_steps=100000, "
+ 'simulate': "(model, t_span, initial, constants=None, *, method='DOP853', rtol=1e-09, "
+             "atol=1e-12, t_eval=None, max_steps=1000000, form='momentum', events=None, "
+             "progress=None, backend='auto', max_step=inf, audit=True, metadata=None, "
+             "baumgarte=None, stall_steps=1000, **options)",
+ 'simulate_ensemble': "(model, t_span, initial=None, constants=None, *, method=None, "
+                      "rtol=1e-09, atol=1e-12, t_eval=None, points=101, max_steps=1000000, "
                       "backend='jax', workers=None)",
  'sweep_linearize': '(model, parameter, values, op_point=None, sets=None, *, drop=None, '
                     'select=None, chunks=None, client=None, scheduler=None, n_workers=None, '
                     'retries=2, progress=True)',
- 'sweep_simulate': '(model, grid_or_samples, *, t_end, points=101, initial=None, sets=None, '
-                   'client=None, scheduler=None, n_workers=None, retries=2, progress=True, '
-                   'options=None)'}
+ 'sweep_simulate': "(model, t_span, initial=None, constants=None, *, grid=None, "
+                   "method='DOP853', rtol=1e-09, atol=1e-12, t_eval=None, points=101, "
+                   "max_steps=1000000, client=None, scheduler=None, n_workers=None, retries=2, "
+                   "progress=True, options=None)"}
 
 
 def _signature(f) -> str:

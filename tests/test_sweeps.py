@@ -52,7 +52,7 @@ def client():
 
 def serial(grid, t_end=0.5, points=21, **kw):
     """The sweep as a plain loop in this process."""
-    return sweep_simulate(DISK, grid, t_end=t_end, points=points, sets=SETS, initial=START,
+    return sweep_simulate(DISK, (0.0, t_end), START, SETS, grid=grid, points=points,
                           n_workers=0, progress=False, **kw)
 
 
@@ -86,8 +86,8 @@ def test_grid_samples_and_their_errors():
         serial({"nosuch": [1.0]})
     with pytest.raises(SweepError, match="bad scheduler address 'foo'"):
         serial({"m": [1.0]}, scheduler="foo")
-    with pytest.raises(KanebondError, match="t_end"):
-        serial({"m": [1.0]}, t_end=-1.0)
+    with pytest.raises(KanebondError, match="t_span"):
+        serial({"m": [1.0]}, t_end=0.0)
     assert parse_axis("u2=0:10:3") == ("u2", [0.0, 5.0, 10.0])
     assert parse_axis("m=1,2.5") == ("m", [1.0, 2.5])
     with pytest.raises(ValueError, match="NUM"):
@@ -120,7 +120,7 @@ def test_serial_sweep_matches_a_plain_simulation_and_parquet(tmp_path):
     np.testing.assert_array_equal(numeric_model(case).rhs(0.0, x),
                                   case.system.numeric(case.constants).rhs(0.0, x))
     toml = Path(__file__).resolve().parents[1] / "src/kanebond/models/files/chaplygin_sleigh.toml"
-    sleigh = sweep_simulate(str(toml), [{"m": 1.0}, {"m": 2.0}], t_end=0.2, points=3,
+    sleigh = sweep_simulate(str(toml), (0.0, 0.2), grid=[{"m": 1.0}, {"m": 2.0}], points=3,
                             n_workers=0, progress=False)
     assert list(sleigh.status.values) == ["ok", "ok"] and sleigh.attrs["model"] == str(toml)
     path = to_parquet(ds, tmp_path / "s.parquet")
@@ -134,19 +134,19 @@ def test_serial_sweep_matches_a_plain_simulation_and_parquet(tmp_path):
 
 # ------------------------------------------------------------------------- on the cluster
 def test_dask_grid_equals_serial(client):
-    assert_same(sweep_simulate(DISK, GRID, t_end=0.5, points=21, sets=SETS, initial=START,
+    assert_same(sweep_simulate(DISK, (0.0, 0.5), START, SETS, grid=GRID, points=21,
                                client=client, progress=False), serial(GRID))
 
 
 def test_a_killed_worker_loses_no_point(client):
     grid = {"u2": list(np.linspace(3.0, 6.0, 24))}
-    kw = {"t_end": 3.0, "points": 31}
+    kw = {"t_end": 3.0, "points": 31}  # serial()'s words
     pids = client.run(os.getpid)
     out: dict = {}
 
     def run() -> None:
-        out["ds"] = sweep_simulate(DISK, grid, sets=SETS, initial=START, client=client,
-                                   progress=False, **kw)
+        out["ds"] = sweep_simulate(DISK, (0.0, kw["t_end"]), START, SETS, grid=grid,
+                                   points=kw["points"], client=client, progress=False)
 
     th = threading.Thread(target=run)
     th.start()
@@ -169,14 +169,14 @@ def test_a_killed_worker_loses_no_point(client):
 def test_failed_points_are_recorded_and_the_rest_complete(client):
     samples = [{"m": 2.0, "u2": 5.0}, {"m": -1.0, "u2": 5.0}, {"m": 0.0, "u2": 5.0},
                {"m": 1.5, "u2": 4.0}]
-    ds = sweep_simulate(DISK, samples, t_end=0.5, points=11, sets=SETS, initial=START,
+    ds = sweep_simulate(DISK, (0.0, 0.5), START, SETS, grid=samples, points=11,
                         client=client, progress=False)
     assert list(ds.status.values) == ["ok", "error", "error", "ok"]
     assert "mass -1" in ds.error.values[1] and ds.error.values[2]
     assert np.isnan(ds.q2.values[1:3]).all() and np.isnan(ds.audit_residual.values[1])
     assert np.isfinite(ds.q2.values[[0, 3]]).all()
-    assert_same(ds, sweep_simulate(DISK, samples, t_end=0.5, points=11, sets=SETS,
-                                   initial=START, n_workers=0, progress=False))
+    assert_same(ds, sweep_simulate(DISK, (0.0, 0.5), START, SETS, grid=samples,
+                                   points=11, n_workers=0, progress=False))
 
 
 def test_chunked_linearization_equals_the_serial_sweep(client):
@@ -267,7 +267,7 @@ def test_sample_files_are_read_strictly(tmp_path):
 def test_a_dependent_coordinate_cannot_be_swept():
     """The four-bar's q2 is solved from the loop closure: sweeping it would change nothing."""
     with pytest.raises(SweepError, match="q2 of four_bar is a dependent coordinate"):
-        sweep_simulate("four_bar", {"q2": [0.1, 0.2]}, t_end=0.1, points=3, n_workers=0,
+        sweep_simulate("four_bar", (0.0, 0.1), grid={"q2": [0.1, 0.2]}, points=3, n_workers=0,
                        progress=False)
 
 
@@ -285,13 +285,13 @@ def test_a_grid_too_large_or_not_finite_is_refused_before_any_point_runs(tmp_pat
         with pytest.raises(ValueError, match="finite numbers"):
             parse_axis(axis)
     with pytest.raises(SweepError, match="1,000,000,000 points"):
-        sweep_simulate(DISK, {"m": np.linspace(1, 2, 100000), "r": np.ones(10000)}, t_end=1.0,
-                       n_workers=0, progress=False)
+        sweep_simulate(DISK, (0.0, 1.0), grid={"m": np.linspace(1, 2, 100000),
+                                              "r": np.ones(10000)}, n_workers=0, progress=False)
     with pytest.raises(SweepError, match=r"grid axis 'm': nan is not a finite number"):
-        sweep_simulate(DISK, {"m": [1.0, float("nan")]}, t_end=1.0, n_workers=0,
+        sweep_simulate(DISK, (0.0, 1.0), grid={"m": [1.0, float("nan")]}, n_workers=0,
                        progress=False)
     with pytest.raises(SweepError, match="sample 1, 'm'"):
-        sweep_simulate(DISK, [{"m": 1.0}, {"m": float("inf")}], t_end=1.0, n_workers=0,
+        sweep_simulate(DISK, (0.0, 1.0), grid=[{"m": 1.0}, {"m": float("inf")}], n_workers=0,
                        progress=False)
 
 

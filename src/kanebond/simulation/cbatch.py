@@ -45,11 +45,12 @@ def _library() -> ctypes.CDLL:
 
 def run_batch(num: Any, X: np.ndarray, C: np.ndarray, ts: np.ndarray, *, rtol: float,
               atol: float, max_steps: int, workers: int | None = None,
-              progress: Any = None) -> dict[str, np.ndarray]:
+              progress: Any = None, method: str = "RK45") -> dict[str, np.ndarray]:
     """Integrate the points of X (N, R + S) with constants C (N, K) of the compiled
     NumericModel ``num`` at the times ``ts``: {"x" (N, nt, R + S), "work" (N, nt), "T_star"
     (N, nt), "g" (N, nt, n_config), "status" (N,) 0 ok, 1 max_steps, 2 failed, "steps" (N,)}.
-    ``workers`` threads (default: every core); ``progress`` a tqdm bar (or None)."""
+    ``workers`` threads (default: every core); ``progress`` a tqdm bar (or None); ``method``
+    "DOP853" or "RK45". ``ts`` may decrease (backwards in time: the core's own direction)."""
     entry, why = compiled_entry(num, momentum=False)
     if entry is None:
         raise ModelError(f"backend='c' needs a model compiled to C: {why}; use backend='jax' "
@@ -58,7 +59,7 @@ def run_batch(num: Any, X: np.ndarray, C: np.ndarray, ts: np.ndarray, *, rtol: f
     cfg, ncfg, cfg_lib, dep = configuration_kernel(num)
     n, N, nt = X.shape[1], X.shape[0], len(ts)
     m = KbModelC(entry.kind, entry.pkind, entry.R, entry.nside, entry.nl, entry.pow_off,
-                 entry.nwork, COMPILED_METHODS["RK45"], entry.fn, entry.pfn,
+                 entry.nwork, COMPILED_METHODS[method], entry.fn, entry.pfn,
                  entry.ratio or None, entry.c.ctypes.data,
                  entry.part.ctypes.data if entry.part is not None else None, cfg or None,
                  ncfg, PROJECT_TOL, entry.t_off, entry.keep or None, entry.last or None)

@@ -313,8 +313,12 @@ class CompiledRun(Run):
 
     def step(self) -> None:
         sim = self.solver
+        max_steps, taken = self.opts.get("max_steps"), self.meta.get("steps", 0)
+        if max_steps is not None and taken >= max_steps:  # the core stops at a tick's end
+            self.fail(self.steps_message(), self.last["t"], None)
         self.lib_watch(sim)
-        code = sim.lib.kb_sim_run(sim.h, TICK)
+        code = sim.lib.kb_sim_run(sim.h, TICK if max_steps is None else
+                                  max(1, min(TICK, max_steps - taken)))
         self._store_rows(sim.rows())
         info = sim.info()
         self.stats.update(nfev=self.nfev_done + int(info[3]))

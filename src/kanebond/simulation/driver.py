@@ -104,6 +104,7 @@ class Run:
         self.counts = np.zeros(len(self.ev_fns))
         self.stats = {"nfev": 0, "njev": 0, "nlu": 0}
         self.nfev_done = 0  # evaluations of solvers replaced by a restart
+        self.steps_taken = 0  # accepted steps, for max_steps
         self.stored_u = self.watch is not None and self.watch.stores_all_speeds
         self.n_store = self.R + num.n_u if self.stored_u else self.n
         self.last: dict[str, Any] = {"t": self.t0, "z": None}  # the last accepted state
@@ -524,6 +525,10 @@ class Run:
         max_nfev, stall_steps = self.opts["max_nfev"], self.opts["stall_steps"]
         if max_nfev is not None and self.stats["nfev"] > max_nfev and self.status is None:
             self.fail(self.nfev_message(), t_new, None)
+        self.steps_taken += 1
+        max_steps = self.opts.get("max_steps")
+        if max_steps is not None and self.steps_taken >= max_steps and self.status is None:
+            self.fail(self.steps_message(), t_new, None)
         self.recent.append(t_new)
         if len(self.recent) > stall_steps:
             self.recent.pop(0)
@@ -532,6 +537,11 @@ class Run:
             to_go = abs(self.tf - t_new) / max(advance / stall_steps, 1e-300)
             if (advance < self.tiny or to_go > STALL_STEPS_TO_GO) and self.status is None:
                 self.fail(self.stall_message(advance, abs(t_new - t_old), to_go), t_new, None)
+
+    def steps_message(self) -> str:
+        return (f"the run took max_steps={self.opts['max_steps']} steps without reaching the "
+                f"end of t_span (pass a larger max_steps, or check the model for a stiff or "
+                f"singular region near this state)")
 
     def nfev_message(self) -> str:
         return (f"the solver needed more than max_nfev={self.opts['max_nfev']} evaluations of "

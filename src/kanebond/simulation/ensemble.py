@@ -18,12 +18,24 @@ as coordinates along ``point`` (a constant by its name, an initial state as ``NA
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
 from ..errors import ModelError
+from .runs import (
+    ATOL,
+    ENSEMBLE_METHODS,
+    MAX_STEPS,
+    POINTS,
+    RTOL,
+    deprecated,
+    is_time_span,
+    renamed,
+    time_span,
+)
 
 __all__ = ["odeint", "simulate_ensemble", "STATUS"]
 
@@ -48,15 +60,24 @@ def _jax():
     return jax, jnp
 
 
-def odeint(model: Any, x0: Any, c: Any, ts: Any, *, rtol: float = 1e-8, atol: float = 1e-10,
+def odeint(model: Any, x0: Any, c: Any, ts: Any, *, rtol: float = RTOL, atol: float = ATOL,
            max_steps: int = 100_000, differentiable: bool = False) -> tuple[Any, Any, Any]:
     """(y at the times ``ts`` (len(ts), R + S + 1), status, steps) of one trajectory of
     ``model`` (a JaxModel) from x0 = [q, f] at ts[0] with constants ``c``: y = [q, f, W].
     Pure: ``jax.vmap`` over x0 and c batches it, ``jax.grad`` differentiates it (with
-    ``differentiable=True``; then every trajectory takes ``max_steps`` attempts)."""
+    ``differentiable=True``; then every trajectory takes ``max_steps`` attempts).
+
+    Decreasing ``ts`` integrate backwards, by time reversal: with s = σ t, σ = sign(t_end −
+    t0), dy/ds = σ f(σ s, y) runs forwards in s (and W = ∫ P dt stays the work from t0)."""
     jax, jnp = _jax()
-    f = model.audited_function()
+    audited = model.audited_function()
     ts = jnp.asarray(ts, dtype=jnp.float64)
+    sigma = jnp.where(ts[-1] < ts[0], -1.0, 1.0)
+    ts = sigma * ts
+
+    def f(s, y, c):
+        return sigma * audited(sigma * s, y, c)
+
     y0 = jnp.concatenate([jnp.asarray(x0, dtype=jnp.float64), jnp.zeros(1)])
     c = jnp.asarray(c, dtype=jnp.float64)
     n_out = ts.shape[0]
@@ -196,33 +217,81 @@ def _check_settings(rtol, atol, max_steps, points, t_eval) -> None:
         raise ModelError(f"points must be a whole number ≥ 2, got {points!r}.")
 
 
-def simulate_ensemble(model: Any, initial_batch: Any, constants_batch: Any = None,
-                      t_span: tuple[float, float] = (0.0, 1.0), *, points: int = 101,
-                      t_eval: Any = None, rtol: float = 1e-8, atol: float = 1e-10,
-                      max_steps: int = 100_000, backend: str = "jax",
+def _method(method: str | None, backend: str) -> str:
+    """The integration method of an ensemble on ``backend`` (runs.ENSEMBLE_METHODS)."""
+    if backend not in ENSEMBLE_METHODS:
+        raise ModelError(f"backend must be 'jax' or 'c', got {backend!r}.")
+    have = ENSEMBLE_METHODS[backend]
+    if method is None:
+        return have[0]
+    if method not in have:
+        raise ModelError(f"method {method!r} is not one of the ensemble's on backend="
+                         f"{backend!r}: {', '.join(have)}.")
+    return method
+
+
+def _old_order(fn: Any) -> Any:
+    """simulate_ensemble's old positional order (model, initial_batch, constants_batch,
+    t_span=(0, 1)) read with a DeprecationWarning: a second argument that is not a time span
+    (t0, t1), or a fourth that is a tuple (t0, t1) after a second that is not a tuple."""
+
+    @functools.wraps(fn)
+    def call(model: Any, *args: Any, **kwargs: Any) -> Any:
+        old = bool(args) and (not is_time_span(args[0]) or (
+            len(args) >= 3 and isinstance(args[2], tuple) and is_time_span(args[2])
+            and not isinstance(args[0], tuple)))
+        if old:
+            deprecated("simulate_ensemble(model, initial_batch, constants_batch, t_span)",
+                       "simulate_ensemble(model, t_span, initial, constants)")
+            names = ("initial", "constants", "t_span")
+            for name, value in zip(names, args, strict=False):
+                if name in kwargs:
+                    raise ModelError(f"simulate_ensemble got {name} twice.")
+                kwargs[name] = value
+            args = ()
+        if not args and "t_span" not in kwargs and (
+                old or {"initial_batch", "constants_batch"} & set(kwargs)):
+            kwargs["t_span"] = (0.0, 1.0)  # the old default
+        return fn(model, *args, **kwargs)
+
+    return call
+
+
+@_old_order
+@renamed(initial_batch="initial", constants_batch="constants")
+def simulate_ensemble(model: Any, t_span: tuple[float, float], initial: Any = None,
+                      constants: Any = None, *, method: str | None = None, rtol: float = RTOL,
+                      atol: float = ATOL, t_eval: Any = None, points: int = POINTS,
+                      max_steps: int = MAX_STEPS, backend: str = "jax",
                       workers: int | None = None) -> Any:
     """Integrate a batch of trajectories of ``model`` at once (see the module docstring);
     returns an ``xarray.Dataset`` (point × time).
 
-    ``model``: a KaneSystem or a bond graph (made ``numeric(constants, backend=...)`` with
-    the batch's first constants), a JaxModel or a bond graph's JaxGraph (``backend="jax"``),
-    or a compiled NumericModel (``backend="c"``). ``initial_batch``: (N, n) or {state name:
-    number or array}; every state must be given. ``constants_batch``: {constant name: number
-    or array (N,)} over the model's constants (inputs are constants here), or (N, K).
-    ``points`` evenly spaced output times over ``t_span``, or ``t_eval``.
+    The arguments are :func:`kanebond.simulate`'s (:mod:`kanebond.simulation.runs`), each
+    a batch: ``model``: a KaneSystem or a bond graph (made ``numeric(constants,
+    backend=...)`` with the batch's first constants), a JaxModel or a bond graph's JaxGraph
+    (``backend="jax"``), or a compiled NumericModel (``backend="c"``). ``t_span``: (t0, t1),
+    t1 < t0 backwards. ``initial``: (N, n) or {state name: number or array}; every state must
+    be given. ``constants``: {constant name: number or array (N,)} over the model's constants
+    (inputs are constants here), or (N, K). ``points`` evenly spaced output times over
+    ``t_span``, or ``t_eval`` (monotonic from t0 in the direction of t_span).
 
-    ``backend="jax"``: one ``jax.vmap``-ed solver (:func:`odeint`), on a CPU or a GPU,
-    differentiable. ``backend="c"``: kanebond's compiled integration core
-    (:mod:`kanebond.simulation.cbatch`), trajectories in parallel threads (``workers``, default
-    every core), each start made consistent on its own configuration constraints."""
+    ``backend`` is the evaluator, as in :func:`kanebond.simulate`, and where the batch runs:
+    ``"jax"``, one ``jax.vmap``-ed solver (:func:`odeint`), on a CPU or a GPU,
+    differentiable; ``"c"``, the compiled model in kanebond's integration core
+    (:mod:`kanebond.simulation.cbatch`), trajectories in parallel threads (``workers``,
+    default every core), each start made consistent on its own configuration constraints.
+    ``method``: the integration method, one of ``runs.ENSEMBLE_METHODS[backend]``; ``None``:
+    its first (``"DOP853"`` in C, as ``kb.simulate``; ``"RK45"``, Dormand–Prince 5(4), the
+    JAX solver's only one). The deprecated ``initial_batch``, ``constants_batch`` and the old
+    order (model, initial_batch, constants_batch, t_span) still work for a release."""
     from ..kanemodel.parameters import name_of
 
     _check_settings(rtol, atol, max_steps, points, t_eval)
-    if backend not in ("jax", "c"):
-        raise ModelError(f"backend must be 'jax' or 'c', got {backend!r}.")
+    method = _method(method, backend)
     first = {k: float(np.atleast_1d(np.asarray(v, dtype=float))[0])
-             for k, v in dict(constants_batch or {}).items()} \
-        if isinstance(constants_batch, Mapping) or constants_batch is None else None
+             for k, v in dict(constants or {}).items()} \
+        if isinstance(constants, Mapping) or constants is None else None
     if backend == "c":
         jm = _compiled_model(model, first)
     elif hasattr(model, "audited_function"):  # a JaxModel, or a bond graph's JaxGraph
@@ -232,21 +301,22 @@ def simulate_ensemble(model: Any, initial_batch: Any, constants_batch: Any = Non
     base = np.asarray(jm.c0)
     cnames = [name_of(p) for p in jm.parameters]
     snames = jm.state_names
-    t0, t1 = (float(v) for v in t_span)
-    if not (np.isfinite(t0) and np.isfinite(t1) and t1 > t0):
-        raise ModelError(f"t_span must be two finite times (t0, t1) with t1 > t0, got {t_span!r}.")
+    t0, t1, direction = time_span(t_span)
     n_t = int(points) if t_eval is None else len(np.atleast_1d(t_eval))
     max_rows = max(1, int(MAX_OUTPUT_BYTES // (8 * n_t * (len(snames) + 2))))
-    if constants_batch is None:
+    if constants is None:
         C, cvary = base[None, :], {}
     else:
-        C, cvary = _batch(constants_batch, cnames, "constants", max_rows)
+        C, cvary = _batch(constants, cnames, "constants", max_rows)
         C = np.where(np.isnan(C), base[None, :], C)
-    X, xvary = _batch(initial_batch, snames, "states", max_rows)
+    if initial is None:
+        raise ModelError("simulate_ensemble needs the initial states: give initial, (N, n) or "
+                         f"{{state name: values}} over {', '.join(snames)}.")
+    X, xvary = _batch(initial, snames, "states", max_rows)
     missing = [snames[k] for k in range(len(snames)) if np.isnan(X[:, k]).any()]
     if missing:
         raise ModelError(f"no initial value for {', '.join(missing)}; give every coordinate and "
-                         f"speed in initial_batch.")
+                         f"speed in initial.")
     n = max(len(X), len(C))
     if len(X) not in (1, n) or len(C) not in (1, n):
         raise ModelError(f"the initial states ({len(X)}) and constants ({len(C)}) must be "
@@ -259,14 +329,17 @@ def simulate_ensemble(model: Any, initial_batch: Any, constants_batch: Any = Non
         rows, first = np.unique(C, axis=0, return_index=True)
         jm.check_constants(rows, points=first)
     ts = np.linspace(t0, t1, int(points)) if t_eval is None else np.asarray(t_eval, dtype=float)
-    if not (ts.ndim == 1 and len(ts) >= 2 and np.all(np.diff(ts) > 0) and ts[0] == t0):
-        raise ModelError("t_eval must increase strictly from t_span[0], with 2 times or more.")
+    if not (ts.ndim == 1 and len(ts) >= 2 and np.all(direction * np.diff(ts) > 0)
+            and ts[0] == t0):
+        raise ModelError("t_eval must run strictly from t_span[0] in the direction of t_span, "
+                         "with 2 times or more.")
 
     if backend == "c":
-        res, device = _run_c(jm, X, C, ts, rtol, atol, max_steps, workers)
+        res, device = _run_c(jm, X, C, ts, rtol, atol, max_steps, workers, method)
     else:
         res, device = _run_jax(jm, X, C, ts, rtol, atol, max_steps)
-    return _dataset(jm, res, snames, ts, cvary, xvary, device, rtol, atol)
+    return _dataset(jm, res, snames, ts, cvary, xvary, device,
+                    {"rtol": rtol, "atol": atol, "method": method})
 
 
 def _compiled_model(model: Any, first: dict | None) -> Any:
@@ -282,7 +355,7 @@ def _compiled_model(model: Any, first: dict | None) -> Any:
     return model.numeric(first, backend="c")
 
 
-def _run_c(num, X, C, ts, rtol, atol, max_steps, workers) -> tuple[dict, str]:
+def _run_c(num, X, C, ts, rtol, atol, max_steps, workers, method) -> tuple[dict, str]:
     import os
 
     from ..progress import progress_wanted
@@ -295,7 +368,7 @@ def _run_c(num, X, C, ts, rtol, atol, max_steps, workers) -> tuple[dict, str]:
         bar = tqdm(total=len(X), desc=f"{num.system.name}: ensemble", unit="trajectory")
     try:
         res = run_batch(num, X, C, ts, rtol=rtol, atol=atol, max_steps=max_steps,
-                        workers=workers, progress=bar)
+                        workers=workers, progress=bar, method=method)
     finally:
         if bar is not None:
             bar.close()
@@ -323,7 +396,7 @@ def _run_jax(jm, X, C, ts, rtol, atol, max_steps) -> tuple[dict, str]:
             f"{dev.platform}: {getattr(dev, 'device_kind', dev)}")
 
 
-def _dataset(jm, res: dict, snames, ts, cvary, xvary, device: str, rtol, atol) -> Any:
+def _dataset(jm, res: dict, snames, ts, cvary, xvary, device: str, settings: dict) -> Any:
     """The ensemble's xarray.Dataset (point × time), whichever backend ran it."""
     import xarray as xr
 
@@ -340,4 +413,4 @@ def _dataset(jm, res: dict, snames, ts, cvary, xvary, device: str, rtol, atol) -
     coords |= {k: ("point", np.asarray(v)) for k, v in cvary.items()}
     coords |= {f"{k}(0)": ("point", np.asarray(v)) for k, v in xvary.items()}
     return xr.Dataset(data, coords=coords, attrs={
-        "model": str(jm.system.name), "rtol": rtol, "atol": atol, "device": device})
+        "model": str(jm.system.name), **settings, "device": device})

@@ -70,6 +70,7 @@ from .compiled import CompiledRun, compiled_reason
 from .driver import STALL_STEPS_TO_GO, Run
 from .events import Event
 from .integration import COMPILED_ONLY, run_arguments
+from .runs import ATOL, FORM, MAX_STEPS, METHOD, RTOL, check_max_steps, deprecated, renamed
 from .trajectory import EnergyAudit, Trajectory
 
 __all__ = ["simulate", "Trajectory", "Event", "EnergyAudit", "STALL_STEPS_TO_GO"]
@@ -82,17 +83,19 @@ class MakesNumeric(Protocol):
     def numeric(self, constants: Any = None, **options: Any) -> NumericModel: ...
 
 
+@renamed(system="model")
 def simulate(
-    system: MakesNumeric | NumericModel,
+    model: MakesNumeric | NumericModel,
     t_span: tuple[float, float] | Sequence[float],
     initial: Mapping[Any, float] | Sequence[float] | np.ndarray | None,
     constants: Mapping[Any, Any] | None = None,
     *,
-    form: str = "momentum",
+    method: str | type = METHOD,
+    rtol: float = RTOL,
+    atol: float = ATOL,
     t_eval: Sequence[float] | np.ndarray | None = None,
-    rtol: float = 1e-9,
-    atol: float = 1e-12,
-    method: str | type = "DOP853",
+    max_steps: int | None = MAX_STEPS,
+    form: str = FORM,
     events: Any = None,
     progress: bool | None = None,
     backend: str = "auto",
@@ -100,16 +103,15 @@ def simulate(
     audit: bool = True,
     metadata: Mapping[str, Any] | None = None,
     baumgarte: float | None = None,
-    max_nfev: int | None = 10_000_000,
     stall_steps: int = 1000,
     **options: Any,
 ) -> Trajectory:
-    """Integrate the equations of motion of ``system`` over ``t_span``.
+    """Integrate the equations of motion of ``model`` over ``t_span``.
 
     Parameters
     ----------
-    system:
-        A :class:`~kanebond.KaneSystem` (made numeric with ``system.numeric(constants,
+    model:
+        A :class:`~kanebond.KaneSystem` (made numeric with ``model.numeric(constants,
         backend=backend)``) or a prebuilt :class:`~kanebond.numeric.NumericModel` (then
         ``constants`` must be None: they were given to the model).
     t_span:
@@ -127,7 +129,8 @@ def simulate(
     t_eval:
         Output times (from the solver's dense output); default: every accepted step.
     rtol, atol, max_step:
-        Solver tolerances and largest step.
+        Solver tolerances and largest step (the defaults of every run:
+        :mod:`kanebond.simulation.runs`).
     method:
         ``"DOP853"`` (default) or ``"RK45"``: integrated in compiled code by kanebond's core
         (:mod:`kanebond.simulation.compiled`: SciPy's methods, step control and dense output, in
@@ -162,9 +165,10 @@ def simulate(
         stabilized constraint d/dt(φ − ᴾφ) = −β (φ − ᴾφ); ``None`` (0) enforces the
         differentiated constraint exactly, so φ − ᴾφ drifts only by the integration error.
 
-    max_nfev:
-        Largest number of evaluations of the right-hand side (``None``: no limit); beyond it
-        the run stops with a SimulationError that keeps the trajectory so far.
+    max_steps:
+        Largest number of accepted steps (``None``: no limit); beyond it the run stops with a
+        SimulationError that keeps the trajectory so far. (The deprecated ``max_nfev``, a
+        limit on the evaluations of the right-hand side, still works for a release.)
     stall_steps:
         The run stops with a SimulationError when this many consecutive accepted steps
         advance t by less than 1e-9 of the time span in all, or so little that at their pace
@@ -204,6 +208,12 @@ def simulate(
     (True, 2, True)
     """
     wall0 = time.perf_counter()
+    system = model  # what the model is, recognised below
+    max_nfev = None
+    if "max_nfev" in options:  # the old limit, on evaluations rather than steps
+        deprecated("simulate(max_nfev=...)", "max_steps= (a limit on accepted steps)")
+        max_nfev = options.pop("max_nfev")
+    check_max_steps(max_steps)
     if isinstance(system, (NumericModel, ConstrainedModel)) or getattr(
             system, "is_numeric_model", False):
         if constants is not None:
@@ -224,7 +234,8 @@ def simulate(
     t0, tf, direction, t_eval, solver_cls, method_name = run_arguments(
         form, t_span, t_eval, method, rtol, atol, max_nfev)
     opts = dict(wall0=wall0, events=events, audit=audit, rtol=rtol, atol=atol,
-                max_step=max_step, max_nfev=max_nfev, stall_steps=stall_steps,
+                max_step=max_step, max_nfev=max_nfev, max_steps=max_steps,
+                stall_steps=stall_steps,
                 progress=progress, metadata=metadata, options=options)
     if getattr(num, "L", 0) and initial is not None:  # the rank of the adjoined constraints
         num.initial_state(initial, t0)  # at t0: a redundant set runs in NumPy (redundant.py)

@@ -125,7 +125,7 @@ def _simulation_plot(ds: Any) -> Any:
     swept = [c for c in ds.coords if c not in ("point", "time")]
     x = ds[swept[0]].values if len(swept) == 1 else ds.point.values
     label = swept[0] if len(swept) == 1 else "point"
-    fig, top, bottom = _figure(f"{ds.attrs.get('model', '')}: t = {ds.attrs.get('t_end')}")
+    fig, top, bottom = _figure(f"{ds.attrs.get('model', '')}: t = {ds.attrs.get('t_span')}")
     states = [v for v in ds.data_vars if ds[v].dims == ("point", "time")][:4]
     style = "o-" if len(swept) == 1 else "o"
     for v in states:
@@ -135,7 +135,7 @@ def _simulation_plot(ds: Any) -> Any:
         top.legend(fontsize=8)
     closure = np.abs(ds.audit_residual.values)
     bottom.semilogy(x, np.where(closure > 0, closure, np.nan), style, markersize=3)
-    bottom.set_ylabel("|ΔT* − ∫P dt| at t_end")
+    bottom.set_ylabel("|ΔT* − ∫P dt| at the end")
     bottom.set_xlabel(label)
     for ax in (top, bottom):
         ax.grid(True, alpha=0.3)
@@ -187,8 +187,8 @@ def run_simulations(model: str, points: Any, where: Mapping[str, Any], t_end: fl
     from .trajectories import sweep_simulate
 
     check_outputs(out, force)
-    ds = sweep_simulate(model, points, t_end=t_end, points=n_points, sets=sets,
-                        initial=initial, **where)
+    ds = sweep_simulate(model, (0.0, t_end), initial, sets, grid=points, points=n_points,
+                        **where)
     paths = _write(ds, out, _summary(ds), _simulation_plot, force)
     failed = [i for i, s in enumerate(ds.status.values) if s != "ok"]
     closure = np.abs(ds.audit_residual.values)

@@ -41,14 +41,14 @@ def numeric_model(case: Case) -> Any:
     return base.with_constants(case.constants)
 
 
-def run_case(case: Case, t_end: float, points: int, options: Mapping[str, Any]) -> Any:
-    """The trajectory of ``case`` from 0 to ``t_end`` at ``points`` evenly spaced times (a
+def run_case(case: Case, times: np.ndarray, options: Mapping[str, Any]) -> Any:
+    """The trajectory of ``case`` at the output ``times`` (from times[0] to times[-1]; a
     closed loop's initial state made consistent first), with the per-process numeric model."""
     num = numeric_model(case)
     x0 = num.consistent_initial(case.x0) if dependent_coordinates(case.system) else case.x0
-    t_eval = np.linspace(0.0, float(t_end), int(points))
-    return simulate(num, (0.0, float(t_end)), x0, t_eval=t_eval, progress=False,
-                    **dict(options))
+    times = np.asarray(times, dtype=float)
+    return simulate(num, (float(times[0]), float(times[-1])), x0, t_eval=times,
+                    progress=False, **dict(options))
 
 
 def _message(err: BaseException) -> str:
@@ -58,12 +58,13 @@ def _message(err: BaseException) -> str:
 
 
 def simulate_point(sets: Mapping[str, float], initial: Mapping[str, float], *, spec: str,
-                   t_end: float, points: int, options: Mapping[str, Any]) -> dict:
+                   times: np.ndarray, options: Mapping[str, Any]) -> dict:
     """One point of :func:`~kanebond.sweeps.sweep_simulate`: ``{"status", "error",
-    "columns", "data" (columns × points), "audit_residual" (ΔT* − ∫P dt at t_end),
+    "columns", "data" (columns × points), "audit_residual" (ΔT* − ∫P dt at the end),
     "audit_rel" (max relative residual)}``; an error is recorded, never raised."""
     try:
-        traj = run_case(prepare(spec, sets, initial), t_end, points, options)
+        traj = run_case(prepare(spec, sets, initial), times, options)
+        points = len(times)
         cols = {k: np.asarray(v, dtype=float) for k, v in traj.columns().items() if k != "t"}
         data = np.full((len(cols), int(points)), np.nan)
         for i, v in enumerate(cols.values()):

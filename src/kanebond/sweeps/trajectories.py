@@ -2,7 +2,7 @@
 
 The result is an ``xarray.Dataset`` with dims ``("point", "time")``: every column of the
 trajectories (:meth:`kanebond.Trajectory.columns` but ``t``) sampled at the same ``points``
-times from 0 to ``t_end``, the energy-audit closure at ``t_end`` (``audit_residual``, ΔT* − ∫P
+times over ``t_span``, the energy-audit closure at its end (``audit_residual``, ΔT* − ∫P
 dt) and its largest relative value (``audit_rel``), ``status`` (``ok``, ``partial``,
 ``error``) and ``error`` (the message, empty when ok) per point, and the swept values as
 coordinates along ``point`` (a constant by its name, an initial state as ``NAME(0)``).
@@ -10,6 +10,7 @@ coordinates along ``point`` (a constant by its name, an initial state as ``NAME(
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from typing import Any
 
@@ -17,6 +18,17 @@ import numpy as np
 
 from ..errors import KanebondError
 from ..runspec import prepare
+from ..simulation.runs import (
+    ATOL,
+    MAX_STEPS,
+    METHOD,
+    POINTS,
+    RTOL,
+    deprecated,
+    is_time_span,
+    renamed,
+    time_span,
+)
 from .points import Points, SweepError, expand, floats, model_spec, require, split_names
 from .runner import run_tasks, serial_wanted
 from .tasks import failure, numeric_model, simulate_point
@@ -41,17 +53,23 @@ def point_arguments(pts: Points, states: list[str], sets: dict[str, float],
     return out
 
 
-def _times(t_end: Any, points: Any) -> tuple[float, int]:
-    """(t_end, points) checked: a finite t_end > 0 and at least 2 points."""
+def _times(t_span: Any, points: Any, t_eval: Any) -> np.ndarray:
+    """The output times of every point: ``t_eval`` (monotonic from t0 in the direction of
+    t_span), or ``points`` ≥ 2 evenly spaced over t_span, checked (a SweepError names them)."""
     try:
-        t_end, n = float(t_end), int(points)
-    except (TypeError, ValueError):
-        raise SweepError(f"t_end must be a number and points a whole number, got {t_end!r}, "
-                         f"{points!r}") from None
-    if not np.isfinite(t_end) or t_end <= 0.0 or n < 2 or n != points:
-        raise SweepError(f"t_end must be finite and > 0, points a whole number >= 2, got "
-                         f"t_end={t_end!r}, points={points!r}")
-    return t_end, n
+        t0, t1, direction = time_span(t_span)
+    except KanebondError as err:
+        raise SweepError(str(err)) from None
+    if t_eval is not None:
+        ts = np.asarray(t_eval, dtype=float).reshape(-1)
+        if len(ts) < 2 or ts[0] != t0 or not np.all(direction * np.diff(ts) > 0) or \
+                direction * (ts[-1] - t1) > 0:
+            raise SweepError(f"t_eval must run strictly from t0 = {t0:g} towards t1 = {t1:g} "
+                             f"within t_span, with 2 times or more.")
+        return ts
+    if isinstance(points, bool) or not isinstance(points, int | np.integer) or points < 2:
+        raise SweepError(f"points must be a whole number >= 2, got points={points!r}")
+    return np.linspace(t0, t1, int(points))
 
 
 def _warm(spec: str, args: tuple[dict, dict]) -> None:
@@ -91,20 +109,47 @@ def _dataset(pts: Points, states: list[str], results: list[dict], times: np.ndar
     return xr.Dataset(variables, coords=coords, attrs=attrs)
 
 
-def sweep_simulate(model: str, grid_or_samples: Mapping[str, Any] | Any, *, t_end: float,
-                   points: int = 101, initial: Mapping[str, float] | None = None,
-                   sets: Mapping[str, float] | None = None, client: Any = None,
-                   scheduler: str | None = None, n_workers: int | None = None,
-                   retries: int = 2, progress: bool = True,
-                   options: Mapping[str, Any] | None = None) -> Any:
-    """Simulate ``model`` at every point of ``grid_or_samples``; an ``xarray.Dataset``.
+def _old_call(fn: Any) -> Any:
+    """sweep_simulate's old call, (model, grid_or_samples, *, t_end, sets, options), read
+    with a DeprecationWarning: a second argument that is not a time span (t0, t1) is the grid;
+    t_end=T is t_span=(0, T); rtol, atol, method and max_steps in options are keywords."""
 
-    ``model`` is a ready-made model's name, a ``.toml`` or ``.urdf`` file; ``grid_or_samples`` a
-    dict {name: values} (the full Cartesian grid) or a list of dicts / a pandas DataFrame (one
-    point per sample), the names being constants, inputs, coordinates or speeds. ``sets`` and
-    ``initial`` fix the other constants and initial values; ``options`` go to
-    :func:`kanebond.simulate` (``rtol``, ``method``, ...). Every point runs from 0 to
-    ``t_end`` and is sampled at ``points`` evenly spaced times.
+    @functools.wraps(fn)
+    def call(model: Any, *args: Any, **kwargs: Any) -> Any:
+        if args and not is_time_span(args[0]):
+            deprecated("sweep_simulate(model, grid_or_samples, t_end=...)",
+                       "sweep_simulate(model, t_span, grid=...)")
+            kwargs["grid"], args = args[0], args[1:]
+        if "t_end" in kwargs:
+            deprecated("sweep_simulate(t_end=T)", "t_span=(0, T)")
+            kwargs["t_span"] = (0.0, kwargs.pop("t_end"))
+        return fn(model, *args, **kwargs)
+
+    return call
+
+
+@_old_call
+@renamed(sets="constants", grid_or_samples="grid")
+def sweep_simulate(model: str, t_span: tuple[float, float] | Any,
+                   initial: Mapping[str, float] | None = None,
+                   constants: Mapping[str, float] | None = None, *,
+                   grid: Mapping[str, Any] | Any = None, method: str = METHOD,
+                   rtol: float = RTOL, atol: float = ATOL, t_eval: Any = None,
+                   points: int = POINTS, max_steps: int | None = MAX_STEPS,
+                   client: Any = None, scheduler: str | None = None,
+                   n_workers: int | None = None, retries: int = 2, progress: bool = True,
+                   options: Mapping[str, Any] | None = None) -> Any:
+    """Simulate ``model`` at every point of ``grid``; an ``xarray.Dataset``.
+
+    ``model`` is a ready-made model's name, a ``.toml`` or ``.urdf`` file; ``t_span``, the
+    ``initial`` values, the ``constants`` and the run's ``method``, ``rtol``, ``atol``,
+    ``t_eval`` or ``points`` and ``max_steps`` are :func:`kanebond.simulate`'s
+    (:mod:`kanebond.simulation.runs`), the same for every point; ``grid`` a dict {name:
+    values} (the full Cartesian grid) or a list of dicts / a pandas DataFrame (one point per
+    sample), the names being constants, inputs, coordinates or speeds. ``options`` go to
+    :func:`kanebond.simulate` too (``form``, ``max_step``, ...). Every point is sampled at
+    the same output times. The old call (model, grid_or_samples, t_end=, sets=) still works
+    for a release, with a DeprecationWarning.
 
     Where: a plain loop here when ``client is None and scheduler is None and n_workers ==
     0``; the given Dask ``client``; a ``Client`` connected to ``scheduler``
@@ -116,9 +161,12 @@ def sweep_simulate(model: str, grid_or_samples: Mapping[str, Any] | Any, *, t_en
     """
     require("xarray")
     model = model_spec(model)
-    pts = expand(grid_or_samples)
-    t_end, n = _times(t_end, points)
-    sets, initial = floats(sets, "sets"), floats(initial, "initial")
+    if grid is None:
+        raise SweepError("sweep_simulate needs grid= (a dict {name: values}, a list of dicts "
+                         "or a DataFrame): the points to simulate.")
+    pts = expand(grid)
+    times = _times(t_span, points, t_eval)
+    sets, initial = floats(constants, "constants"), floats(initial, "initial")
     _, states = split_names(model, pts.names)
     args = point_arguments(pts, states, sets, initial)
     serial = serial_wanted(client, scheduler, n_workers)
@@ -126,10 +174,16 @@ def sweep_simulate(model: str, grid_or_samples: Mapping[str, Any] | Any, *, t_en
         _warm(model, args[0])
     else:
         prepare(model, *args[0])
-    kwargs = {"spec": model, "t_end": t_end, "points": n, "options": dict(options or {})}
+    run = {"method": method, "rtol": rtol, "atol": atol, "max_steps": max_steps}
+    for key, value in dict(options or {}).items():
+        if key in run:  # the run's own words, once given in options
+            deprecated(f"sweep_simulate(options={{{key!r}: ...}})", f"{key}=")
+        run[key] = value
+    kwargs = {"spec": model, "times": times, "options": run}
     results = run_tasks(simulate_point, args, kwargs, client=client, scheduler=scheduler,
                         n_workers=n_workers, retries=retries, progress=progress,
                         on_error=failure)
-    attrs = {"model": model, "t_end": t_end, "points": n, "swept": list(pts.names),
-             "sets": str(sets), "initial": str(initial)}
-    return _dataset(pts, states, results, np.linspace(0.0, t_end, n), attrs)
+    attrs = {"model": model, "t_span": [float(times[0]), float(times[-1])],
+             "points": len(times), "swept": list(pts.names), "constants": str(sets),
+             "initial": str(initial), "method": method, "rtol": rtol, "atol": atol}
+    return _dataset(pts, states, results, times, attrs)
