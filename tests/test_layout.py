@@ -274,7 +274,6 @@ CROSSINGS_LEFT: set[tuple[str, str]] = {
     ("simulation/crossing.py", "_events"),
     ("simulation/notebook.py", "_model"),
     ("simulation/trajectory.py", "_model"),
-    ("simulation/trajectory_io.py", "_columns"), ("simulation/trajectory_io.py", "_meta"),
 }
 
 _ACCESSORS = {"getattr": "read", "hasattr": "read", "delattr": "write", "setattr": "write",

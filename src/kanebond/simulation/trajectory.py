@@ -502,7 +502,7 @@ class Trajectory:
         cols = self._columns()
         t = cols.pop("t")
         df = pd.DataFrame(cols, index=pd.Index(t, name="t"))
-        df.attrs.update(self._meta())
+        df.attrs.update(trajectory_io.record(self))
         return df
 
     def plot(self, *, figsize: tuple[float, float] | None = None) -> Figure:
@@ -562,27 +562,6 @@ class Trajectory:
             ax.grid(True, alpha=0.3)
         fig.suptitle(f"{self.metadata.get('system', '')} ({self.form} form, {self.method})")
         return fig
-
-    def _meta(self) -> dict:
-        return {
-            "kanebond_trajectory": 1,
-            "coordinate_names": self.coordinate_names,
-            "speed_names": self.speed_names,
-            "load_names": self.load_names,
-            "form": self.form,
-            "method": self.method,
-            "work_method": self.work_method,
-            "success": self.success,
-            "status": self.status,
-            "message": self.message,
-            "nfev": self.nfev,
-            "njev": self.njev,
-            "nlu": self.nlu,
-            "event_names": self.event_names,
-            "metadata": self.metadata,
-            "extra_names": list(self.extras),
-            "source_kinds": self.source_kinds,
-        }
 
     def save(self, path: str | Path, *, overwrite: bool = True) -> Path:
         """Write the trajectory to ``path``: NumPy ``.npz`` (any suffix but ``.parquet``), or

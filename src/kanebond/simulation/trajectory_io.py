@@ -19,9 +19,9 @@ import numpy as np
 from ..errors import TrajectoryFileError
 from ..files import writing
 
-__all__ = ["save", "load"]
+__all__ = ["save", "load", "record"]
 
-#: Metadata fields and their types, as Trajectory._meta writes them.
+#: Metadata fields and their types, as record() writes them.
 _FIELDS: dict[str, type | tuple[type, ...]] = {
     "coordinate_names": list, "speed_names": list, "load_names": list, "form": str,
     "method": str, "work_method": str, "success": bool, "status": int, "message": str,
@@ -29,12 +29,36 @@ _FIELDS: dict[str, type | tuple[type, ...]] = {
 }
 
 
+def record(traj: Any) -> dict:
+    """What a trajectory's file keeps beside its arrays (and a DataFrame's ``attrs``): the
+    format marker, the names, form, method, solver statistics, event names and metadata."""
+    return {
+        "kanebond_trajectory": 1,
+        "coordinate_names": traj.coordinate_names,
+        "speed_names": traj.speed_names,
+        "load_names": traj.load_names,
+        "form": traj.form,
+        "method": traj.method,
+        "work_method": traj.work_method,
+        "success": traj.success,
+        "status": traj.status,
+        "message": traj.message,
+        "nfev": traj.nfev,
+        "njev": traj.njev,
+        "nlu": traj.nlu,
+        "event_names": traj.event_names,
+        "metadata": traj.metadata,
+        "extra_names": list(traj.extras),
+        "source_kinds": traj.source_kinds,
+    }
+
+
 def save(traj: Any, path: str | Path, overwrite: bool = True) -> Path:
     """Write ``traj`` to ``path`` (.npz, or .parquet with pyarrow) through
     :mod:`kanebond.files` (never through a link; an existing file replaced only with
     ``overwrite``)."""
     path = Path(path)
-    meta = traj._meta()
+    meta = record(traj)
     if path.suffix.lower() == ".parquet":
         try:
             import pyarrow as pa
@@ -46,7 +70,7 @@ def save(traj: Any, path: str | Path, overwrite: bool = True) -> Path:
             ) from err
         meta["t_events"] = [a.tolist() for a in traj.t_events]
         meta["x_events"] = [a.tolist() for a in traj.x_events]
-        cols = traj._columns()
+        cols = traj.columns()
         cols.pop("power")
         table = pa.table({k: pa.array(np.ascontiguousarray(v)) for k, v in cols.items()})
         table = table.replace_schema_metadata(
