@@ -84,6 +84,8 @@ def core_library() -> ctypes.CDLL:
     lib.kb_sim_restate.argtypes = [vp, vp]
     lib.kb_sim_free.argtypes = [vp]
     lib.kb_sim_newton.argtypes = [vp, d, vp, vp, vp]
+    lib.kb_sim_dense_many.argtypes = [vp, lg, vp, vp, vp]
+    lib.kb_sim_snap_eval_many.argtypes = [vp, lg, vp, vp]
     lib.kb_sim_newton.restype = i
     lib.kb_sim_snap_size.argtypes = [vp]
     lib.kb_sim_snap_size.restype = lg
@@ -243,16 +245,19 @@ class _Sim:
             y[:] = np.nan
         return y, W[: self.nl]
 
+    def dense_rows(self, t) -> tuple[np.ndarray, np.ndarray]:
+        """(y (k, n), W (k, nl)) on the last step's dense output at the k times t (:meth:`full`
+        at each, in one call of the core)."""
+        ts = np.ascontiguousarray(np.atleast_1d(np.asarray(t, dtype=float)))
+        y, W = np.zeros((len(ts), self.n)), np.zeros((len(ts), max(self.nl, 1)))
+        self.lib.kb_sim_dense_many(self.h, len(ts), ts.ctypes.data, y.ctypes.data,
+                                   W.ctypes.data)
+        return y, W[:, : self.nl]
+
     def __call__(self, t):
         """The dense output of the last step (SciPy's convention: (n,) or (n, k))."""
-        return _at_times(t, lambda tk: self.full(tk)[0])
-
-
-def _at_times(t, one) -> np.ndarray:
-    """``one(t_k)`` (the state at one time) at every time of ``t``, in the convention of
-    SciPy's dense output: (n,) for a single time, (n, k) for k of them."""
-    Y = np.stack([one(float(tk)) for tk in np.atleast_1d(np.asarray(t, dtype=float))])
-    return Y[0] if np.ndim(t) == 0 else Y.T
+        y = self.dense_rows(t)[0]
+        return y[0] if np.ndim(t) == 0 else y.T
 
 
 class _StepDense:
@@ -265,13 +270,12 @@ class _StepDense:
         self.ok = sim.lib.kb_sim_snapshot(sim.h, self.buf.ctypes.data) == 0
 
     def __call__(self, t):
-        return _at_times(t, self._one)
-
-    def _one(self, t: float) -> np.ndarray:
-        y = np.full(self.n, np.nan)
+        ts = np.ascontiguousarray(np.atleast_1d(np.asarray(t, dtype=float)))
+        y = np.full((len(ts), self.n), np.nan)
         if self.ok:
-            self.lib.kb_sim_snap_eval(self.buf.ctypes.data, t, y.ctypes.data)
-        return y
+            self.lib.kb_sim_snap_eval_many(self.buf.ctypes.data, len(ts), ts.ctypes.data,
+                                           y.ctypes.data)
+        return y[0] if np.ndim(t) == 0 else y.T
 
 
 class CompiledRun(Run):
@@ -415,7 +419,8 @@ class CompiledRun(Run):
         """z = [y, W] at times tt inside the last step, from the core's dense output."""
         if not isinstance(sol, _Sim):  # a crossing's gap (Run.state_at's case)
             return super().state_at(sol, tt)
-        return np.stack([np.concatenate(sol.full(float(t))) for t in np.atleast_1d(tt)])
+        y, W = sol.dense_rows(tt)
+        return np.hstack([y, W])
 
     def _failed(self, sim: _Sim, code: int, info: np.ndarray) -> None:
         """The core stopped: a SimulationError with the driver's words for the same failure."""

@@ -21,6 +21,21 @@ KB_API int kb_sim_newton(const KbSim *s, double t, double *q, const int *qdep, d
     return kb_rk_newton((kb_cfg_fn)s->m.cfg, s->m.ncfg, t, q, s->m.c, qdep, w, &gmax);
 }
 
+/* kb_sim_dense at each of the k times t: rows y (k x n) and W (k x max(nl, 1)), a row of y
+   NaN where its evaluation failed (Python's watch and crossings read the step at many times) */
+KB_API void kb_sim_dense_many(KbSim *s, long k, const double *t, double *y, double *W) {
+    const int n = s->n, nl1 = s->nl > 0 ? s->nl : 1;
+    for (long i = 0; i < k; i++)
+        if (kb_sim_dense(s, t[i], y + (size_t)i * n, W + (size_t)i * nl1))
+            for (int j = 0; j < n; j++) y[(size_t)i * n + j] = NAN;
+}
+
+/* kb_sim_snap_eval at each of the k times t: rows y (k x the snapshot's n_out) */
+KB_API void kb_sim_snap_eval_many(const double *buf, long k, const double *t, double *y) {
+    const int n_out = (int)buf[4];
+    for (long i = 0; i < k; i++) kb_sim_snap_eval(buf, t[i], y + (size_t)i * n_out);
+}
+
 /* T* at one output row (t, q, all speeds u) */
 static double kb_ens_energy(KbSim *s, double t, const double *q, const double *u) {
     const KbModelC *m = &s->m;
