@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
+
+import pytest
 import sympy as sp
 import sympy.physics.mechanics as me
+from adjoined_planar import pl, ramp_system, speed_system  # noqa: F401  (fixtures)
 from browser import browser_paths, driver  # noqa: F401  (fixtures: the headless browser)
 
 from kanebond.models import (
@@ -14,21 +20,63 @@ from kanebond.models import (
     pendulum_on_cart,
     rolling_disk,
 )
+from kanebond.numeric import compiler_available
+
+#: Whether a C compiler is there: the C backend's tests run only then.
+HAS_CC = compiler_available()
+#: The mark of a test (or parameter) that needs the C compiler: skipped, saying so, without one
+#: (registered in pyproject.toml; the skip is added in pytest_collection_modifyitems).
+needs_cc = pytest.mark.needs_cc
 
 #: The files that take longest (seconds of one core, warm cache, measured with --durations=0),
 #: run first: make test gives each of its two workers a whole file at a time (--dist loadfile),
 #: so a long file taken up last would leave the other core idle to the end.
-LONGEST_FIRST = ["test_jax.py", "test_singular.py", "test_docs.py", "test_fmu.py",
+LONGEST_FIRST = ["test_jax.py", "test_singular.py", "test_singular_bicycle.py", "test_docs.py",
+                 "test_fmu.py",
                  "test_modelfile_joints.py", "test_sympy_suite.py", "test_bicycle.py",
                  "test_bondgraph_kane.py", "test_from_sympy.py", "test_modelfile.py",
                  "test_cli.py", "test_models_sympy.py", "test_compiled.py"]
 
 
+#: The folder of this run's compiled models (set in pytest_configure of the first process).
+_RUN_CACHE: list[str] = []
+
+
+def pytest_configure(config) -> None:
+    """Point the compiled-model cache ($KANEBOND_CACHE) of the whole run at a folder of its
+    own, never the user's ~/.cache/kanebond: ``$KANEBOND_TEST_CACHE`` when set (a cache kept
+    across runs, on purpose), else a fresh private temporary folder, removed at the end. The
+    pytest-xdist workers are started after this, by this process, and inherit the variable:
+    every worker of one run shares one cache, so a model compiled by one is loaded by the
+    others."""
+    if hasattr(config, "workerinput"):  # a pytest-xdist worker: the controller has set it
+        return
+    kept = os.environ.get("KANEBOND_TEST_CACHE")
+    if kept:
+        folder = kept
+    else:
+        folder = tempfile.mkdtemp(prefix="kanebond-test-cache-")  # mode 0700
+        _RUN_CACHE.append(folder)
+    os.environ["KANEBOND_CACHE"] = folder
+
+
+def pytest_unconfigure(config) -> None:
+    """Remove the temporary cache of this run (not a ``$KANEBOND_TEST_CACHE``)."""
+    while _RUN_CACHE:
+        shutil.rmtree(_RUN_CACHE.pop(), ignore_errors=True)
+
+
 def pytest_collection_modifyitems(session, config, items) -> None:
     """The longest files first (LONGEST_FIRST), the rest in the order collected; the order of
-    the tests within a file is kept. The same on every worker (pytest-xdist checks it)."""
+    the tests within a file is kept. The same on every worker (pytest-xdist checks it). Without
+    a C compiler the tests marked ``needs_cc`` are skipped."""
     rank = {name: k for k, name in enumerate(LONGEST_FIRST)}
     items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
+    if not HAS_CC:
+        skip = pytest.mark.skip(reason="no C compiler")
+        for item in items:
+            if item.get_closest_marker("needs_cc"):
+                item.add_marker(skip)
 
 
 # (id, factory) for every ready-made model, at sizes that keep the suite fast.

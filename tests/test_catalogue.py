@@ -6,79 +6,40 @@ message names the culprit (the patterns of the case), and, where it matters, tha
 (no text is executed) and nothing was lost (a failed or interrupted run keeps its steps).
 Model-description mistakes of ``KaneSystem(...)`` are catalogued in ``tests/test_errors.py``;
 this module covers the entry points downstream of a valid model and the hostile inputs.
+
+The catalogue runs in two files: this one (hostile text, unphysical bodies, ``numeric()``, the
+evaluators, ``simulate`` and its events, more entry points) and tests/test_catalogue_files.py
+(linear models and sweeps, saved files, model sizes, constraints).
 """
 
 from __future__ import annotations
 
-import json
-import os
-import re
-import stat
 import warnings
-import zipfile
-from collections.abc import Callable
-from pathlib import Path
 
 import numpy as np
 import pytest
 import sympy as sp
 import sympy.physics.mechanics as me
+from catalogue import (
+    CONSTS,
+    GOOD,
+    check_case,
+    ell,
+    g,
+    m,
+    num,
+    pendulum,
+    q,
+    registry,
+    rod_frames,
+    t,
+    u,
+)
+from conftest import needs_cc
 
 import kanebond as kb
-from kanebond.numeric._c import backend as cbackend
 
-t = me.dynamicsymbols._t
-q, u = me.dynamicsymbols("q u")
-m, g, ell = sp.symbols("m g l")
-CONSTS = {m: 1.0, g: 9.81, ell: 1.0}
-GOOD = {"q": 0.1, "u": 0.0}
-
-
-def rod_frames():
-    """(N, B, P): the inertial frame, the rod's frame turned by q about N.z, its tip P."""
-    N = me.ReferenceFrame("N")
-    O = me.Point("O")
-    O.set_vel(N, 0)
-    B = N.orientnew("B", "Axis", (q, N.z))
-    B.set_ang_vel(N, u * N.z)
-    P = O.locatenew("P", ell * B.x)
-    P.v2pt_theory(O, N, B)
-    return N, B, P
-
-
-def pendulum(mass=m, body: Callable | None = None, loads=None, name="pendulum"):
-    """A particle on a rod of length l: q the angle, u its rate."""
-    N, B, P = rod_frames()
-    bod = body(P, B) if body else me.Particle("bob", P, mass)
-    return kb.KaneSystem(frame=N, coordinates=[q], speeds=[u], kinematics=[q.diff(t) - u],
-                         bodies=[bod], loads=[(P, -m * g * N.y)] if loads is None else loads,
-                         name=name)
-
-
-_NUM: dict = {}
-
-
-def num():
-    if "num" not in _NUM:
-        _NUM["num"] = pendulum().numeric(CONSTS, backend="numpy")
-    return _NUM["num"]
-
-
-def traj_file(tmp: Path) -> Path:
-    tr = kb.simulate(num(), (0.0, 0.2), GOOD)
-    path = tmp / "run.npz"
-    tr.save(path)
-    return path
-
-
-CASES: list[tuple[str, Callable, type, tuple[str, ...]]] = []
-
-
-def case(exc: type = kb.KanebondError, *patterns: str):
-    def register(fn: Callable) -> Callable:
-        CASES.append((fn.__name__, fn, exc, patterns))
-        return fn
-    return register
+CASES, case = registry()
 
 
 # ------------------------------------------------------------------ hostile text
@@ -391,250 +352,6 @@ def events_not_a_list(tmp):
     kb.simulate(num(), (0, 1), GOOD, events=3.5)
 
 
-# ------------------------------------------------------------------ linearize and sweeps
-@case(kb.KanebondError, "zz")
-def linearize_op_point_unknown_symbol(tmp):
-    pendulum().linearize({q: 0.0, u: 0.0, sp.Symbol("zz"): 1.0}, CONSTS)
-
-
-@case(kb.ModelError, "q", "not a number")
-def linearize_op_point_text(tmp):
-    pendulum().linearize({q: "zero", u: 0.0}, CONSTS)
-
-
-@case(kb.ModelError, "q", "finite")
-def linearize_op_point_nan(tmp):
-    pendulum().linearize({q: float("nan"), u: 0.0}, CONSTS)
-
-
-@case(kb.KanebondError, "g")
-def linearize_missing_constant(tmp):
-    pendulum().linearize({q: 0.0, u: 0.0}, {m: 1.0, ell: 1.0})
-
-
-@case(kb.KanebondError, "zz")
-def sweep_unknown_parameter(tmp):
-    from kanebond.linear import sweep
-    sweep(pendulum(), sp.Symbol("zz"), [1.0, 2.0], {q: 0.0, u: 0.0}, CONSTS)
-
-
-@case(kb.KanebondError, "values")
-def sweep_empty_values(tmp):
-    from kanebond.linear import sweep
-    sweep(pendulum(), g, [], {q: 0.0, u: 0.0}, CONSTS)
-
-
-# ------------------------------------------------------------------ files
-@case(kb.KanebondError, "missing.npz")
-def load_missing_file(tmp):
-    kb.Trajectory.load(tmp / "missing.npz")
-
-
-@case(kb.KanebondError, "not.npz")
-def load_text_file(tmp):
-    (tmp / "not.npz").write_text("hello")
-    kb.Trajectory.load(tmp / "not.npz")
-
-
-@case(kb.KanebondError, "run.npz")
-def load_truncated_file(tmp):
-    path = traj_file(tmp)
-    data = path.read_bytes()
-    path.write_bytes(data[: len(data) // 2])
-    kb.Trajectory.load(path)
-
-
-def _rewrite(path: Path, change: Callable[[dict], None]) -> None:
-    with np.load(path, allow_pickle=False) as d:
-        arrays = {k: d[k] for k in d.files}
-    change(arrays)
-    np.savez(path, **arrays)
-
-
-@case(kb.KanebondError, "run.npz", "meta")
-def load_without_metadata(tmp):
-    path = traj_file(tmp)
-    _rewrite(path, lambda a: a.pop("meta"))
-    kb.Trajectory.load(path)
-
-
-@case(kb.KanebondError, "run.npz", "meta")
-def load_metadata_not_json(tmp):
-    path = traj_file(tmp)
-    _rewrite(path, lambda a: a.__setitem__("meta", np.array("{not json")))
-    kb.Trajectory.load(path)
-
-
-@case(kb.KanebondError, "run.npz", "q")
-def load_rows_disagree_with_times(tmp):
-    path = traj_file(tmp)
-    _rewrite(path, lambda a: a.__setitem__("q", a["q"][:3]))
-    kb.Trajectory.load(path)
-
-
-def _load_with_meta(tmp: Path, key: str, value) -> None:
-    """Save a run, set one metadata field of the file to ``value``, and load it."""
-    path = traj_file(tmp)
-
-    def change(a):
-        meta = json.loads(str(a["meta"]))
-        meta[key] = value
-        a["meta"] = np.array(json.dumps(meta))
-    _rewrite(path, change)
-    kb.Trajectory.load(path)
-
-
-@case(kb.KanebondError, "run.npz", "coordinate_names")
-def load_names_disagree_with_columns(tmp):
-    _load_with_meta(tmp, "coordinate_names", ["q", "extra"])
-
-
-@case(kb.KanebondError, "run.npz", "event_names")
-def load_metadata_field_wrong_type(tmp):
-    _load_with_meta(tmp, "event_names", 7)
-
-
-@case(kb.KanebondError, "run.npz", "status")
-def load_metadata_status_text(tmp):
-    _load_with_meta(tmp, "status", "done")
-
-
-@case(kb.KanebondError, "run.npz", "not written by kanebond")
-def load_metadata_marker_removed(tmp):
-    _load_with_meta(tmp, "kanebond_trajectory", 2)
-
-
-@case(kb.KanebondError, "run.npz", "t")
-def load_array_missing(tmp):
-    path = traj_file(tmp)
-    _rewrite(path, lambda a: a.pop("t"))
-    kb.Trajectory.load(path)
-
-
-@case(kb.KanebondError, "not written by kanebond")
-def load_foreign_npz(tmp):
-    np.savez(tmp / "other.npz", t=np.zeros(3))
-    kb.Trajectory.load(tmp / "other.npz")
-
-
-@case(kb.KanebondError, "run.npz")
-def load_object_array(tmp):
-    path = traj_file(tmp)
-    with np.load(path, allow_pickle=False) as d:
-        arrays = {k: d[k] for k in d.files}
-    arrays["q"] = np.array([object()] * len(arrays["t"]), dtype=object)
-    np.savez(path, **arrays)
-    kb.Trajectory.load(path)
-
-
-# ------------------------------------------------------------------ model sizes
-@case(kb.ModelError, "n", "too large")
-def model_size_absurd(tmp):
-    kb.models.pendulum_on_cart(10**6)
-
-
-@case(kb.ModelError, "n")
-def model_size_zero(tmp):
-    kb.models.pendulum_on_cart(0)
-
-
-@case(kb.ModelError, "n")
-def model_size_text(tmp):
-    kb.models.chain_3d("5")
-
-
-@case(kb.ModelError, "n", "too large")
-def n_four_bar_absurd(tmp):
-    kb.models.n_four_bar(10**7)
-
-
-# ------------------------------------------------------------------ constraints
-def slider(**kw):
-    """A particle in the plane (x, y) with speeds (vx, vy)."""
-    x, y, vx, vy = me.dynamicsymbols("x y vx vy")
-    N = me.ReferenceFrame("N")
-    P = me.Point("P")
-    P.set_vel(N, vx * N.x + vy * N.y)
-    return kb.KaneSystem(frame=N, coordinates=[x, y], speeds=[vx, vy],
-                         kinematics=[x.diff(t) - vx, y.diff(t) - vy],
-                         bodies=[me.Particle("bead", P, m)], name="slider", **kw), (x, y, vx, vy)
-
-
-def circle():
-    """The slider held on the unit circle: y and vy dependent."""
-    x, y, vx, vy = me.dynamicsymbols("x y vx vy")
-    return slider(dependent_coordinates=[y], configuration_constraints=[x**2 + y**2 - 1],
-                  dependent_speeds=[vy], velocity_constraints=[x * vx + y * vy])[0]
-
-
-@case(kb.KanebondError, "vy")
-def dependent_speed_without_constraint(tmp):
-    x, y, vx, vy = me.dynamicsymbols("x y vx vy")
-    slider(dependent_speeds=[vy], velocity_constraints=[])
-
-
-@case(kb.KanebondError, "w")
-def dependent_speed_that_is_not_a_speed(tmp):
-    x, y, vx, vy = me.dynamicsymbols("x y vx vy")
-    w = me.dynamicsymbols("w")
-    slider(dependent_speeds=[w], velocity_constraints=[vx - vy])
-
-
-@case(kb.KanebondError, "y")
-def configuration_constraints_outnumber_dependent_coordinates(tmp):
-    x, y, vx, vy = me.dynamicsymbols("x y vx vy")
-    slider(dependent_coordinates=[y], configuration_constraints=[x - y, x + y])
-
-
-@case(kb.KanebondError, "vz")
-def prescribe_an_unknown_speed(tmp):
-    slider()[0].prescribe({me.dynamicsymbols("vz"): sp.sin(t)})
-
-
-@case(kb.KanebondError, "vx")
-def prescribe_text(tmp):
-    sys_, (x, y, vx, vy) = slider()
-    sys_.prescribe({vx: "sin(t)"})
-
-
-@case(kb.KanebondError, "adjoin")
-def adjoin_something_that_is_not_a_constraint(tmp):
-    slider()[0].adjoin("x**2 + y**2 - 1")
-
-
-@case(kb.KanebondError)
-def velocity_constraint_not_callable(tmp):
-    x, y, vx, vy = me.dynamicsymbols("x y vx vy")
-    N = me.ReferenceFrame("N")
-    P = me.Point("P")
-    P.set_vel(N, vx * N.x + vy * N.y)
-    kb.KaneSystem(frame=N, coordinates=[x, y], speeds=[vx, vy],
-                  kinematics=[x.diff(t) - vx, y.diff(t) - vy],
-                  bodies=[me.Particle("bead", P, m)], dependent_speeds=[vy],
-                  velocity_constraints=[kb.VelocityConstraint("v.dot(N.y)", [P])])
-
-
-@case(kb.KanebondError, "y")
-def consistent_initial_with_nan_guess(tmp):
-    sys_ = circle()
-    sys_.numeric({m: 1.0}, backend="numpy").consistent_initial(
-        {"x": 0.3, "y": float("nan"), "vx": 0.0})
-
-
-@case(kb.KanebondError, "y", "constraint")
-def consistent_initial_no_solution(tmp):
-    sys_ = circle()
-    sys_.numeric({m: 1.0}, backend="numpy").consistent_initial(
-        {"x": 3.0, "y": 0.5, "vx": 0.0})
-
-
-@case(kb.KanebondError, "constraint")
-def simulate_start_off_the_constraint(tmp):
-    sys_ = circle()
-    kb.simulate(sys_.numeric({m: 1.0}, backend="numpy"), (0, 1),
-                {"x": 0.3, "y": 0.5, "vx": 0.0})
-
-
 # ------------------------------------------------------------------ more entry points
 @case(kb.KanebondError, "zz")
 def linearize_select_unknown_name(tmp):
@@ -733,17 +450,16 @@ def body_with_infinite_mass_number(tmp):
 # ------------------------------------------------------------------ the tests
 @pytest.mark.parametrize("name, fn, exc, patterns", CASES, ids=[c[0] for c in CASES])
 def test_catalogue(name, fn, exc, patterns, tmp_path):
-    with pytest.raises(kb.KanebondError) as info:
-        fn(tmp_path)
-    msg = str(info.value)
-    assert isinstance(info.value, exc), f"{type(info.value).__name__}: {msg}"
-    for p in patterns:
-        assert re.search(p, msg), f"{p!r} not in the message: {msg}"
-    assert not (tmp_path / "ran").exists()  # no text was executed
+    check_case(fn, exc, patterns, tmp_path)
 
 
 def test_the_catalogue_is_large_enough():
-    assert len(CASES) >= 100
+    assert len(CASES) >= 70  # and 30 in tests/test_catalogue_files.py: 100 in all
+
+
+def test_catalogue_cases_have_unique_names():
+    names = [c[0] for c in CASES]
+    assert len(names) == len(set(names))
 
 
 def test_an_event_failure_keeps_the_steps_so_far():
@@ -772,67 +488,6 @@ def test_ctrl_c_returns_the_steps_so_far():
         traj = kb.simulate(num(), (0, 1), GOOD, events=[interrupt], max_step=0.01)
     assert not traj.success and traj.status == -2 and "Ctrl-C" in traj.message
     assert 10 <= len(traj.t) < 100 and traj.t[-1] < 0.5
-
-
-# ------------------------------------------------------------------ the compiled-model cache
-needs_cc = pytest.mark.skipif(not cbackend.compiler_available(), reason="no C compiler")
-
-
-@needs_cc
-def test_cache_directory_writable_by_others_is_refused(tmp_path, monkeypatch):
-    d = tmp_path / "shared"
-    d.mkdir()
-    d.chmod(0o777)
-    monkeypatch.setenv("KANEBOND_CACHE", str(d))
-    with pytest.raises(kb.ModelError, match="not private") as info:
-        pendulum().numeric(CONSTS, backend="c")
-    assert str(d) in str(info.value) and "chmod" in str(info.value)
-    assert not list(d.glob("*.so"))  # nothing built or loaded there
-
-
-@needs_cc
-def test_a_planted_or_tampered_library_is_never_loaded(tmp_path, monkeypatch):
-    d = tmp_path / "cache"
-    monkeypatch.setenv("KANEBOND_CACHE", str(d))
-    first = pendulum().numeric(CONSTS, backend="c")
-    assert not first._be.cached
-    assert stat.S_IMODE(d.stat().st_mode) & 0o077 == 0  # created private
-    lib = first._be.path
-    good = first.rhs(0.0, np.array([0.3, 0.1]))
-    # a stranger's library in its place (here: garbage) is detected by its SHA-256 and rebuilt
-    planted = lib.with_name("planted.so")
-    os.replace(lib, planted)
-    lib.write_bytes(b"\x7fELF not a library")
-    with pytest.warns(kb.KanebondWarning, match="SHA-256"):
-        again = pendulum().numeric(CONSTS, backend="c")
-    assert not again._be.cached
-    np.testing.assert_allclose(again.rhs(0.0, np.array([0.3, 0.1])), good, rtol=1e-14)
-    # a library without its recorded hash is rebuilt, not trusted
-    lib.with_name(lib.name + ".sha256").unlink()
-    third = pendulum().numeric(CONSTS, backend="c")
-    assert not third._be.cached
-    # and a cached one with a matching hash is loaded
-    assert pendulum().numeric(CONSTS, backend="c")._be.cached
-
-
-@needs_cc
-def test_a_cached_library_of_another_user_is_refused(tmp_path, monkeypatch):
-    d = tmp_path / "cache"
-    monkeypatch.setenv("KANEBOND_CACHE", str(d))
-    lib = pendulum().numeric(CONSTS, backend="c")._be.path
-    lib.chmod(0o666)  # writable by others: someone could have replaced it
-    with pytest.raises(kb.ModelError, match="not private"):
-        pendulum().numeric(CONSTS, backend="c")
-
-
-def test_catalogue_cases_have_unique_names():
-    names = [c[0] for c in CASES]
-    assert len(names) == len(set(names))
-
-
-def test_zipfile_is_what_npz_uses():  # the truncation case relies on it
-    path = Path(__file__)
-    assert not zipfile.is_zipfile(path)
 
 
 def test_energy_audit_with_t_eval_starting_late():
@@ -899,30 +554,3 @@ def test_loads_named_by_the_user():
     assert plain.load_names == ["force on P", "force on P (2)"]
     with pytest.raises(kb.LoadError, match="names"):
         kb.KaneSystem(**parts, loads={3: (P, -m * g * N.y)})
-
-
-@needs_cc
-def test_the_compiled_fast_path_names_a_non_finite_state():
-    """The C single-point path (no Python checks before the call) reports NaN/inf states
-    like the NumPy path, after the call, at no cost per regular call."""
-    c = pendulum().numeric(CONSTS, backend="c")
-    assert c._fast
-    for bad, label in (([np.nan, 0.0], "q = nan"), ([0.1, np.inf], "u = inf")):
-        with pytest.raises(kb.ModelError, match=re.escape(label)):
-            c.rhs(0.0, np.array(bad))
-    np.testing.assert_allclose(c.rhs(0.0, np.array([0.1, 0.2])),
-                               num().rhs(0.0, np.array([0.1, 0.2])), rtol=1e-14)
-
-
-@needs_cc
-def test_a_long_compilation_is_announced(tmp_path, monkeypatch, capfd):
-    """A long compilation says what it compiles and where it is cached (stderr, when it is a
-    terminal or $KANEBOND_PROGRESS=1); a cached load says nothing."""
-    monkeypatch.setenv("KANEBOND_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setenv("KANEBOND_PROGRESS", "1")
-    monkeypatch.setattr(cbackend, "_ANNOUNCE_OPS", 0)
-    pendulum().numeric(CONSTS, backend="c")
-    err = capfd.readouterr().err
-    assert "kanebond: compiling" in err and str(tmp_path / "cache") in err
-    pendulum().numeric(CONSTS, backend="c")
-    assert "compiling" not in capfd.readouterr().err

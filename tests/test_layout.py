@@ -1,5 +1,5 @@
 """The package's layout: a folder per floor, data flowing one way, no import circle, module
-interfaces without private names, no module over ~600 lines.
+interfaces without private names, no module (nor test file) over ~600 lines.
 
 Read from the source with ``ast`` (nothing is imported): every ``import`` of a kanebond module,
 at module level, inside a function or under ``if TYPE_CHECKING:`` (a reader follows those too).
@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "kanebond"
+TESTS = Path(__file__).resolve().parent
 
 #: Floors from the bottom, each a package (or a module directly in src/kanebond): a module may
 #: import its own package, its own floor or a lower floor, never a higher one.
@@ -191,10 +192,12 @@ def test_few_modules_at_the_top():
     assert packages <= on_floors, packages - on_floors
 
 
-def test_modules_stay_readable_in_size():
+@pytest.mark.parametrize("root", [SRC, TESTS], ids=["src", "tests"])
+def test_modules_stay_readable_in_size(root):
+    """Every module of the package, and every file of the tests, under LINE_LIMIT lines."""
     long = {
-        str(p.relative_to(SRC)): n
-        for p in SRC.rglob("*.py")
+        str(p.relative_to(root)): n
+        for p in root.rglob("*.py")
         if (n := len(p.read_text(encoding="utf-8").splitlines())) > LINE_LIMIT
     }
     assert not long, f"modules over {LINE_LIMIT} lines: {long}"

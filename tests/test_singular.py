@@ -1,5 +1,5 @@
 """Singular configurations of constrained systems: partitions of the speeds that degrade,
-constraints that lose rank, runs that stall.
+constraints that lose rank.
 
 kanebond embeds velocity constraints B u = 0 numerically, solving the dependent speeds u_d from
 B_d u_d = -B_f f at every evaluation. Where B_d is singular while B keeps full rank, other
@@ -12,13 +12,11 @@ here:
    integrated here with SciPy;
 2. the IFToMM N four-bar (N = 2, 5, 40), which loses rank at its horizontal configurations,
    against the one-DOF parallelogram motion I θ'' = -c cos θ integrated here;
-3. a falling Whipple bicycle whose own dependent speeds become singular several times, against
-   SymPy's KanesMethod of the same objects (all speeds, velocity constraint rows in
-   ``mass_matrix_full``) integrated with SciPy;
-4. a parallelogram four-bar closed by adjoined velocity-level constraints, which loses rank
-   when flat;
-5. a one-DOF system with a vanishing mass, which stalls, and ``max_nfev``.
+3. a parallelogram four-bar closed by adjoined velocity-level constraints, which loses rank
+   when flat.
 
+A falling Whipple bicycle whose own dependent speeds become singular several times is in
+tests/test_singular_bicycle.py, runs that stall or reach max_nfev in tests/test_run_limits.py.
 References are closed forms, SymPy or SciPy integrations written here; no number is copied
 from kanebond.
 """
@@ -34,24 +32,19 @@ import numpy as np
 import pytest
 import sympy as sp
 import sympy.physics.mechanics as me
-from conftest import kanes_of_parts
-from conftest import simple_pendulum as hand_built_pendulum
+from conftest import HAS_CC, needs_cc
 from scipy.integrate import solve_ivp
 
 import kanebond as kb
-from kanebond.models import n_four_bar, whipple_bicycle
-from kanebond.models.bicycle import _build_whipple_bicycle, moore_parameters
+from kanebond.models import n_four_bar
 from kanebond.models.nfourbar import (
     N_FOUR_BAR_DEFAULTS,
     n_four_bar_initial,
     n_four_bar_reference,
     n_four_bar_singular_times,
 )
-from kanebond.numeric import compiler_available
 
-HAS_CC = compiler_available()
-NEEDS_CC = pytest.mark.skipif(not HAS_CC, reason="no C compiler")
-BACKENDS = ["numpy", pytest.param("c", marks=NEEDS_CC)]
+BACKENDS = ["numpy", pytest.param("c", marks=needs_cc)]
 FORMS = ["velocity", "momentum"]
 GRAV = 9.81
 
@@ -226,7 +219,7 @@ def test_pendulum_embedding_condition_sees_the_vanishing_pivot(backend):
 # through x = 0 and the cheaper C runs of the others, the rest is marked slow.
 PENDULUM_CASES = [
     pytest.param(case, form, backend, id=f"{case}-{form}-{backend}",
-                 marks=([NEEDS_CC] if backend == "c" else [])
+                 marks=([needs_cc] if backend == "c" else [])
                  + ([pytest.mark.slow] if case != "x-dependent-swing"
                     and (backend == "numpy" or (case, form) == ("x-dependent-revolving",
                                                                 "momentum")) else []))
@@ -345,11 +338,11 @@ def nfourbar_numeric(n: int, backend: str):
     return nfourbar_system(n)[0].numeric(N_FOUR_BAR_DEFAULTS, backend=backend)
 
 
-NFB_CASES = [pytest.param(n, b, id=f"{n}-{b}", marks=[NEEDS_CC] if b == "c" else [])
+NFB_CASES = [pytest.param(n, b, id=f"{n}-{b}", marks=[needs_cc] if b == "c" else [])
              for n in (2, 5) for b in ("numpy", "c")]
 # (N = 40 on NumPy, 50 s of the timed suite, adds nothing the two above do not test:
 #  benchmarks/iftomm.py runs N = 40 as shipped)
-NFB_CASES += [pytest.param(40, "c", id="40-c", marks=[NEEDS_CC])]
+NFB_CASES += [pytest.param(40, "c", id="40-c", marks=[needs_cc])]
 
 
 @pytest.mark.parametrize("form", FORMS)
@@ -476,176 +469,7 @@ def test_n_four_bar_40_rhs_on_the_manifold(backend):
 
 
 # =============================================================================================
-# 3. The falling Whipple bicycle: its own dependent speeds become singular several times
-# =============================================================================================
-
-BIKE_T = 1.5
-BIKE_TIMES = np.linspace(0.0, BIKE_T, 151)
-RR = 0.3  # rear wheel radius of the benchmark
-# slow (1 m/s), leaning and steering: it falls, lean and steer grow large
-BIKE_START = {"q1": 0.0, "q2": 0.0, "q3": 0.0, "q4": 0.3, "q6": 0.0, "q7": 0.2, "q8": 0.0,
-              "u4": 0.0, "u6": -1.0 / RR, "u7": 0.5}
-BIKE_PITCH_GUESS = math.pi / 10
-
-
-@cache
-def bike_numeric(backend: str):
-    return whipple_bicycle().numeric(moore_parameters(), backend=backend)
-
-
-def bike_run(backend: str, form: str, t_end: float = BIKE_T):
-    return _bike_run(backend, form, float(t_end))
-
-
-@cache
-def _bike_run(backend: str, form: str, t_end: float):
-    num = bike_numeric(backend)
-    x0 = num.consistent_initial(BIKE_START | {"q5": BIKE_PITCH_GUESS})
-    return kb.simulate(num, (0.0, t_end), x0, form=form, t_eval=BIKE_TIMES[BIKE_TIMES <= t_end],
-                       rtol=1e-10, atol=1e-12)
-
-
-class SympyBicycle:
-    """SymPy's KanesMethod of the builder's objects: all eight speeds, the state [q, u] with
-    the velocity constraint rows in ``mass_matrix_full`` (as SymPy's own rhs), lambdified with
-    cse=True; its own Newton on the pitch and linear solve of the dependent speeds."""
-
-    def __init__(self):
-        parts, cons = _build_whipple_bicycle()
-        km, qi, ui = kanes_of_parts(parts, cons)
-        self.q, self.u = list(km.q), list(km.u)
-        self.names = [_name(x) for x in self.q + self.u]
-        self.nq, self.nui = len(self.q), len(ui)
-        args = (self.q, self.u, list(parts.parameters))
-        assert km.mass_matrix_full.shape == (2 * self.nq, 2 * self.nq)
-        # use_imps=False: no search of the unreduced tree (925k nodes) for implemented
-        # functions, and cse in the expressions' own order: 0.5 s, not 2.2 s, the same function
-        self.f_MF = sp.lambdify(args, [km.mass_matrix_full, km.forcing_full], "numpy",
-                                cse=lambda e: sp.cse(e, order="none", list=False),
-                                use_imps=False)
-        g = sp.Matrix(cons["configuration_constraints"])
-        gq = g.jacobian(cons["dependent_coordinates"])
-        self.f_g = sp.lambdify(args, [g, gq], "numpy", cse=True)
-        vc = sp.Matrix(cons["velocity_constraints"]).xreplace(km.kindiffdict())
-        B, rhs = sp.linear_eq_to_matrix(vc, self.u)
-        self.f_B = sp.lambdify(args, [B, rhs], "numpy", cse=True)
-        values = moore_parameters()
-        self.p = np.array([values[str(s)] for s in parts.parameters], dtype=float)
-
-    def initial(self, named: dict, pitch_guess: float) -> np.ndarray:
-        nq = self.nq
-        qv = np.array([named.get(n, 0.0) for n in self.names[:nq]], dtype=float)
-        qv[len(qv) - 1] = pitch_guess  # the one dependent coordinate is last
-        zero = np.zeros(nq)
-        for _ in range(50):
-            r, J = self.f_g(qv, zero, self.p)
-            step = np.linalg.solve(np.asarray(J, float), np.asarray(r, float).ravel())
-            qv[-1] -= step[0]
-            if abs(step[0]) < 1e-15:
-                break
-        uv = np.array([named[n] for n in self.names[nq: nq + self.nui]]
-                      + [0.0] * (nq - self.nui))
-        B, rhs = self.f_B(qv, uv, self.p)
-        B, rhs = np.asarray(B, float), np.asarray(rhs, float).ravel()
-        uv[self.nui:] = np.linalg.solve(B[:, self.nui:], rhs - B[:, : self.nui] @ uv[: self.nui])
-        return np.concatenate([qv, uv])
-
-    def rhs(self, _t, z):
-        MM, F = self.f_MF(z[: self.nq], z[self.nq:], self.p)
-        return np.linalg.solve(np.asarray(MM, float), np.asarray(F, float).ravel())
-
-    def own_Bd_det(self, z) -> float:
-        """det of B_d for the system's own dependent speeds (u1, u2, u3, u5, u8: SymPy puts
-        them after the independent ones), rows normalized."""
-        B, _ = self.f_B(z[: self.nq], z[self.nq:], self.p)
-        B = np.asarray(B, float)
-        return float(np.linalg.det(B[:, self.nui:]) / np.prod(np.linalg.norm(B, axis=1)))
-
-
-@pytest.fixture(scope="module")
-def sympy_bicycle_run():
-    """SymPy's equations integrated with DOP853 (rtol 1e-11): dense solution and names."""
-    ref = SympyBicycle()
-    z0 = ref.initial(BIKE_START, BIKE_PITCH_GUESS)
-    sol = solve_ivp(ref.rhs, (0.0, BIKE_T), z0, method="DOP853", rtol=1e-11, atol=1e-12,
-                    dense_output=True)
-    assert sol.status == 0, sol.message
-    return ref, sol
-
-
-@NEEDS_CC
-@pytest.mark.parametrize("form", FORMS)
-def test_bicycle_switches_partitions_and_keeps_constraints(form):
-    traj = bike_run("c", form)
-    assert traj.success, traj.message
-    switches = traj.metadata["partition_switches"]
-    assert len(switches) >= 3, switches
-    all_speeds = {f"u{i}" for i in range(1, 9)}
-    for sw in switches:
-        ind = sw["independent_speeds"]
-        assert len(set(ind)) == 3 and set(ind) <= all_speeds, sw
-    assert np.all(np.diff([sw["t"] for sw in switches]) >= 0)
-    # the system's own speeds, all the way, and the dependent ones as columns
-    assert traj.speed_names == ["u4", "u6", "u7"]
-    assert np.all(np.isfinite(traj.f))
-    for name in ("u1", "u2", "u3", "u5", "u8"):
-        assert np.all(np.isfinite(traj[name])), name
-    res = np.abs(traj.constraint_residuals).max()
-    assert res < 1e-9, f"constraint residuals {res:.3e}"
-    audit = traj.energy_audit()
-    assert audit.rel_residual < 1e-8, str(audit)
-    # it really falls and steers far from upright
-    assert np.abs(traj["q4"]).max() > 1.0 and np.abs(traj["q7"]).max() > 1.0
-
-
-@NEEDS_CC
-def test_bicycle_velocity_and_momentum_runs_agree(sympy_bicycle_run):
-    """Both forms follow SymPy's motion: each run against the reference, not against the other
-    run (the two took different steps and differed by 5.5e-7 of the former bound 1e-6 on u4)."""
-    ref, sol = sympy_bicycle_run
-    for form in FORMS:
-        traj = bike_run("c", form)
-        want = dict(zip(ref.names, sol.sol(traj.t), strict=True))
-        for name, tol in (("q4", 1e-6), ("q7", 1e-6), ("q5", 1e-5), ("u4", 1e-5), ("u7", 1e-5)):
-            np.testing.assert_allclose(traj[name], want[name], rtol=0, atol=tol,
-                                       err_msg=f"{form} {name}")
-
-
-BIKE_REF_CASES = [pytest.param("c", f, BIKE_T, id=f"c-{f}", marks=[NEEDS_CC]) for f in FORMS]
-# NumPy: the first 1.05 s (4 crossings of the own B_d, 3 switches; 5 s), not all 1.5 s (15 s:
-# the bicycle falls ever faster and the steps shrink)
-BIKE_REF_CASES += [pytest.param("numpy", "velocity", BIKE_TIMES[105], id="numpy-velocity",
-                                marks=[pytest.mark.slow])]
-
-
-@pytest.mark.parametrize(("backend", "form", "t_end"), BIKE_REF_CASES)
-def test_bicycle_matches_sympy_through_the_singular_partitions(backend, form, t_end,
-                                                               sympy_bicycle_run):
-    ref, sol = sympy_bicycle_run
-    # independently: the system's own B_d (u1, u2, u3, u5, u8) is singular several times
-    # along SymPy's motion up to t_end (its determinant changes sign)
-    tt = np.linspace(0.0, BIKE_T, 1501)
-    tt = tt[tt <= t_end]
-    Z = sol.sol(tt)
-    dets = np.array([ref.own_Bd_det(Z[:, i]) for i in range(len(tt))])
-    crossings = tt[1:][np.sign(dets[1:]) != np.sign(dets[:-1])]
-    assert len(crossings) >= 3, crossings
-    traj = bike_run(backend, form, t_end)
-    assert traj.success, traj.message
-    assert traj.t[-1] == t_end
-    switches = traj.metadata["partition_switches"]
-    assert len(switches) >= 3 and switches[0]["t"] < crossings[0], (switches, crossings)
-    want = dict(zip(ref.names, sol.sol(traj.t), strict=True))
-    for name in ("q4", "q7"):  # lean and steer
-        err = np.abs(traj[name] - want[name]).max()
-        assert err < 1e-6, f"{name} differs from SymPy's by {err:.3e}"
-    for name in ref.names:  # every coordinate and speed, the dependent ones included
-        err = np.abs(traj[name] - want[name]).max()
-        assert err < 1e-5, f"{name} differs from SymPy's by {err:.3e}"
-
-
-# =============================================================================================
-# 4. An adjoined loop closure: a parallelogram four-bar losing rank when flat
+# 3. An adjoined loop closure: a parallelogram four-bar losing rank when flat
 # =============================================================================================
 
 
@@ -725,81 +549,3 @@ def test_adjoined_loop_stops_where_the_constraints_lose_rank(form, backend):
     assert audit.rel_residual < 1e-8, str(audit)
     E = 0.5 * inertia * traj["u1"][early] ** 2 + c * np.sin(traj["q1"][early])
     assert np.ptp(E) < 1e-8 * np.max(np.abs(E))
-
-
-# =============================================================================================
-# 5. Runs that creep or cost too much
-# =============================================================================================
-
-
-@cache
-def vanishing_mass():
-    """A bead at x = q²/2 on N.x (velocity q u, so A = m q², vanishing at q = 0), with a
-    torque -beta u - F0 on a massless frame turned by q: u' ≈ -(beta/(m q²)) u near q = 0, a
-    stiffness that explodes there, and a pull towards q = 0."""
-    q, u = me.dynamicsymbols("q u")
-    m, beta, F0 = sp.symbols("m beta F0", positive=True)
-    N = me.ReferenceFrame("N")
-    O = me.Point("O")
-    O.set_vel(N, 0)
-    B = N.orientnew("B", "Axis", (q, N.z))
-    B.set_ang_vel(N, u * N.z)
-    P = O.locatenew("P", q**2 / 2 * N.x)
-    P.set_vel(N, q * u * N.x)
-    return kb.KaneSystem(N, [q], [u], [q.diff() - u], [me.Particle("bead", P, m)],
-                         [(B, (-beta * u - F0) * N.z)], name="vanishing mass")
-
-
-@pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize("form", FORMS)
-def test_creeping_run_stalls(form, backend):
-    """From q = 1e-6 the stiffness beta/(m q²) = 1e12 /s bounds an explicit solver's step to
-    a few 1e-12 s: 200 steps advance t by less than 1e-9 of the 2 s span."""
-    system = vanishing_mass()
-    assert sp.simplify(system.A[0, 0] - sp.Symbol("m", positive=True)
-                       * system.coordinates[0] ** 2) == 0
-    q0, stiffness = 1e-6, 1.0 / 1e-12
-    t0 = time.perf_counter()
-    with pytest.raises(kb.SimulationError) as info:
-        kb.simulate(system, (0.0, 2.0), {"q": q0, "u": 0.0}, {"m": 1.0, "beta": 1.0, "F0": 1.0},
-                    form=form, backend=backend, stall_steps=200)
-    elapsed = time.perf_counter() - t0
-    msg = str(info.value)
-    assert "stalled" in msg and "200" in msg, msg
-    traj = info.value.trajectory
-    assert not traj.success
-    assert len(traj.t) >= 201
-    window = traj.t[-201:]
-    assert window[-1] - window[0] < 1e-9 * 2.0
-    assert traj.t[-1] < 1e-6
-    # steps at the explicit stability limit of the stiff mode, |h λ| of order one
-    assert np.diff(window).max() < 20.0 / stiffness
-    assert 0.0 < traj["q"][-1] <= q0  # creeping towards q = 0
-    assert elapsed < 20.0, f"took {elapsed:.1f} s to notice the stall"
-
-
-@cache
-def plain_pendulum():
-    """The hand-built pendulum of conftest (q = 0 hangs down), once per session."""
-    return hand_built_pendulum(name="plain pendulum")[0]
-
-
-@pytest.mark.parametrize("form", FORMS)
-def test_max_nfev_ends_a_normal_run(form):
-    system = plain_pendulum()
-    consts = {"m": 1.0, "g": GRAV, "l": 1.0}
-    init = {"q": 1.0, "u": 0.0}
-    # without the limit the run is unremarkable
-    full = kb.simulate(system, (0.0, 10.0), init, consts, form=form, backend="numpy")
-    assert full.success and full.nfev > 400
-    with pytest.raises(kb.SimulationError) as info:
-        kb.simulate(system, (0.0, 10.0), init, consts, form=form, backend="numpy",
-                    max_nfev=200)
-    msg = str(info.value)
-    assert "max_nfev=200" in msg, msg
-    traj = info.value.trajectory
-    assert not traj.success
-    assert 1 < len(traj.t) and 0.0 < traj.t[-1] < 10.0
-    # what it kept is the same motion as the full run
-    k = len(traj.t)
-    np.testing.assert_allclose(traj.q, full.q[:k], rtol=0, atol=1e-12)
