@@ -301,6 +301,15 @@ def _is_instance_dict(node: ast.AST) -> bool:
         and node.func.id == "vars" and len(node.args) == 1)
 
 
+def _is_self(node: ast.AST) -> bool:
+    """``self`` or ``cls``, or ``self.__dict__`` / ``vars(self)`` (the instance's own)."""
+    if isinstance(node, ast.Attribute) and node.attr == "__dict__":
+        node = node.value
+    elif isinstance(node, ast.Call) and _is_instance_dict(node):
+        node = node.args[0]
+    return isinstance(node, ast.Name) and node.id in ("self", "cls")
+
+
 class _Attributes:
     """One module's private attributes: ``own`` (those its classes define: ``self._x = ...``,
     ``cls._x = ...``, ``def _x`` / ``_x = ...`` / ``_x: ...`` in a class body, ``__slots__``,
@@ -322,11 +331,11 @@ class _Attributes:
                 self._call(node)
             elif isinstance(node, ast.Subscript) and _is_instance_dict(node.value):
                 self._use(_str(node.slice), node, isinstance(node.ctx, (ast.Store, ast.Del)),
-                          False)
+                          _is_self(node.value))
             elif (isinstance(node, ast.Compare) and len(node.ops) == 1
                   and isinstance(node.ops[0], (ast.In, ast.NotIn))
                   and _is_instance_dict(node.comparators[0])):
-                self._use(_str(node.left), node, False, False)
+                self._use(_str(node.left), node, False, _is_self(node.comparators[0]))
 
     def _class_body(self, body: list[ast.stmt]) -> None:
         for st in body:
@@ -351,20 +360,19 @@ class _Attributes:
                               "self read" if own else "read"))
 
     def _attribute(self, node: ast.Attribute) -> None:
-        own = isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")
-        self._use(node.attr, node, isinstance(node.ctx, (ast.Store, ast.Del)), own)
+        self._use(node.attr, node, isinstance(node.ctx, (ast.Store, ast.Del)),
+                  _is_self(node.value))
 
     def _call(self, node: ast.Call) -> None:
         f = node.func
         how = _ACCESSORS.get(f.id if isinstance(f, ast.Name) else
                              f.attr if isinstance(f, ast.Attribute) else "")
         if how and len(node.args) >= 2:
-            target = node.args[0]
-            own = isinstance(target, ast.Name) and target.id in ("self", "cls")
-            self._use(_str(node.args[1]), node, how == "write", own)
+            self._use(_str(node.args[1]), node, how == "write", _is_self(node.args[0]))
         elif (isinstance(f, ast.Attribute) and f.attr in _DICT_METHODS and node.args
               and _is_instance_dict(f.value)):
-            self._use(_str(node.args[0]), node, _DICT_METHODS[f.attr] == "write", False)
+            self._use(_str(node.args[0]), node, _DICT_METHODS[f.attr] == "write",
+                      _is_self(f.value))
 
 
 @cache
@@ -404,13 +412,14 @@ def test_the_attribute_checker_finds_reads_writes_and_strings():
     a = _Attributes(ast.parse(
         "class A:\n    __slots__ = ('_s',)\n    _k: int = 0\n    def _m(self):\n"
         "        self._x = 1\n        return self._x, self._s, self._k\n"
+        "        self.__dict__['_w'] = 2\n        return vars(self).get('_w')\n"
         "def f(o):\n    o._p = 1\n    return o._p, o._y, getattr(o, '_g', 0), hasattr(o, '_h'),"
         " vars(o)['_v'], o.__dict__.get('_d'), '_i' in o.__dict__, o._fields_, o._replace(),"
         " o.__len__\n"))
-    assert a.own == {"__slots__", "_s", "_k", "_m", "_x"} and a.planted == {"_p"}
+    assert a.own == {"__slots__", "_s", "_k", "_m", "_x", "_w"} and a.planted == {"_p"}
     assert sorted((n, h) for n, _, h in a.uses) == sorted(
         [("_x", "self read"), ("_s", "self read"), ("_k", "self read"), ("_p", "write"),
-         ("_p", "read")]
+         ("_p", "read"), ("_w", "self read")]
         + [(n, "read") for n in ("_y", "_g", "_h", "_v", "_d", "_i")])
     owner = _Attributes(ast.parse("class B:\n    def __init__(self):\n        self._y = 0\n"
                                   "        self._z = 0\n"))
@@ -421,7 +430,7 @@ def test_the_attribute_checker_finds_reads_writes_and_strings():
     found, unknown = _crossings({"a.py": a, "b.py": owner, "m.py": mixin, "s.py": same})
     assert set(found) == {("a.py", "_y"), ("m.py", "_y"), ("m.py", "_z"), ("s.py", "_z")}
     assert found["s.py", "_z"] == ["line 4 read"]  # o._z: B's too, so not surely S's own
-    assert sorted(unknown) == ["a.py:9 _d", "a.py:9 _g", "a.py:9 _h", "a.py:9 _i", "a.py:9 _v"]
+    assert sorted(unknown) == [f"a.py:11 {n}" for n in ("_d", "_g", "_h", "_i", "_v")]
 
 
 def test_no_private_attribute_crosses_a_module():
