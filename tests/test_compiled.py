@@ -211,12 +211,13 @@ def test_outputs_of_embedded_runs_in_c_equal_numpys(stem):
     case = runspec.prepare(str(FILES / f"{stem}.toml"))
     c_model = case.system.numeric(case.constants)
     np_model = case.system.numeric(case.constants, backend="numpy")
-    assert c_model.embedded and c_model._tree_be is None
+    assert c_model.embedded and c_model.path == "bodies"
     x0 = c_model.consistent_initial(case.x0)
     tr = kb.simulate(c_model, (0.0, 0.5), x0, t_eval=np.linspace(0.0, 0.5, 7))
     assert tr.metadata["integrator"] == "compiled"
     tt, q, f = tr.t, tr.q, tr.f
-    assert c_model._outputs_c(tt, q, f, lam=True) is not None  # the compiled path answers
+    # the compiled path answers
+    assert c_model.evaluator.outputs(tt, q, f, c_model.binding, lam=True) is not None
     for name in ("p_hat", "constraint_multipliers"):
         a = getattr(c_model, name)(q, f) if name == "p_hat" else \
             c_model.constraint_multipliers(tt, np.hstack([q, f]))
@@ -459,7 +460,7 @@ def test_the_analytic_jacobian_equals_central_differences(momentum):
     y = rng.uniform(0.2, 0.9, R + S)
     J, dt = np.zeros((n, n)), np.zeros(n)
     yw = np.concatenate([y, np.zeros(nl)])
-    assert lib.kb_jac(0.3, yw.ctypes.data, model._c1.ctypes.data, int(momentum), n,
+    assert lib.kb_jac(0.3, yw.ctypes.data, model.binding.c1.ctypes.data, int(momentum), n,
                       J.ctypes.data, dt.ctypes.data) == 0
 
     def F(t, z):

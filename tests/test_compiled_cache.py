@@ -34,9 +34,9 @@ def test_a_planted_or_tampered_library_is_never_loaded(tmp_path, monkeypatch):
     d = tmp_path / "cache"
     monkeypatch.setenv("KANEBOND_CACHE", str(d))
     first = pendulum().numeric(CONSTS, backend="c")
-    assert not first._be.cached
+    assert not first.evaluator.backend.cached
     assert stat.S_IMODE(d.stat().st_mode) & 0o077 == 0  # created private
-    lib = first._be.path
+    lib = first.evaluator.backend.path
     good = first.rhs(0.0, np.array([0.3, 0.1]))
     # a stranger's library in its place (here: garbage) is detected by its SHA-256 and rebuilt
     planted = lib.with_name("planted.so")
@@ -44,21 +44,21 @@ def test_a_planted_or_tampered_library_is_never_loaded(tmp_path, monkeypatch):
     lib.write_bytes(b"\x7fELF not a library")
     with pytest.warns(kb.KanebondWarning, match="SHA-256"):
         again = pendulum().numeric(CONSTS, backend="c")
-    assert not again._be.cached
+    assert not again.evaluator.backend.cached
     np.testing.assert_allclose(again.rhs(0.0, np.array([0.3, 0.1])), good, rtol=1e-14)
     # a library without its recorded hash is rebuilt, not trusted
     lib.with_name(lib.name + ".sha256").unlink()
     third = pendulum().numeric(CONSTS, backend="c")
-    assert not third._be.cached
+    assert not third.evaluator.backend.cached
     # and a cached one with a matching hash is loaded
-    assert pendulum().numeric(CONSTS, backend="c")._be.cached
+    assert pendulum().numeric(CONSTS, backend="c").evaluator.backend.cached
 
 
 @needs_cc
 def test_a_cached_library_of_another_user_is_refused(tmp_path, monkeypatch):
     d = tmp_path / "cache"
     monkeypatch.setenv("KANEBOND_CACHE", str(d))
-    lib = pendulum().numeric(CONSTS, backend="c")._be.path
+    lib = pendulum().numeric(CONSTS, backend="c").evaluator.backend.path
     lib.chmod(0o666)  # writable by others: someone could have replaced it
     with pytest.raises(kb.ModelError, match="not private"):
         pendulum().numeric(CONSTS, backend="c")
@@ -69,7 +69,7 @@ def test_the_compiled_fast_path_names_a_non_finite_state():
     """The C single-point path (no Python checks before the call) reports NaN/inf states
     like the NumPy path, after the call, at no cost per regular call."""
     c = pendulum().numeric(CONSTS, backend="c")
-    assert c._fast
+    assert c.evaluator.point_kernel(c.binding) is not None
     for bad, label in (([np.nan, 0.0], "q = nan"), ([0.1, np.inf], "u = inf")):
         with pytest.raises(kb.ModelError, match=re.escape(label)):
             c.rhs(0.0, np.array(bad))

@@ -459,30 +459,31 @@ def test_compiled_models_are_cached(tmp_path, monkeypatch):
     monkeypatch.setenv("KANEBOND_CACHE", str(tmp_path))
     system = chaplygin_sleigh(with_loads=True)
     first = system.numeric({**SLEIGH, "F": 1.0}, backend="c", path="bodies")
-    assert first._be.cached is False
-    assert first._be.path.parent == tmp_path and first._be.path.exists()
-    mtime = first._be.path.stat().st_mtime_ns
+    assert first.evaluator.backend.cached is False
+    assert first.evaluator.backend.path.parent == tmp_path and first.evaluator.backend.path.exists()
+    mtime = first.evaluator.backend.path.stat().st_mtime_ns
     # the same model again, even rebuilt from scratch: loaded, not compiled
     again = chaplygin_sleigh(with_loads=True).numeric({**SLEIGH, "F": 1.0}, backend="c",
                                                       path="bodies")
-    assert again._be.cached is True
-    assert again._be.path == first._be.path
+    assert again.evaluator.backend.cached is True
+    assert again.evaluator.backend.path == first.evaluator.backend.path
     # other constants and inputs are run-time values: still the same library (the same
     # system's: its loaded library itself, KaneSystem.numeric keeping the model it formed)
     other = system.numeric({"I_G": 2.0, "a": 0.1, "m": 5.0, "tau": lambda t: t}, backend="c",
                            path="bodies")
-    assert other._be is first._be
-    assert other._be.path == first._be.path
-    assert first._be.path.stat().st_mtime_ns == mtime
+    assert other.evaluator.backend is first.evaluator.backend
+    assert other.evaluator.backend.path == first.evaluator.backend.path
+    assert first.evaluator.backend.path.stat().st_mtime_ns == mtime
     # the library and the SHA-256 it is checked against before every load
-    name = first._be.path.name
+    name = first.evaluator.backend.path.name
     assert sorted(p.name for p in tmp_path.iterdir()) == [name, name + ".sha256"]
     x = np.array([0.1, 0.2, 0.3, 0.5, -0.4])
     np.testing.assert_array_equal(first.rhs(0.0, x), again.rhs(0.0, x))
     assert not np.allclose(first.rhs(0.0, x), other.rhs(0.0, x))
     # a different model is a different library
     plain = chaplygin_sleigh().numeric(SLEIGH, backend="c")
-    assert plain._be.cached is False and plain._be.path != first._be.path
+    assert plain.evaluator.backend.cached is False
+    assert plain.evaluator.backend.path != first.evaluator.backend.path
 
 
 def test_batched_pivot_and_condition_checks_equal_the_pointwise_ones():

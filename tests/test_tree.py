@@ -206,7 +206,7 @@ def test_energy_and_load_powers_from_the_tree():
     assert np.allclose(tree.load_powers(0.2, q, f), bodies.load_powers(0.2, q, f),
                        rtol=1e-12, atol=1e-13)
     assert np.isclose(tree.T_star(q[0], f[0]), bodies.T_star(q[0], f[0]), rtol=1e-12)
-    assert "_be" not in tree.__dict__  # the per-body library was never built
+    assert "bodies" not in tree.evaluator.__dict__  # the per-body library was never built
     traj = kb.simulate(system, (0, 1), np.array([0.1, 0.4, 0.0, 0.0]), consts, rtol=1e-10,
                        atol=1e-10)
     assert float(np.max(np.abs(traj.energy_audit().rel_residual))) < 1e-6
@@ -219,10 +219,10 @@ def test_tree_library_is_cached(tmp_path, monkeypatch):
         warnings.simplefilter("ignore")
         first = kb.models.chain_3d(3).numeric(consts, backend="c")
         again = kb.models.chain_3d(3).numeric(consts, backend="c")
-    assert first._tree_be.cached is False and again._tree_be.cached is True
-    assert first._tree_be.path == again._tree_be.path
+    assert first.evaluator.backend.cached is False and again.evaluator.backend.cached is True
+    assert first.evaluator.backend.path == again.evaluator.backend.path
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
-        [first._tree_be.path.name, first._tree_be.path.name + ".sha256"])
+        [first.evaluator.backend.path.name, first.evaluator.backend.path.name + ".sha256"])
 
 
 def test_whipple_bicycle_embedded_on_the_tree():
@@ -267,7 +267,7 @@ def test_generalized_momentum_from_the_tree():
         ref = bodies.p_hat(q, f)
         assert np.abs(tree.p_hat(q, f) - ref).max() <= 1e-12 * np.abs(ref).max()
         assert np.allclose(tree.p_hat(q[0], f[0]), ref[0], rtol=1e-12, atol=1e-14)
-        assert "_be" not in tree.__dict__
+        assert "bodies" not in tree.evaluator.__dict__
 
 
 def test_bicycle_simulation_on_the_tree_equals_the_bodies_path():
@@ -320,7 +320,7 @@ def test_momentum_form_on_the_tree(which):
     q, p = y[:, : tree.R], y[:, tree.R :]
     f_ref = bodies.f_from_p(q, p)
     assert np.abs(tree.f_from_p(q, p) - f_ref).max() <= 1e-10 * np.abs(f_ref).max()
-    assert "_be" not in tree.__dict__
+    assert "bodies" not in tree.evaluator.__dict__
 
 
 def test_default_simulation_stays_on_the_tree():
@@ -333,7 +333,7 @@ def test_default_simulation_stays_on_the_tree():
     traj = kb.simulate(num, (0.0, 0.5), np.r_[0.3, -0.2, 0.1, 0.4, np.zeros(4)], rtol=1e-10,
                        atol=1e-12, t_eval=np.linspace(0, 0.5, 6))
     assert abs(traj.energy_audit().rel_residual) < 1e-8
-    assert "_be" not in num.__dict__ and "program" not in num.__dict__
+    assert "bodies" not in num.evaluator.__dict__
 
 
 def test_welded_body_and_two_roots():
@@ -365,7 +365,7 @@ def test_welded_body_and_two_roots():
                            kinematics=[q1.diff() - u1, q2.diff() - u2], bodies=bodies,
                            loads=loads, name="welded")
     tree, bodies_path = _both(system, {"m": 1.1, "l": 0.9, "g": 9.81})
-    assert tree.path == "tree" and 0 in tree._tree_be.L.nj
+    assert tree.path == "tree" and 0 in tree.evaluator.backend.L.nj
     _agree(tree, bodies_path)
     y = np.array([[0.3, -0.2, 0.5, 0.1], [1.0, 0.4, -0.3, 0.2]])
     assert np.allclose(tree.rhs_momentum(0.0, y), bodies_path.rhs_momentum(0.0, y),

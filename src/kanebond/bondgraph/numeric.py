@@ -28,6 +28,7 @@ from sympy.core.function import AppliedUndef
 
 from ..errors import BondGraphError, SingularMassMatrixError
 from ..kanemodel.parameters import Parameters, initial_state_vector, lookup_value, name_of
+from ..numeric._c.entry import graph_entry
 from ..symbolic.dag import Graph, emit_python
 from .cgraph import graph_library
 from .elements import IC, NIC, C, Element, I, R, Se, SeLambda, Sf, TStar, t
@@ -242,6 +243,14 @@ class GraphNumeric:
                                  dtype=float)
         return {"fn": lib.kb_graph_rhs, "keep": lib.kb_keep_energy,
                 "last": lib.kb_last_energy, "c": c if c.size else np.zeros(1), "lib": lib}, ""
+
+    def compiled_kernels(self, momentum: bool = False) -> tuple[Any, str]:
+        """(the Entry of kb_graph_rhs for the C simulation core, "") or (None, why not)
+        (:class:`~kanebond.numeric.evaluator.NumericContract`; a graph has one form)."""
+        got, why = self.core_entry()
+        if got is None:
+            return None, why
+        return graph_entry(got, self.R, len(self.load_names)), ""
 
     def initial_state(self, initial: Any, t0: float = 0.0) -> np.ndarray:
         """x0 from a mapping {state symbol or name: value}, a sequence, or None (zeros)."""

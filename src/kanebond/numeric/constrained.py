@@ -37,6 +37,7 @@ from ..errors import ConstraintError, ModelError, SingularMassMatrixError
 from ..kanemodel.parameters import INITIAL_TOL, initial_state_vector, split_named
 from ..mechanics.kinematics import show, t
 from ._c.constraints import constraint_kernel
+from ._c.entry import constrained_entry
 from ._numpy.backend import as_batch
 from ._numpy.lambdified import Lambdified, adjoined_expressions
 from .manifold import check_initial_adjoined, check_initial_embedding, check_initial_prescribed
@@ -145,7 +146,7 @@ class ConstrainedModel:
     def _check_varying_constants(self) -> None:
         """A constant given as a callable of time inside g(t), ᴾφ(t) or φ would be treated as
         constant when they are differentiated (ᶜf', ᴾφ', dφ/dt): refuse it."""
-        varying = {self.parameters[k] for k, _, _ in self.relaxed._params.calls}
+        varying = set(self.relaxed.callable_parameters)
         if not varying:
             return
         uses = [(f"the prescribed value of {show(s)}", g)
@@ -173,6 +174,11 @@ class ConstrainedModel:
     def has_embedding(self) -> bool:
         return self.relaxed.has_embedding
 
+    def compiled_kernels(self, momentum: bool = False) -> tuple[Any, str]:
+        """(the Entry of kb_con or kb_con_momentum for the C simulation core, "") or (None,
+        why not) (:class:`~kanebond.numeric.evaluator.NumericContract`)."""
+        return constrained_entry(self, momentum)
+
     def __getattr__(self, name: str):
         # matrices of the relaxed system (A, Df, e, Q, ...) in all speeds f
         if name in ("A", "Df", "e", "Q", "e_loads", "e_hat", "dependent_speeds",
@@ -186,7 +192,7 @@ class ConstrainedModel:
         """φ, ∂φ/∂fᵀ, dφ/dt|_{f'=0}, ... at (t, q, f); with embedded constraints evaluated at
         all speeds u and projected: ∂φ/∂fᵀ = (∂φ/∂uᵀ) T, γ_f = γ_u + (∂φ/∂u_dᵀ) c."""
         rel = self.relaxed
-        c = rel._c(tt, q, f)
+        c = rel.parameter_values(tt, q, f)
         if not rel.embedded:
             return self.fns(tt, q, f, c)
         if emb is None:
@@ -212,13 +218,14 @@ class ConstrainedModel:
         f = np.zeros((len(tt), self.S_all))
         f[:, self.ui] = uf
         if len(self.ci):
-            f[:, self.ci] = self.cf_fn(tt, q, f, self.relaxed._c(tt, q, f))["cf"][..., 0]
+            c = self.relaxed.parameter_values(tt, q, f)
+            f[:, self.ci] = self.cf_fn(tt, q, f, c)["cf"][..., 0]
         return f
 
     def _solve(self, tt, q, f, *, momentum: bool = False, want_reactions: bool = False) -> dict:
         """ᵘf', λ and (optionally) ᶜe at the points (t, q, f) (full f)."""
         rel = self.relaxed
-        c = rel._c(tt, q, f)
+        c = rel.parameter_values(tt, q, f)
         parts = rel.evaluate(tt, q, f, self._needed_parts(momentum, want_reactions), c=c)
         pcs = self._pieces(tt, q, f, parts)
         A = parts["A"]
@@ -553,7 +560,7 @@ class ConstrainedModel:
                         out[f"force[{c.name},{tg.name}]_{ax}"] = F[:, j]
                     row += 1
         if self.relaxed.has_embedding:
-            out.update(self.relaxed._embedding.outputs(tt, q, f))
+            out.update(self.relaxed.manifold.outputs(tt, q, f))
         return out
 
     # ------------------------------------------------------------------ initial conditions
@@ -564,7 +571,7 @@ class ConstrainedModel:
         otherwise."""
 
         extra = set(self.prescribed_names) | set(
-            self.relaxed._embedding.dep_names if self.relaxed.has_embedding else []
+            self.relaxed.manifold.dep_names if self.relaxed.has_embedding else []
         )
         initial, given = split_named(initial, extra)
         x0 = initial_state_vector(self, initial)
@@ -574,7 +581,7 @@ class ConstrainedModel:
         exprs = [self.system.prescribed[self.all_speeds[i]] for i in self.ci]
         check_initial_prescribed(self.prescribed_names, f[0, self.ci], exprs, given, t0)
         if self.relaxed.has_embedding:
-            check_initial_embedding(self.relaxed, self.relaxed._embedding,
+            check_initial_embedding(self.relaxed, self.relaxed.manifold,
                                     np.concatenate([x0[: self.R], f[0]]), given)
         if self.L:
             pcs = self._pieces(tt, q, f)

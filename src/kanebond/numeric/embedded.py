@@ -15,7 +15,7 @@ import numpy as np
 
 from ..errors import ModelError
 from ..kanemodel.parameters import initial_state_vector, split_named
-from ._numpy.backend import EmbeddingSingular, embed_speeds, solve_spd
+from ._numpy.backend import embed_speeds, solve_spd
 from .manifold import ConstraintManifold, check_initial_embedding
 
 __all__ = ["EmbeddedMixin"]
@@ -33,45 +33,15 @@ class EmbeddedMixin:
     def manifold(self):
         return ConstraintManifold(self)
 
-    @property
-    def _embedding(self):  # the name constrained.py and older code use
-        return self.manifold
-
     def all_speed_values(self, q, f) -> np.ndarray:
         """u = [f; u_d] in the order of ``system.all_speeds`` (the speeds of every body)."""
         single, q, f = self._pair(q, f)
         if not self.embedded:
             u = self.manifold.all_speeds(q, f)
-        else:
-            u = self._speeds_c(q, f)
-            if u is None:  # NumPy (which names a point where B_d is singular)
-                u = self._embed(np.zeros(len(q)), q, f)[1].u
+        else:  # compiled where there is an embedding in C, else NumPy (naming a singular B_d)
+            u = self._run(self.evaluator.all_speeds, np.zeros(len(q)), q, f, None,
+                          self.binding)
         return u[0] if single else u
-
-    def _speeds_c(self, q, f) -> np.ndarray | None:
-        """All speeds u from f by the compiled embedding (CBackend.speeds, TreeBackend.speeds),
-        or None where there is none or a point fails."""
-        if self._params.varying or np.iscomplexobj(q) or np.iscomplexobj(f):
-            return None
-        be = self._tree_be if self._tree_be is not None else self._be
-        speeds = getattr(be, "speeds", None)  # the compiled backends' (C, tree)
-        if speeds is None:
-            return None
-        tt = np.zeros(len(q))
-        u, code = speeds(tt, q, f, self._c(tt, q, f), self._part)
-        return None if code else u
-
-    def _embed(self, t, q, f, c=None):
-        """(position work array, :class:`~kanebond.numeric._numpy.backend.Embedded`) at a batch: the
-        dependent speeds of the current partition solved from B_d u_d = −B_f f, or a
-        SingularConfigurationError naming the point where B_d is singular."""
-        zeros = np.zeros((len(t), self.n_u), dtype=np.result_type(f, float))
-        wp = self.work_arrays("pos", t, q, zeros, c)
-        try:
-            return wp, embed_speeds(self.layout, wp, f, self.ind_index, self.dep_index)
-        except EmbeddingSingular as err:
-            i = err.index
-            self._singular_configuration(float(t[i]), q[i], f[i], err.cond)
 
     def dependent_speeds(self, q, f) -> np.ndarray:
         """u_d: the dependent speeds of the current partition, solved from B(q) u = 0."""
@@ -98,13 +68,7 @@ class EmbeddedMixin:
         return out[0] if single else out
 
     def _pair(self, q, f):
-        q = np.asarray(q, dtype=float)
-        f = np.asarray(f, dtype=float)
-        single = q.ndim == 1
-        qb = q[None, :] if single else q
-        fb = f[None, :] if f.ndim == 1 else f
-        self._check("q", qb, self.R)
-        self._check("f", fb, self.S)
+        single, _, qb, fb = self._pair_batch(0.0, q, f)
         return single, qb, fb
 
     def configuration_residuals(self, q) -> np.ndarray:

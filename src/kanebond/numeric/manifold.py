@@ -102,7 +102,7 @@ class ConstraintManifold:
         hi = self.n_out if hi is None else hi
         n = len(q)
         tt = np.zeros(n)
-        c = self.model._c(tt, q, np.zeros((n, self.S)))
+        c = self.model.parameter_values(tt, q, np.zeros((n, self.S)))
         out = np.zeros((hi - lo, n))
         with np.errstate(all="ignore"):
             self.kernel_of(lo, hi)(tt[None, :], q.T, c.T, out)

@@ -32,6 +32,12 @@ Three paths give the same numbers (tests prove it to 1e-12):
 * ``path="symbolic"``: the closed-form matrices of :class:`~kanebond.KaneSystem`, lambdified
   (small systems; a cross-check of the first).
 
+Each path is an evaluator (:mod:`kanebond.numeric.evaluator`: the tree's
+:class:`~kanebond.numeric.treepath.TreeEvaluator`, the per-body
+:class:`~kanebond.numeric.bodies.CEvaluator` and :class:`~kanebond.numeric.bodies.NumpyEvaluator`,
+the :class:`~kanebond.numeric.bodies.SymbolicEvaluator`), chosen once in
+:meth:`NumericModel.__init__`; every quantity checks its arguments and delegates to it.
+
 Backends: ``"c"`` compiles the generated C (with the assembly, the embedding and the Cholesky
 solve) once and caches the shared library on disk (:mod:`kanebond.numeric._c.backend`); ``"numpy"``
 runs the same generated code as vectorised NumPy and needs no compiler (and accepts complex inputs,
@@ -44,6 +50,7 @@ import copy
 import ctypes
 import threading
 from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 
@@ -52,19 +59,15 @@ from ..kanemodel.admissible import check_constants, check_mass_and_inertia, warn
 from ..kanemodel.parameters import Parameters
 from ..mechanics.kinematics import show
 from ..progress import working
-from ._c.backend import CBackend, cache_dir, compiler_available
-from ._numpy.backend import (
-    NumpyBackend,
-    as_batch,
-    assemble,
-    project,
-    solve_spd,
-)
-from ._numpy.symbolic import SymbolicBackend
+from ._c.backend import cache_dir, compiler_available
+from ._numpy.backend import EmbeddingSingular
+from ._program.program import Program
+from .bodies import NONFINITE, CEvaluator, NumpyEvaluator, SymbolicEvaluator
 from .embedded import EmbeddedMixin
+from .evaluator import Binding, Evaluator, KernelFailure
 from .partitions import PartitionMixin
 from .reactions import ReactionMixin
-from .treepath import TreePathMixin
+from .treepath import TreeEvaluator, tree_program
 
 __all__ = ["NumericModel", "cache_dir", "compiler_available"]
 
@@ -78,13 +81,15 @@ TREE_EMBEDDED_MIN_R = 24
 # ============================================================================================
 
 
-class NumericModel(TreePathMixin, EmbeddedMixin, PartitionMixin, ReactionMixin):
+class NumericModel(EmbeddedMixin, PartitionMixin, ReactionMixin):
     """Numeric evaluation of a :class:`~kanebond.KaneSystem` (see the module docstring).
 
     Every method takes NumPy arrays: one point (shapes (R,), (S,), ...) or a batch (shapes
     (N, R), (N, S), ...), and returns the same kind. ``t`` is a float or an array of N times.
     The state is x = [q, f]: every coordinate (dependent ones included) and the independent
     speeds of the current partition (:attr:`speeds`; the system's by default).
+    :attr:`evaluator` is the :class:`~kanebond.numeric.evaluator.Evaluator` that gives the
+    numbers.
 
     Examples
     --------
@@ -94,6 +99,8 @@ class NumericModel(TreePathMixin, EmbeddedMixin, PartitionMixin, ReactionMixin):
     >>> num.rhs(0.0, np.array([0.0, 0.0, 0.0, 0.0]))
     array([0., 0., 0., 0.])
     """
+
+    evaluator: Evaluator
 
     def __init__(
         self,
@@ -121,8 +128,6 @@ class NumericModel(TreePathMixin, EmbeddedMixin, PartitionMixin, ReactionMixin):
         self.speeds = list(system.speeds)
         self.R, self.S = len(self.coordinates), len(self.speeds)
         self.n_u = len(self.all_speeds)
-        self._fast = False
-        self._tree_be = None
         self.tree_note = None
         self._constants_in = constants
         self.load_names = list(system.load_names)
@@ -130,49 +135,82 @@ class NumericModel(TreePathMixin, EmbeddedMixin, PartitionMixin, ReactionMixin):
         # (a repartitioned view has others)
         self.ind_index = np.arange(self.S, dtype=np.intc)
         self.dep_index = np.arange(self.S, self.n_u, dtype=np.intc)
-        self.embedded = False
         self._rotations: dict = {}
         self._relaxed = _relaxed and bool(system.prescribed or system.adjoined)
         if backend == "auto":
             backend = "c" if compiler_available() else "numpy"
+        self.evaluator = self._choose(system, backend, path)  # the one choice
+        self.path, self.backend = self.evaluator.path, self.evaluator.name
+        self.embedded = self.evaluator.embedded
+        self._buffers()
+        if _admissible:  # (the linearizer checks at each operating point's constants)
+            check_mass_and_inertia(self)
+
+    def _choose(self, system, backend: str, path: str) -> Evaluator:
+        """The evaluator of ``path`` and ``backend`` (see the module docstring), the
+        constants checked against the parameters its code takes first; ``tree_note`` says why
+        the tree's is not used."""
         if path == "auto" and system.embedding.dependent_speeds and \
                 self.R <= TREE_EMBEDDED_MIN_R:
             path = "bodies"  # faster below that size with embedded constraints (module text)
             self.tree_note = (f"the per-body path is used: it is faster than the tree's for "
                               f"embedded constraints up to R = {TREE_EMBEDDED_MIN_R}")
-        if path in ("auto", "tree") and self._tree_path(path, backend):
-            if _admissible:
-                check_mass_and_inertia(self)
-            return
-        self.path = "bodies" if path in ("auto", "tree") else path
-        if self.path == "symbolic":
+        if path in ("auto", "tree"):
+            tp, why = tree_program(system, backend, self._relaxed)
+            if tp is not None:
+                self._set_parameters(tp.params)
+                return TreeEvaluator(tp)
+            self.tree_note = f"the per-body path is used: {why}"
+            if path == "tree":
+                raise ModelError(f"path='tree' cannot be used for {system.name!r}: {why}. "
+                                 f"Use path='bodies' (or 'auto').")
+        if path == "symbolic":
             syms, funcs = system.parameter_atoms
             self._set_parameters(list(syms) + list(funcs))
-            self.program = None
-            self._be = SymbolicBackend(system, self.parameters)
-            self.backend = "symbolic"
-            return
-        self._set_parameters(self.program.params)
-        if backend == "c":
-            if not compiler_available():
-                raise ModelError(
-                    "backend='c' needs a working C compiler (cc/gcc/clang, or $CC); none was "
-                    "found. Use backend='numpy'."
-                )
-        else:
+            return SymbolicEvaluator(system, self.parameters)
+        with working(f"forming the per-body program of {system.name!r}"):
+            prog = Program(system)
+        self._set_parameters(prog.params)
+        if backend == "numpy":
             with working(f"generating the NumPy code of {system.name!r}"):
-                self._be = NumpyBackend(self.program)
-        self.backend = self._be.name
-        self.embedded = self.layout.K_c > 0
-        self._buffers()
-        if _admissible:  # (the linearizer checks at each operating point's constants)
-            check_mass_and_inertia(self)
+                return NumpyEvaluator(prog)
+        if not compiler_available():
+            raise ModelError(
+                "backend='c' needs a working C compiler (cc/gcc/clang, or $CC); none was "
+                "found. Use backend='numpy'."
+            )
+        from ._c.constraints import constraint_sources
+
+        extra = constraint_sources(prog, system) if self._relaxed else None
+        with working(f"generating and compiling the C code of {system.name!r}"):
+            return CEvaluator(prog, extra)
+
+    @property
+    def program(self) -> Program | None:
+        """The per-body program (formed on first use on the tree path; None: symbolic)."""
+        return self.evaluator.program
+
+    @property
+    def layout(self):
+        """The per-body program's layout (:class:`~kanebond.numeric._program.program.Layout`)."""
+        return self.evaluator.layout
 
     @property
     def c0(self) -> np.ndarray:
         """The values of the constants and inputs (in ``parameters``' order) the model was made
         with, as :attr:`JaxModel.c0 <kanebond.numeric.JaxModel.c0>`."""
         return self._params.fixed.copy()
+
+    @property
+    def varying(self) -> bool:
+        """True when a constant or input is a Python callable (evaluated per point in Python,
+        so no compiled path can run the model on its own)."""
+        return bool(self._params.varying)
+
+    @property
+    def callable_parameters(self) -> list:
+        """The parameters given as Python callables (of t, or of t and the state)."""
+        return [self._params.symbols[k] for k, _, _ in self._params.calls]
 
     def check_constants(self, C, points=None) -> None:
         """:func:`~kanebond.kanemodel.admissible.check_constants` of this model (a batch of
@@ -195,18 +233,19 @@ class NumericModel(TreePathMixin, EmbeddedMixin, PartitionMixin, ReactionMixin):
         manifold = model.__dict__.pop("manifold", None)
         if manifold is not None:  # (differentiating g again: 0.46 s for the 40-loop four-bar)
             model.manifold = manifold.rebound(model)
-        if self.path != "symbolic":
-            model._buffers()
-            check_mass_and_inertia(model)
+        model._buffers()
+        check_mass_and_inertia(model)
         return model
 
     def _buffers(self) -> None:
-        """Buffers and cached pointers of the single-point fast path (C, constant parameters),
-        and the partition array of the C runtime: [kl, ku, ind, dep, role]."""
+        """The :class:`~kanebond.numeric.evaluator.Binding` of this view (its partition array
+        for the C runtime: [kl, ku, ind, dep, role]) and the single-point fast path's buffers
+        and compiled function (C, constant parameters)."""
+        self._part = None
         if self.embedded:
-            L = self._tree_be.L if self._tree_be is not None else self.layout
+            rows, cols = self.evaluator.constraint_pattern
             col = {j: r for r, j in enumerate(self.dep_index)}
-            pairs = [(i, col[j]) for i, j in zip(L.B_rows, L.B_cols, strict=True) if j in col]
+            pairs = [(i, col[j]) for i, j in zip(rows, cols, strict=True) if j in col]
             kl = max([i - j for i, j in pairs] + [0])
             ku = max([j - i for i, j in pairs] + [0])
             role = np.zeros(self.n_u, dtype=np.intc)
@@ -216,21 +255,14 @@ class NumericModel(TreePathMixin, EmbeddedMixin, PartitionMixin, ReactionMixin):
                 [[kl, ku], self.ind_index, self.dep_index, role]).astype(np.intc)
         self._c1 = np.zeros(max(len(self.parameters), 1))
         self._c1[: len(self.parameters)] = self._params.fixed
+        self.binding = Binding(self.ind_index, self.dep_index, self._part,
+                               bool(self._params.varying), self._c1, self._c)
         self._xshape = (self.R + self.S,)
         # one set of single-point buffers per thread: ctypes releases the GIL during a call,
         # and threads sharing one x and one output would read each other's points
         self._tls = threading.local()
-        tree = self._tree_be is not None
-        self._fast = (tree or isinstance(self._be, CBackend)) and not self._params.varying
-        if not self._fast:
-            return
-        if tree and not self.embedded:
-            self._kb_rhs = self._tree_be.lib.kb_rhs_tree
-        elif self.embedded:
-            lib = self._tree_be.lib if tree else self._be.lib
-            self._kb_rhs = lib.kb_rhs_tree_emb if tree else lib.kb_rhs_emb
-        else:
-            self._kb_rhs = self._be.lib.kb_rhs
+        self._kb_rhs = self.evaluator.point_kernel(self.binding)
+        self._fast = self._kb_rhs is not None
 
     def _point(self) -> tuple:
         """This thread's single-point buffers (t, x, out) and the C call's pointers."""
@@ -294,60 +326,68 @@ class NumericModel(TreePathMixin, EmbeddedMixin, PartitionMixin, ReactionMixin):
         tt = np.broadcast_to(np.asarray(t, dtype=float), (xb.shape[0],)).copy()
         return single, tt, xb
 
-    def _c(self, t, q, f) -> np.ndarray:
-        if not self._params.varying:
-            return np.repeat(self._params.fixed[None, :], len(t), axis=0)
-        return self._params.values(t, np.hstack([np.real(q), np.real(f)]))
-
-    def work_arrays(self, kind: str, t, q, u, c=None) -> np.ndarray:
-        if c is None:
-            c = self._c(t, q, u[:, : self.S] if not self.embedded else u[:, self.ind_index])
-        return self._be.work(kind, t, q, u, c)
-
-    def evaluate(self, t, q, f, want: set, c=None) -> dict:
-        """The quantities ``want`` in the independent speeds at a batch of points."""
-        if c is None:
-            c = self._c(t, q, f)
-        if self.path == "symbolic":
-            return self._be.parts(t, q, f, c, set(want))
-        L = self.layout
-        if not self.embedded:
-            if isinstance(self._be, CBackend):
-                return self._be.parts(t, q, f, c, set(want))
-            wp = self._be.work("pos", t, q, f, c)
-            wv = self._be.work("vel", t, q, f, c) if want & {"Df", "e", "eload"} else None
-            wd = self._be.work("dot", t, q, f, c) if "e_hat" in want else None
-            return assemble(L, wp, wv, wd, f, want)
-        wp, emb = self._embed(t, q, f, c)
-        need_vel = bool(want & {"Df", "e", "eload"})
-        wv = self._be.work("vel", t, q, emb.u, c) if need_vel else None
-        wd = self._be.work("dot", t, q, emb.u, c) if "e_hat" in want else None
-        full_want = set(want) | ({"A"} if "Df" in want else set())
-        if "e_hat" in want:
-            full_want |= {"p_hat"}
-        full = assemble(L, wp, wv, wd, emb.u, full_want | {"Q"})
-        out = project(L, emb, full, wv, wd, self.ind_index, self.dep_index, set(want))
-        out["u"] = emb.u
-        out["G_emb"] = emb.G
-        return out
-
-    def _parts(self, t, q, f, want: set) -> tuple[bool, dict]:
+    def _pair_batch(self, t, q, f, name: str = "f") -> tuple:
+        """(single point?, times (n,), q (n, R), f (n, S)) checked; ``f`` may be p (``name``)."""
         q, f = np.asarray(q, dtype=float), np.asarray(f, dtype=float)
         single = q.ndim == 1
         qb = q[None, :] if single else q
         fb = f[None, :] if f.ndim == 1 else f
         if qb.ndim != 2 or fb.ndim != 2 or len(qb) != len(fb):
             raise ModelError(
-                f"q and f must be single points or batches of equal length, got shapes "
+                f"q and {name} must be single points or batches of equal length, got shapes "
                 f"{q.shape} and {f.shape}."
             )
         self._check("q", qb, self.R)
-        self._check("f", fb, self.S)
+        self._check(name, fb, self.S)
         tt = np.broadcast_to(np.asarray(t, dtype=float), (len(qb),)).copy()
+        return single, tt, qb, fb
+
+    def _c(self, t, q, f) -> np.ndarray:
+        if not self._params.varying:
+            return np.repeat(self._params.fixed[None, :], len(t), axis=0)
+        return self._params.values(t, np.hstack([np.real(q), np.real(f)]))
+
+    def parameter_values(self, t, q, f) -> np.ndarray:
+        """The parameter rows c (N, K) at a batch (t (N,), q (N, R), f (N, S)): the
+        constants, and the callable ones evaluated there."""
+        return self._c(t, q, f)
+
+    def _run(self, fn, tt: np.ndarray, xb: np.ndarray, *args):
+        """``fn(tt, xb, *args)`` of the evaluator, its failures named (xb: q in its first R
+        columns)."""
+        try:
+            return fn(tt, xb, *args)
+        except KernelFailure as err:
+            return self._fail(err.code, tt, err.x, err.out)
+        except EmbeddingSingular as err:
+            i = err.index
+            self._singular_configuration(float(tt[i]), xb[i, : self.R], None, err.cond)
+
+    def work_arrays(self, kind: str, t, q, u, c=None) -> np.ndarray:
+        """The per-body work array (rows, N) of kernel ``kind`` ('pos', 'vel', 'dot') at all
+        speeds u."""
+        if c is None:
+            c = self._c(t, q, u[:, self.ind_index])
+        return self.evaluator.work(kind, t, q, u, c)
+
+    def evaluate(self, t, q, f, want: set, c=None) -> dict:
+        """The quantities ``want`` in the independent speeds at a batch of points."""
+        if c is None:
+            c = self._c(t, q, f)
+        return self._run(self.evaluator.parts, t, q, f, c, set(want), self.binding)
+
+    def _parts(self, t, q, f, want: set) -> tuple[bool, dict]:
+        single, tt, qb, fb = self._pair_batch(t, q, f)
         res = self.evaluate(tt, qb, fb, set(want))
         if single:
             res = {k: v[0] for k, v in res.items()}
         return single, res
+
+    def _quantity(self, fn, t, q, f, name: str = "f") -> np.ndarray:
+        """``fn`` of the evaluator at checked points (one point or a batch)."""
+        single, tt, qb, fb = self._pair_batch(t, q, f, name)
+        out = self._run(fn, tt, qb, fb, self._c(tt, qb, fb), self.binding)
+        return out[0] if single else out
 
     # ------------------------------------------------------------------ pieces
     def Q(self, q) -> np.ndarray:
@@ -374,29 +414,11 @@ class NumericModel(TreePathMixin, EmbeddedMixin, PartitionMixin, ReactionMixin):
 
     def load_powers(self, t, q, f) -> np.ndarray:
         """Power fᵀe_L of every load L: shape (n_loads,) or (N, n_loads)."""
-        if self._tree_be is not None:
-            return self._tree_energy(t, q, f)[1]
-        if self.embedded and isinstance(self._be, CBackend) and not np.iscomplexobj(f):
-            single, qb = as_batch(q, self.R)  # u·e_L in all speeds, by the compiled library
-            _, fb = as_batch(f, self.S)
-            tt = np.broadcast_to(np.asarray(t, dtype=float), (len(qb),)).copy()
-            P = self.energy_and_powers(tt, qb, self.all_speed_values(qb, fb))[1]
-            return P[0] if single else P
-        el = self.e_loads(t, q, f)
-        fa = np.asarray(f, dtype=float)
-        return np.einsum("...s,...sl->...l", fa, el)
+        return self._quantity(self.evaluator.load_powers, t, q, f)
 
     def p_hat(self, q, f, t=None) -> np.ndarray:
         """Generalized momentum p̂ = A f ([PA21] (54)) (``t`` ignored)."""
-        if self._tree_be is not None and not self.embedded:
-            return self._tree_momentum(q, f)
-        if self.embedded:  # the compiled embedding (runtime_out.c), where there is one
-            single, qb = as_batch(q, self.R)
-            _, fb = as_batch(f, self.S)
-            got = self._outputs_c(np.zeros(len(qb)), qb, fb, lam=False)
-            if got is not None:
-                return got["p"][0] if single else got["p"]
-        return self._parts(0.0, q, f, {"p_hat"})[1]["p_hat"]
+        return self._quantity(self.evaluator.p_hat, 0.0, q, f)
 
     def e_hat(self, q, f) -> np.ndarray:
         """Generalized gyration forces ê = Dᵀ f ([PA21] (57))."""
@@ -404,29 +426,23 @@ class NumericModel(TreePathMixin, EmbeddedMixin, PartitionMixin, ReactionMixin):
 
     def T_star(self, q, f, t=None) -> np.ndarray:
         """Kinetic co-energy T* = ½ fᵀ A f ([PA21] (18)) (``t`` ignored)."""
-        if self._tree_be is not None:
-            return self._tree_energy(0.0, q, f)[0]
-        if self.embedded and isinstance(self._be, CBackend):  # compiled: u, then ½ uᵀA_u u
-            single, qb = as_batch(q, self.R)
-            u = self._speeds_c(qb, as_batch(f, self.S)[1])
-            if u is not None:
-                T = self.energy_and_powers(0.0, qb, u)[0]
-                return T[0] if single else T
-        return self._parts(0.0, q, f, {"T_star"})[1]["T_star"]
+        return self._quantity(self.evaluator.T_star, 0.0, q, f)
 
     def f_from_p(self, q, p, t=None) -> np.ndarray:
         """f = A(q)⁻¹ p ([PA21] (26)). (``t`` is accepted for the interface of constrained
-        models and ignored.)"""
-        if self._tree_be is not None and not self.embedded:
-            return self._tree_f_from_p(q, p)
-        if self.embedded and np.ndim(q) == np.ndim(p):  # compiled: u from the momentum form
-            got = self.rhs_and_speeds(0.0 if t is None else t, np.concatenate(
-                [np.asarray(q, dtype=float), np.asarray(p, dtype=float)], axis=-1), True)
-            if got is not None:
-                return got[1][..., self.ind_index]
-        A = self.A(q)
-        p = np.asarray(p, dtype=float)
-        return solve_spd(A, p, q)
+        models.)"""
+        return self._quantity(self.evaluator.f_from_p, 0.0 if t is None else t, q, p, "p")
+
+    def mass_properties(self, t, q, c=None) -> list[tuple[str, float, np.ndarray]]:
+        """(name, mass, central inertia in N (3, 3)) of every body at time t and coordinates q
+        (one point), from the tree kernel; ``c``: the parameter vector (default: the model's
+        constants at that point)."""
+        tt = np.atleast_1d(np.asarray(t, dtype=float))
+        q = np.asarray(q, dtype=float)
+        if c is None:
+            c = self._c(tt, q[None, :], np.zeros((1, self.S)))[0]
+        with np.errstate(all="ignore"):
+            return self.evaluator.mass_properties(tt, q, np.asarray(np.real(c), dtype=float))
 
     # ------------------------------------------------------------------ energy
     def energy_and_powers(self, t, q, u) -> tuple[np.ndarray, np.ndarray]:
@@ -436,23 +452,7 @@ class NumericModel(TreePathMixin, EmbeddedMixin, PartitionMixin, ReactionMixin):
         q = np.atleast_2d(np.asarray(q, dtype=float))
         u = np.atleast_2d(np.asarray(u, dtype=float))
         tt = np.broadcast_to(np.asarray(t, dtype=float), (len(q),)).copy()
-        if self._tree_be is not None:
-            c = self._c(tt, q, u)
-            w = self._tree_be.work(tt, q, u, c)
-            L = self._tree_be.L
-            return w[:, L.T].copy(), w[:, L.POW: L.POW + len(self.load_names)].copy()
-        if self.path == "symbolic" or not self.embedded:
-            f = u[:, self.ind_index] if self.embedded else u[:, : self.S]
-            res = self.evaluate(tt, q, f, {"T_star", "eload"})
-            return res["T_star"], np.einsum("ns,nsl->nl", f, res["eload"])
-        c = self._c(tt, q, u[:, self.ind_index])
-        if isinstance(self._be, CBackend) and not np.iscomplexobj(u):  # kb_parts, all speeds
-            full = self._be.parts(tt, q, u, c, {"T_star", "eload"})
-        else:
-            wp = self._be.work("pos", tt, q, u, c)
-            wv = self._be.work("vel", tt, q, u, c)
-            full = assemble(self.layout, wp, wv, None, u, {"T_star", "eload"})
-        return full["T_star"], np.einsum("ns,nsl->nl", u, full["eload"])
+        return self._run(self.evaluator.energy, tt, q, u, None, self.binding)
 
     def rhs_and_speeds(self, t, y, momentum: bool = False) -> tuple | None:
         """(y', all speeds u) at states y = [q, f] (or [q, p̂], ``momentum``) by one call of
@@ -462,17 +462,24 @@ class NumericModel(TreePathMixin, EmbeddedMixin, PartitionMixin, ReactionMixin):
         without solving A f = p̂ or the embedding again in NumPy."""
         if not self.embedded or self._params.varying or np.iscomplexobj(y):
             return None
-        tree = self._tree_be is not None and not momentum
-        if not tree and not isinstance(self._be, CBackend):
-            return None
         single, tt, yb = self._state_batch("y" if momentum else "x", t, y)
         yb = np.ascontiguousarray(yb, dtype=float)
         c = self._c(tt, yb[:, : self.R], yb[:, self.R :])
-        out, u, code = (self._tree_be.rhs_embedded(tt, yb, c, self._part) if tree else
-                        self._be.rhs_embedded(tt, yb, c, self._part, momentum=momentum))
-        if code:
+        got = self.evaluator.rhs_and_speeds(tt, yb, c, self.binding, momentum)
+        if got is None:
             return None
-        return (out[0], u[0]) if single else (out, u)
+        return (got[0][0], got[1][0]) if single else got
+
+    def compiled_kernels(self, momentum: bool = False) -> tuple[Any, str]:
+        """(the :class:`~kanebond.numeric._c.entry.Entry` of the compiled right-hand side of
+        the velocity or the ``momentum`` form, for the C simulation core, "") or (None, why
+        not) (:class:`~kanebond.numeric.evaluator.NumericContract`)."""
+        if not self.evaluator.compiled:
+            return None, f"the model's backend is {self.backend!r}, not compiled C"
+        if self._params.varying:
+            return None, "a constant or input is a Python callable, which only Python can evaluate"
+        return self.evaluator.kernels(momentum, self.binding, self.R, self.n_u, self.S,
+                                      len(self.load_names))
 
     # ------------------------------------------------------------------ right-hand sides
     def rhs(self, t, x) -> np.ndarray:
@@ -489,59 +496,15 @@ class NumericModel(TreePathMixin, EmbeddedMixin, PartitionMixin, ReactionMixin):
                 self._fail(code, t1, x1[None, :], o1[None, :])
             return o1.copy()
         single, tt, xb = self._state_batch("x", t, x)
-        q, f = xb[:, : self.R], xb[:, self.R :]
-        c = self._c(tt, q, f)
-        if self._tree_be is not None and not np.iscomplexobj(xb):
-            xb = np.ascontiguousarray(xb)
-            if self.embedded:
-                out, _, code = self._tree_be.rhs_embedded(tt, xb, c, self._part)
-            else:
-                out, code = self._tree_be.rhs(tt, xb, c)
-            if code:
-                self._fail(code, tt, xb, out)
-            return out[0] if single else out
-        if isinstance(self._be, CBackend) and not np.iscomplexobj(xb):
-            xb = np.ascontiguousarray(xb)
-            if self.embedded:
-                out, _, code = self._be.rhs_embedded(tt, xb, c, self._part)
-            else:
-                out, code = self._be.rhs(tt, xb, c)
-            if code:
-                self._fail(code, tt, xb, out)
-            return out[0] if single else out
-        else:
-            with np.errstate(all="ignore"):  # non-finite results are named below
-                res = self.evaluate(tt, q, f, {"Q", "A", "Df", "e"}, c=c)
-                qd = np.einsum("nrs,ns->nr", res["Q"], f)
-                fd = solve_spd(res["A"], res["e"] - res["Df"], q, tt)
-                out = np.hstack([qd, fd])
-        if not np.all(np.isfinite(out)):
-            self._warn_not_finite(tt, xb, out)
+        c = self._c(tt, xb[:, : self.R], xb[:, self.R :])
+        out = self._run(self.evaluator.rhs, tt, xb, c, self.binding)
         return out[0] if single else out
 
     def rhs_momentum(self, t, y) -> np.ndarray:
         """Momentum form ([PA21] (25)–(28)): y = [q, p] → y' = [Q f, e + ê], f = A⁻¹ p."""
         single, tt, yb = self._state_batch("y", t, y)
-        q, p = yb[:, : self.R], yb[:, self.R :]
-        if self._tree_be is not None and not self.embedded and not self._params.varying:
-            out = self._tree_rhs_momentum(tt, yb)
-            return out[0] if single else out
-        if isinstance(self._be, CBackend) and not self._params.varying:
-            c = self._c(tt, q, p)
-            yb = np.ascontiguousarray(yb)
-            if self.embedded:
-                out, _, code = self._be.rhs_embedded(tt, yb, c, self._part, momentum=True)
-            else:
-                out, _, code = self._be.rhs_momentum(tt, yb, c)
-            if code:
-                self._fail(code, tt, yb)
-        else:
-            zeros = np.zeros_like(p)
-            A = self.evaluate(tt, q, zeros, {"A"}, c=self._c(tt, q, zeros))["A"]
-            f = solve_spd(A, p, q, tt)
-            res = self.evaluate(tt, q, f, {"Q", "e", "e_hat"})
-            qd = np.einsum("nrs,ns->nr", res["Q"], f)
-            out = np.hstack([qd, res["e"] + res["e_hat"]])
+        c = self._c(tt, yb[:, : self.R], yb[:, self.R :])
+        out = self._run(self.evaluator.rhs_momentum, tt, yb, c, self.binding)
         return out[0] if single else out
 
     # ------------------------------------------------------------------ errors
@@ -550,13 +513,14 @@ class NumericModel(TreePathMixin, EmbeddedMixin, PartitionMixin, ReactionMixin):
 
     def _fail(self, code: int, tt: np.ndarray, xb: np.ndarray, out: np.ndarray | None = None):
         """The C runtime's return code: point i = |code| − 1 has a singular A (code > 0) or
-        B_d (code < 0); code ≥ 2²⁸: a result that is not finite (a warning naming it)."""
-        if code >= _NONFINITE:
+        B_d (code < 0); code ≥ 2²⁸: a result that is not finite (a warning naming it, and
+        ``out`` returned)."""
+        if code >= NONFINITE:
             if not np.all(np.isfinite(xb)):
                 self._not_finite("x", xb)
             if out is not None:
                 self._warn_not_finite(tt, xb, out)
-            return
+            return out
         i = abs(code) - 1
         if not np.all(np.isfinite(xb[i])):
             self._not_finite("x", xb[i])
@@ -572,13 +536,9 @@ class NumericModel(TreePathMixin, EmbeddedMixin, PartitionMixin, ReactionMixin):
         )
 
 
-#: The C runtime's code for a result that is not finite (KB_NONFINITE in runtime.c).
-_NONFINITE = 1 << 28
-
-
 def _singular(model: NumericModel, t: float, q: np.ndarray):
     vals = ", ".join(f"{n}={v:.6g}" for n, v in zip(model.state_names, q, strict=False))
-    if not np.all(np.isfinite(q)) or not np.all(np.isfinite(model._c1)):
+    if not np.all(np.isfinite(q)) or not np.all(np.isfinite(model.binding.c1)):
         raise SingularMassMatrixError(
             f"the mass matrix A(q) of {model.system.name!r} could not be factorized at t={t:.6g} "
             f"because the coordinates or constants are not finite ({vals}); check the state and "

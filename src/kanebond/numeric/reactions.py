@@ -42,38 +42,19 @@ class ReactionMixin:
 
     multipliers = constraint_multipliers  # the name ConstrainedModel used first
 
-    def _outputs_c(self, tt, q, f, *, lam: bool) -> dict | None:
-        """{"p": p̂ = A_f f, "lam": λ, "rest"} at a batch by the compiled library's
-        kb_outputs_emb (runtime_out.c, per-body embedded models), or None where it is not
-        there or a point fails (the NumPy path then answers and names the failure)."""
-        fn = getattr(getattr(self._be, "lib", None), "kb_outputs_emb", None)
-        if (fn is None or not self.embedded or self.path == "symbolic"
-                or self._tree_be is not None or np.iscomplexobj(q) or np.iscomplexobj(f)):
-            return None
-        n = len(tt)
-        tt, q, f = (np.ascontiguousarray(a, dtype=float) for a in (tt, q, f))
-        c = np.ascontiguousarray(self._c(tt, q, f), dtype=float)
-        out = {"p": np.zeros((n, self.S))}
-        if lam:
-            out |= {"lam": np.zeros((n, self.layout.K_c)), "rest": np.zeros(n)}
-        code = fn(n, tt.ctypes.data, q.ctypes.data, f.ctypes.data, c.ctypes.data,
-                  self._part.ctypes.data, out["p"].ctypes.data,
-                  *(out[k].ctypes.data if lam else None for k in ("lam", "rest")))
-        return None if code else out
-
     def _multipliers(self, tt, q, f) -> np.ndarray:
         if not self.embedded:
             if self.has_embedding:
                 raise ModelError("constraint multipliers need path='bodies'.")
             return np.zeros((len(tt), 0))
-        got = self._outputs_c(tt, q, f, lam=True)
+        got = self.evaluator.outputs(tt, q, f, self.binding, lam=True)  # compiled, if any
         if got is not None:
             lam, rest = got["lam"], got["rest"]
         else:
             L = self.layout
             c_par = self._c(tt, q, f)
-            wp, emb = self._embed(tt, q, f, c_par)
-            wv = self._be.work("vel", tt, q, emb.u, c_par)
+            wp, emb = self._run(self.evaluator.embed, tt, q, f, c_par, self.binding)
+            wv = self.evaluator.work("vel", tt, q, emb.u, c_par)
             full = assemble(L, wp, wv, None, emb.u, {"A", "Df", "e"})
             proj = project(L, emb, full, wv, None, self.ind_index, self.dep_index,
                            {"A", "Df", "e"})

@@ -1,134 +1,168 @@
-"""The tree path of :class:`~kanebond.numeric.NumericModel` (a mixin): choosing it, and the
-per-body program and library built only on first use when it is chosen.
+"""The tree path's evaluator (:class:`~kanebond.numeric.evaluator.Evaluator`): choosing it, and
+the per-body evaluator built only on first use when it is chosen.
 
 Where the bodies form a kinematic tree (:mod:`kanebond.numeric._program.tree`) and the C
-backend is used,
-the velocity form's right-hand side, T* and the loads' powers, and (without embedded
-constraints) p̂, f = A⁻¹p and the momentum form (all a simulation and its energy audit need)
-come from the tree kernel and the articulated-body algorithm (:mod:`kanebond.numeric._c.tree`);
-A, e, ê and the rest come from the per-body path, whose program and library are then formed
-and compiled when first asked for.
+backend is used, the velocity form's right-hand side, T* and the loads' powers, and (without
+embedded constraints) p̂, f = A⁻¹p and the momentum form (all a simulation and its energy audit
+need) come from the tree kernel and the articulated-body algorithm
+(:mod:`kanebond.numeric._c.tree`); A, e, ê and the rest come from the per-body path
+(:class:`~kanebond.numeric.bodies.CEvaluator`), whose program and library are then formed and
+compiled when first asked for.
 """
 
 from __future__ import annotations
 
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 
-from ..errors import ModelError
 from ..progress import working
-from ._c.backend import CBackend
-from ._c.constraints import constraint_sources
+from ._c.entry import tree_entry
 from ._c.tree import TreeBackend
 from ._program.program import Program
 from ._program.tree import NotATree, TreeProgram
+from .bodies import NONFINITE, Assembled, CEvaluator
+from .evaluator import Binding, KernelFailure
 
-__all__ = ["TreePathMixin"]
+__all__ = ["TreeEvaluator", "tree_program"]
 
 
-class TreePathMixin:
-    """Set-up of the tree path and the lazily built per-body path (see the module docstring)."""
+def tree_program(system, backend: str, relaxed: bool) -> tuple[TreeProgram | None, str]:
+    """(the tree program, "") of a system whose bodies form a kinematic tree, or (None, why
+    the tree path cannot be used)."""
+    if backend != "c":
+        return None, "the tree path is compiled C only (backend='numpy' was chosen)"
+    if relaxed:
+        return None, "it has prescribed flows or adjoined constraints"
+    try:
+        with working(f"finding the kinematic tree of {system.name!r}"):
+            return TreeProgram(system), ""
+    except NotATree as err:
+        return None, str(err)
 
-    def _tree_path(self, path: str, backend: str) -> bool:
-        """Set up the recursive tree path (:mod:`kanebond.numeric._program.tree`, the ABA in C) when
-        the bodies form a tree; False (and ``tree_note`` says why) when they do not, or
-        ModelError when ``path="tree"`` was asked for and cannot be had."""
-        why = None
-        if backend != "c":
-            why = "the tree path is compiled C only (backend='numpy' was chosen)"
-        elif self._relaxed:
-            why = "it has prescribed flows or adjoined constraints"
-        else:
-            try:
-                with working(f"finding the kinematic tree of {self.system.name!r}"):
-                    tp = TreeProgram(self.system)
-            except NotATree as err:
-                why = str(err)
-        if why is not None:
-            self.tree_note = f"the per-body path is used: {why}"
-            if path == "tree":
-                raise ModelError(f"path='tree' cannot be used for {self.system.name!r}: {why}. "
-                                 f"Use path='bodies' (or 'auto').")
-            return False
-        self.path = "tree"
-        self._set_parameters(tp.params)
-        with working(f"generating and compiling the tree code of {self.system.name!r}"):
-            self._tree_be = TreeBackend(tp)
-        self.backend = "c"
+
+class TreeEvaluator(Assembled):
+    """The tree kernel and the ABA (see the module docstring)."""
+
+    name, path, compiled = "c", "tree", True
+
+    def __init__(self, tp: TreeProgram) -> None:
+        self.system = tp.system
+        with working(f"generating and compiling the tree code of {tp.system.name!r}"):
+            self.backend = TreeBackend(tp)
         self.embedded = tp.layout.K_c > 0
-        self._buffers()
-        return True
+        self.constraint_pattern = (tp.layout.B_rows, tp.layout.B_cols)
 
-    # the per-body program and backend: built on first use on the tree path (which needs
-    # them only for the quantities other than the velocity form's right-hand side)
     @cached_property
-    def program(self) -> Program:
+    def bodies(self) -> CEvaluator:
+        """The per-body evaluator, for the quantities the tree kernel does not give."""
         with working(f"forming the per-body program of {self.system.name!r}"):
-            return Program(self.system)
-
-    @cached_property
-    def layout(self):
-        return self.program.layout
-
-    @cached_property
-    def _be(self):
-        extra = constraint_sources(self.program, self.system) if self._relaxed else None
+            prog = Program(self.system)
         with working(f"generating and compiling the C code of {self.system.name!r}"):
-            return CBackend(self.program, extra)
+            return CEvaluator(prog)
 
-    def _tree_batch(self, t, q, x, name: str) -> tuple:
-        """(one point?, times, q, x) as checked batches: x is f or p (S per point)."""
-        q, x = np.asarray(q, dtype=float), np.asarray(x, dtype=float)
-        qb, xb = np.atleast_2d(q), np.atleast_2d(x)
-        self._check("q", qb, self.R)
-        self._check(name, xb, self.S)
-        tt = np.broadcast_to(np.asarray(t, dtype=float), (len(qb),)).copy()
-        return q.ndim == 1, tt, qb, xb
+    @property
+    def program(self) -> Program:
+        return self.bodies.program
 
-    def _tree_energy(self, t, q, f) -> tuple:
-        """(T*, load powers) from the tree kernel, for one point or a batch."""
-        single, tt, qb, fb = self._tree_batch(t, q, f, "f")
+    @property
+    def layout(self):
+        return self.bodies.layout
+
+    def parts(self, t, q, f, c, want: set, b: Binding) -> dict:
+        return self.bodies.parts(t, q, f, c, want, b)
+
+    def work(self, kind: str, t, q, u, c) -> np.ndarray:
+        return self.bodies.work(kind, t, q, u, c)
+
+    def embed(self, t, q, f, c, b: Binding):
+        return self.bodies.embed(t, q, f, c, b)
+
+    def point_kernel(self, b: Binding) -> Any:
+        if b.varying:
+            return None
+        lib = self.backend.lib
+        return lib.kb_rhs_tree_emb if self.embedded else lib.kb_rhs_tree
+
+    def rhs(self, t, x, c, b: Binding) -> np.ndarray:
+        if np.iscomplexobj(x):
+            return super().rhs(t, x, c, b)
+        x = np.ascontiguousarray(x)
         if self.embedded:
-            c = self._c(tt, qb, fb)
-            fb, code = self._tree_be.speeds(tt, qb, fb, c, self._part)
-            if code:
-                self._fail(code, tt, np.hstack([qb, np.atleast_2d(np.asarray(f, float))]))
-        T, P = self.energy_and_powers(tt, qb, fb)
-        return (T[0], P[0]) if single else (T, P)
-
-
-    def _tree_momentum(self, q, f) -> np.ndarray:
-        """p̂ = A f from the tree kernel (no constraints embedded), one point or a batch."""
-        single, tt, qb, fb = self._tree_batch(0.0, q, f, "f")
-        p = self._tree_be.momentum(tt, qb, fb, self._c(tt, qb, fb))
-        return p[0] if single else p
-
-    def _tree_rhs_momentum(self, tt: np.ndarray, yb: np.ndarray) -> np.ndarray:
-        """The momentum form's y' at a batch from the tree (constant parameters: an input that
-        reads x = [q, f] needs f = A⁻¹p first, which the per-body route does)."""
-        yb = np.ascontiguousarray(yb, dtype=float)
-        out, _, code = self._tree_be.rhs_momentum(tt, yb, self._c(tt, yb[:, : self.R],
-                                                                  yb[:, self.R:]))
+            out, _, code = self.backend.rhs_embedded(t, x, c, b.part)
+        else:
+            out, code = self.backend.rhs(t, x, c)
         if code:
-            self._fail(code, tt, yb)
+            raise KernelFailure(code, x, out)
         return out
 
-    def _tree_f_from_p(self, q, p) -> np.ndarray:
-        """f = A⁻¹ p by the ABA's factors (no constraints embedded), one point or a batch."""
-        single, tt, qb, pb = self._tree_batch(0.0, q, p, "p")
-        f, code = self._tree_be.f_from_p(tt, qb, pb, self._c(tt, qb, np.zeros_like(pb)))
-        if code:
-            self._fail(code, tt, np.hstack([qb, pb]))
-        return f[0] if single else f
+    def rhs_momentum(self, t, y, c, b: Binding) -> np.ndarray:
+        if self.embedded or b.varying:  # (an input that reads x = [q, f] needs f = A⁻¹p)
+            return self.bodies.rhs_momentum(t, y, c, b)
+        y = np.ascontiguousarray(y, dtype=float)
+        R = y.shape[1] - len(b.ind)
+        out, _, code = self.backend.rhs_momentum(t, y, b.values(t, y[:, :R], y[:, R:]))
+        if code and code < NONFINITE:  # (a result not finite is returned, unnamed)
+            raise KernelFailure(code, y)
+        return out
 
-    def mass_properties(self, t, q, c=None) -> list[tuple[str, float, np.ndarray]]:
-        """(name, mass, central inertia in N (3, 3)) of every body at time t and coordinates q
-        (one point), from the tree kernel; ``c``: the parameter vector (default: the model's
-        constants at that point)."""
-        tt = np.atleast_1d(np.asarray(t, dtype=float))
-        q = np.asarray(q, dtype=float)
-        if c is None:
-            c = self._c(tt, q[None, :], np.zeros((1, self.S)))[0]
-        with np.errstate(all="ignore"):
-            return self._tree_be.mass_properties(tt, q, np.asarray(np.real(c), dtype=float))
+    def rhs_and_speeds(self, t, y, c, b: Binding, momentum: bool) -> tuple | None:
+        if momentum:
+            return self.bodies.rhs_and_speeds(t, y, c, b, True)
+        if not self.embedded or b.varying or np.iscomplexobj(y):
+            return None
+        R = y.shape[1] - len(b.ind)
+        c = b.values(t, y[:, :R], y[:, R:]) if c is None else c
+        out, u, code = self.backend.rhs_embedded(t, y, c, b.part)
+        return None if code else (out, u)
+
+    def all_speeds(self, t, q, f, c, b: Binding) -> np.ndarray:
+        if not b.varying and not np.iscomplexobj(q) and not np.iscomplexobj(f):
+            u, code = self.backend.speeds(t, q, f, b.values(t, q, f), b.part)
+            if not code:
+                return u
+        return self.bodies.all_speeds(t, q, f, c, b)
+
+    def energy(self, t, q, u, c, b: Binding) -> tuple[np.ndarray, np.ndarray]:
+        w = self.backend.work(t, q, u, b.values(t, q, u))
+        L = self.backend.L
+        return w[:, L.T].copy(), w[:, L.POW: L.POW + L.n_loads].copy()
+
+    def _energy_of(self, t, q, f, b: Binding) -> tuple[np.ndarray, np.ndarray]:
+        """(T*, load powers) at f: all speeds by the tree kernel first where embedded."""
+        u = f
+        if self.embedded:
+            u, code = self.backend.speeds(t, q, f, b.values(t, q, f), b.part)
+            if code and code < NONFINITE:  # (a result not finite is returned, unnamed)
+                raise KernelFailure(code, np.hstack([q, f]))
+        return self.energy(t, q, u, None, b)
+
+    def T_star(self, t, q, f, c, b: Binding) -> np.ndarray:
+        return self._energy_of(t, q, f, b)[0]
+
+    def load_powers(self, t, q, f, c, b: Binding) -> np.ndarray:
+        return self._energy_of(t, q, f, b)[1]
+
+    def p_hat(self, t, q, f, c, b: Binding) -> np.ndarray:
+        if self.embedded:
+            return super().p_hat(t, q, f, c, b)
+        return self.backend.momentum(t, q, f, b.values(t, q, f))
+
+    def f_from_p(self, t, q, p, c, b: Binding) -> np.ndarray:
+        if self.embedded:
+            return super().f_from_p(t, q, p, c, b)
+        t = np.zeros(len(q))
+        f, code = self.backend.f_from_p(t, q, p, b.values(t, q, np.zeros_like(p)))
+        if code and code < NONFINITE:  # (a result not finite is returned, unnamed)
+            raise KernelFailure(code, np.hstack([q, p]))
+        return f
+
+    def kernels(self, momentum: bool, b: Binding, R: int, n_u: int, S: int,
+                nl: int) -> tuple[Any, str]:
+        if self.embedded and momentum:  # the embedded momentum form is the per-body library's
+            return self.bodies.kernels(momentum, b, R, n_u, S, nl)
+        return tree_entry(self.backend, b, R, n_u, S, nl, momentum), ""
+
+    def mass_properties(self, t, q, c) -> list:
+        return self.backend.mass_properties(t, q, c)

@@ -398,7 +398,7 @@ class CBackend:
         self.lib = lib
         self._dot_lib = None
 
-    def _need_dot(self) -> None:
+    def need_dot(self) -> None:
         """Compile (or load) the k_dot kernel on first use and hand it to the runtime."""
         if self._dot_lib is not None:
             return
@@ -426,7 +426,7 @@ class CBackend:
         if "rhs" in want:
             want = want | {"Df", "e"}
         if "e_hat" in want:
-            self._need_dot()
+            self.need_dot()
         for k in ("Q", "A", "Df", "e", "p_hat", "e_hat", "T_star", "eload"):
             if k in want:
                 out[k] = np.zeros(shapes[k])
@@ -443,7 +443,7 @@ class CBackend:
         """The work array (rows, N) of kernel ``kind`` ('pos', 'vel' or 'dot')."""
         which = {"pos": 0, "vel": 1, "dot": 2}[kind]
         if which == 2:
-            self._need_dot()
+            self.need_dot()
         size = {"pos": self.L.n_pos, "vel": self.L.n_vel, "dot": self.L.n_dot}[kind]
         n = len(t)
         t, q, u, c = (np.ascontiguousarray(a, dtype=float) for a in (t, q, u, c))
@@ -459,7 +459,7 @@ class CBackend:
         return out, code
 
     def rhs_momentum(self, t, y, c) -> tuple[np.ndarray, np.ndarray, int]:
-        self._need_dot()
+        self.need_dot()
         n = len(t)
         out = np.empty((n, self.L.R + self.L.S))
         fo = np.empty((n, self.L.S))
@@ -477,7 +477,7 @@ class CBackend:
         """Velocity (or momentum) form with the numeric embedding for the partition ``part``
         (see runtime.c): (out (N, R+S_f), all speeds u (N, n_u), code)."""
         if momentum:
-            self._need_dot()
+            self.need_dot()
         n = len(t)
         L = self.L
         out = np.empty((n, L.R + L.S_f))

@@ -111,8 +111,9 @@ class ConstraintKernel:
                  baumgarte: float) -> None:
         self.relaxed, self.n_state, self.baumgarte = relaxed, n_state, baumgarte
         self.sizes = {"lam": L, "reactions": n_prescribed, "acf": L}
-        self._fn = relaxed._be.lib.kb_con
-        self._part = relaxed._part.ctypes.data if relaxed.embedded else None
+        self._fn = relaxed.evaluator.backend.lib.kb_con
+        part = relaxed.binding.part
+        self._part = None if part is None else part.ctypes.data
         self._tls = threading.local()  # per-thread buffers: ctypes releases the GIL
 
     def _point_buffers(self) -> tuple:
@@ -120,7 +121,7 @@ class ConstraintKernel:
         b = getattr(self._tls, "b", None)
         if b is None:
             t1, x1, o1 = np.zeros(1), np.zeros(self.n_state), np.zeros(self.n_state)
-            ptrs = (t1.ctypes.data, x1.ctypes.data, self.relaxed._c1.ctypes.data,
+            ptrs = (t1.ctypes.data, x1.ctypes.data, self.relaxed.binding.c1.ctypes.data,
                     self._part, self.baumgarte, o1.ctypes.data)
             b = self._tls.b = (t1, x1, o1, ptrs)
         return b
@@ -144,7 +145,7 @@ class ConstraintKernel:
         n = len(tt)
         xb = np.ascontiguousarray(xb, dtype=float)
         tt = np.ascontiguousarray(tt, dtype=float)
-        c = np.ascontiguousarray(np.repeat(self.relaxed._c1[None, :], n, axis=0))
+        c = np.ascontiguousarray(np.repeat(self.relaxed.binding.c1[None, :], n, axis=0))
         res = {"out": np.empty((n, self.n_state))}
         for key, on in (("lam", lam), ("reactions", react), ("acf", acf)):
             if on:
@@ -160,11 +161,11 @@ def constraint_kernel(relaxed, n_state: int, L: int, n_prescribed: int,
                       baumgarte: float) -> tuple[ConstraintKernel | None, str]:
     """(the kernel, "") where the relaxed model's C library has the constraints compiled, else
     (None, why the NumPy path answers)."""
-    be = getattr(relaxed, "_be", None)
+    be = relaxed.evaluator.backend
     if not isinstance(be, CBackend):
         return None, f"the {relaxed.backend!r} backend evaluates with NumPy"
     if not be.has_constraints:
         return None, "a prescribed value or constraint could not be compiled"
-    if relaxed._params.varying:
+    if relaxed.varying:
         return None, "constants given as callables are evaluated in Python"
     return ConstraintKernel(relaxed, n_state, L, n_prescribed, baumgarte), ""

@@ -16,10 +16,11 @@ from typing import Any
 
 import numpy as np
 
-from .backend import CBackend, source_library
+from .backend import source_library
 from .export import config_kernel
 
-__all__ = ["Entry", "compiled_entry", "configuration_kernel"]
+__all__ = ["Entry", "bodies_entry", "compiled_entry", "configuration_kernel", "constrained_entry",
+           "graph_entry", "tree_entry"]
 
 #: the calling conventions of the runtimes' right-hand sides (see simulate/rk_sim.c)
 PLAIN, WITH_SIDE, EMBEDDED, CONSTRAINED, CONSTRAINED_MOMENTUM = 0, 1, 2, 3, 4
@@ -98,63 +99,58 @@ def _addr(fn: Any) -> int:
 
 
 def compiled_entry(model: Any, momentum: bool) -> tuple[Entry | None, str]:
-    """(the entry, "") of a NumericModel, a ConstrainedModel or a model with its own
-    ``core_entry()`` (a bond graph's) whose right-hand side is compiled C, or (None, why not):
-    a NumPy or symbolic model, constants given as callables, no compiler."""
-    if getattr(model, "relaxed", None) is not None:
-        return _constrained_entry(model, momentum)
-    core = getattr(model, "core_entry", None)
-    if core is not None:  # a model that compiles itself (a bond graph: bondgraph/cgraph.py)
-        got, why = core()
-        if got is None:
-            return None, why
-        return Entry(PLAIN, _addr(got["fn"]), KEPT_POWER, 0, model.R, 0, len(model.load_names),
-                     got["c"], keep=_addr(got["keep"]), last=_addr(got["last"]),
-                     keep_alive=[got["lib"]]), ""
-    if getattr(model, "backend", None) not in ("c",) and getattr(model, "_tree_be", None) is None:
-        return None, f"the model's backend is {getattr(model, 'backend', None)!r}, not compiled C"
-    if model._params.varying:
-        return None, "a constant or input is a Python callable, which only Python can evaluate"
-    tree = model._tree_be
-    nl = len(model.load_names)
-    emb = bool(model.embedded)
-    R = model.R
-    if tree is not None and not (emb and momentum):
-        lib = tree.lib
-        if emb:
-            kind, fn, nside = EMBEDDED, lib.kb_rhs_tree_emb, model.n_u
-        elif momentum:
-            kind, fn, nside = WITH_SIDE, lib.kb_rhs_momentum_tree, model.S
-        else:
-            kind, fn, nside = PLAIN, lib.kb_rhs_tree, model.S
-        return Entry(kind, _addr(fn), TREE_POWER, _addr(lib.kb_work_tree), R, nside, nl,
-                     model._c1, model._part if emb else None,
-                     _addr(lib.kb_pivot_ratio) if emb else 0, tree.L.POW, tree.L.n_work,
-                     t_off=tree.L.T, keep=_addr(lib.kb_keep_energy),
-                     last=_addr(lib.kb_last_energy), keep_alive=[lib],
-                     speeds=_addr(lib.kb_speeds_tree) if emb else 0), ""
-    be = model._be
-    if not isinstance(be, CBackend):
-        return None, "the model's per-body backend is not compiled C"
+    """(the entry, "") of a numeric model whose right-hand side is compiled C, or (None, why
+    not): a NumPy, symbolic or JAX model, constants given as callables, no compiler. The
+    model says it itself: ``model.compiled_kernels(momentum)``
+    (:class:`~kanebond.numeric.evaluator.NumericContract`)."""
+    return model.compiled_kernels(momentum)
+
+
+def tree_entry(be: Any, b: Any, R: int, n_u: int, S: int, nl: int, momentum: bool) -> Entry:
+    """The entry of a tree path's library ``be`` (:class:`~kanebond.numeric._c.tree.
+    TreeBackend`) for the binding ``b`` of a model (not the embedded momentum form)."""
+    lib, emb = be.lib, b.part is not None
+    if emb:
+        kind, fn, nside = EMBEDDED, lib.kb_rhs_tree_emb, n_u
+    elif momentum:
+        kind, fn, nside = WITH_SIDE, lib.kb_rhs_momentum_tree, S
+    else:
+        kind, fn, nside = PLAIN, lib.kb_rhs_tree, S
+    return Entry(kind, _addr(fn), TREE_POWER, _addr(lib.kb_work_tree), R, nside, nl,
+                 b.c1, b.part, _addr(lib.kb_pivot_ratio) if emb else 0, be.L.POW,
+                 be.L.n_work, t_off=be.L.T, keep=_addr(lib.kb_keep_energy),
+                 last=_addr(lib.kb_last_energy), keep_alive=[lib],
+                 speeds=_addr(lib.kb_speeds_tree) if emb else 0)
+
+
+def bodies_entry(be: Any, b: Any, R: int, n_u: int, S: int, nl: int, momentum: bool) -> Entry:
+    """The entry of a per-body library ``be`` (:class:`~kanebond.numeric._c.backend.CBackend`)
+    for the binding ``b`` of a model."""
     if momentum:
-        be._need_dot()
-    lib = be.lib
+        be.need_dot()
+    lib, emb = be.lib, b.part is not None
     if emb:
         kind = EMBEDDED
         fn = lib.kb_rhs_momentum_emb if momentum else lib.kb_rhs_emb
-        nside = model.n_u
+        nside = n_u
     elif momentum:
-        kind, fn, nside = WITH_SIDE, lib.kb_rhs_momentum, model.S
+        kind, fn, nside = WITH_SIDE, lib.kb_rhs_momentum, S
     else:
-        kind, fn, nside = PLAIN, lib.kb_rhs, model.S
-    return Entry(kind, _addr(fn), PARTS_POWER, _addr(lib.kb_parts), R,
-                 nside, nl, model._c1, model._part if emb else None,
+        kind, fn, nside = PLAIN, lib.kb_rhs, S
+    return Entry(kind, _addr(fn), PARTS_POWER, _addr(lib.kb_parts), R, nside, nl, b.c1, b.part,
                  _addr(lib.kb_pivot_ratio) if emb else 0, keep=_addr(lib.kb_keep_energy),
                  last=_addr(lib.kb_last_energy), keep_alive=[lib, be],
-                 speeds=_addr(lib.kb_speeds_emb) if emb and not momentum else 0), ""
+                 speeds=_addr(lib.kb_speeds_emb) if emb and not momentum else 0)
 
 
-def _constrained_entry(model: Any, momentum: bool) -> tuple[Entry | None, str]:
+def graph_entry(got: dict, R: int, nl: int) -> Entry:
+    """The entry of a model that compiles itself (a bond graph: bondgraph/cgraph.py), from
+    its {"fn", "keep", "last", "c", "lib"}."""
+    return Entry(PLAIN, _addr(got["fn"]), KEPT_POWER, 0, R, 0, nl, got["c"],
+                 keep=_addr(got["keep"]), last=_addr(got["last"]), keep_alive=[got["lib"]])
+
+
+def constrained_entry(model: Any, momentum: bool) -> tuple[Entry | None, str]:
     """The velocity form ([PA21] (47)–(48), [PA-VP] (27)) or the momentum form ([PA21] (49),
     (50)) of prescribed flows and adjoined constraints, by the runtime's ``kb_con`` or
     ``kb_con_momentum`` (numeric/_c/runtime_con.c); its pivot ratio is the smaller of B_d's and the
@@ -163,13 +159,14 @@ def _constrained_entry(model: Any, momentum: bool) -> tuple[Entry | None, str]:
     if not model.compiled:
         return None, f"its constraints are not compiled ({model.compiled_note})"
     rel = model.relaxed
-    lib = rel._be.lib
+    be, b = rel.evaluator.backend, rel.binding
+    lib = be.lib
     if momentum:
-        rel._be._need_dot()
+        be.need_dot()
     kind, fn = ((CONSTRAINED_MOMENTUM, lib.kb_con_momentum) if momentum else
                 (CONSTRAINED, lib.kb_con))
     return Entry(kind, _addr(fn), KEPT_POWER, 0, model.R, model.S,
-                 len(model.load_names), rel._c1, rel._part if rel.embedded else None,
+                 len(model.load_names), b.c1, b.part,
                  _addr(lib.kb_con_pivot_ratio), keep=_addr(lib.kb_keep_energy),
                  last=_addr(lib.kb_con_last_energy), beta=float(model.baumgarte),
-                 keep_alive=[lib, rel._be]), ""
+                 keep_alive=[lib, be]), ""

@@ -114,10 +114,10 @@ def c_model(num: Any) -> CModel:
         dependent_speeds=[show(x) for x in rel.dependent_speed_symbols] if rel.embedded else [],
         n_velocity=L.K_c,
         constraint_names=_multiplier_names(rel) if rel.embedded else [],
-        part=[int(v) for v in rel._part] if rel.embedded else None,
+        part=[int(v) for v in rel.binding.part] if rel.embedded else None,
         q_dep=q_dep, n_config=n_cfg,
         baumgarte=float(getattr(num, "baumgarte", 0.0)),
         flags=kernel_flags(n_main),
-        values=[float(v) for v in rel._params.fixed],
-        callables=[show(rel._params.symbols[k]) for k, _, _ in rel._params.calls],
+        values=[float(v) for v in rel.c0],
+        callables=[show(s) for s in rel.callable_parameters],
     )

@@ -165,7 +165,7 @@ def _why_not(model: Any) -> str:
         return "prescribed flows, adjoined constraints and bond graphs have none yet"
     if getattr(model, "embedded", False) or getattr(model, "has_embedding", False):
         return "embedded constraints have none yet"
-    if model._params.varying:
+    if model.varying:
         return "a constant is a Python callable"
     if model.R + model.S > JACOBIAN_LIMIT:
         return f"more than {JACOBIAN_LIMIT} coordinates and speeds"
@@ -228,7 +228,7 @@ def jacobian_function(model: Any, momentum: bool, n: int) -> tuple[Any, str]:
     if lib is None:
         return None, why
     fn = lib.kb_jac
-    c = np.ascontiguousarray(model._c1, dtype=float)
+    c = np.ascontiguousarray(model.binding.c1, dtype=float)
     mom = int(momentum)
 
     def jac(t: float, z: np.ndarray) -> np.ndarray:

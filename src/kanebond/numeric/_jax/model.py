@@ -144,6 +144,11 @@ class PureModel:
     c0: Any
     jitted: dict
 
+    def compiled_kernels(self, momentum: bool = False) -> tuple[None, str]:
+        """(None, why): a JAX model has no kernels for the C simulation core
+        (:class:`~kanebond.numeric.evaluator.NumericContract`)."""
+        return None, f"the model's backend is {self.backend!r}, not compiled C"
+
     def _evaluate(self, t, x, c) -> tuple[Any, Any, Any]:  # pragma: no cover - abstract
         raise NotImplementedError
 
