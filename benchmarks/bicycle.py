@@ -260,13 +260,13 @@ def kb_runs(spec: Spec, args) -> dict:
             t0 = time.perf_counter()
             num = system.numeric(constants, backend="c")
             cold.append(time.perf_counter() - t0)
-            assert not num._be.cached
+            assert not num.evaluator.backend.cached
             parts, cons = fresh(spec)
             system = to_system(parts, **cons)
             t0 = time.perf_counter()
             num = system.numeric(constants, backend="c")
             warm.append(time.perf_counter() - t0)
-            assert num._be.cached
+            assert num.evaluator.backend.cached
     finally:
         shutil.rmtree(cache, ignore_errors=True)
         if saved is None:

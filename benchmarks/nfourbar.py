@@ -12,9 +12,9 @@ process:
   clock starts. Building the objects is timed apart and is in neither side's formation time.
 * **kanebond numeric set-up**: ``system.numeric(N_FOUR_BAR_DEFAULTS, backend="c")`` on a freshly
   formed system: *cold* into an empty ``$KANEBOND_CACHE`` (code generation and compilation;
-  ``num._be.cached`` must be False), *warm* with that cache (the library is only loaded;
-  ``cached`` must be True). The C compiler's share and the kernel's optimisation flag are read
-  by wrapping ``kanebond.numeric._c.backend.build_library``. NumPy: ``backend="numpy"``.
+  ``num.evaluator.backend.cached`` must be False), *warm* with that cache (the library is only
+  loaded; ``cached`` must be True). The C compiler's share and the kernel's optimisation flag are
+  read by wrapping ``kanebond.numeric._c.backend.build_library``. NumPy: ``backend="numpy"``.
 * **rhs per call**: ``num.rhs(0.0, x)`` at the IFToMM initial state ``n_four_bar_initial(N)``
   (x = [q, dtheta0]), called from Python, timeit style: loops of at least 0.2 s, median and
   minimum of ``--loops`` loops. The exponent p of rhs cost ~ N^p is a least-squares fit of
@@ -220,7 +220,7 @@ def kb_case(n: int, args, log: CompileLog) -> dict:
             cc, fl = log.since(k)
             ccs.append(cc)
             flags.add(fl)
-            if num_cold._be.cached:
+            if num_cold.evaluator.backend.cached:
                 raise RuntimeError("cold numeric() found a cached library")
             # warm: a fresh system, the library of the cold run on disk
             t_form2, (system2, _) = kb_form(n)
@@ -228,7 +228,7 @@ def kb_case(n: int, args, log: CompileLog) -> dict:
             t0 = time.perf_counter()
             num = system2.numeric(N_FOUR_BAR_DEFAULTS, backend="c")
             warm.append(time.perf_counter() - t0)
-            if not num._be.cached:
+            if not num.evaluator.backend.cached:
                 raise RuntimeError("warm numeric() did not find the cached library")
         finally:
             shutil.rmtree(cache, ignore_errors=True)
@@ -240,7 +240,7 @@ def kb_case(n: int, args, log: CompileLog) -> dict:
     res["cc"] = stats(ccs)
     res["flags"] = ",".join(sorted(flags))
     res["warm"] = stats(warm)
-    res["cached_warm"] = bool(num._be.cached)
+    res["cached_warm"] = bool(num.evaluator.backend.cached)
     vals = state_values(n, "initial")
     x = np.array([vals[s] for s in num.state_names])
     res["rhs_c"] = time_call(num.rhs, (0.0, x), args.loops)

@@ -171,8 +171,8 @@ def kanebond_setup(n: int, params: dict[str, float], compile_times: list[float] 
         "numeric": t_num,
         "setup": t_form + t_num,
         "compile": sum(compile_times[ncomp:]) if compile_times is not None else "?",
-        "cached": getattr(num._be, "cached", None),
-        "src_kb": len(getattr(num._be, "source", "")) / 1024,
+        "cached": getattr(num.evaluator.backend, "cached", None),
+        "src_kb": len(getattr(num.evaluator.backend, "source", "")) / 1024,
     }
 
 
@@ -181,10 +181,10 @@ def raw_kernel_time(num, x: np.ndarray, repeat: int) -> float | None:
     Python wrapper (argument conversion, constants, output array); None if the installed
     version has no such entry point."""
     try:
-        fn = num._be.lib.kb_rhs
+        fn = num.evaluator.backend.lib.kb_rhs
         t = np.zeros(1)
         xx = np.ascontiguousarray(x[None, :])
-        c = np.ascontiguousarray(num._params.fixed[None, :])
+        c = np.ascontiguousarray(num.c0[None, :])
         out = np.empty_like(xx)
         args = (1, t.ctypes.data, xx.ctypes.data, c.ctypes.data, out.ctypes.data)
         if fn(*args) != 0 or not np.allclose(out[0], num.rhs(0.0, x), rtol=1e-12, atol=0):

@@ -384,9 +384,8 @@ def worker(case: str, n: int, phase: str, path: str, seed: int, repeat: int) -> 
         stage("numeric", out["numeric"])
         out["setup"] = out.get("form", out["build"]) + out["numeric"]
         out["path"] = str(getattr(num, "path", "?"))
-        # (num._be is built on first access on the tree path: read the backend in use)
-        backend = vars(num).get("_tree_be") or vars(num).get("_be")
-        out["cached"] = getattr(backend, "cached", None)
+        # (the library of the evaluator in use: the tree's, or the per-body one)
+        out["cached"] = getattr(num.evaluator.backend, "cached", None)
         out["py_peak_mb"] = peak_mb()
         out["cc_peak_mb"] = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
         if phase == "cold":

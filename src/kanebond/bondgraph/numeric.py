@@ -88,7 +88,6 @@ class GraphNumeric:
     """A bond graph's state equations as numbers: ``rhs(t, x)``, ``state_names``, the energy
     of every store and the power of every source; :func:`kanebond.simulate` accepts it."""
 
-    is_numeric_model = True
     backend = "numpy"
 
     def __init__(self, graph, constants: Mapping | None = None) -> None:

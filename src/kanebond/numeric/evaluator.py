@@ -141,8 +141,9 @@ class NumericContract(Protocol):
     ``R`` coordinates, ``S`` independent speeds, ``n_u`` speeds in all, ``state_names``,
     ``load_names``, ``constants``, ``parameters``; capability flags ``embedded`` (dependent
     speeds solved at every evaluation), ``has_embedding`` (embedded constraints at all),
-    ``adjoined_count`` (adjoined constraints with multipliers); ``rhs`` and ``rhs_momentum``
-    at one state or a batch; ``compiled_kernels(momentum)``: (Entry, "") of the compiled
+    ``L`` (adjoined constraints with multipliers, ConstrainedModel); ``rhs`` at one state or
+    a batch (and ``rhs_momentum``, the momentum form, where the model has one: not a bond
+    graph's); ``compiled_kernels(momentum)``: (Entry, "") of the compiled
     right-hand side for the C core, or (None, why not)."""
 
     R: int
@@ -151,7 +152,5 @@ class NumericContract(Protocol):
     load_names: list
 
     def rhs(self, t, x) -> np.ndarray: ...
-
-    def rhs_momentum(self, t, y) -> np.ndarray: ...
 
     def compiled_kernels(self, momentum: bool) -> tuple[Any, str]: ...

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ModelError
-from ..numeric._c.entry import compiled_entry, configuration_kernel
+from ..numeric._c.entry import configuration_kernel
 from .compiled import COMPILED_METHODS, KbModelC, core_library
 from .monitor import PROJECT_TOL
 
@@ -51,7 +51,7 @@ def run_batch(num: Any, X: np.ndarray, C: np.ndarray, ts: np.ndarray, *, rtol: f
     (N, nt), "g" (N, nt, n_config), "status" (N,) 0 ok, 1 max_steps, 2 failed, "steps" (N,)}.
     ``workers`` threads (default: every core); ``progress`` a tqdm bar (or None); ``method``
     "DOP853" or "RK45". ``ts`` may decrease (backwards in time: the core's own direction)."""
-    entry, why = compiled_entry(num, momentum=False)
+    entry, why = num.compiled_kernels(False)
     if entry is None:
         raise ModelError(f"backend='c' needs a model compiled to C: {why}; use backend='jax' "
                          f"(or make the model with backend='c').")

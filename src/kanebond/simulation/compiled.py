@@ -4,9 +4,10 @@ steps taken by kanebond's integration core (``rk.c``, ``rk_sim.c``) instead of S
 
 The core is one small C library, model-independent, compiled once and cached like a model's
 (:func:`core_library`). It calls the model's compiled right-hand side through the addresses of
-:func:`kanebond.numeric._c.entry.compiled_entry`, integrates the loads' work with the steps' own
-stages and writes the output rows; it implements SciPy's ``DOP853`` and ``RK45`` (the same
-tableaus, step-size control and initial step), so a compiled run takes the steps SciPy's
+:meth:`compiled_kernels` of the numeric model
+(:class:`kanebond.numeric.evaluator.NumericContract`), integrates the loads' work with the
+steps' own stages and writes the output rows; it implements SciPy's ``DOP853`` and ``RK45`` (the
+same tableaus, step-size control and initial step), so a compiled run takes the steps SciPy's
 would. Python keeps what needs a decision: the constraint watch of
 :mod:`kanebond.simulation.monitor` (partitions that degrade, constraints that lose rank), where
 the core hands it a step whose pivot ratio of B_d dips below a gate, and the projection of a
@@ -30,7 +31,7 @@ from ..numeric._c.backend import (
     library_key,
     load_library,
 )
-from ..numeric._c.entry import EMBEDDED, compiled_entry, configuration_kernel
+from ..numeric._c.entry import EMBEDDED, configuration_kernel
 from ..numeric._c.jacobian import jacobian_kernel
 from .cevents import event_kernel
 from .driver import Run
@@ -120,7 +121,7 @@ class _Sim:
 
     def __init__(self, run: Run, t0: float, z0: np.ndarray) -> None:
         lib = core_library()
-        entry, why = compiled_entry(run.active, run.momentum)
+        entry, why = run.active.compiled_kernels(run.momentum)
         if entry is None:
             raise KanebondError(why)
         cfg, ncfg, self.cfg_lib, dep = (configuration_kernel(run.active) if run.projecting

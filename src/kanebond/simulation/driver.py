@@ -202,7 +202,7 @@ class Run:
             event_names=[e.name for e in self.ev_fns], metadata=meta, **self.stats,
             source_kinds=getattr(num, "source_kinds", None),
         )
-        traj._model = num  # for components in a model's frame (not saved with the file)
+        traj.model = num  # for components in a model's frame (not saved with the file)
         return traj
 
     def fail(self, message: str, t: float, z: np.ndarray | None,

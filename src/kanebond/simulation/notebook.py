@@ -50,7 +50,7 @@ def animate(traj: Any, system: Any = None, constants: Any = None, **options: Any
     them)."""
     from ..view import animate as view_of
 
-    model = getattr(traj, "_model", None)
+    model = traj.model
     system = system if system is not None else getattr(model, "system", None)
     if constants is None:
         constants = getattr(model, "constants", None)

@@ -63,8 +63,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from ..errors import ModelError
-from ..numeric._c.entry import compiled_entry
-from ..numeric.constrained import ConstrainedModel
+from ..numeric.evaluator import NumericContract
 from ..numeric.model import NumericModel
 from .compiled import CompiledRun, compiled_reason
 from .driver import STALL_STEPS_TO_GO, Run
@@ -214,8 +213,7 @@ def simulate(
         deprecated("simulate(max_nfev=...)", "max_steps= (a limit on accepted steps)")
         max_nfev = options.pop("max_nfev")
     check_max_steps(max_steps)
-    if isinstance(system, (NumericModel, ConstrainedModel)) or getattr(
-            system, "is_numeric_model", False):
+    if isinstance(system, NumericContract):  # a numeric model of any kind
         if constants is not None:
             raise ModelError(
                 "constants were given with a prebuilt NumericModel, whose constants are fixed "
@@ -242,7 +240,7 @@ def simulate(
     why = compiled_reason(method, options)
     run_cls = Run
     if not why:
-        entry, why = compiled_entry(num, form == "momentum")
+        entry, why = num.compiled_kernels(form == "momentum")
         run_cls = CompiledRun if entry is not None else Run
     if run_cls is Run and method_name in COMPILED_ONLY:
         raise ModelError(f"method {method_name!r} runs only in kanebond's compiled core, which "

@@ -172,6 +172,7 @@ class Trajectory:
     t_events, x_events : per event, the times (k,) and states x = [q, f] (k, R+S) of its zeros.
     event_names : names of the events.
     metadata : dict (system name, constants, tolerances, runtime, ...).
+    model : the numeric model the run was made with (None for a file read back; not saved).
 
     ``traj["q1"]``, ``traj[q1]`` (the dynamicsymbol), ``traj["p_u1"]``, ``traj["T_star"]``,
     ``traj["power"]`` or ``traj["<load name>"]`` return a column.
@@ -218,6 +219,7 @@ class Trajectory:
         source_kinds: Sequence[str] | None = None,
     ) -> None:
         self._pending: dict[str, Deferred] = {}  # columns not computed yet, by name
+        self.model: Any = None
         self.t = np.asarray(t, dtype=float)
         self.q = np.asarray(q, dtype=float)
         self.f, self.p, self.T_star = f, p, T_star
@@ -414,7 +416,7 @@ class Trajectory:
         F = np.column_stack([self.extras[f"{key}_{a}"] for a in "xyz"])
         if frame is None:
             return F
-        model = model if model is not None else getattr(self, "_model", None)
+        model = model if model is not None else self.model
         if model is None or not hasattr(model, "express"):
             raise KeyError(
                 f"components in frame {getattr(frame, 'name', frame)!r} need the numeric model "

@@ -1,6 +1,7 @@
 """The compiled entry points of a numeric model, for an integrator in C.
 
-:func:`compiled_entry` tells kanebond's compiled integration loop
+The entries below, which a numeric model's ``compiled_kernels(momentum)`` returns
+(:class:`~kanebond.numeric.evaluator.NumericContract`), tell kanebond's compiled integration loop
 (:mod:`kanebond.simulation.compiled`) which function of the model's own library gives the
 right-hand side of the velocity form ([PA21] (14)) or the momentum form ([PA21] (25)–(28)), how
 it is called, which gives the power fᵀe_L of every load, and where the constants and the
@@ -19,7 +20,7 @@ import numpy as np
 from .backend import source_library
 from .export import config_kernel
 
-__all__ = ["Entry", "bodies_entry", "compiled_entry", "configuration_kernel", "constrained_entry",
+__all__ = ["Entry", "bodies_entry", "configuration_kernel", "constrained_entry",
            "graph_entry", "tree_entry"]
 
 #: the calling conventions of the runtimes' right-hand sides (see simulate/rk_sim.c)
@@ -96,14 +97,6 @@ def configuration_kernel(model: Any) -> tuple[int, int, Any, list[int]]:
 
 def _addr(fn: Any) -> int:
     return int(ctypes.cast(fn, ctypes.c_void_p).value)
-
-
-def compiled_entry(model: Any, momentum: bool) -> tuple[Entry | None, str]:
-    """(the entry, "") of a numeric model whose right-hand side is compiled C, or (None, why
-    not): a NumPy, symbolic or JAX model, constants given as callables, no compiler. The
-    model says it itself: ``model.compiled_kernels(momentum)``
-    (:class:`~kanebond.numeric.evaluator.NumericContract`)."""
-    return model.compiled_kernels(momentum)
 
 
 def tree_entry(be: Any, b: Any, R: int, n_u: int, S: int, nl: int, momentum: bool) -> Entry:
