@@ -39,7 +39,7 @@ class EmbeddedMixin:
         if not self.embedded:
             u = self.manifold.all_speeds(q, f)
         else:  # compiled where there is an embedding in C, else NumPy (naming a singular B_d)
-            u = self._run(self.evaluator.all_speeds, np.zeros(len(q)), q, f, None,
+            u = self.call_evaluator(self.evaluator.all_speeds, np.zeros(len(q)), q, f, None,
                           self.binding)
         return u[0] if single else u
 
@@ -51,7 +51,7 @@ class EmbeddedMixin:
 
     def dependent_speed_rates(self, t, x) -> np.ndarray:
         """u_d' = G f' + c (c = −B_d⁻¹ Ḃu) at states x = [q, f]: the dependent accelerations."""
-        single, tt, xb = self._state_batch("x", t, x)
+        single, tt, xb = self.checked_states(t, x, "x")
         q, f = xb[:, : self.R], xb[:, self.R :]
         if not self.embedded:
             if self.has_embedding:
@@ -68,7 +68,7 @@ class EmbeddedMixin:
         return out[0] if single else out
 
     def _pair(self, q, f):
-        single, _, qb, fb = self._pair_batch(0.0, q, f)
+        single, _, qb, fb = self.checked_points(0.0, q, f)
         return single, qb, fb
 
     def configuration_residuals(self, q) -> np.ndarray:

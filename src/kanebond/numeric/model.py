@@ -54,13 +54,13 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ModelError, SingularMassMatrixError
+from ..errors import ModelError, SingularConfigurationError, SingularMassMatrixError
 from ..kanemodel.admissible import check_constants, check_mass_and_inertia, warn_not_finite
 from ..kanemodel.parameters import Parameters
 from ..mechanics.kinematics import show
 from ..progress import working
 from ._c.backend import cache_dir, compiler_available
-from ._numpy.backend import EmbeddingSingular
+from ._numpy.backend import EmbeddingSingular, constraint_matrix
 from ._program.program import Program
 from .bodies import NONFINITE, CEvaluator, NumpyEvaluator, SymbolicEvaluator
 from .embedded import EmbeddedMixin
@@ -135,14 +135,13 @@ class NumericModel(EmbeddedMixin, PartitionMixin, ReactionMixin):
         # (a repartitioned view has others)
         self.ind_index = np.arange(self.S, dtype=np.intc)
         self.dep_index = np.arange(self.S, self.n_u, dtype=np.intc)
-        self._rotations: dict = {}
         self._relaxed = _relaxed and bool(system.prescribed or system.adjoined)
         if backend == "auto":
             backend = "c" if compiler_available() else "numpy"
         self.evaluator = self._choose(system, backend, path)  # the one choice
         self.path, self.backend = self.evaluator.path, self.evaluator.name
         self.embedded = self.evaluator.embedded
-        self._buffers()
+        self.bind()
         if _admissible:  # (the linearizer checks at each operating point's constants)
             check_mass_and_inertia(self)
 
@@ -233,11 +232,11 @@ class NumericModel(EmbeddedMixin, PartitionMixin, ReactionMixin):
         manifold = model.__dict__.pop("manifold", None)
         if manifold is not None:  # (differentiating g again: 0.46 s for the 40-loop four-bar)
             model.manifold = manifold.rebound(model)
-        model._buffers()
+        model.bind()
         check_mass_and_inertia(model)
         return model
 
-    def _buffers(self) -> None:
+    def bind(self) -> None:
         """The :class:`~kanebond.numeric.evaluator.Binding` of this view (its partition array
         for the C runtime: [kl, ku, ind, dep, role]) and the single-point fast path's buffers
         and compiled function (C, constant parameters)."""
@@ -310,8 +309,9 @@ class NumericModel(EmbeddedMixin, PartitionMixin, ReactionMixin):
             f"infinite value gives no meaningful derivative)."
         )
 
-    def _state_batch(self, name: str, t, x) -> tuple[bool, np.ndarray, np.ndarray]:
-        """(single point?, times (n,), states (n, R+S)) of a state or batch of states."""
+    def checked_states(self, t, x, name: str = "x") -> tuple[bool, np.ndarray, np.ndarray]:
+        """(single point?, times (n,), states (n, R+S)) of a state or batch of states ``x``,
+        checked (numbers, shape, finite: a ModelError naming the entry otherwise)."""
         x = np.asarray(x)
         if not np.iscomplexobj(x):
             try:
@@ -326,8 +326,9 @@ class NumericModel(EmbeddedMixin, PartitionMixin, ReactionMixin):
         tt = np.broadcast_to(np.asarray(t, dtype=float), (xb.shape[0],)).copy()
         return single, tt, xb
 
-    def _pair_batch(self, t, q, f, name: str = "f") -> tuple:
-        """(single point?, times (n,), q (n, R), f (n, S)) checked; ``f`` may be p (``name``)."""
+    def checked_points(self, t, q, f, name: str = "f") -> tuple:
+        """(single point?, times (n,), q (n, R), f (n, S)) checked as :meth:`checked_states`;
+        ``f`` may be p (``name``)."""
         q, f = np.asarray(q, dtype=float), np.asarray(f, dtype=float)
         single = q.ndim == 1
         qb = q[None, :] if single else q
@@ -352,9 +353,10 @@ class NumericModel(EmbeddedMixin, PartitionMixin, ReactionMixin):
         constants, and the callable ones evaluated there."""
         return self._c(t, q, f)
 
-    def _run(self, fn, tt: np.ndarray, xb: np.ndarray, *args):
-        """``fn(tt, xb, *args)`` of the evaluator, its failures named (xb: q in its first R
-        columns)."""
+    def call_evaluator(self, fn, tt: np.ndarray, xb: np.ndarray, *args):
+        """``fn(tt, xb, *args)``, a method of :attr:`evaluator` at checked points, its failures
+        named: a kernel's code (KernelFailure) or a singular embedding as the error of the
+        point (xb: q in its first R columns)."""
         try:
             return fn(tt, xb, *args)
         except KernelFailure as err:
@@ -374,10 +376,10 @@ class NumericModel(EmbeddedMixin, PartitionMixin, ReactionMixin):
         """The quantities ``want`` in the independent speeds at a batch of points."""
         if c is None:
             c = self._c(t, q, f)
-        return self._run(self.evaluator.parts, t, q, f, c, set(want), self.binding)
+        return self.call_evaluator(self.evaluator.parts, t, q, f, c, set(want), self.binding)
 
     def _parts(self, t, q, f, want: set) -> tuple[bool, dict]:
-        single, tt, qb, fb = self._pair_batch(t, q, f)
+        single, tt, qb, fb = self.checked_points(t, q, f)
         res = self.evaluate(tt, qb, fb, set(want))
         if single:
             res = {k: v[0] for k, v in res.items()}
@@ -385,8 +387,8 @@ class NumericModel(EmbeddedMixin, PartitionMixin, ReactionMixin):
 
     def _quantity(self, fn, t, q, f, name: str = "f") -> np.ndarray:
         """``fn`` of the evaluator at checked points (one point or a batch)."""
-        single, tt, qb, fb = self._pair_batch(t, q, f, name)
-        out = self._run(fn, tt, qb, fb, self._c(tt, qb, fb), self.binding)
+        single, tt, qb, fb = self.checked_points(t, q, f, name)
+        out = self.call_evaluator(fn, tt, qb, fb, self._c(tt, qb, fb), self.binding)
         return out[0] if single else out
 
     # ------------------------------------------------------------------ pieces
@@ -452,7 +454,7 @@ class NumericModel(EmbeddedMixin, PartitionMixin, ReactionMixin):
         q = np.atleast_2d(np.asarray(q, dtype=float))
         u = np.atleast_2d(np.asarray(u, dtype=float))
         tt = np.broadcast_to(np.asarray(t, dtype=float), (len(q),)).copy()
-        return self._run(self.evaluator.energy, tt, q, u, None, self.binding)
+        return self.call_evaluator(self.evaluator.energy, tt, q, u, None, self.binding)
 
     def rhs_and_speeds(self, t, y, momentum: bool = False) -> tuple | None:
         """(y', all speeds u) at states y = [q, f] (or [q, p̂], ``momentum``) by one call of
@@ -462,7 +464,7 @@ class NumericModel(EmbeddedMixin, PartitionMixin, ReactionMixin):
         without solving A f = p̂ or the embedding again in NumPy."""
         if not self.embedded or self._params.varying or np.iscomplexobj(y):
             return None
-        single, tt, yb = self._state_batch("y" if momentum else "x", t, y)
+        single, tt, yb = self.checked_states(t, y, "y" if momentum else "x")
         yb = np.ascontiguousarray(yb, dtype=float)
         c = self._c(tt, yb[:, : self.R], yb[:, self.R :])
         got = self.evaluator.rhs_and_speeds(tt, yb, c, self.binding, momentum)
@@ -495,16 +497,16 @@ class NumericModel(EmbeddedMixin, PartitionMixin, ReactionMixin):
             if code:
                 self._fail(code, t1, x1[None, :], o1[None, :])
             return o1.copy()
-        single, tt, xb = self._state_batch("x", t, x)
+        single, tt, xb = self.checked_states(t, x, "x")
         c = self._c(tt, xb[:, : self.R], xb[:, self.R :])
-        out = self._run(self.evaluator.rhs, tt, xb, c, self.binding)
+        out = self.call_evaluator(self.evaluator.rhs, tt, xb, c, self.binding)
         return out[0] if single else out
 
     def rhs_momentum(self, t, y) -> np.ndarray:
         """Momentum form ([PA21] (25)–(28)): y = [q, p] → y' = [Q f, e + ê], f = A⁻¹ p."""
-        single, tt, yb = self._state_batch("y", t, y)
+        single, tt, yb = self.checked_states(t, y, "y")
         c = self._c(tt, yb[:, : self.R], yb[:, self.R :])
-        out = self._run(self.evaluator.rhs_momentum, tt, yb, c, self.binding)
+        out = self.call_evaluator(self.evaluator.rhs_momentum, tt, yb, c, self.binding)
         return out[0] if single else out
 
     # ------------------------------------------------------------------ errors
@@ -528,6 +530,48 @@ class NumericModel(EmbeddedMixin, PartitionMixin, ReactionMixin):
         if code > 0:
             _singular(self, float(tt[i]), q)
         self._singular_configuration(float(tt[i]), q, None, None)
+
+    def _singular_configuration(self, t: float, q: np.ndarray, f, cond) -> None:
+        """SingularConfigurationError naming the constraints, the configuration and t."""
+        import scipy.linalg
+
+        vals = ", ".join(f"{n}={v:.6g}" for n, v in zip(self.state_names, q, strict=False))
+        labels = self.system.embedding.labels
+        wp = self.work_arrays("pos", np.array([t]), np.asarray(q, dtype=float)[None, :],
+                        np.zeros((1, self.n_u)))
+        k = self.layout.K_c
+        B = constraint_matrix(self.layout, wp)[0]
+        Bd = B[:, self.dep_index]
+        culprit = None
+        scale = 1e-10 * (1.0 + np.max(np.abs(Bd), initial=0.0))
+        for r in range(k if not self.system.embedding.redundant else 0):  # rows = labels
+            if np.linalg.matrix_rank(Bd[: r + 1], tol=scale) < r + 1:
+                culprit = labels[r] if r < len(labels) else f"velocity constraint {r}"
+                break
+        rank_B = np.linalg.matrix_rank(B, tol=scale) if np.all(np.isfinite(B)) else 0
+        dep = ", ".join(show(x) for x in self.dependent_speed_symbols)
+        why = f"{culprit} depends on the constraints before it in the dependent speeds" \
+            if culprit else "B_d is singular"
+        cond_txt = f" (condition number {cond:.3g})" if cond is not None and np.isfinite(cond) \
+            else ""
+        if rank_B < k:
+            raise SingularConfigurationError(
+                f"the velocity constraints of {self.system.name!r} lose rank at t={t:.6g}, "
+                f"{vals}: {why}{cond_txt}, and no choice of dependent speeds helps (B has rank "
+                f"{rank_B} < {k}). This is a singular configuration of the mechanism (a "
+                f"bifurcation, where the number of degrees of freedom jumps); the motion "
+                f"through it is not unique, so kanebond stops rather than choose an assembly "
+                f"branch silently."
+            )
+        _, _, piv = scipy.linalg.qr(B, pivoting=True)
+        better = [show(self.all_speeds[j]) for j in sorted(piv[:k])]
+        raise SingularConfigurationError(
+            f"the dependent speeds {dep} of {self.system.name!r} cannot be solved from the "
+            f"velocity constraints at t={t:.6g}, {vals}: {why}{cond_txt}. Choose other "
+            f"dependent speeds here (num.repartition(...); e.g. dependent {', '.join(better)}); "
+            f"kb.simulate does this on its own along a run, and at its start when initial gives "
+            f"the speeds of a regular partition (dependent speeds included)."
+        )
 
     def __repr__(self) -> str:
         return (

@@ -14,9 +14,8 @@ from typing import TypeVar
 
 import numpy as np
 
-from ..errors import ModelError, SingularConfigurationError
+from ..errors import ModelError
 from ..kanemodel.parameters import name_of
-from ..mechanics.kinematics import show
 from ._numpy.backend import as_batch, constraint_matrix, relative_conditions
 
 #: the numeric model this is mixed into (numeric/model.py, which imports this module)
@@ -64,7 +63,7 @@ class PartitionMixin:
         view.dep_index = np.array([i for i in range(self.n_u) if i not in ind], dtype=np.intc)
         view.speeds = [self.all_speeds[i] for i in ind]
         view.__dict__.pop("manifold", None)
-        view._buffers()
+        view.bind()
         return view
 
     def embedding_condition(self, q) -> np.ndarray:
@@ -105,45 +104,3 @@ class PartitionMixin:
         _, _, piv = scipy.linalg.qr(B, pivoting=True)
         dep = set(int(j) for j in piv[:k])
         return [self.all_speeds[i] for i in range(n_u) if i not in dep]
-
-    def _singular_configuration(self, t: float, q: np.ndarray, f, cond) -> None:
-        """SingularConfigurationError naming the constraints, the configuration and t."""
-        import scipy.linalg
-
-        vals = ", ".join(f"{n}={v:.6g}" for n, v in zip(self.state_names, q, strict=False))
-        labels = self.system.embedding.labels
-        wp = self.work_arrays("pos", np.array([t]), np.asarray(q, dtype=float)[None, :],
-                        np.zeros((1, self.n_u)))
-        k = self.layout.K_c
-        B = constraint_matrix(self.layout, wp)[0]
-        Bd = B[:, self.dep_index]
-        culprit = None
-        scale = 1e-10 * (1.0 + np.max(np.abs(Bd), initial=0.0))
-        for r in range(k if not self.system.embedding.redundant else 0):  # rows = labels
-            if np.linalg.matrix_rank(Bd[: r + 1], tol=scale) < r + 1:
-                culprit = labels[r] if r < len(labels) else f"velocity constraint {r}"
-                break
-        rank_B = np.linalg.matrix_rank(B, tol=scale) if np.all(np.isfinite(B)) else 0
-        dep = ", ".join(show(x) for x in self.dependent_speed_symbols)
-        why = f"{culprit} depends on the constraints before it in the dependent speeds" \
-            if culprit else "B_d is singular"
-        cond_txt = f" (condition number {cond:.3g})" if cond is not None and np.isfinite(cond) \
-            else ""
-        if rank_B < k:
-            raise SingularConfigurationError(
-                f"the velocity constraints of {self.system.name!r} lose rank at t={t:.6g}, "
-                f"{vals}: {why}{cond_txt}, and no choice of dependent speeds helps (B has rank "
-                f"{rank_B} < {k}). This is a singular configuration of the mechanism (a "
-                f"bifurcation, where the number of degrees of freedom jumps); the motion "
-                f"through it is not unique, so kanebond stops rather than choose an assembly "
-                f"branch silently."
-            )
-        _, _, piv = scipy.linalg.qr(B, pivoting=True)
-        better = [show(self.all_speeds[j]) for j in sorted(piv[:k])]
-        raise SingularConfigurationError(
-            f"the dependent speeds {dep} of {self.system.name!r} cannot be solved from the "
-            f"velocity constraints at t={t:.6g}, {vals}: {why}{cond_txt}. Choose other "
-            f"dependent speeds here (num.repartition(...); e.g. dependent {', '.join(better)}); "
-            f"kb.simulate does this on its own along a run, and at its start when initial gives "
-            f"the speeds of a regular partition (dependent speeds included)."
-        )

@@ -36,7 +36,7 @@ class ReactionMixin:
         independent speeds must hold to 1e-8 (ConstraintError otherwise). (m,) or (N, m),
         one per stated constraint; where the stated ones are redundant (a loop closure stated
         in full) the split among them is not unique and these are the minimum-norm ones."""
-        single, tt, xb = self._state_batch("x", t, x)
+        single, tt, xb = self.checked_states(t, x, "x")
         lam = self._multipliers(tt, xb[:, : self.R], xb[:, self.R :])
         return lam[0] if single else lam
 
@@ -52,8 +52,8 @@ class ReactionMixin:
             lam, rest = got["lam"], got["rest"]
         else:
             L = self.layout
-            c_par = self._c(tt, q, f)
-            wp, emb = self._run(self.evaluator.embed, tt, q, f, c_par, self.binding)
+            c_par = self.parameter_values(tt, q, f)
+            wp, emb = self.call_evaluator(self.evaluator.embed, tt, q, f, c_par, self.binding)
             wv = self.evaluator.work("vel", tt, q, emb.u, c_par)
             full = assemble(L, wp, wv, None, emb.u, {"A", "Df", "e"})
             proj = project(L, emb, full, wv, None, self.ind_index, self.dep_index,
@@ -73,7 +73,7 @@ class ReactionMixin:
         """{(constraint name, point or frame name): force or torque}: (∂φ/∂v_n) λ in inertial
         components, (3,) or (N, 3), for every embedded :class:`~kanebond.VelocityConstraint`
         and each point and frame it lists (the reaction it exerts on the system)."""
-        single, tt, xb = self._state_batch("x", t, x)
+        single, tt, xb = self.checked_states(t, x, "x")
         lam = self._multipliers(tt, xb[:, : self.R], xb[:, self.R :])
         grads = self.manifold.gradients(xb[:, : self.R])
         out = {}
@@ -87,7 +87,8 @@ class ReactionMixin:
         inertial components, composed down the frame tree (``v_F = Rᵀ v_N``)."""
         from ..mechanics.kinematics import frame_tree
 
-        fn = self._rotations.get(frame)
+        rotations = self.__dict__.setdefault("_rotations", {})  # (shared by the views)
+        fn = rotations.get(frame)
         if fn is None:
             g = Graph()
             sym: dict = {t: g.inp("t", 0)}
@@ -116,13 +117,13 @@ class ReactionMixin:
             groups = {"t": 1, "q": self.R, "c": len(self.parameters)}
             exec(compile(emit_python(g, groups, [x for row in Rm for x in row], "k_rot"),
                          "<kanebond rotation>", "exec"), ns)  # our own generated code
-            fn = self._rotations[frame] = ns["k_rot"]
+            fn = rotations[frame] = ns["k_rot"]
         qa = np.asarray(q, dtype=float)
         single = qa.ndim == 1
         qb = qa[None, :] if single else qa
         n = len(qb)
         tt = np.zeros(n)
-        c = self._c(tt, qb, np.zeros((n, self.S)))
+        c = self.parameter_values(tt, qb, np.zeros((n, self.S)))
         out = np.zeros((9, n))
         fn(tt[None, :], qb.T, c.T, out)
         Rn = np.moveaxis(out.reshape(3, 3, n), 2, 0)
