@@ -26,9 +26,11 @@ demo: $(STAMP)
 	$(BIN)/kanebond demo --force
 
 # One worker per core (pytest-xdist); a test file stays on one worker (its module-level
-# fixtures and models are formed once); compiled models are shared through the disk cache.
+# fixtures and models are formed once); compiled models are shared between the workers through
+# one temporary cache folder per run, never ~/.cache/kanebond (tests/conftest.py): set
+# KANEBOND_TEST_CACHE=<folder> to keep one across runs. The 25 slowest tests are reported.
 test: $(STAMP_DEV)
-	$(BIN)/python -m pytest -q -n auto --dist loadfile
+	$(BIN)/python -m pytest -q -n auto --dist loadfile --durations=25
 
 # The robot checks of the 3D view (UR5, Panda, TALOS with their meshes) need the `robots` extra,
 # a 130 MB download that `make test` leaves out; they are skipped, saying so, without it.

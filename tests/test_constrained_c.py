@@ -10,13 +10,13 @@ import numpy as np
 import pytest
 import sympy as sp
 import sympy.physics.mechanics as me
+from conftest import needs_cc
 
 import kanebond as kb
 from kanebond.mechanics.kinematics import t
 from kanebond.models.fourbar import FOUR_BAR_DEFAULTS, four_bar_configuration
-from kanebond.numeric._c.backend import compiler_available
 
-pytestmark = pytest.mark.skipif(not compiler_available(), reason="no C compiler")
+pytestmark = needs_cc
 
 
 def _bead_free():

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import needs_cc
 
 import kanebond as kb
 from kanebond import runspec
@@ -21,8 +22,7 @@ fmpy = pytest.importorskip("fmpy")
 from fmpy import simulate_fmu  # noqa: E402
 from fmpy.validation import validate_fmu  # noqa: E402
 
-pytestmark = pytest.mark.skipif(not kb.numeric.compiler_available(),
-                                reason="exporting a unit needs a C compiler")
+pytestmark = needs_cc  # exporting a unit needs a C compiler
 
 FILES = Path(kb.__file__).parent / "models" / "files"
 

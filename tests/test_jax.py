@@ -10,13 +10,13 @@ import warnings
 
 import numpy as np
 import pytest
+from conftest import needs_cc
 
 import kanebond as kb
 from kanebond import runspec
 
 jax = pytest.importorskip("jax")
-pytestmark = pytest.mark.skipif(not kb.numeric.compiler_available(),
-                                reason="the reference is the C backend")
+pytestmark = needs_cc  # the reference is the C backend
 
 #: every ready-made model, the sized ones small (their code grows with n)
 SIZED = {"n_four_bar": 2, "chain_3d": 3, "pendulum_on_cart": 2}

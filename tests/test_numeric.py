@@ -16,19 +16,16 @@ from functools import cache
 import numpy as np
 import pytest
 import sympy as sp
-from conftest import MODEL_CASES
+from conftest import MODEL_CASES, needs_cc
 from sympy.core.function import AppliedUndef
 
 import kanebond
 from kanebond.mechanics.kinematics import t as T_SYM
 from kanebond.models import chaplygin_sleigh, heavy_symmetric_top
-from kanebond.numeric import compiler_available
 
 TOL = 1e-12
 FACTORIES = dict(MODEL_CASES)
 CASE_IDS = [name for name, _ in MODEL_CASES]
-HAS_CC = compiler_available()
-needs_cc = pytest.mark.skipif(not HAS_CC, reason="no C compiler")
 BACKENDS = [pytest.param("c", marks=needs_cc), "numpy"]
 PIECES = ("A", "Df", "e", "p_hat", "e_hat", "T_star", "Q")
 

@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 import sympy as sp
 import sympy.physics.mechanics as me
+from conftest import needs_cc
 
 pin = pytest.importorskip("pinocchio")
 
@@ -28,7 +29,6 @@ from kanebond.models import chain_3d  # noqa: E402
 from kanebond.models.chain import _build_chain_3d  # noqa: E402
 from kanebond.models.chain import chain_3d_parameters as chain_params  # noqa: E402
 from kanebond.models.chain import chain_3d_pinocchio as pinocchio_chain  # noqa: E402
-from kanebond.numeric import compiler_available  # noqa: E402
 
 TOL = 1e-10
 SIZES = (2, 3, 5, 8)
@@ -83,8 +83,8 @@ def variants():
             if path == "symbolic" and n > 3:
                 continue
             marks = []
-            if backend == "c" and not compiler_available():
-                marks.append(pytest.mark.skip(reason="no C compiler"))
+            if backend == "c":
+                marks.append(needs_cc)
             yield pytest.param(n, backend, path, id=f"n{n}-{backend}-{path}", marks=marks)
 
 

@@ -11,17 +11,16 @@ import numpy as np
 import pytest
 import sympy as sp
 import sympy.physics.mechanics as me
+from conftest import needs_cc
 from scipy.integrate import solve_ivp
 
 import kanebond as kb
-from kanebond.numeric import compiler_available
 
 t = me.dynamicsymbols._t
 
 BACKENDS = [
     "numpy",
-    pytest.param("c", marks=pytest.mark.skipif(not compiler_available(),
-                                               reason="no C compiler")),
+    pytest.param("c", marks=needs_cc),
 ]
 FORMS = ["momentum", "velocity"]
 

@@ -12,12 +12,11 @@ import numpy as np
 import pytest
 import sympy as sp
 import sympy.physics.mechanics as me
+from conftest import needs_cc
 
 import kanebond as kb
-from kanebond.numeric import compiler_available
 
-BACKENDS = ["numpy", pytest.param("c", marks=pytest.mark.skipif(
-    not compiler_available(), reason="no C compiler"))]
+BACKENDS = ["numpy", pytest.param("c", marks=needs_cc)]
 G, MASS, LEN = 9.81, 2.0, 1.5
 
 

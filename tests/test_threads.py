@@ -15,12 +15,12 @@ import warnings
 
 import numpy as np
 import pytest
+from conftest import needs_cc
 
 import kanebond as kb
 from kanebond import runspec
 
-pytestmark = pytest.mark.skipif(not kb.numeric.compiler_available(),
-                                reason="the compiled runtimes need a C compiler")
+pytestmark = needs_cc  # the compiled runtimes need a C compiler
 
 CASES = ["rolling_disk",         # tree path
          "whipple_bicycle",      # tree path with embedded constraints

@@ -11,13 +11,13 @@ import numpy as np
 import pytest
 import sympy as sp
 import sympy.physics.mechanics as me
+from conftest import needs_cc
 
 import kanebond as kb
 from kanebond.models.chain import chain_3d_parameters
-from kanebond.numeric._c.backend import compiler_available
 from kanebond.numeric._program.tree import NotATree, TreeProgram
 
-pytestmark = pytest.mark.skipif(not compiler_available(), reason="needs a C compiler")
+pytestmark = needs_cc
 URDF = Path(__file__).parent / "urdf"
 
 

@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import sympy as sp
+from conftest import needs_cc
 
 import kanebond as kb
 from kanebond.io.urdf.parts import identifier
@@ -163,11 +164,8 @@ def test_damping_is_read_and_applied():
     assert "damping panda_joint1" in names
 
 
+@needs_cc
 def test_c_backend_matches_numpy_on_a_robot():
-    from kanebond.numeric import compiler_available
-
-    if not compiler_available():
-        pytest.skip("no C compiler")
     c, npy = _numeric("ur5_robot", "fixed", "c"), _numeric("ur5_robot", "fixed")
     rng = np.random.default_rng(3)
     for _ in range(3):
