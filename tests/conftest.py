@@ -5,11 +5,12 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+from pathlib import Path
 
 import pytest
 import sympy as sp
 import sympy.physics.mechanics as me
-from adjoined_planar import pl, ramp_system, speed_system  # noqa: F401  (fixtures)
+from adjoined_planar import Planar, pl, ramp_system, speed_system  # noqa: F401  (fixtures)
 from browser import browser_paths, driver  # noqa: F401  (fixtures: the headless browser)
 
 from kanebond.models import (
@@ -27,6 +28,9 @@ HAS_CC = compiler_available()
 #: The mark of a test (or parameter) that needs the C compiler: skipped, saying so, without one
 #: (registered in pyproject.toml; the skip is added in pytest_collection_modifyitems).
 needs_cc = pytest.mark.needs_cc
+
+#: The model files the tests share (tests/data/*.toml).
+DATA = Path(__file__).parent / "data"
 
 #: The files that take longest (seconds of one core, warm cache, measured with --durations=0),
 #: run first: make test gives each of its two workers a whole file at a time (--dist loadfile),
@@ -145,21 +149,12 @@ def simple_pendulum(coordinate: str = "q", speed: str = "u", name: str = "pendul
     return system, q, u, (m, g, l)
 
 
-def planar_particle(name: str = "planar"):
-    """A particle P of mass m in the vertical plane, speeds v_x = x', v_y = y', gravity −m g N.y:
-    ``(system, P, (m, g, v0))`` with v0 a spare positive symbol for a speed constraint."""
-    import kanebond as kb
-
-    x, y, vx, vy = me.dynamicsymbols("x y v_x v_y")
-    m, g, v0 = sp.symbols("m g v0", positive=True)
-    N = me.ReferenceFrame("N")
-    O = me.Point("O")
-    O.set_vel(N, 0)
-    P = O.locatenew("P", x * N.x + y * N.y)
-    P.set_vel(N, vx * N.x + vy * N.y)
-    system = kb.KaneSystem(N, [x, y], [vx, vy], [x.diff() - vx, y.diff() - vy],
-                           [me.Particle("Pa", P, m)], [(P, -m * g * N.y)], name=name)
-    return system, P, (m, g, v0)
+def planar_particle():
+    """The particle P of tests/adjoined_planar.py (mass m in the vertical plane, speeds
+    v_x = x', v_y = y', gravity −m g N.y): ``(system, P, (m, g, v0))`` with v0 a spare positive
+    symbol for a speed constraint."""
+    particle = Planar()
+    return particle.base, particle.P, (particle.m, particle.g, particle.v0)
 
 
 def spinning_body_file(path, name: str, inertia: str, shape: str, m: float = 1.0,

@@ -21,6 +21,7 @@ import math
 import numpy as np
 import pytest
 import sympy as sp
+from conftest import DATA
 
 import kanebond as kb
 from kanebond import bondgraph as bg
@@ -161,45 +162,8 @@ def test_parameters_default_only_the_declared_inputs_to_zero():
         Parameters([V, W], {}, "s", zero_inputs=[V])
 
 
-PARTICLE = """
-name = "particle on a line"
-[parameters]
-m = 2.0
-k = 8.0
-c = 1.2
-[coordinates]
-names = ["x"]
-[speeds]
-names = ["u"]
-[kinematics]
-x = "u"
-[points.P]
-parent = "O"
-position = ["x", "0", "0"]
-frame = "N"
-velocity = ["u", "0", "0"]
-[bodies.bob]
-mass = "m"
-point = "P"
-[bondgraph]
-form = "FORM"
-[bondgraph.ports]
-s = "u"
-[[bondgraph.elements]]
-kind = "Se"
-name = "spring"
-effort = "-k*x"
-[[bondgraph.elements]]
-kind = "Se"
-name = "damper"
-effort = "-c*u"
-[[bondgraph.bonds]]
-source = "spring"
-target = "s"
-[[bondgraph.bonds]]
-source = "damper"
-target = "s"
-"""
+#: A particle on a line, a spring and a damper its bond graph (tests/data/particle_bondgraph.toml)
+PARTICLE = (DATA / "particle_bondgraph.toml").read_text(encoding="utf-8")
 
 
 @pytest.mark.parametrize("form", ["momentum", "velocity"])
@@ -207,7 +171,7 @@ def test_a_model_files_coordinate_and_speed_in_its_elements(tmp_path, form):
     """x is a state of both graphs; u is a state of the velocity graph and p_u/m in the
     momentum graph. The damped oscillation is the closed form of the module docstring."""
     path = tmp_path / "particle.toml"
-    path.write_text(PARTICLE.replace("FORM", form), encoding="utf-8")
+    path.write_text(PARTICLE.replace('form = "momentum"', f'form = "{form}"'), encoding="utf-8")
     loaded = read_model(path)
     num = loaded.bondgraph.numeric(loaded.defaults)
     m, k, c = 2.0, 8.0, 1.2

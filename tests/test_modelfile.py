@@ -12,6 +12,7 @@ import mpmath
 import numpy as np
 import pytest
 import sympy as sp
+from conftest import DATA
 from sympy.core.function import AppliedUndef
 
 import kanebond as kb
@@ -21,36 +22,8 @@ from kanebond.runspec import prepare
 
 SHIPPED = files("kanebond") / "models" / "files"
 
-BASE = """\
-name = "pendulum"
-[parameters]
-m = 1.0
-l = {value = 1.0, unit = "m"}
-g = 9.81
-[coordinates]
-names = ["q"]
-[speeds]
-names = ["u"]
-[kinematics]
-q = "u"
-[frames.B]
-parent = "N"
-axis = "z"
-angle = "q"
-[points.P]
-parent = "O"
-position = ["l", "0", "0"]
-frame = "B"
-v2pt = {from = "O", frame = "B"}
-[bodies.bob]
-mass = "m"
-point = "P"
-[[loads]]
-name = "gravity"
-point = "P"
-force = ["0", "-m*g", "0"]
-frame = "N"
-"""
+#: A pendulum file, the text that the mistakes below change (tests/data/pendulum.toml).
+BASE = (DATA / "pendulum.toml").read_text(encoding="utf-8")
 
 
 def _name(x: sp.Basic) -> str:

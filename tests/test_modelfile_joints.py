@@ -12,148 +12,19 @@ import numpy as np
 import pytest
 import sympy as sp
 import sympy.physics.mechanics as me
+from conftest import DATA
 from sympy.core.function import AppliedUndef
 from test_modelfile import _equal_matrices, _name, _same_equations
 
 import kanebond as kb
 from kanebond.io.modelfile import load_model
 
-# A planar 3-link arm hanging from the ground: pin joints about z, links of length l_i with the
-# mass centre at the middle, gravity along -N.y; a torque tau1 at the shoulder.
-ARM_HEAD = """
-name = "three-link arm"
-[parameters]
-m1 = 1.0
-m2 = 0.8
-m3 = 0.5
-l1 = 1.0
-l2 = 0.7
-l3 = 0.4
-I1 = 0.1
-I2 = 0.05
-I3 = 0.02
-g = 9.81
-[inputs]
-names = ["tau1"]
-[coordinates]
-names = ["q1", "q2", "q3"]
-[speeds]
-names = ["u1", "u2", "u3"]
-"""
-
-ARM_JOINTS = ARM_HEAD + """
-[[joints]]
-name = "shoulder"
-type = "pin"
-parent = "N"
-child = "link1"
-coordinates = ["q1"]
-speeds = ["u1"]
-axis = "N.z"
-child_point = ["0", "l1/2", "0"]
-
-[[joints]]
-name = "elbow"
-type = "pin"
-parent = "link1"
-child = "link2"
-coordinates = ["q2"]
-speeds = ["u2"]
-axis = "A.z"
-parent_point = ["0", "-l1/2", "0"]
-child_point = ["0", "l2/2", "0"]
-
-[[joints]]
-name = "wrist"
-type = "pin"
-parent = "link2"
-child = "link3"
-coordinates = "q3"
-speeds = "u3"
-axis = ["0", "0", "1"]
-parent_point = {B = ["0", "-l2/2", "0"]}
-child_point = ["0", "l3/2", "0"]
-
-[bodies.link1]
-mass = "m1"
-masscenter = "G1"
-frame = "A"
-inertia = ["0", "0", "I1"]
-[bodies.link2]
-mass = "m2"
-masscenter = "G2"
-frame = "B"
-inertia = ["0", "0", "I2"]
-[bodies.link3]
-mass = "m3"
-masscenter = "G3"
-frame = "C"
-inertia = ["0", "0", "I3"]
-
-[[loads]]
-point = "G1"
-force = ["0", "-m1*g", "0"]
-frame = "N"
-[[loads]]
-point = "G2"
-force = ["0", "-m2*g", "0"]
-frame = "N"
-[[loads]]
-point = "G3"
-force = ["0", "-m3*g", "0"]
-frame = "N"
-[[loads]]
-torque = ["0", "0", "tau1"]
-frame = "N"
-on = "A"
-"""
-
-ARM_FRAMES = ARM_HEAD + """
-[kinematics]
-q1 = "u1"
-q2 = "u2"
-q3 = "u3"
-[frames.A]
-parent = "N"
-axis = "z"
-angle = "q1"
-angular_velocity = "u1"
-[frames.B]
-parent = "A"
-axis = "z"
-angle = "q2"
-angular_velocity = "u2"
-[frames.C]
-parent = "B"
-axis = "z"
-angle = "q3"
-angular_velocity = "u3"
-[points.G1]
-parent = "O"
-position = ["0", "-l1/2", "0"]
-frame = "A"
-v2pt = {from = "O", frame = "A"}
-[points.K2]
-parent = "G1"
-position = ["0", "-l1/2", "0"]
-frame = "A"
-v2pt = {from = "G1", frame = "A"}
-[points.G2]
-parent = "K2"
-position = ["0", "-l2/2", "0"]
-frame = "B"
-v2pt = {from = "K2", frame = "B"}
-[points.K3]
-parent = "G2"
-position = ["0", "-l2/2", "0"]
-frame = "B"
-v2pt = {from = "G2", frame = "B"}
-[points.G3]
-parent = "K3"
-position = ["0", "-l3/2", "0"]
-frame = "C"
-v2pt = {from = "K3", frame = "C"}
-""" + ARM_JOINTS[ARM_JOINTS.index("[bodies.link1]"):]
+# A planar 3-link arm hanging from the ground (pin joints about z, gravity along -N.y, a torque
+# tau1 at the shoulder), with [[joints]] and with frames and points; ARM_HEAD is what the two
+# share: parameters, inputs, coordinates and speeds.
+ARM_JOINTS = (DATA / "arm_joints.toml").read_text(encoding="utf-8")
+ARM_FRAMES = (DATA / "arm_frames.toml").read_text(encoding="utf-8")
+ARM_HEAD = ARM_JOINTS[:ARM_JOINTS.index("[[joints]]")]
 
 
 def _load(tmp_path, text: str, stem: str = "model") -> kb.KaneSystem:
@@ -249,85 +120,9 @@ def test_pin_arm_equals_sympy_system(tmp_path):
     _compare_with_sympy(_load(tmp_path, ARM_JOINTS), _sympy_arm, seed=1)
 
 
-# A cart on a prismatic joint along N.x, with a pendulum pinned to it (about the cart's z) and a
-# slider on a prismatic joint along the pendulum.
-CART = """
-[parameters]
-M = 2.0
-m = 0.5
-ms = 0.3
-l = 0.8
-I = 0.04
-Is = 0.01
-g = 9.81
-k = 3.0
-[inputs]
-names = ["F"]
-[coordinates]
-names = ["x", "th", "s"]
-[speeds]
-names = ["v", "w", "vs"]
-
-[[joints]]
-name = "rail"
-type = "prismatic"
-parent = "N"
-child = "cart"
-coordinates = ["x"]
-speeds = ["v"]
-axis = "N.x"
-[[joints]]
-name = "hinge"
-type = "pin"
-parent = "cart"
-child = "pendulum"
-coordinates = ["th"]
-speeds = ["w"]
-axis = "K.z"
-child_point = ["0", "l/2", "0"]
-[[joints]]
-name = "slide"
-type = "prismatic"
-parent = "pendulum"
-child = "slider"
-coordinates = ["s"]
-speeds = ["vs"]
-axis = ["0", "-1", "0"]
-parent_point = ["0", "l/2", "0"]
-
-[bodies.cart]
-mass = "M"
-masscenter = "Gc"
-frame = "K"
-inertia = ["0", "0", "I"]
-[bodies.pendulum]
-mass = "m"
-masscenter = "Gp"
-frame = "P"
-inertia = ["0", "0", "I"]
-[bodies.slider]
-mass = "ms"
-masscenter = "Gs"
-frame = "S"
-inertia = ["0", "0", "Is"]
-
-[[loads]]
-point = "Gc"
-force = ["F", "-M*g", "0"]
-frame = "N"
-[[loads]]
-point = "Gp"
-force = ["0", "-m*g", "0"]
-frame = "N"
-[[loads]]
-point = "Gs"
-force = ["0", "-ms*g", "0"]
-frame = "N"
-[[loads]]
-point = "Gs"
-force = ["0", "k*s", "0"]
-frame = "P"
-"""
+# A cart on a prismatic joint along N.x, with a pendulum pinned to it and a slider on the
+# pendulum (tests/data/cart_joints.toml).
+CART = (DATA / "cart_joints.toml").read_text(encoding="utf-8")
 
 
 def _sympy_cart() -> me.System:
