@@ -89,6 +89,12 @@ class GraphNumeric:
     of every store and the power of every source; :func:`kanebond.simulate` accepts it."""
 
     backend = "numpy"
+    #: capability flags of the numeric contract (kanebond.numeric.evaluator.NumericContract):
+    #: no embedded or adjoined constraints
+    embedded = has_embedding = False
+    n_adjoined = 0
+    adjoined_rank: int | None = None
+    adjoined_names: list = []
 
     def __init__(self, graph, constants: Mapping | None = None) -> None:
         eqs = graph.state_equations(explicit=False)
@@ -250,6 +256,10 @@ class GraphNumeric:
         if got is None:
             return None, why
         return graph_entry(got, self.R, len(self.load_names)), ""
+
+    def outputs(self, t, q, f) -> dict[str, np.ndarray]:
+        """No extra trajectory columns (the contract's; a graph's bonds are read apart)."""
+        return {}
 
     def initial_state(self, initial: Any, t0: float = 0.0) -> np.ndarray:
         """x0 from a mapping {state symbol or name: value}, a sequence, or None (zeros)."""

@@ -174,6 +174,14 @@ class ConstrainedModel:
     def has_embedding(self) -> bool:
         return self.relaxed.has_embedding
 
+    #: the state's speeds are the free ones, ᵘf: no dependent speeds solved per evaluation
+    embedded = False
+
+    @property
+    def n_adjoined(self) -> int:
+        """The number of adjoined constraints (with multipliers), L."""
+        return self.L
+
     def compiled_kernels(self, momentum: bool = False) -> tuple[Any, str]:
         """(the Entry of kb_con or kb_con_momentum for the C simulation core, "") or (None,
         why not) (:class:`~kanebond.numeric.evaluator.NumericContract`)."""

@@ -139,17 +139,22 @@ class NumericContract(Protocol):
     """What the simulation reads of a numeric model (see the module docstring).
 
     ``R`` coordinates, ``S`` independent speeds, ``n_u`` speeds in all, ``state_names``,
-    ``load_names``, ``constants``, ``parameters``; capability flags ``embedded`` (dependent
+    ``load_names``, ``constants``, ``backend``; capability flags ``embedded`` (dependent
     speeds solved at every evaluation), ``has_embedding`` (embedded constraints at all),
-    ``L`` (adjoined constraints with multipliers, ConstrainedModel); ``rhs`` at one state or
-    a batch (and ``rhs_momentum``, the momentum form, where the model has one: not a bond
-    graph's); ``compiled_kernels(momentum)``: (Entry, "") of the compiled
+    ``n_adjoined`` (adjoined constraints with multipliers, ConstrainedModel's L),
+    ``adjoined_rank`` (their rank where redundant, else None), ``adjoined_names``;
+    ``initial_state(initial, t0)``, ``outputs(t, q, f)`` (extra trajectory columns); ``rhs``
+    at one state or a batch (and ``rhs_momentum``, the momentum form, where the model has
+    one: not a bond graph's); ``compiled_kernels(momentum)``: (Entry, "") of the compiled
     right-hand side for the C core, or (None, why not)."""
 
     R: int
     S: int
     state_names: list
     load_names: list
+    embedded: bool
+    has_embedding: bool
+    n_adjoined: int
 
     def rhs(self, t, x) -> np.ndarray: ...
 

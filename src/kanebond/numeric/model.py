@@ -101,6 +101,11 @@ class NumericModel(EmbeddedMixin, PartitionMixin, ReactionMixin):
     """
 
     evaluator: Evaluator
+    #: capability flags of the numeric contract (:class:`~kanebond.numeric.evaluator.
+    #: NumericContract`): no adjoined constraints here (a ConstrainedModel's)
+    n_adjoined = 0
+    adjoined_rank: int | None = None
+    adjoined_names: list = []
 
     def __init__(
         self,

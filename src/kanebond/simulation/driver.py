@@ -27,7 +27,7 @@ from ..errors import (
     SingularConfigurationError,
     SingularMassMatrixError,
 )
-from ..kanemodel.parameters import initial_state_vector, name_of
+from ..kanemodel.parameters import name_of
 from ..mechanics.kinematics import show
 from ..numeric._c.jacobian import jacobian_function
 from .crossing import HISTORY, Gap, cross
@@ -74,9 +74,9 @@ class Run:
         self.n = self.R + self.S
         self.names = num.state_names
         # the entries of a state a message names: all but the dependent coordinates
-        dep = {str(q) for q in getattr(getattr(num, "system", None), "dependent_coordinates",
-                                       None) or []}
-        self.focus = [i for i, q in enumerate(getattr(num, "coordinates", []))
+        # (a bond graph, the system of its GraphNumeric, has no dependent coordinates)
+        dep = {str(q) for q in getattr(num.system, "dependent_coordinates", None) or []}
+        self.focus = [i for i, q in enumerate(num.coordinates)
                       if str(q) not in dep] + list(range(num.R, num.R + num.S))
         self.ev_fns = prepare_events(opts["events"], num)
         self.nl = len(num.load_names) if opts["audit"] else 0
@@ -93,7 +93,7 @@ class Run:
         if self.watch is not None:
             self.watch.active = self.active
         self.rhs = Rhs(self.active, form, audit=self.nl > 0 and not self.stage_work)
-        self.system_name = getattr(getattr(num, "system", None), "name", "system")
+        self.system_name = num.system.name
         self.meta = self._metadata()
         # output times and the states z = [y, W] there; with an embedded watch the stored y
         # are [q, f] in the system's own speeds whatever the form and partition integrated
@@ -118,14 +118,13 @@ class Run:
         num, t0 = self.num, self.t0
         self.start_model, self.x_start = num, None
         try:
-            x0 = num.initial_state(initial, t0) if hasattr(num, "initial_state") else \
-                initial_state_vector(num, initial)
-            if getattr(num, "embedded", False):
+            x0 = num.initial_state(initial, t0)
+            if num.embedded:
                 num.all_speed_values(x0[: num.R], x0[num.R :])  # solvable at t0?
         except SingularConfigurationError:
             # the system's own dependent speeds cannot be solved at t0: start with a regular
             # partition whose speeds initial gives (kanebond.simulation.monitor)
-            if not getattr(num, "embedded", False) or not isinstance(initial, Mapping):
+            if not num.embedded or not isinstance(initial, Mapping):
                 raise
             self.start_model, xs = regular_start(num, initial, t0)
             u0 = np.atleast_2d(self.start_model.all_speed_values(xs[: num.R], xs[num.R :]))[0]
@@ -138,11 +137,11 @@ class Run:
         meta: dict[str, Any] = {
             "system": self.system_name, "form": self.form, "method": self.method_name,
             "rtol": o["rtol"], "atol": o["atol"], "max_step": o["max_step"],
-            "t_span": [self.t0, self.tf], "backend": getattr(num, "backend", None),
+            "t_span": [self.t0, self.tf], "backend": num.backend,
             "constants": {
                 name_of(k):
                     (v if isinstance(v, (int, float)) else repr(v))
-                for k, v in getattr(num, "constants", {}).items()
+                for k, v in num.constants.items()
             },
             "initial": dict(zip(self.names, self.x0.tolist(), strict=True)),
             "audit": o["audit"],

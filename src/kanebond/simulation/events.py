@@ -131,8 +131,8 @@ class _EventFn:
 
     def _compile(self, expr: sp.Basic, num: NumericModel) -> Callable[[float, np.ndarray], float]:
         """Lambdify a SymPy condition in t, q, f and the model's constants and inputs."""
-        system = getattr(num, "system", None)
-        if system is not None and hasattr(system, "kindiffdict"):
+        system = num.system
+        if hasattr(system, "kindiffdict"):  # (a bond graph has none)
             expr = sp.sympify(expr, strict=True).xreplace(system.kindiffdict())  # q' → Q f
             # dependent speeds → G f, prescribed speeds → g(t): not states
             expr = expr.xreplace(getattr(system, "dependent_speed_map", {}))

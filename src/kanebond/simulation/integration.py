@@ -245,9 +245,9 @@ def _rowwise(one: Callable, batch: Callable, N: int, shape: tuple) -> np.ndarray
 def extra_outputs(num: Any, t: np.ndarray, q: np.ndarray, f: np.ndarray) -> dict[str, np.ndarray]:
     """The model's extra output columns (constraint residuals, multipliers, reactions, ...),
     point by point where a batch fails (NaN there)."""
-    outputs = getattr(num, "outputs", None)
-    if outputs is None or not len(t):
+    if not len(t):
         return {}
+    outputs = num.outputs
     ok = np.all(np.isfinite(f), axis=1) & np.all(np.isfinite(q), axis=1)
     try:
         if ok.all():

@@ -156,14 +156,14 @@ class ConstraintWatch:
         self.user = model
         self.active = model
         self.momentum = momentum
-        self.embedded = bool(getattr(model, "embedded", False))
-        self.adjoined = bool(getattr(model, "L", 0))
+        self.embedded = bool(model.embedded)
+        self.adjoined = bool(model.n_adjoined)
         self.switches: list[tuple[float, list[str]]] = []
         self.margin_min = 1.0
         self._last_margin: float | None = None
         self._pending: tuple[Any, float] | None = None
         self.projections = 0
-        self.config = bool(getattr(model, "has_embedding", False)) and bool(
+        self.config = bool(model.has_embedding) and bool(
             getattr(getattr(model, "system", None), "embedding", None)
             and model.system.embedding.configuration_constraints)
         # stated redundantly (more rows than dependent speeds): its margin is that of the
@@ -172,8 +172,7 @@ class ConstraintWatch:
 
     @staticmethod
     def applies(model: Any) -> bool:
-        return bool(getattr(model, "embedded", False)) or bool(getattr(model, "L", 0)) or (
-            bool(getattr(model, "has_embedding", False)))
+        return bool(model.embedded or model.n_adjoined or model.has_embedding)
 
     # ------------------------------------------------------------------ conversions
     def speeds_of(self, model: Any, t: float | np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -250,13 +249,13 @@ class ConstraintWatch:
             return 1.0
         f = self.speeds_of(model, t, y[None, :])
         return _margin(model.constraint_jacobian(t, y[:R], f[0]),
-                       getattr(model, "adjoined_rank", None))
+                       model.adjoined_rank)
 
     def margins(self, ts: np.ndarray, Y: np.ndarray) -> list[float]:
         """:meth:`margin` at several integrated states (rows of Y) at once: with embedded
         constraints B(q) of all of them from one evaluation, and one batched SVD."""
         model = self.active
-        if not self.embedded or not hasattr(model, "work_arrays"):
+        if not self.embedded:
             return [self.margin(float(t), y) for t, y in zip(ts, Y, strict=True)]
         from ..numeric._numpy.backend import constraint_matrix
 
@@ -420,7 +419,7 @@ class ConstraintWatch:
                     f"{'; ...' if len(labels) > 4 else ''})")
         else:
             what = "the adjoined constraints " + ", ".join(
-                repr(n) for n in getattr(self.user, "adjoined_names", []))
+                repr(n) for n in self.user.adjoined_names)
         head = (f"{what} lose rank at t≈{t:.10g} (rank margin σ_min/σ_max = {margin:.2e}): a "
                 f"singular configuration of the mechanism (a bifurcation: there the number of "
                 f"degrees of freedom jumps and the motion through it is not unique)")

@@ -51,9 +51,9 @@ def animate(traj: Any, system: Any = None, constants: Any = None, **options: Any
     from ..view import animate as view_of
 
     model = traj.model
-    system = system if system is not None else getattr(model, "system", None)
-    if constants is None:
-        constants = getattr(model, "constants", None)
+    if model is not None:  # (None: a file read back)
+        system = system if system is not None else model.system
+        constants = constants if constants is not None else model.constants
     if system is None:
         raise SimulationError(
             "this trajectory does not know its system (it was loaded from a file, or simulated "

@@ -235,7 +235,7 @@ def simulate(
                 max_step=max_step, max_nfev=max_nfev, max_steps=max_steps,
                 stall_steps=stall_steps,
                 progress=progress, metadata=metadata, options=options)
-    if getattr(num, "L", 0) and initial is not None:  # the rank of the adjoined constraints
+    if num.n_adjoined and initial is not None:  # the rank of the adjoined constraints
         num.initial_state(initial, t0)  # at t0: a redundant set runs in NumPy (redundant.py)
     why = compiled_reason(method, options)
     run_cls = Run
