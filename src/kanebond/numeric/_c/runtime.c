@@ -261,6 +261,23 @@ static void kb_lu_solve_t(const double *LU, const int *piv, int kl, int ku, doub
 /* Body by body, in the independent speeds ([PA21] (53)-(57) with V_f = V T): Af = T^T A_u T,
    rhs = T^T (e_u − D_u u − A_u c̃) (when rhs), ph_u = p̂_u (all speeds, when ph),
    eh = T^T ê_u (when eh). ct (S_) is c̃ = u' at f' = 0, or NULL. */
+/* Xt = X T (3 x SF_) for a body's 3 x k block X on the speeds cols, T by its nonzeros by row
+   (tn, ts, tv): the sum over j in order, T's zeros skipped. */
+static void kb_times_t(const double *X, int k, const int *cols, const int *tn, const int *ts,
+                       const double *tv, double *Xt) {
+    memset(Xt, 0, sizeof(double) * 3 * SF_);
+    for (int j = 0; j < k; j++) {
+        const int c = cols[j], *sj = ts + c * SF_;
+        const double *vj = tv + c * SF_, x0 = X[j], x1 = X[k + j], x2 = X[2 * k + j];
+        for (int z = 0; z < tn[c]; z++) {
+            const int s = sj[z];
+            Xt[s] += x0 * vj[z];
+            Xt[SF_ + s] += x1 * vj[z];
+            Xt[2 * SF_ + s] += x2 * vj[z];
+        }
+    }
+}
+
 static void kb_assemble_emb(const double *u, const double *T, const double *ct, const double *wp,
                             const double *wv, const double *wd, double *Af, double *rhs,
                             double *ph, double *eh) {
@@ -268,7 +285,22 @@ static void kb_assemble_emb(const double *u, const double *T, const double *ct, 
     if (rhs) memset(rhs, 0, sizeof(double) * SF_);
     if (ph) memset(ph, 0, sizeof(double) * S_);
     if (eh) memset(eh, 0, sizeof(double) * SF_);
-    double Vt[3 * SF_ + 1], Wt[3 * SF_ + 1], IWt[3 * SF_ + 1], Vdt[3 * SF_ + 1], Wdt[3 * SF_ + 1];
+    /* A_u (its lower triangle) and e_u - D_u u - A_u c~ in all speeds, summed over the bodies on
+       each body's own speeds, then projected once with T ([PA21] (55), (56)): T's nonzeros by
+       row (a row of an independent speed is a unit vector, so the projection costs little) */
+    double Vdt[3 * SF_ + 1], Wdt[3 * SF_ + 1], Au[Af ? S_ * S_ : 1], eu[S_];
+    int tn[S_], ts[S_ * (SF_ > 0 ? SF_ : 1)];
+    double tv[S_ * (SF_ > 0 ? SF_ : 1)];
+    for (int c = 0; c < S_; c++) {
+        tn[c] = 0;
+        for (int s = 0; s < SF_; s++)
+            if (T[c * SF_ + s] != 0.0) {
+                ts[c * SF_ + tn[c]] = s;
+                tv[c * SF_ + tn[c]++] = T[c * SF_ + s];
+            }
+    }
+    if (Af) memset(Au, 0, sizeof(double) * S_ * S_);
+    memset(eu, 0, sizeof eu);
     for (int b = 0; b < NB_; b++) {
         const int k = B_K[b];
         if (k == 0) continue;
@@ -276,13 +308,7 @@ static void kb_assemble_emb(const double *u, const double *T, const double *ct, 
         const double m = wp[B_M[b]];
         const double *V = wp + B_V[b];
         double v[3] = {0, 0, 0}, vc[3] = {0, 0, 0}, w[3] = {0, 0, 0}, wc[3] = {0, 0, 0};
-        double h[3] = {0, 0, 0};
-        for (int i = 0; i < 3; i++)
-            for (int s = 0; s < SF_; s++) {
-                double x = 0.0;
-                for (int j = 0; j < k; j++) x += V[i * k + j] * T[cols[j] * SF_ + s];
-                Vt[i * SF_ + s] = x;
-            }
+        double h[3] = {0, 0, 0}, IW[3 * KMAX_ + 1];
         for (int i = 0; i < 3; i++)
             for (int j = 0; j < k; j++) {
                 v[i] += V[i * k + j] * u[cols[j]];
@@ -293,27 +319,23 @@ static void kb_assemble_emb(const double *u, const double *T, const double *ct, 
             W = wp + B_W[b];
             I = wp + B_I[b];
             for (int i = 0; i < 3; i++)
-                for (int s = 0; s < SF_; s++) {
-                    double x = 0.0;
-                    for (int j = 0; j < k; j++) x += W[i * k + j] * T[cols[j] * SF_ + s];
-                    Wt[i * SF_ + s] = x;
-                }
-            for (int i = 0; i < 3; i++)
                 for (int j = 0; j < k; j++) {
                     w[i] += W[i * k + j] * u[cols[j]];
                     if (ct) wc[i] += W[i * k + j] * ct[cols[j]];
                 }
             for (int i = 0; i < 3; i++) h[i] = I[3 * i] * w[0] + I[3 * i + 1] * w[1] + I[3 * i + 2] * w[2];
-            for (int i = 0; i < 3; i++)
-                for (int s = 0; s < SF_; s++)
-                    IWt[i * SF_ + s] = I[3 * i] * Wt[s] + I[3 * i + 1] * Wt[SF_ + s] + I[3 * i + 2] * Wt[2 * SF_ + s];
+            if (Af)
+                for (int i = 0; i < 3; i++)
+                    for (int j = 0; j < k; j++)
+                        IW[i * k + j] = I[3 * i] * W[j] + I[3 * i + 1] * W[k + j] + I[3 * i + 2] * W[2 * k + j];
         }
         if (Af)
-            for (int r = 0; r < SF_; r++)
-                for (int s = 0; s < SF_; s++) {
-                    double x = m * (Vt[r] * Vt[s] + Vt[SF_ + r] * Vt[SF_ + s] + Vt[2 * SF_ + r] * Vt[2 * SF_ + s]);
-                    if (W) x += Wt[r] * IWt[s] + Wt[SF_ + r] * IWt[SF_ + s] + Wt[2 * SF_ + r] * IWt[2 * SF_ + s];
-                    Af[r * SF_ + s] += x;
+            for (int r = 0; r < k; r++)
+                for (int j = 0; j <= r; j++) {
+                    double x = m * (V[r] * V[j] + V[k + r] * V[k + j] + V[2 * k + r] * V[2 * k + j]);
+                    if (W) x += W[r] * IW[j] + W[k + r] * IW[k + j] + W[2 * k + r] * IW[2 * k + j];
+                    const int c1 = cols[r], c2 = cols[j];
+                    Au[c1 > c2 ? c1 * S_ + c2 : c2 * S_ + c1] += x;
                 }
         if (rhs) {
             const double *a = wv + B_A[b];
@@ -329,10 +351,10 @@ static void kb_assemble_emb(const double *u, const double *T, const double *ct, 
                 tq[1] -= w[2] * h[0] - w[0] * h[2];
                 tq[2] -= w[0] * h[1] - w[1] * h[0];
             }
-            for (int s = 0; s < SF_; s++) {
-                double x = Vt[s] * F[0] + Vt[SF_ + s] * F[1] + Vt[2 * SF_ + s] * F[2];
-                if (W) x += Wt[s] * tq[0] + Wt[SF_ + s] * tq[1] + Wt[2 * SF_ + s] * tq[2];
-                rhs[s] += x;
+            for (int j = 0; j < k; j++) {
+                double x = V[j] * F[0] + V[k + j] * F[1] + V[2 * k + j] * F[2];
+                if (W) x += W[j] * tq[0] + W[k + j] * tq[1] + W[2 * k + j] * tq[2];
+                eu[cols[j]] += x;
             }
         }
         if (ph)
@@ -343,16 +365,9 @@ static void kb_assemble_emb(const double *u, const double *T, const double *ct, 
             }
         if (eh) {
             const double *Vd = wd + B_VD[b];
-            for (int i = 0; i < 3; i++)
-                for (int s = 0; s < SF_; s++) {
-                    double x = 0.0, y = 0.0;
-                    for (int j = 0; j < k; j++) {
-                        x += Vd[i * k + j] * T[cols[j] * SF_ + s];
-                        if (W) y += wd[B_WD[b] + i * k + j] * T[cols[j] * SF_ + s];
-                    }
-                    Vdt[i * SF_ + s] = x;
-                    Wdt[i * SF_ + s] = y;
-                }
+            kb_times_t(Vd, k, cols, tn, ts, tv, Vdt);
+            if (W) kb_times_t(wd + B_WD[b], k, cols, tn, ts, tv, Wdt);
+            else memset(Wdt, 0, sizeof(double) * 3 * SF_);
             for (int s = 0; s < SF_; s++) {
                 double x = m * (Vdt[s] * v[0] + Vdt[SF_ + s] * v[1] + Vdt[2 * SF_ + s] * v[2]);
                 if (W) x += Wdt[s] * h[0] + Wdt[SF_ + s] * h[1] + Wdt[2 * SF_ + s] * h[2];
@@ -372,17 +387,12 @@ static void kb_assemble_emb(const double *u, const double *T, const double *ct, 
                 if (ct) x += M[r * k + s] * ct[cols[s]];
             }
             if (ph) ph[cols[r]] += Mu;
-            if (rhs) {
-                x = -(x + wv[G_DF[g] + r]);
-                for (int s = 0; s < SF_; s++) rhs[s] += T[cols[r] * SF_ + s] * x;
-            }
+            if (rhs) eu[cols[r]] -= x + wv[G_DF[g] + r];
             if (eh)
                 for (int s = 0; s < SF_; s++) eh[s] += T[cols[r] * SF_ + s] * wd[G_EH[g] + r];
-            if (Af)
+            if (Af)  /* (M symmetric: its lower triangle in A_u's) */
                 for (int s = 0; s < k; s++)
-                    for (int a = 0; a < SF_; a++)
-                        for (int b2 = 0; b2 < SF_; b2++)
-                            Af[a * SF_ + b2] += T[cols[r] * SF_ + a] * M[r * k + s] * T[cols[s] * SF_ + b2];
+                    if (cols[s] <= cols[r]) Au[cols[r] * S_ + cols[s]] += M[r * k + s];
         }
     }
     if (rhs)
@@ -391,13 +401,29 @@ static void kb_assemble_emb(const double *u, const double *T, const double *ct, 
             const int *cols = COLS + L_COLS[l];
             const double *V = wp + L_V[l];
             const double *F = wv + L_F[l];
-            for (int s = 0; s < SF_; s++) {
-                double x = 0.0;
-                for (int j = 0; j < k; j++)
-                    x += (V[j] * F[0] + V[k + j] * F[1] + V[2 * k + j] * F[2]) * T[cols[j] * SF_ + s];
-                rhs[s] += x;
-            }
+            for (int j = 0; j < k; j++)
+                eu[cols[j]] += V[j] * F[0] + V[k + j] * F[1] + V[2 * k + j] * F[2];
         }
+    /* A_f = Tᵀ A_u T (A_u symmetric, its lower triangle) and rhs = Tᵀ e_u */
+    if (Af)
+        for (int c1 = 0; c1 < S_; c1++)
+            for (int c2 = 0; c2 <= c1; c2++) {
+                const double x = Au[c1 * S_ + c2];
+                if (x == 0.0) continue;
+                for (int z1 = 0; z1 < tn[c1]; z1++) {
+                    const int r = ts[c1 * SF_ + z1];
+                    const double xr = tv[c1 * SF_ + z1] * x;
+                    for (int z2 = 0; z2 < tn[c2]; z2++) {
+                        const int s2 = ts[c2 * SF_ + z2];
+                        const double y = xr * tv[c2 * SF_ + z2];
+                        Af[r * SF_ + s2] += y;
+                        if (c1 != c2) Af[s2 * SF_ + r] += y;
+                    }
+                }
+            }
+    if (rhs)
+        for (int c1 = 0; c1 < S_; c1++)
+            for (int z = 0; z < tn[c1]; z++) rhs[ts[c1 * SF_ + z]] += tv[c1 * SF_ + z] * eu[c1];
 }
 
 /* The velocity form's pieces at one point (q, f) with the numeric embedding: the position and
