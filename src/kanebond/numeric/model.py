@@ -60,6 +60,7 @@ from ..kanemodel.parameters import Parameters
 from ..mechanics.kinematics import show
 from ..progress import working
 from ._c.backend import cache_dir, compiler_available
+from ._c.fastcall import point_caller
 from ._numpy.backend import EmbeddingSingular, constraint_matrix
 from ._program.program import Program
 from .bodies import NONFINITE, CEvaluator, NumpyEvaluator, SymbolicEvaluator
@@ -281,7 +282,10 @@ class NumericModel(EmbeddedMixin, PartitionMixin, ReactionMixin):
                 ptrs = (*ptrs, o1.ctypes.data)
             # ctypes objects, not ints: a call then converts nothing (a tenth of a µs)
             ptrs = (ctypes.c_int(1), *(ctypes.c_void_p(p) for p in ptrs))
-            b = self._tls.b = (t1, x1, o1, u1, ptrs)
+            # one C call that reads x in place where the extension can be had (_c/fastcall.py)
+            call = point_caller(self._kb_rhs, self.embedded, self._c1,
+                                self._part if self.embedded else None, o1, u1, self._xshape[0])
+            b = self._tls.b = (t1, x1, o1, u1, ptrs, call)
         return b
 
     # ------------------------------------------------------------------ plumbing
@@ -493,13 +497,17 @@ class NumericModel(EmbeddedMixin, PartitionMixin, ReactionMixin):
         """Velocity form ([PA21] (14)): x = [q, f] → x' = [Q f, A⁻¹(e − D f)]."""
         if self._fast and getattr(x, "shape", None) == self._xshape:
             try:  # this thread's buffers (inline: the call is microseconds)
-                t1, x1, o1, _, ptrs = self._tls.b
+                t1, x1, o1, _, ptrs, call = self._tls.b
             except AttributeError:
-                t1, x1, o1, _, ptrs = self._point()
-            t1[0] = t
-            x1[:] = x
-            code = self._kb_rhs(*ptrs)
+                t1, x1, o1, _, ptrs, call = self._point()
+            code = None if call is None else call(t, x)
+            if code is None:  # (no extension, or x not a C-contiguous float64 array)
+                t1[0] = t
+                x1[:] = x
+                code = self._kb_rhs(*ptrs)
             if code:
+                t1[0] = t
+                x1[:] = x
                 self._fail(code, t1, x1[None, :], o1[None, :])
             return o1.copy()
         single, tt, xb = self.checked_states(t, x, "x")

@@ -1,0 +1,66 @@
+"""One point of a compiled right-hand side from Python in one C call (``fastcall.c``).
+
+Through ctypes, a single ``rhs(t, x)`` pays for copying t and x into buffers and for the
+foreign call itself, about 1.5 µs, as much as the whole evaluation of a small robot. The
+extension module of ``fastcall.c`` reads x in place and calls the model's entry point
+directly. It is compiled once per Python version into the model cache, like the models; where
+Python's headers or the compiler are missing, :func:`point_caller` returns None and the caller
+keeps its ctypes path.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import importlib.util
+import sysconfig
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+from ...errors import ModelError
+from .backend import build_library, cache_dir, library_key, load_library
+
+__all__ = ["point_caller"]
+
+_SOURCE = Path(__file__).with_name("fastcall.c")
+_MODULE: list = []  # [the module, or None where it cannot be had], once per process
+
+
+def _module():
+    """The compiled ``kbfast`` module, or None where it cannot be built or loaded."""
+    if _MODULE:
+        return _MODULE[0]
+    mod = None
+    include = sysconfig.get_paths().get("include")
+    suffix = sysconfig.get_config_var("EXT_SUFFIX")
+    if include and suffix and (Path(include) / "Python.h").exists():
+        src = _SOURCE.read_text()
+        flags = ["-O2", f"-I{include}"]
+        path = cache_dir() / f"kbfast_{library_key(src + ' '.join(flags) + suffix)}{suffix}"
+        try:
+            load_library(path, lambda p: build_library([(src, flags)], p))
+            spec = importlib.util.spec_from_file_location("kbfast", path)
+            mod = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(mod)
+        except (ModelError, OSError, ImportError):
+            mod = None
+    _MODULE.append(mod)
+    return mod
+
+
+def point_caller(fn, embedded: bool, c: np.ndarray, part: np.ndarray | None, out: np.ndarray,
+                 u: np.ndarray, nx: int) -> Callable | None:
+    """``call(t, x)`` → the runtime's code of ``fn`` (a ctypes function of the model's library:
+    ``kb_rhs``-like, or ``kb_rhs_emb``-like when ``embedded``) at the one point (t, x), the
+    result in ``out`` (and all speeds in ``u``); None from ``call`` where x is not a
+    C-contiguous float64 array of nx numbers. None where the module cannot be had. The arrays
+    must outlive the caller."""
+    mod = _module()
+    if mod is None:
+        return None
+    ptr = ctypes.cast(fn, ctypes.c_void_p).value
+    return functools.partial(mod.point, ptr, int(embedded), c.ctypes.data,
+                             part.ctypes.data if part is not None else 0, out.ctypes.data,
+                             u.ctypes.data, nx)
