@@ -1,6 +1,6 @@
 """The compiled-model cache: a cache folder or library that others could write is refused,
 a planted or tampered library is never loaded, a long compilation is announced; and the
-compiled fast path names a non-finite state."""
+compiled fast path names a non-finite state and gives the batch path's numbers."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from conftest import needs_cc
 
 import kanebond as kb
 from kanebond.numeric._c import backend as cbackend
+from kanebond.numeric._c.fastcall import point_caller
 
 
 @needs_cc
@@ -75,6 +76,33 @@ def test_the_compiled_fast_path_names_a_non_finite_state():
             c.rhs(0.0, np.array(bad))
     np.testing.assert_allclose(c.rhs(0.0, np.array([0.1, 0.2])),
                                num().rhs(0.0, np.array([0.1, 0.2])), rtol=1e-14)
+
+
+@needs_cc
+@pytest.mark.parametrize("path", ["tree", "bodies"])
+def test_the_one_call_fast_path_gives_the_batch_paths_numbers(path):
+    """A single point through numeric/_c/fastcall.c (x read in place) equals the batch path's
+    (ctypes, the same C function) to the bit, and so does a strided x (copied, through ctypes);
+    the extension is there wherever Python's headers are."""
+    import sysconfig
+
+    if path == "tree":  # (a particle has no tree path: one rigid link)
+        c = kb.models.chain_3d(1).numeric(
+            {"m1": 1.0, "b1": 0.1, "c1": 0.1, "g": 9.81, "Ixx1": 1.0, "Iyy1": 1.2, "Izz1": 1.4,
+             "Ixy1": 0.0, "Iyz1": 0.0, "Izx1": 0.0}, backend="c", path="tree")
+    else:
+        c = pendulum().numeric(CONSTS, backend="c", path=path)
+    x = np.array([0.3, -0.7])
+    want = c.rhs(0.25, x[None, :])[0]
+    assert np.array_equal(c.rhs(0.25, x), want)
+    assert np.array_equal(c.rhs(0.25, np.repeat(x, 2)[::2]), want)
+    assert not np.array_equal(c.rhs(0.0, x[::-1].copy()), want)
+    if os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")):
+        o, u = np.zeros(2), np.zeros(1)
+        call = point_caller(c.evaluator.point_kernel(c.binding), False, c.binding.c1, None, o,
+                            u, 2)
+        assert call(0.25, x) == 0 and np.array_equal(o, want)
+        assert call(0.25, np.repeat(x, 2)[::2]) is None  # (not read: the caller copies)
 
 
 @needs_cc
