@@ -41,10 +41,10 @@ kanebond equations whipple_bicycle --full eqs.txt     # complete, common subexpr
 kanebond bondgraph rolling_disk --form momentum -o disk.svg   # [PA21] Fig. 4, causality report
 kanebond simulate chaplygin_sleigh                     # its shipped file's values and start
 kanebond simulate chaplygin_sleigh --t-end 5 --set m=1 --set a=0.3 --set I_G=0.2 \\
-         --initial u1=1 --points 501 --out run/        # trajectory.csv/.parquet, plot.png,
+         --initial u1=1 --points 501 -o run/        # trajectory.csv/.parquet, plot.png,
                                                        # audit.txt (audit, reactions, power)
 kanebond linearize rolling_disk --set m=2 --set r=0.3 --set g=9.81 --at u2=5 \\
-         --sweep u2=0:10:101 --out run/                # eigenvalues, stability boundaries, plot
+         --sweep u2=0:10:101 -o run/                # eigenvalues, stability boundaries, plot
 kanebond simulate src/kanebond/models/files/whipple_bicycle.toml   # a model file: its own
                                                        # parameters, [initial] and [simulation]
 kanebond simulate src/kanebond/models/files/differential_drive_with_motors.toml \\
@@ -52,11 +52,11 @@ kanebond simulate src/kanebond/models/files/differential_drive_with_motors.toml 
                                                        # motors: the coupled graph is simulated
 kanebond report rolling_disk -o disk.html              # self-contained HTML: maths, plots, bond
                                                        # graph, audit, eigenvalues, animation
-kanebond sweep rolling_disk --grid u2=4:8:5 --grid q2=0:0.2:3 --t-end 2 --out sweep/
+kanebond sweep rolling_disk --grid u2=4:8:5 --grid q2=0:0.2:3 --t-end 2 -o sweep/
                                                        # each point a Dask task (2 local worker
                                                        # processes, or --scheduler tcp://...):
                                                        # sweep.parquet, summary.csv, sweep.png
-kanebond export whipple_bicycle --fmu bike.fmu --set m_H=90   # an FMI unit (2.0; --fmi 3
+kanebond export whipple_bicycle -o bike.fmu --set m_H=90   # an FMI unit (2.0; --fmi 3
                                                        # for 3.0): Model Exchange + Co-Simulation
                                                        # for Modelica tools, Simulink, 20-sim
 kanebond demo                                          # what `make demo` runs, into ./kanebond-out/

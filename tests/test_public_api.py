@@ -87,6 +87,8 @@ API: dict = {
                   'p_dot': 'property',
                   'rhs': 'property',
                   'state': 'property'},
+ 'RESULTS': {'from_label': '(cls, label)', 'label': 'property', 'of': '(cls, code)',
+             'success': 'property'},
  'ReportError': 'exception',
  'SimulationError': 'exception',
  'SingularConfigurationError': 'exception',

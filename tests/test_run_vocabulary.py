@@ -114,9 +114,11 @@ def test_ensemble_old_order_and_names_warn_and_work(cart_c):
     with pytest.warns(DeprecationWarning, match="initial_batch, constants_batch"):
         old = kb.simulate_ensemble(cart_c, X0, {"m1": [0.5, 0.6]}, (0.0, 0.5), points=3,
                                    backend="c")
-    with pytest.warns(DeprecationWarning, match="constants_batch"):
+    with pytest.warns(DeprecationWarning) as seen:
         kw = kb.simulate_ensemble(cart_c, initial_batch=X0, constants_batch={"m1": [0.5, 0.6]},
                                   t_span=(0.0, 0.5), points=3, backend="c")
+    said = " ".join(str(w.message) for w in seen)
+    assert "initial_batch" in said and "constants_batch" in said
     for ds in (old, kw):
         np.testing.assert_array_equal(ds.q1.values, new.q1.values)
     with warnings.catch_warnings():
@@ -140,3 +142,93 @@ def test_sweep_old_call_warns_and_works():
     back = kb.sweep_simulate("pendulum_on_cart", (0.2, 0.0), None, {"g": 9.0}, grid=grid,
                              **args)
     assert list(back.status.values) == ["ok", "ok"] and back.time.values[-1] == 0.0
+
+
+# ----------------------------------------------------------- the command and the model files
+def _model_file(tmp_path, **simulation):
+    """pendulum_on_cart_1.toml with its [simulation] table replaced by ``simulation``."""
+    from pathlib import Path
+
+    text = (Path(kb.models.__file__).parent / "files" / "pendulum_on_cart_1.toml").read_text()
+    head = text[: text.index("[simulation]")]
+    rest = text[text.index("[simulation]"):].split("\n[", 1)
+    table = "".join(f"{k} = {v!r}\n".replace("'", '"') for k, v in simulation.items())
+    path = tmp_path / "cart.toml"
+    path.write_text(head + "[simulation]\n" + table + ("\n[" + rest[1] if len(rest) > 1 else ""))
+    return path
+
+
+def test_a_model_files_run_table_takes_the_run_words(tmp_path):
+    """[simulation] method, rtol, atol and form are the run's defaults (simulate_case, the
+    command), the command's options override them; a bad one is named."""
+    from kanebond import runspec
+    from kanebond.io.modelfile import read_model
+
+    path = _model_file(tmp_path, t_end=0.2, points=5, method="RK45", rtol=1e-6, atol=1e-8,
+                       form="velocity")
+    case = runspec.prepare(str(path))
+    traj = runspec.simulate_case(case, 0.2, 5)
+    assert (traj.method, traj.form) == ("RK45", "velocity")
+    assert runspec.simulate_case(case, 0.2, 5, method="DOP853").method == "DOP853"
+    coarse = abs(traj.energy_audit().rel_residual)
+    fine = abs(runspec.simulate_case(case, 0.2, 5, rtol=1e-10, atol=1e-12)
+               .energy_audit().rel_residual)
+    assert fine < coarse  # the file's rtol 1e-6 was used, the option's 1e-10 overrides it
+    for key, value, says in (("method", "RK99", "not one of"), ("rtol", 0.0, "not > 0"),
+                             ("form", "fast", "not one of")):
+        bad = _model_file(tmp_path, **{key: value})
+        with pytest.raises(kb.ModelFileError, match=rf"\[simulation\] {key}.*{says}"):
+            read_model(bad)
+
+
+def test_the_command_has_one_output_flag_and_the_run_words(tmp_path):
+    from command import run
+
+    path = _model_file(tmp_path, t_end=0.2, points=5)
+    r = run("simulate", path, "-o", tmp_path / "a", "--method", "RK45", "--form", "velocity",
+            "--rtol", "1e-7", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "a" / "trajectory.csv").exists() and "deprecated" not in r.stderr
+    r = run("simulate", path, "--out", tmp_path / "b", cwd=tmp_path)  # the old spelling
+    assert r.returncode == 0 and "--out is deprecated; use -o/--output" in r.stderr, r.stderr
+    assert (tmp_path / "b" / "trajectory.csv").exists()
+    r = run("simulate", path, "--out", tmp_path / "b", "-o", tmp_path / "c", cwd=tmp_path)
+    assert r.returncode == 2 and "give -o/--output only" in r.stderr
+    r = run("simulate", path, "--method", "RK99", cwd=tmp_path)
+    assert r.returncode == 2 and "RK99" in r.stderr
+    r = run("export", path, cwd=tmp_path)  # the unit's path is required
+    assert r.returncode == 2 and "'--output'" in r.stderr
+
+
+def test_export_fmu_has_one_default_stop_time(tmp_path, monkeypatch, cart):
+    """An object and a name without [simulation] t_end get the same stop time, runs.T_END."""
+    import kanebond.io.fmu as fmu
+
+    seen = []
+    monkeypatch.setattr(fmu, "write_fmu", lambda *a, **kw: seen.append(kw["t_end"]))
+    kb.export_fmu(cart, tmp_path / "a.fmu", CONSTS)
+    kb.export_fmu(str(_model_file(tmp_path, points=5)), tmp_path / "b.fmu")
+    kb.export_fmu(str(_model_file(tmp_path, t_end=2.0)), tmp_path / "c.fmu")
+    assert seen == [runs.T_END, runs.T_END, 2.0]
+
+
+# ------------------------------------------------------------------------ how a run ended
+def test_one_results_enum_for_every_encoding(cart_c):
+    """Trajectory.status is a RESULTS (comparable with the old ints), the ensemble's strings
+    are its labels, the core's and FMI's codes map onto it."""
+    from kanebond.simulation import ensemble, results
+
+    traj = kb.simulate(cart_c, (0.0, 0.1), X0)
+    assert traj.status is kb.RESULTS.successful and traj.status == 0 and traj.status.success
+    with pytest.raises(kb.SimulationError) as err:
+        kb.simulate(cart_c, (0.0, 50.0), X0, max_steps=5)
+    st = err.value.trajectory.status
+    assert st is kb.RESULTS.max_steps_reached and not st.success and st.label == "max_steps"
+    assert ensemble.STATUS == {0: "ok", 1: "max_steps", 2: "failed"}
+    assert kb.RESULTS.from_label("ok") is kb.RESULTS.successful
+    assert results.CORE[results.CoreCode.STEPS] is kb.RESULTS.max_steps_reached
+    assert results.CORE[results.CoreCode.SMALL] is kb.RESULTS.failed
+    assert results.fmi_result(0) is kb.RESULTS.successful
+    assert results.fmi_result(3, "t = 1: more than 5e7 steps in one") is \
+        kb.RESULTS.max_steps_reached
+    assert kb.RESULTS.of(7) == 7  # a code from a later kanebond's file stays a number

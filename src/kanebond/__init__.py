@@ -33,6 +33,7 @@ from .linear.linearization import Linearization
 from .mechanics.generalized import GeneralizedInertia
 from .numeric.constrained import ConstrainedModel
 from .runspec import export_fmu, load
+from .simulation.results import RESULTS
 from .simulation.solve import Event, Trajectory, simulate
 from .system import KaneSystem
 
@@ -53,6 +54,7 @@ __all__ = [
     "HamiltonianForm",
     "Linearization",
     "simulate",
+    "RESULTS",
     "Trajectory",
     "Event",
     "KanebondError",

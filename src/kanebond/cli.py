@@ -8,6 +8,7 @@ shows the traceback), 2 a usage error. Numbers given on the command line are par
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import sys
@@ -31,6 +32,8 @@ from .runspec import (
     simulate_case,
     state_values,
 )
+from .simulation import runs
+from .simulation.runs import RUN_WORDS
 
 DEFAULT_OUT = "kanebond-out"
 FORMS = ("velocity", "momentum", "lagrangian", "hamiltonian")
@@ -97,10 +100,41 @@ def _set_option(f: Callable) -> Callable:
                         help="Value of a constant (repeatable); overrides the model's default.")(f)
 
 
-def _out_option(f: Callable) -> Callable:
-    return click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path),
-                        default=DEFAULT_OUT, show_default=True,
-                        help="Directory for the output files.")(f)
+def _output_option(help: str, *, folder: bool = True, default: Any = DEFAULT_OUT,
+                   old: str = "--out") -> Callable:
+    """-o/--output, the one output flag of every subcommand (a folder or a file), and its old
+    spelling ``old`` as a hidden alias that still works, with a deprecation warning."""
+    kind = click.Path(file_okay=not folder, dir_okay=folder, path_type=Path)
+
+    def deco(f: Callable) -> Callable:
+        @functools.wraps(f)
+        def run(*args: Any, old_output: Path | None = None, **kwargs: Any) -> Any:
+            ctx = click.get_current_context()
+            if old_output is not None:
+                if ctx.get_parameter_source("output") is not ParameterSource.DEFAULT:
+                    raise click.UsageError(f"give -o/--output only ({old} is its old name)")
+                click.echo(f"kanebond: warning: {old} is deprecated; use -o/--output", err=True)
+                kwargs["output"] = old_output
+            if kwargs["output"] is None:
+                raise click.UsageError("Missing option '-o' / '--output'.")
+            return f(*args, **kwargs)
+
+        run = click.option("-o", "--output", "output", type=kind, default=default,
+                           show_default=default is not None, help=help)(run)
+        return click.option(old, "old_output", type=kind, default=None, hidden=True)(run)
+
+    return deco
+
+
+def _run_options(f: Callable) -> Callable:
+    """--method, --rtol, --atol and --form: the run's words (kanebond.simulation.runs); by
+    default the model file's [simulation] values, else kb.simulate's defaults."""
+    for name, choices in reversed(RUN_WORDS.items()):
+        kind = click.Choice(choices) if choices else click.FloatRange(min=0.0)
+        f = click.option(f"--{name}", name, type=kind, default=None,
+                         help=f"kb.simulate's {name} (default: the model file's [simulation] "
+                              f"{name}, else {getattr(runs, name.upper())}).")(f)
+    return f
 
 
 def _force_option(f: Callable) -> Callable:
@@ -283,19 +317,23 @@ def bondgraph(ctx: click.Context, model: str, form: str, output: Path, force: bo
 @click.option("--points", type=click.IntRange(2, 1_000_000), default=None,
               help="Output times: this many, evenly spaced (default: the model file's "
                    "[simulation] points, else every solver step).")
-@_out_option
+@_run_options
+@_output_option("Directory for the output files.")
 @_force_option
 def simulate(model: str, t_end: float | None, sets: dict, initial: dict, points: int | None,
-             out: Path, force: bool) -> None:
+             method: str | None, rtol: float | None, atol: float | None, form: str | None,
+             output: Path, force: bool) -> None:
     """Simulate MODEL; write trajectory.csv, trajectory.parquet, plot.png and audit.txt
-    (energy audit, constraint power and energy cost) to --out."""
+    (energy audit, constraint power and energy cost) to -o/--output."""
+    out = output
     check_destinations(out, ("trajectory.csv", "plot.png", "trajectory.parquet", "audit.txt"),
                        overwrite=force)
     case = prepare(model, sets, initial, cached=False)
     _echo_notes(case.system)
-    t_end = float(case.settings.get("t_end", 5.0)) if t_end is None else t_end
+    t_end = float(case.settings.get("t_end", runs.T_END)) if t_end is None else t_end
     points = case.settings.get("points") if points is None else points
-    traj = simulate_case(case, t_end, points, progress=None)
+    traj = simulate_case(case, t_end, points, progress=None, method=method, rtol=rtol,
+                         atol=atol, form=form)
     out = _outdir(out)
     paths = [_write_csv(traj, out / "trajectory.csv", force),
              _write_plot(traj, out / "plot.png", force)]
@@ -311,8 +349,7 @@ def simulate(model: str, t_end: float | None, sets: dict, initial: dict, points:
 
 @cli.command(name="export")
 @click.argument("model")
-@click.option("--fmu", "fmu", type=click.Path(dir_okay=False, path_type=Path), required=True,
-              help="The unit to write (a .fmu file).")
+@_output_option("The unit to write (a .fmu file).", folder=False, default=None, old="--fmu")
 @click.option("--fmi", type=click.Choice(["2", "3"]), default="2", show_default=True,
               help="FMI version: 2 (FMI 2.0) or 3 (FMI 3.0); Model Exchange and Co-Simulation "
                    "in one unit either way.")
@@ -325,14 +362,14 @@ def simulate(model: str, t_end: float | None, sets: dict, initial: dict, points:
               help="Stop time of the unit's default experiment (default: the model file's "
                    "[simulation] t_end, else 5).")
 @click.option("--force", is_flag=True, help="Replace an existing file.")
-def export(model: str, fmu: Path, fmi: str, sets: dict, initial: dict, t_end: float | None,
-           force: bool) -> None:
+def export(model: str, output: Path, fmi: str, sets: dict, initial: dict,
+           t_end: float | None, force: bool) -> None:
     """Export MODEL as a Functional Mock-up Unit (FMI 2.0 or 3.0, Model Exchange and Co-Simulation)
     for Modelica tools, Simulink, 20-sim or FMPy: the constants (with --set values) become
     parameters, the start state and the model file's [simulation] t_end the default run."""
     from .runspec import export_fmu
 
-    info = export_fmu(model, fmu, sets, initial=initial, fmi=fmi, force=force, t_end=t_end)
+    info = export_fmu(model, output, sets, initial=initial, fmi=fmi, force=force, t_end=t_end)
     click.echo(str(info))
     click.echo(f"  states: {', '.join(info.states)}")
     click.echo(f"  parameters: {', '.join(info.parameters) or '(none)'}")
@@ -395,11 +432,12 @@ def _write_plot(traj: Any, path: Path, force: bool) -> Path:
 @click.option("--sweep", "sweep_spec", callback=_parse_sweep, metavar="NAME=START:STOP:NUM",
               help="Sweep a constant or operating-point value; also plots the real parts "
                    "and the root locus.")
-@_out_option
+@_output_option("Directory for the output files.")
 @_force_option
-def linearize(model: str, sets: dict, at: dict, sweep_spec: tuple | None, out: Path,
+def linearize(model: str, sets: dict, at: dict, sweep_spec: tuple | None, output: Path,
               force: bool) -> None:
     """Eigenvalues of MODEL's linear model about an operating point (or along a sweep)."""
+    out = output
     if cached_graph(model) is not None:
         raise ModelError(
             f"{model} couples a bond graph to its mechanics ([bondgraph] section: motors, "
@@ -483,19 +521,9 @@ def report(model: str, output: Path, t_end: float | None, sets: dict, initial: d
 # ---------------------------------------------------------------------------------- sweep
 def _parse_grid(ctx: click.Context, param: click.Parameter,
                 values: tuple[str, ...]) -> dict[str, list[float]]:
-    """--grid NAME=START:STOP:NUM or NAME=V1,V2,... to {name: values} (``float()`` only)."""
-    from .sweeps.command import parse_axis
+    from .sweeps.command import parse_grid  # the sweeps' module, loaded when a sweep runs
 
-    grid: dict[str, list[float]] = {}
-    for text in values:
-        try:
-            name, grid_values = parse_axis(text)
-        except ValueError as err:
-            raise click.BadParameter(str(err), ctx=ctx, param=param) from None
-        if name in grid:
-            raise click.BadParameter(f"{name} is given twice", ctx=ctx, param=param)
-        grid[name] = grid_values
-    return grid
+    return parse_grid(ctx, param, values)
 
 
 @cli.command("sweep")
@@ -517,13 +545,17 @@ def _parse_grid(ctx: click.Context, param: click.Parameter,
 @click.option("--scheduler", metavar="ADDRESS", help="Dask scheduler, e.g. tcp://host:8786.")
 @click.option("--workers", type=click.IntRange(0, 512), default=None,
               help="Local Dask worker processes (default 2; 0: a plain loop, no Dask).")
-@_out_option
+@_run_options
+@_output_option("Directory for the output files.")
 @_force_option
 def sweep_command(model: str, grid: dict, samples: Path | None, t_end: float | None,
                   points: int, sets: dict, initial: dict, linear: bool, scheduler: str | None,
-                  workers: int | None, out: Path, force: bool) -> None:
+                  workers: int | None, method: str | None, rtol: float | None,
+                  atol: float | None, form: str | None, output: Path, force: bool) -> None:
     """Simulate (or linearize) MODEL at every point of a grid or sample file, on Dask; write
-    sweep.parquet, summary.csv and sweep.png to --out (needs pip install 'kanebond[sweep]')."""
+    sweep.parquet, summary.csv and sweep.png to -o/--output (needs pip install
+    'kanebond[sweep]')."""
+    out = output
     from .progress import progress_wanted
     from .sweeps import command
 
@@ -544,6 +576,9 @@ def sweep_command(model: str, grid: dict, samples: Path | None, t_end: float | N
         raise click.UsageError("--t-end is required (unless --linearize)")
     else:
         chosen = grid or command.read_samples(samples)
+        words = {"method": method, "rtol": rtol, "atol": atol}
+        where |= {k: v for k, v in words.items() if v is not None}
+        where["options"] = {"form": form} if form else None
         paths, text = command.run_simulations(model, chosen, where, t_end, points, sets,
                                               initial, out, force)
     click.echo(text)
@@ -553,12 +588,12 @@ def sweep_command(model: str, grid: dict, samples: Path | None, t_end: float | N
 
 
 @cli.command()
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=DEFAULT_OUT,
-              show_default=True, help="Directory the demo writes its pictures into.")
+@_output_option("Directory the demo writes its pictures into.")
 @_force_option
 @click.pass_context
-def demo(ctx: click.Context, out: Path, force: bool) -> None:
+def demo(ctx: click.Context, output: Path, force: bool) -> None:
     """Run the rolling-disk and bicycle demo (what `make demo` runs)."""
+    out = output
     from . import demo as demo_module
 
     out = _outdir(out).resolve()

@@ -19,6 +19,7 @@ from typing import Any
 
 from .errors import ModelError
 from .kanemodel.parameters import name_of
+from .simulation.runs import T_END
 
 __all__ = ["Case", "resolve_model", "cached_system", "cached_graph", "prepare", "simulate_case",
            "constant_values", "state_values", "default_tables", "FILE_SUFFIXES",
@@ -321,21 +322,27 @@ def simulate_case(case: Case, t_end: float, points: int | None = None, *,
                   progress: bool = False, **options: Any) -> Any:
     """Simulate ``case`` from t = 0 to ``t_end`` (``points`` evenly spaced output times, or
     every solver step); a closed loop's initial state is first made consistent
-    (``NumericModel.consistent_initial``). Returns the :class:`~kanebond.Trajectory`."""
+    (``NumericModel.consistent_initial``). The model file's ``[simulation]`` ``method``,
+    ``rtol``, ``atol`` and ``form`` are the defaults of ``options`` (those of
+    :func:`kanebond.simulate`). Returns the :class:`~kanebond.Trajectory`."""
     import numpy as np
 
+    from .simulation.runs import RUN_WORDS
     from .simulation.solve import simulate
 
+    options = {**{k: v for k, v in case.settings.items() if k in RUN_WORDS},
+               **{k: v for k, v in options.items() if v is not None or k not in RUN_WORDS}}
     t_eval = None if points is None else np.linspace(0.0, float(t_end), int(points))
+    span = (0.0, float(t_end))
     if case.numeric is not None:
-        return simulate(case.numeric, (0.0, float(t_end)), case.numeric.initial_state(case.x0),
+        return simulate(case.numeric, span, case.numeric.initial_state(case.x0),
                         t_eval=t_eval, progress=progress, **options)
     if dependent_coordinates(case.system):
         num = case.system.numeric(case.constants)
-        return simulate(num, (0.0, float(t_end)), num.consistent_initial(case.x0),
-                        t_eval=t_eval, progress=progress, **options)
-    return simulate(case.system, (0.0, float(t_end)), case.x0, case.constants,
-                    t_eval=t_eval, progress=progress, **options)
+        return simulate(num, span, num.consistent_initial(case.x0), t_eval=t_eval,
+                        progress=progress, **options)
+    return simulate(case.system, span, case.x0, case.constants, t_eval=t_eval,
+                    progress=progress, **options)
 
 
 def export_fmu(model: Any, path: Any, constants: Mapping | None = None, *,
@@ -347,8 +354,9 @@ def export_fmu(model: Any, path: Any, constants: Mapping | None = None, *,
     text (a ready-made model's name, a ``.toml`` model file or a ``.urdf`` robot, as the
     command's MODEL) is the run :func:`load` names: ``constants`` {name: number} over its
     defaults, ``initial`` {name: number} over its ``[initial]`` (a closed loop's dependent
-    coordinates solved), the stop time its ``[simulation]`` ``t_end`` (else 5) and a model
-    file's parameter units, as ``kanebond export`` does. An object's default stop time is 10.
+    coordinates solved), the stop time its ``[simulation]`` ``t_end`` and a model file's
+    parameter units, as ``kanebond export`` does. The default stop time, of an object and of a
+    name without a t_end alike, is ``kanebond.simulation.runs.T_END`` (5).
     """
     from .io.fmu import check_target
     from .io.fmu import write_fmu as export
@@ -357,13 +365,13 @@ def export_fmu(model: Any, path: Any, constants: Mapping | None = None, *,
     opts = {"fmi": fmi, "force": force, "name": name}
     if not isinstance(model, (str, Path)):
         return export(model, path, constants, initial=initial, units=units,
-                      baumgarte=baumgarte, t_end=10.0 if t_end is None else t_end, **opts)
+                      baumgarte=baumgarte, t_end=T_END if t_end is None else t_end, **opts)
     bad = [k for k in list(constants or {}) + list(initial or {}) if not isinstance(k, str)]
     if bad:
         raise ModelError(f"a model named by text takes constants and initial values by name "
                          f"(text), got {bad[0]!r}.")
     case = prepare(str(model), constants, initial, cached=False)
-    t_end = float(case.settings.get("t_end", 5.0)) if t_end is None else float(t_end)
+    t_end = float(case.settings.get("t_end", T_END)) if t_end is None else float(t_end)
     opts["name"] = name or case.name
     # the file's units of parameters the equations lost (a1 of chain_3d_2, which cancels) are
     # dropped; units the caller names are checked by the export

@@ -36,6 +36,7 @@ from ..numeric._c.jacobian import jacobian_kernel
 from .cevents import event_kernel
 from .driver import Run
 from .monitor import PROJECT_TOL
+from .results import CORE, RESULTS, CoreCode
 
 __all__ = ["CompiledRun", "core_library", "compiled_reason", "COMPILED_METHODS"]
 
@@ -320,7 +321,8 @@ class CompiledRun(Run):
         sim = self.solver
         max_steps, taken = self.opts.get("max_steps"), self.meta.get("steps", 0)
         if max_steps is not None and taken >= max_steps:  # the core stops at a tick's end
-            self.fail(self.steps_message(), self.last["t"], None)
+            self.fail(self.steps_message(), self.last["t"], None,
+                      result=RESULTS.max_steps_reached)
         self.lib_watch(sim)
         code = sim.lib.kb_sim_run(sim.h, TICK if max_steps is None else
                                   max(1, min(TICK, max_steps - taken)))
@@ -330,7 +332,7 @@ class CompiledRun(Run):
         self.meta["steps"] = self.steps_done + int(info[7])
         y, W, _ = sim.state()
         t_new = float(info[0])
-        if code == 1:
+        if code == CoreCode.LOOK:
             self._look(sim, info, y, W)
             return
         if code < 0:
@@ -339,7 +341,7 @@ class CompiledRun(Run):
         if self.bar is not None:
             self.bar.update(abs(t_new - self.shown))
             self.shown = t_new
-        if code == 0:
+        if code == CoreCode.DONE:
             self.status = 0
 
     def lib_watch(self, sim: _Sim) -> None:
@@ -430,14 +432,14 @@ class CompiledRun(Run):
         if int(info[4]) != 0:  # an evaluation failed: SciPy's driver's words for it
             self.rhs(float(info[5]), py)
         z = np.concatenate([y, W])
-        if code in (-1, -5):  # SciPy's words for a step size that fell to nothing
+        if code in (CoreCode.SMALL, CoreCode.START):  # SciPy's words for a vanished step
             self.step_failed("Required step size is less than spacing between numbers.", t, z)
             return
-        if code == -2:
-            self.fail(self.nfev_message(), t, z)
-        if code == -3:
+        if code == CoreCode.NFEV:
+            self.fail(self.nfev_message(), t, z, result=CORE[CoreCode.NFEV])
+        if code == CoreCode.STALL:
             self.fail(self.stall_message(float(info[10]), abs(t - t_old), float(info[11])), t, z)
-        if code == -4:
+        if code == CoreCode.NONFINITE:
             self.non_finite(t_old, t)
         self.fail(f"the load powers at the stages of the step from t={t_old:.10g} to "
                   f"t={t:.10g} could not be evaluated", t_old, None)

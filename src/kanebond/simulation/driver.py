@@ -43,6 +43,7 @@ from .integration import (
     state_text,
 )
 from .monitor import ConstraintWatch, regular_start
+from .results import RESULTS
 from .trajectory import Deferred, Trajectory, cumtrapz
 
 __all__ = ["Run", "STALL_STEPS_TO_GO"]
@@ -205,7 +206,8 @@ class Run:
         return traj
 
     def fail(self, message: str, t: float, z: np.ndarray | None,
-             cause: BaseException | None = None, x: np.ndarray | None = None):
+             cause: BaseException | None = None, x: np.ndarray | None = None,
+             result: RESULTS = RESULTS.failed):
         """Raise a SimulationError at t with the state and the trajectory so far."""
         R, n = self.R, self.n
         msg = (f"simulation of {self.system_name!r} ({self.form} form, {self.method_name}) "
@@ -227,7 +229,7 @@ class Run:
         # the whole state there, by name (the message lists only the entries that matter)
         err.state = {**dict(zip(self.names, xs.tolist(), strict=False)),  # type: ignore
                      **momenta}
-        err.trajectory = self.build(False, -1, msg)  # type: ignore[attr-defined]
+        err.trajectory = self.build(False, result, msg)  # type: ignore[attr-defined]
         if cause is not None:
             raise err from cause
         raise err
@@ -339,7 +341,7 @@ class Run:
                           stacklevel=3)
             if not self.ts:
                 self.store(np.array([self.t0]), self.z0[None, :])
-            return self.build(False, -2, message)
+            return self.build(False, RESULTS.interrupted, message)
         finally:
             if self.bar is not None:
                 self.bar.close()
@@ -523,11 +525,11 @@ class Run:
         """Stop a run that needs too many evaluations or has stalled."""
         max_nfev, stall_steps = self.opts["max_nfev"], self.opts["stall_steps"]
         if max_nfev is not None and self.stats["nfev"] > max_nfev and self.status is None:
-            self.fail(self.nfev_message(), t_new, None)
+            self.fail(self.nfev_message(), t_new, None, result=RESULTS.max_steps_reached)
         self.steps_taken += 1
         max_steps = self.opts.get("max_steps")
         if max_steps is not None and self.steps_taken >= max_steps and self.status is None:
-            self.fail(self.steps_message(), t_new, None)
+            self.fail(self.steps_message(), t_new, None, result=RESULTS.max_steps_reached)
         self.recent.append(t_new)
         if len(self.recent) > stall_steps:
             self.recent.pop(0)

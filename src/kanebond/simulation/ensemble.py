@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ModelError
+from .results import ENSEMBLE
 from .runs import (
     ATOL,
     ENSEMBLE_METHODS,
@@ -40,8 +41,8 @@ from .runs import (
 __all__ = ["odeint", "simulate_ensemble", "STATUS"]
 
 #: status codes of a trajectory: reached the end, ran out of steps, failed (the step size
-#: vanished: a singular point, NaN)
-STATUS = {0: "ok", 1: "max_steps", 2: "failed"}
+#: vanished: a singular point, NaN), as the labels of their RESULTS
+STATUS = {code: result.label for code, result in ENSEMBLE.items()}
 
 _A = [[1 / 5], [3 / 40, 9 / 40], [44 / 45, -56 / 15, 32 / 9],
       [19372 / 6561, -25360 / 2187, 64448 / 6561, -212 / 729],

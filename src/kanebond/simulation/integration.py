@@ -12,12 +12,13 @@ import numpy as np
 
 from ..errors import KanebondError, ModelError, SingularMassMatrixError
 from ..numeric.model import NumericModel
+from .runs import FORMS, METHODS
 
-_METHODS = ("RK23", "RK45", "DOP853", "Radau", "BDF", "LSODA")  # scipy.integrate's OdeSolvers
 #: methods only kanebond's compiled core has (kanebond.simulation.compiled)
 COMPILED_ONLY = ("RODAS4",)
+_METHODS = tuple(m for m in METHODS if m not in COMPILED_ONLY)  # scipy.integrate's OdeSolvers
 IMPLICIT_METHODS = ("Radau", "BDF")  # given vectorized=True: a batched finite-difference Jacobian
-_FORMS = ("momentum", "velocity")
+_FORMS = FORMS
 
 
 def run_arguments(form: str, t_span: Any, t_eval: Any, method: Any, rtol: Any = 1e-9,

@@ -30,9 +30,19 @@ import numpy as np
 
 from ..errors import ModelError
 
-__all__ = ["RTOL", "ATOL", "METHOD", "ENSEMBLE_METHODS", "FORM", "MAX_STEPS", "POINTS",
-           "T_END", "renamed", "deprecated", "time_span", "is_time_span",
-           "check_max_steps"]
+__all__ = ["METHODS", "FORMS", "RUN_WORDS", "RTOL", "ATOL", "METHOD", "ENSEMBLE_METHODS",
+           "FORM", "MAX_STEPS", "POINTS", "T_END", "renamed", "deprecated", "time_span",
+           "is_time_span", "check_max_steps"]
+
+#: the methods kb.simulate has by name: SciPy's OdeSolvers (DOP853 and RK45 compiled where the
+#: model is) and the compiled core's own stiff RODAS4
+METHODS = ("DOP853", "RK45", "RK23", "Radau", "BDF", "LSODA", "RODAS4")
+#: the forms kb.simulate integrates
+FORMS = ("momentum", "velocity")
+#: the run's words a model file's [simulation] and the command take besides the time span and
+#: the points, with their choices (none: a number)
+RUN_WORDS: dict[str, tuple[str, ...]] = {"method": METHODS, "rtol": (), "atol": (),
+                                         "form": FORMS}
 
 #: the relative tolerance of every run
 RTOL = 1e-9

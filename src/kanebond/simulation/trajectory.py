@@ -16,6 +16,7 @@ from .._version import __version__
 from ..errors import ColumnError
 from ..kanemodel.parameters import name_of
 from . import trajectory_io
+from .results import RESULTS
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.figure import Figure
@@ -166,8 +167,9 @@ class Trajectory:
         ``residual[...]``, ``force[<constraint>,<point>]_x|y|z`` (see :attr:`multipliers`,
         :attr:`reactions`, :attr:`constraint_residuals`, :meth:`constraint_force`).
     form, method : the form integrated ("momentum"/"velocity") and the solver.
-    success, status, message : as ``solve_ivp``: status 0 end reached, 1 terminal event,
-        −1 failure, −2 interrupted (Ctrl-C: the steps so far are returned, with a warning).
+    success, status, message : as ``solve_ivp``; status a :class:`kanebond.RESULTS` (an
+        IntEnum, kanebond.simulation.results): 0 end reached, 1 terminal event, −1 failure,
+        −2 interrupted (Ctrl-C: the steps so far are returned, with a warning), −3 max_steps.
     nfev, njev, nlu : evaluations of the right-hand side and its Jacobian, LU decompositions.
     t_events, x_events : per event, the times (k,) and states x = [q, f] (k, R+S) of its zeros.
     event_names : names of the events.
@@ -231,7 +233,7 @@ class Trajectory:
         self.method = method
         self.work_method = work_method
         self.success = bool(success)
-        self.status = int(status)
+        self.status = RESULTS.of(status)  # an IntEnum: traj.status == 0 holds
         self.message = str(message)
         self.nfev, self.njev, self.nlu = int(nfev), int(njev), int(nlu)
         self.event_names = list(event_names or [])

@@ -41,7 +41,7 @@ def record(traj: Any) -> dict:
         "method": traj.method,
         "work_method": traj.work_method,
         "success": traj.success,
-        "status": traj.status,
+        "status": int(traj.status),
         "message": traj.message,
         "nfev": traj.nfev,
         "njev": traj.njev,

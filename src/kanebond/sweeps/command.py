@@ -2,7 +2,7 @@
 
 ``--grid NAME=START:STOP:NUM`` (NUM evenly spaced values) or ``--grid NAME=V1,V2,...``
 (repeatable: the Cartesian grid), or ``--samples FILE.csv`` (a header of names, one row per
-point). Numbers are parsed with ``float()`` (NUM with ``int()``) only. Output in ``--out``:
+point). Numbers are parsed with ``float()`` (NUM with ``int()``) only. Output in ``-o/--output``:
 ``sweep.parquet`` (the tidy table, :func:`~kanebond.sweeps.to_parquet`), ``summary.csv`` (one
 row per point) and ``sweep.png``.
 """
@@ -158,7 +158,7 @@ def _linear_plot(ds: Any) -> Any:
     return fig
 
 
-#: the files a sweep writes into its --out folder
+#: the files a sweep writes into its -o/--output folder
 OUTPUTS = ("sweep.parquet", "summary.csv", "sweep.png")
 
 
@@ -177,6 +177,23 @@ def _write(ds: Any, out: Path, rows: list[dict], plot: Callable[[Any], Any],
     return [to_parquet(ds, out / "sweep.parquet", overwrite=force),
             _write_csv(rows, out / "summary.csv", force),
             write_figure(out / "sweep.png", plot(ds), overwrite=force)]
+
+
+def parse_grid(ctx: Any, param: Any, values: tuple[str, ...]) -> dict[str, list[float]]:
+    """The command's --grid NAME=START:STOP:NUM or NAME=V1,V2,... to {name: values}
+    (``float()`` only), a click.BadParameter naming a bad one (a click option's callback)."""
+    import click
+
+    grid: dict[str, list[float]] = {}
+    for text in values:
+        try:
+            name, grid_values = parse_axis(text)
+        except ValueError as err:
+            raise click.BadParameter(str(err), ctx=ctx, param=param) from None
+        if name in grid:
+            raise click.BadParameter(f"{name} is given twice", ctx=ctx, param=param)
+        grid[name] = grid_values
+    return grid
 
 
 def run_simulations(model: str, points: Any, where: Mapping[str, Any], t_end: float,

@@ -31,6 +31,7 @@ from ...errors import ModelError
 from ...files import check_destination
 from ...numeric.constrained import ConstrainedModel
 from ...numeric.model import NumericModel
+from ...simulation.runs import T_END
 from ...system import KaneSystem
 from .build import Probe, compile_unit, platform_folder, source_text, wrapper, write_archive
 from .variables import Layout, build_description, model_description, model_description_3
@@ -115,7 +116,7 @@ def write_fmu(
     initial: Any = None,
     fmi: str = "2",
     force: bool = False,
-    t_end: float = 10.0,
+    t_end: float = T_END,
     name: str | None = None,
     units: Mapping[str, str] | None = None,
     baumgarte: float | None = None,

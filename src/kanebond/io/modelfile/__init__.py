@@ -106,9 +106,13 @@ Schema (every table is optional unless marked *required*; unknown keys are error
                                         #   is the guess its configuration constraints are
                                         #   solved from
     u1 = 1.0
-    [simulation]                        # defaults of `kanebond simulate`
+    [simulation]                        # defaults of `kanebond simulate` (each optional)
     t_end = 5.0                         #   final time (> 0)
     points = 501                        #   output points (an integer, 2 to 1000000)
+    method = "DOP853"                   #   kb.simulate's method (RK45, RODAS4, Radau, ...)
+    rtol = 1e-9                         #   its tolerances (defaults: kanebond.simulation.runs)
+    atol = 1e-12
+    form = "momentum"                   #   or "velocity"
     [bondgraph]                         # the system's bond graph (LoadedModel.bondgraph):
     form = "momentum"                   #   unreduced, velocity, momentum (default),
                                         #   lagrangian or system (KaneSystem.bond_graph)
@@ -183,8 +187,9 @@ class LoadedModel(NamedTuple):
     """{parameter name: unit} for the parameters that give one."""
     initial: dict[str, float] = {}
     """{coordinate or speed name: initial value} of ``[initial]``."""
-    simulation: dict[str, float | int] = {}
-    """``t_end`` and ``points`` of ``[simulation]``, those given."""
+    simulation: dict[str, Any] = {}
+    """``t_end``, ``points``, ``method``, ``rtol``, ``atol`` and ``form`` of ``[simulation]``,
+    those given."""
     bondgraph: Any = None
     """The :class:`~kanebond.bondgraph.BondGraph` of ``[bondgraph]`` (None without one)."""
 

@@ -9,6 +9,7 @@ from typing import Any
 import sympy as sp
 
 from ...constraints.resolve import AdjoinedConstraint
+from ...simulation.runs import RUN_WORDS
 from .reader import TOP_WHERE, File, capped, formed, get, keys, kind, number
 
 __all__ = ["build_constraints", "initial_values", "simulation_settings"]
@@ -133,16 +134,30 @@ def initial_values(f: File, doc: Mapping, states: list, dependent: list) -> dict
     return out
 
 
-def simulation_settings(f: File, doc: Mapping) -> dict[str, float | int]:
-    """``{"t_end": float, "points": int}`` (those given) of ``[simulation]``."""
+def simulation_settings(f: File, doc: Mapping) -> dict[str, Any]:
+    """``{"t_end": float, "points": int, "method": str, "rtol": float, "atol": float, "form":
+    str}`` (those given) of ``[simulation]``: the run's words (kanebond.simulation.runs)."""
     table = get(f, doc, "simulation", dict, TOP_WHERE, required=False) or {}
-    keys(f, table, {"t_end", "points"}, "[simulation]")
-    out: dict[str, float | int] = {}
+    keys(f, table, {"t_end", "points", *RUN_WORDS}, "[simulation]")
+    out: dict[str, Any] = {}
     if "t_end" in table:
         t_end = number(f, table["t_end"], "[simulation] t_end", "write e.g. t_end = 5.0")
         if t_end <= 0:
             raise f.error("[simulation] t_end", f"{t_end} is not positive", "give t_end > 0")
         out["t_end"] = t_end
+    for key, low in (("rtol", "> 0"), ("atol", ">= 0")):
+        if key in table:
+            v = number(f, table[key], f"[simulation] {key}", f"write e.g. {key} = 1e-9")
+            if v < 0 or (v == 0 and key == "rtol"):
+                raise f.error(f"[simulation] {key}", f"{v} is not {low}", f"give {key} {low}")
+            out[key] = v
+    for key, choices in RUN_WORDS.items():
+        if choices and key in table:
+            v = get(f, table, key, str, "[simulation]")
+            if v not in choices:
+                raise f.error(f"[simulation] {key}", f"{v!r} is not one of {', '.join(choices)}",
+                              f"write e.g. {key} = {choices[0]!r}")
+            out[key] = v
     if "points" in table:
         points = get(f, table, "points", int, "[simulation]")
         if not 2 <= points <= _MAX_POINTS:
