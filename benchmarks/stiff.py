@@ -36,7 +36,7 @@ T_END, POINTS = 10.0, 101
 def _kanebond(num, x0, method, rtol, atol):
     te = np.linspace(0.0, T_END, POINTS)
     tr = kb.simulate(num, (0.0, T_END), x0, t_eval=te, method=method, form="velocity",
-                     rtol=rtol, atol=atol, progress=False, max_nfev=20_000_000)
+                     rtol=rtol, atol=atol, progress=False, max_steps=2_000_000)
     return tr.q[:, 3], tr.nfev, tr.energy_audit().rel_residual
 
 

@@ -198,6 +198,9 @@ def test_the_command_has_one_output_flag_and_the_run_words(tmp_path):
     assert r.returncode == 2 and "RK99" in r.stderr
     r = run("export", path, cwd=tmp_path)  # the unit's path is required
     assert r.returncode == 2 and "'--output'" in r.stderr
+    for sub in ("simulate", "sweep", "report"):  # every subcommand that simulates
+        text = run(sub, "--help").stdout
+        assert all(f"--{w}" in text for w in ("method", "rtol", "atol", "form")), sub
 
 
 def test_export_fmu_has_one_default_stop_time(tmp_path, monkeypatch, cart):

@@ -506,15 +506,16 @@ def _run_sweep(system: Any, spec: tuple, op_point: dict, constants: dict, out: P
 @click.option("--points", type=click.IntRange(2, 100_000), default=None,
               help="Output times, evenly spaced (default 501).")
 @click.option("--no-linearize", is_flag=True, help="Leave out the eigenvalues.")
+@_run_options
 @_force_option
 def report(model: str, output: Path, t_end: float | None, sets: dict, initial: dict,
-           points: int | None, no_linearize: bool, force: bool) -> None:
+           points: int | None, no_linearize: bool, force: bool, **run: Any) -> None:
     """Simulate MODEL and write a self-contained HTML report: summary, equations, plots,
     bond graph, energy audit, eigenvalues and an animation (works offline)."""
     from .report import write_report
 
     path = write_report(model, output, t_end=t_end, points=points, sets=sets, initial=initial,
-                        linearize=not no_linearize, overwrite=force)
+                        linearize=not no_linearize, overwrite=force, options=run)
     click.echo(f"report: {path}")
 
 

@@ -8,6 +8,7 @@ package's template, with the vendored CSS and JavaScript inlined and every data 
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -99,7 +100,8 @@ def build_report(case: Case, traj: Any, *, linearize: bool = True) -> str:
 def write_report(spec_or_case: str | Path | Case, path: str | Path, *,
                  t_end: float | None = None, points: int | None = None,
                  sets: dict[str, float] | None = None, initial: dict[str, float] | None = None,
-                 linearize: bool = True, overwrite: bool = True) -> Path:
+                 linearize: bool = True, overwrite: bool = True,
+                 options: Mapping[str, Any] | None = None) -> Path:
     """Simulate a model and write its self-contained HTML report to ``path``; return the path.
 
     ``spec_or_case`` is a ready-made model name, a ``.toml`` model file or a prepared
@@ -109,6 +111,8 @@ def write_report(spec_or_case: str | Path | Case, path: str | Path, *,
     defaults to the model file's ``[simulation]`` value or 5 s, ``points`` to 501. The file is
     written by :mod:`kanebond.files`: never through a link; an existing file is replaced only
     with ``overwrite`` (checked before the simulation, as is a missing folder, which is made).
+    ``options`` go to :func:`kanebond.simulate` (``method``, ``rtol``, ``atol``, ``form``: by
+    default the model file's ``[simulation]`` values, else kanebond.simulation.runs').
     """
     out = Path(path)
     if out.parent != Path(""):
@@ -129,6 +133,6 @@ def write_report(spec_or_case: str | Path | Case, path: str | Path, *,
     if points < 2:
         raise ReportError(f"points must be at least 2, got {points}")
     _stage(f"simulating {case.name} to t = {t_end:g}")
-    traj = simulate_case(case, t_end, points)
+    traj = simulate_case(case, t_end, points, **dict(options or {}))
     html = build_report(case, traj, linearize=linearize)
     return write_text(out, html, overwrite=overwrite, what="the report")
