@@ -17,9 +17,9 @@ from functools import cache
 
 import numpy as np
 import pytest
-import sympy as sm
+from bicycle_kanes import kanes_form
 from bicycle_specs import NAMES, SPECS, Spec, bicycle_system, name_of, upright_op
-from conftest import kanes_of_parts, needs_cc
+from conftest import needs_cc
 
 import kanebond as kb
 
@@ -35,44 +35,21 @@ C_MARKS = [needs_cc]
 # ---------------------------------------------------------------------------------------------
 
 
-def _lambdify(args, expr):
-    """``sm.lambdify`` (numpy, cse) without the search of the unreduced tree for implemented
-    functions and with cse in the expressions' own order: the bicycle's M, F in 0.5 s, not 2 s."""
-    return sm.lambdify(args, expr, "numpy",
-                       cse=lambda e: sm.cse(e, order="none", list=False),
-                       use_imps=False)
-
-
 class KanesReference:
-    """SymPy's ``KanesMethod`` of one builder, lambdified (``cse=True``), with its own
+    """SymPy's ``KanesMethod`` of one builder, lambdified (tests/bicycle_kanes.py), with its own
     elimination of the dependent coordinate (Newton) and speeds (linear solve). Everything is
     by name; SymPy orders q = [q_ind, q_dep], u = [u_ind, u_dep]."""
 
     def __init__(self, build, values: dict):
         t0 = time.perf_counter()
-        parts, cons = build()
-        km, qi, ui = kanes_of_parts(parts, cons)
-        self.q, self.u = list(km.q), list(km.u)
-        self.q_names = [name_of(x) for x in self.q]
-        self.u_names = [name_of(x) for x in self.u]
-        self.nqi, self.nui = len(qi), len(ui)
+        form = kanes_form(build)
+        self.q, self.u = form.q, form.u
+        self.q_names, self.u_names = form.q_names, form.u_names
+        self.nqi, self.nui = len(form.qi), len(form.ui)
         self.nq, self.nu = len(self.q), len(self.u)
-        args = (self.q, self.u, list(parts.parameters))
-        self.f_MF = _lambdify(args, [km.mass_matrix_full, km.forcing_full])
-        g = sm.Matrix(cons["configuration_constraints"])
-        gq = g.jacobian(cons["dependent_coordinates"])
-        self.f_g = _lambdify(args, [g, gq])
-        vc = sm.Matrix(cons["velocity_constraints"]).xreplace(km.kindiffdict())
-        B, rhs = sm.linear_eq_to_matrix(vc, self.u)
-        self.f_B = _lambdify(args, [B, rhs])
-        N = parts.frame
-        T = sum(b.kinetic_energy(N) for b in parts.bodies)
-        assert not T.atoms(sm.Derivative)
-        origin = parts.points["dn"] if "dn" in parts.points else parts.points["WR_cont"]
-        V = -sum(F.dot(pt.pos_from(origin)) for pt, F in parts.loads)  # constant forces
-        self.f_T = _lambdify(args, T)
-        self.f_E = _lambdify(args, T + V)
-        self.p = np.array([values[str(s)] for s in parts.parameters], dtype=float)
+        self.f_MF, self.f_g, self.f_B = form.f_MF, form.f_g, form.f_B
+        self.f_T, self.f_E = form.f_T, form.f_E
+        self.p = np.array(form.parameters(values), dtype=float)
         self.form_time = time.perf_counter() - t0
 
     # -- the state

@@ -16,7 +16,7 @@ import time
 import numpy as np
 import pytest
 import sympy as sm
-from conftest import kanes_of_parts
+from bicycle_kanes import kanes_form
 from scipy.integrate import solve_ivp
 from scipy.optimize import brentq
 
@@ -322,45 +322,22 @@ def test_builder_shapes():
 # ---------------------------------------------------------------------------------------------
 
 
-def _lambdify(args, expr):
-    """``sm.lambdify`` (numpy, cse) without the search of the unreduced tree for implemented
-    functions and with cse in the expressions' own order: the bicycle's M, F in 0.5 s, not 2 s."""
-    return sm.lambdify(args, expr, "numpy",
-                       cse=lambda e: sm.cse(e, order="none", list=False),
-                       use_imps=False)
-
-
 class _Model:
-    """SymPy's ``KanesMethod`` of one builder, lambdified (``cse=True``), with the elimination
-    of the dependent coordinates (Newton) and speeds (linear solve). Works in complex
-    arithmetic too, for complex-step derivatives."""
+    """SymPy's ``KanesMethod`` of one builder, lambdified (tests/bicycle_kanes.py), with the
+    elimination of the dependent coordinates (Newton) and speeds (linear solve). Works in
+    complex arithmetic too, for complex-step derivatives."""
 
     def __init__(self, build, values):
         t0 = time.perf_counter()
-        parts, cons = build()
-        km, qi, ui = kanes_of_parts(parts, cons)
+        form = kanes_form(build)
         self.form_time = time.perf_counter() - t0
-        self.parts, self.cons, self.km = parts, cons, km
-        self.q, self.u = list(km.q), list(km.u)
-        self.nqi, self.nui, self.nq, self.nu = len(qi), len(ui), len(self.q), len(self.u)
+        self.parts, self.cons, self.km = form.parts, form.cons, form.km
+        self.q, self.u = form.q, form.u
+        self.nqi, self.nui, self.nq, self.nu = len(form.qi), len(form.ui), len(self.q), len(self.u)
         self.names = [str(x.func) for x in self.q + self.u]
-        self.independent = [str(x.func) for x in qi + ui]
-        args = (self.q, self.u, list(parts.parameters))
-        self.f_MF = _lambdify(args, [km.mass_matrix_full, km.forcing_full])
-        g = sm.Matrix(cons["configuration_constraints"])
-        gq = g.jacobian(cons["dependent_coordinates"])
-        self.f_g = _lambdify(args, [g, gq])
-        vc = sm.Matrix(cons["velocity_constraints"]).xreplace(km.kindiffdict())
-        B, rhs = sm.linear_eq_to_matrix(vc, self.u)
-        self.f_B = _lambdify(args, [B, rhs])
-        N = parts.frame
-        T = sum(b.kinetic_energy(N) for b in parts.bodies)  # velocities hold speeds only
-        assert not T.atoms(sm.Derivative)
-        origin = parts.points["dn"] if "dn" in parts.points else parts.points["WR_cont"]
-        V = -sum(F.dot(pt.pos_from(origin)) for pt, F in parts.loads)  # constant forces
-        self.f_E = _lambdify(args, T + V)
-        self.lambdify_time = time.perf_counter() - t0 - self.form_time
-        self.p = np.array([values[str(s)] for s in parts.parameters], dtype=float)
+        self.independent = [str(x.func) for x in form.qi + form.ui]
+        self.f_MF, self.f_g, self.f_B, self.f_E = form.f_MF, form.f_g, form.f_B, form.f_E
+        self.p = np.array(form.parameters(values), dtype=float)
         self.q_dep = None
 
     def state(self, op):

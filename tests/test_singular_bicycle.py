@@ -12,9 +12,9 @@ from functools import cache
 
 import numpy as np
 import pytest
-import sympy as sp
+from bicycle_kanes import kanes_form
 from bicycle_specs import name_of
-from conftest import kanes_of_parts, needs_cc
+from conftest import needs_cc
 from scipy.integrate import solve_ivp
 
 import kanebond as kb
@@ -55,26 +55,13 @@ class SympyBicycle:
     cse=True; its own Newton on the pitch and linear solve of the dependent speeds."""
 
     def __init__(self):
-        parts, cons = _build_whipple_bicycle()
-        km, qi, ui = kanes_of_parts(parts, cons)
-        self.q, self.u = list(km.q), list(km.u)
+        form = kanes_form(_build_whipple_bicycle)
+        self.q, self.u = form.q, form.u
         self.names = [name_of(x) for x in self.q + self.u]
-        self.nq, self.nui = len(self.q), len(ui)
-        args = (self.q, self.u, list(parts.parameters))
-        assert km.mass_matrix_full.shape == (2 * self.nq, 2 * self.nq)
-        # use_imps=False: no search of the unreduced tree (925k nodes) for implemented
-        # functions, and cse in the expressions' own order: 0.5 s, not 2.2 s, the same function
-        self.f_MF = sp.lambdify(args, [km.mass_matrix_full, km.forcing_full], "numpy",
-                                cse=lambda e: sp.cse(e, order="none", list=False),
-                                use_imps=False)
-        g = sp.Matrix(cons["configuration_constraints"])
-        gq = g.jacobian(cons["dependent_coordinates"])
-        self.f_g = sp.lambdify(args, [g, gq], "numpy", cse=True)
-        vc = sp.Matrix(cons["velocity_constraints"]).xreplace(km.kindiffdict())
-        B, rhs = sp.linear_eq_to_matrix(vc, self.u)
-        self.f_B = sp.lambdify(args, [B, rhs], "numpy", cse=True)
-        values = moore_parameters()
-        self.p = np.array([values[str(s)] for s in parts.parameters], dtype=float)
+        self.nq, self.nui = len(self.q), len(form.ui)
+        assert form.km.mass_matrix_full.shape == (2 * self.nq, 2 * self.nq)
+        self.f_MF, self.f_g, self.f_B = form.f_MF, form.f_g, form.f_B
+        self.p = np.array(form.parameters(moore_parameters()), dtype=float)
 
     def initial(self, named: dict, pitch_guess: float) -> np.ndarray:
         nq = self.nq
