@@ -32,14 +32,17 @@ needs_cc = pytest.mark.needs_cc
 #: The model files the tests share (tests/data/*.toml).
 DATA = Path(__file__).parent / "data"
 
-#: The files that take longest (seconds of one core, warm cache, measured with --durations=0),
-#: run first: make test gives each of its two workers a whole file at a time (--dist loadfile),
-#: so a long file taken up last would leave the other core idle to the end.
-LONGEST_FIRST = ["test_jax.py", "test_singular.py", "test_singular_bicycle.py", "test_docs.py",
-                 "test_fmu.py",
-                 "test_modelfile_joints.py", "test_sympy_suite.py", "test_bicycle.py",
-                 "test_bondgraph_kane.py", "test_from_sympy.py", "test_modelfile.py",
-                 "test_cli.py", "test_models_sympy.py", "test_compiled.py"]
+#: The files that take longest (seconds of worker time, summed from --durations=0 of a full run
+#: with its own cold cache: test_jax 395, test_fmu 258, test_singular 228, test_compiled 147,
+#: test_sympy_suite 144, test_docs 115, ... under a load of ~10 on 2 cores), run first: make test
+#: gives each of its two workers a whole file at a time (--dist loadfile), so a long file taken
+#: up last would leave the other core idle to the end.
+LONGEST_FIRST = ["test_jax.py", "test_fmu.py", "test_singular.py", "test_compiled.py",
+                 "test_sympy_suite.py", "test_docs.py", "test_urdf.py", "test_cli.py",
+                 "test_models_sympy.py", "test_modelfile.py", "test_from_sympy.py", "test_tree.py",
+                 "test_modelfile_joints.py", "test_singular_bicycle.py", "test_redundant.py",
+                 "test_identities.py", "test_from_sympy_frames.py", "test_bicycle.py",
+                 "test_bicycle_reference.py"]
 
 
 #: The folder of this run's compiled models (set in pytest_configure of the first process).
