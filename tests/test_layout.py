@@ -245,8 +245,6 @@ NAMEDTUPLE_API = {"_replace", "_asdict", "_fields", "_make", "_field_defaults"}
 #: listed and on a listed one that no longer occurs.
 CROSSINGS_LEFT: set[tuple[str, str]] = {
     ("numeric/_program/tree.py", "_tree"),
-    ("simulation/compiled.py", "_events"),
-    ("simulation/crossing.py", "_events"),
 }
 
 _ACCESSORS = {"getattr": "read", "hasattr": "read", "delattr": "write", "setattr": "write",

@@ -375,7 +375,7 @@ class CompiledRun(Run):
         if self.ev_fns:  # located on the step's dense output, as the SciPy driver does
             if sim.events is not None:  # where the core last saw them
                 self.g = sim.events_prev()
-            _, t_ev, z_ev = self._events(sim, t_old, t_new, z)
+            _, t_ev, z_ev = self.events_between(sim, t_old, t_new, z)
             if self.status == 1:
                 t_stop, z_stop = t_ev, np.asarray(z_ev)
         n_chunks = len(self.ts)

@@ -446,7 +446,7 @@ class _Over:
             gap.keep = keep
             t_end, z_end = t + h, z_new[:keep]
             if run.ev_fns:
-                _, t_end, z_end = run._events(gap, t, t + h, z_end)
+                _, t_end, z_end = run.events_between(gap, t, t + h, z_end)
             if d * (t_end - run.tf) >= 0:
                 t_end, z_end, run.status = run.tf, gap(run.tf), 0
             if run.t_eval is None:

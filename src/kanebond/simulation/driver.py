@@ -451,7 +451,7 @@ class Run:
             if verdict in ("redone", "crossed"):
                 return
         if self.ev_fns:
-            sol, t_new, z = self._events(sol, t_old, t_new, z)
+            sol, t_new, z = self.events_between(sol, t_old, t_new, z)
         self._output(sol, t_new, z)
         if self.work is not None:
             self.work.accept()
@@ -465,7 +465,7 @@ class Run:
         elif self.watch is not None and self.status is None:
             self._project(t_new, np.asarray(z))
 
-    def _events(self, sol, t_old: float, t_new: float, z: np.ndarray):
+    def events_between(self, sol, t_old: float, t_new: float, z: np.ndarray):
         """Zeros of the event functions in the step (t_old, t_new]; a terminal one ends the
         run there. Returns (dense output or None, the step's end, the state there)."""
         ev_fns, n = self.ev_fns, self.n
