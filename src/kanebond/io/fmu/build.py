@@ -11,7 +11,6 @@ the model description's ModelStructure.
 from __future__ import annotations
 
 import ctypes
-import os
 import platform
 import subprocess
 import sys
@@ -23,7 +22,13 @@ import numpy as np
 
 from ...errors import ModelError
 from ...files import writing
-from ...numeric._c.backend import DENSE_RUNTIME, c_source
+from ...numeric._c.backend import (
+    DENSE_RUNTIME,
+    c_source,
+    compiler_available,
+    compiler_command,
+    refuse_fast_math,
+)
 
 __all__ = ["HERE", "platform_folder", "compile_unit", "write_archive", "Probe", "c_array",
            "c_string", "wrapper", "check_unit", "source_text"]
@@ -75,16 +80,15 @@ def c_string(text: str) -> str:
                          for ch in text) + '"'
 
 
-def _compiler() -> str:
-    from ...numeric._c.backend import compiler_available
-
-    cc = os.environ.get("CC") or "cc"
-    if not compiler_available():
+def _compiler() -> list[str]:
+    """The compiler's command words (:func:`~kanebond.numeric._c.backend.compiler_command`),
+    or ModelError where none works."""
+    cc = compiler_command()
+    if cc is None or not compiler_available():
         raise ModelError("exporting a unit needs a working C compiler (cc/gcc/clang, or $CC) to "
-                         "build its binary; none was found.")
-    import shutil
-
-    return shutil.which(cc) or shutil.which("gcc") or shutil.which("clang") or cc
+                         "build its binary; none was found (is $CC a program on the path?).")
+    refuse_fast_math(cc, "$CC")
+    return cc
 
 
 def compile_unit(sources: dict[str, str], units: list[tuple[str, list[str]]], out: Path) -> None:
@@ -97,7 +101,7 @@ def compile_unit(sources: dict[str, str], units: list[tuple[str, list[str]]], ou
         procs, objs = [], []
         for k, (name, flags) in enumerate(units):
             o = str(Path(tmp) / f"unit{k}.o")
-            cmd = [cc, *flags, "-std=c99", "-fPIC", "-fvisibility=hidden",
+            cmd = [*cc, *flags, "-std=c99", "-fPIC", "-fvisibility=hidden",
                    "-Werror=implicit-function-declaration", "-c", "-o", o, str(Path(tmp) / name)]
             procs.append((cmd, subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True)))
             objs.append(o)
@@ -107,7 +111,7 @@ def compile_unit(sources: dict[str, str], units: list[tuple[str, list[str]]], ou
                 raise ModelError(f"compiling the unit's C failed ({' '.join(cmd)}):\n"
                                  f"{err[-2000:]}")
         extra = ["-undefined", "dynamic_lookup"] if sys.platform == "darwin" else []
-        cmd = [cc, "-shared", *extra, "-o", str(out), *objs, "-lm"]
+        cmd = [*cc, "-shared", *extra, "-o", str(out), *objs, "-lm"]
         r = subprocess.run(cmd, capture_output=True, text=True)
         if r.returncode != 0:
             raise ModelError(f"linking the unit failed ({' '.join(cmd)}):\n{r.stderr[-2000:]}")

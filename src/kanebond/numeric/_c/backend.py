@@ -19,6 +19,7 @@ from __future__ import annotations
 import ctypes
 import hashlib
 import os
+import shlex
 import shutil
 import stat
 import subprocess
@@ -35,7 +36,8 @@ from ...progress import progress_wanted
 from .._program.program import Program
 from .emit import emit_c
 
-__all__ = ["CBackend", "cache_dir", "compiler_available", "library_key", "machine_flags"]
+__all__ = ["CBackend", "cache_dir", "compiler_available", "compiler_command", "library_key",
+           "machine_flags", "refuse_fast_math"]
 
 
 def cache_dir() -> Path:
@@ -101,9 +103,21 @@ def load_library(path: Path, build) -> tuple[ctypes.CDLL, bool]:
     return ctypes.CDLL(str(path)), False
 
 
-def _compiler() -> str | None:
-    cc = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
-    return cc
+def compiler_command() -> list[str] | None:
+    """The C compiler's command words: ``$CC`` split as a shell would (``"ccache gcc"`` is two
+    words), else the first of ``cc``, ``gcc``, ``clang`` on the path; None where ``$CC`` names
+    no program that exists, or none is found. Every compilation kanebond runs (the models'
+    libraries, the core, an FMU's binary) uses it."""
+    env = os.environ.get("CC", "").strip()
+    if env:
+        try:
+            words = shlex.split(env)
+        except ValueError:
+            return None
+        found = shutil.which(words[0]) if words else None
+        return [found, *words[1:]] if found else None
+    cc = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
+    return [cc] if cc else None
 
 
 _COMPILER_OK: bool | None = None
@@ -111,28 +125,31 @@ _NATIVE: list[str] | None = None  # machine_flags(), found with the compiler
 
 
 def compiler_available() -> bool:
-    """True when a working C compiler is found; with it, which :func:`machine_flags` it
-    takes (both checked once per process, by the same test compilation where it can)."""
+    """True when a working C compiler is found (:func:`compiler_command` compiles a test
+    file); with it, which :func:`machine_flags` it takes (both checked once per process, by
+    the same test compilation where it can). False, not an error, where ``$CC`` names a
+    missing program or the compiler cannot run."""
     global _COMPILER_OK, _NATIVE
     if _COMPILER_OK is None:
-        cc = _compiler()
+        cc = compiler_command()
         _NATIVE = []
-        if cc is None or sys.platform == "win32":
-            _COMPILER_OK = False
-        else:
+        _COMPILER_OK = False
+        if cc is not None and sys.platform != "win32":
             native = ["-march=native", "-ffp-contract=off"] \
                 if os.environ.get("KANEBOND_NATIVE", "1") != "0" else []
             with tempfile.TemporaryDirectory() as d:
                 src = Path(d) / "t.c"
                 src.write_text("double f(double x) { return x * x; }\n")
                 for flags in ([native, []] if native else [[]]):
-                    r = subprocess.run(
-                        [cc, *flags, "-shared", "-fPIC", "-o", str(Path(d) / "t.so"),
-                         str(src)], capture_output=True)
-                    if r.returncode == 0:
-                        _NATIVE = flags
+                    try:
+                        r = subprocess.run(
+                            [*cc, *flags, "-shared", "-fPIC", "-o", str(Path(d) / "t.so"),
+                             str(src)], capture_output=True)
+                    except OSError:
                         break
-                _COMPILER_OK = r.returncode == 0
+                    if r.returncode == 0:
+                        _NATIVE, _COMPILER_OK = flags, True
+                        break
     return _COMPILER_OK
 
 
@@ -248,10 +265,31 @@ def c_sources(prog: Program) -> tuple[list[str], str, str, int, int]:
 _O1_LIMIT = 150000
 
 
+#: flags that drop IEEE semantics, under which the runtimes' non-finite checks (``x != x``,
+#: ``o * 0.0``) are optimised away and a NaN passes as a number: refused
+_NOT_IEEE = ("-ffast-math", "-Ofast", "-ffinite-math-only", "-fno-honor-nans",
+             "-fno-honor-infinities")
+
+
+def refuse_fast_math(words: list[str], where: str) -> None:
+    """ModelError naming ``where`` when ``words`` (compiler flags) hold a flag of
+    :data:`_NOT_IEEE`. The C sources refuse it too (``#error`` under ``__FAST_MATH__``)."""
+    bad = [w for w in words if w in _NOT_IEEE]
+    if bad:
+        raise ModelError(
+            f"{where} holds {' '.join(bad)}: kanebond's C checks every result for NaN and "
+            f"infinity, which these flags switch off, so a failed evaluation would pass as a "
+            f"number. Remove them (e.g. -O2 -march=native is safe).")
+
+
 def kernel_flags(ops: int) -> list[str]:
+    """The optimisation flags of a kernel of ``ops`` operations (see :data:`_O1_LIMIT`), or
+    ``$KANEBOND_CFLAGS`` split into words (refused with -ffast-math and its kin)."""
     env = os.environ.get("KANEBOND_CFLAGS")
     if env:
-        return env.split()
+        words = env.split()
+        refuse_fast_math(words, "$KANEBOND_CFLAGS")
+        return words
     return ["-O1"] if ops <= _O1_LIMIT else ["-O0"]
 
 
@@ -308,7 +346,8 @@ def library_key(text: str) -> str:
 def build_library(parts: list[tuple[str, list[str]]], target: Path) -> None:
     """Compile C sources (each with its own flags, and :func:`machine_flags`) in parallel and
     link them into ``target``."""
-    cc = _compiler()
+    cc = compiler_command()
+    refuse_fast_math(cc or [], "$CC")
     native = machine_flags()
     d = _private_dir()
     with tempfile.TemporaryDirectory(dir=d) as tmp:
@@ -317,7 +356,7 @@ def build_library(parts: list[tuple[str, list[str]]], target: Path) -> None:
             c = Path(tmp) / f"part{k}.c"
             c.write_text(src)
             o = Path(tmp) / f"part{k}.o"
-            cmd = [cc, *flags, *native, "-fPIC", "-c", "-o", str(o), str(c)]
+            cmd = [*cc, *flags, *native, "-fPIC", "-c", "-o", str(o), str(c)]
             procs.append((cmd, subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True)))
             objs.append(str(o))
         for cmd, p in procs:
@@ -328,7 +367,7 @@ def build_library(parts: list[tuple[str, list[str]]], target: Path) -> None:
                     f"Use backend='numpy' to run without a compiler."
                 )
         out = Path(tmp) / "model.so"
-        cmd = [cc, "-shared", "-o", str(out), *objs, "-lm"]
+        cmd = [*cc, "-shared", "-o", str(out), *objs, "-lm"]
         r = subprocess.run(cmd, capture_output=True, text=True)
         if r.returncode != 0:
             raise ModelError(f"linking the generated C code failed ({' '.join(cmd)}):\n"

@@ -16,6 +16,11 @@
    the caller's per-stage side outputs (the speeds the evaluation solved), kept with the stage:
    row i belongs to the stage state Y_i = y_old + h sum_j a_ij K_j (row is i; -1 for an
    evaluation outside the table). */
+/* IEEE arithmetic is required: the non-finite checks (x != x, o * 0.0) vanish under
+   -ffast-math, and a NaN would pass as a number. kanebond refuses such flags in Python too. */
+#if defined(__FAST_MATH__) || (defined(__FINITE_MATH_ONLY__) && __FINITE_MATH_ONLY__)
+#error "kanebond's C must be built without -ffast-math / -ffinite-math-only (IEEE NaN checks)"
+#endif
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

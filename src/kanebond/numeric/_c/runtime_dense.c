@@ -1,6 +1,11 @@
 /* kanebond C runtime: a dense LU solve with partial pivoting, shared by the integration core
    (simulate/rk.c: Newton on a closed loop, RODAS4's stages, every FMU) and the bond-graph
    runtime (bondgraph/runtime_graph.c: the state equations M z = b). Put before them. */
+/* IEEE arithmetic is required: the non-finite checks (x != x, o * 0.0) vanish under
+   -ffast-math, and a NaN would pass as a number. kanebond refuses such flags in Python too. */
+#if defined(__FAST_MATH__) || (defined(__FINITE_MATH_ONLY__) && __FINITE_MATH_ONLY__)
+#error "kanebond's C must be built without -ffast-math / -ffinite-math-only (IEEE NaN checks)"
+#endif
 #include <math.h>
 
 /* Solve A x = b in place (A n x n row-major, destroyed; b becomes x). Returns 1, solving
