@@ -392,6 +392,21 @@ def test_n_four_bar_runs_through_its_horizontal_positions(n, backend, form):
     assert np.ptp(E) < 1e-8 * np.max(np.abs(E))
 
 
+@needs_cc
+def test_a_run_ending_before_a_predicted_crossing_records_none():
+    """A crossing the watch predicts ahead of the last step but past the run's end is never
+    reached: the run ends at its t_end, with no crossing recorded (before, runs to 0.97 and
+    0.999 of t_s recorded one at t_s, past their own end), on the closed-form motion."""
+    num = nfourbar_numeric(2, "c")
+    sol, sing, _, _ = parallelogram(2)
+    for frac in (0.97, 0.999):
+        t_end = frac * sing[0]
+        traj = kb.simulate(num, (0.0, t_end), n_four_bar_initial(2), rtol=1e-8, atol=1e-10)
+        assert traj.success and traj.t[-1] == t_end, traj.message
+        assert traj.singular_crossings == [], traj.singular_crossings
+        assert abs(traj["theta0"][-1] - sol.sol(t_end)[0]) < 1e-6
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_n_four_bar_at_rest_on_the_bifurcation_stops_and_says_so(backend):
     """From the bottom with just the energy to reach the horizontal, the mechanism comes to

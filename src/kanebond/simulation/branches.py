@@ -117,7 +117,8 @@ def _gauss_newton_step(Jr: np.ndarray, r: np.ndarray, square: bool) -> np.ndarra
 
 def describe(v: np.ndarray, names: list[str], top: int = 6) -> tuple[dict[str, float], str]:
     """A tangent as {coordinate: component} (scaled to a largest component of 1, entries
-    below 1e-6 of it left out) and a short text naming the largest ``top`` of them."""
+    below 1e-6 of it left out) and a short text naming the largest ``top`` of them (equal
+    ones, to six digits, in the coordinates' order: the text does not change with noise)."""
     v = np.asarray(v, dtype=float)
     big = float(np.max(np.abs(v))) if v.size else 0.0
     if big == 0:
@@ -127,7 +128,7 @@ def describe(v: np.ndarray, names: list[str], top: int = 6) -> tuple[dict[str, f
         w = -w
     keep = [i for i in range(len(w)) if abs(w[i]) > 1e-6]
     comps = {names[i]: round(float(w[i]), 6) for i in keep}
-    order = sorted(keep, key=lambda i: -abs(w[i]))
+    order = sorted(keep, key=lambda i: (-round(abs(w[i]), 6), i))  # (ties: the names' order)
     text = ", ".join(f"{names[i]} {w[i]:+.3g}" for i in order[:top])
     if len(order) > top:
         text += f", … ({len(order)} coordinates move)"

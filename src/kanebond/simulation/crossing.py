@@ -420,9 +420,9 @@ class _Over:
                      f"continuation cannot be trusted (tighten rtol)", t_b, z_b[:n])
         if singular:
             ts = self.found.t
-            record = {"t": ts, "rank_margin": self.found.margin,
-                      **self.branches(gap), "t_before": t_a, "t_after": t_b,
-                      "newton_correction": corr, "energy_error": err_e,
+            record = {"t": float(ts), "rank_margin": float(self.found.margin),
+                      **self.branches(gap), "t_before": float(t_a),
+                      "t_after": float(t_b), "newton_correction": corr, "energy_error": err_e,
                       "constraints": self._what().split(" lose rank")[0].split(" (")[0]}
             run.meta.setdefault("singular_crossings", []).append(record)
         run.nfev_done += self.evals

@@ -406,6 +406,8 @@ class Run:
         start with a better partition; else (verdict, the partition to switch to at its end,
         or None)."""
         verdict, what = self.watch.inspect(sol, t_old, t_new, z[: self.n], self.n)
+        if verdict == "singular" and what.predicted and self.direction * (what.t - self.tf) >= 0:
+            verdict, what = "ok", None  # predicted past the run's end: the run never gets there
         if verdict == "singular":
             if not self.watch.config:
                 x_ = self.safe_x(np.asarray(sol(what.t))[: self.n], what.t)
