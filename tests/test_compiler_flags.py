@@ -29,7 +29,8 @@ def test_cc_naming_a_missing_program_is_no_compiler(tmp_path):
             "from kanebond.numeric import compiler_available\n"
             "print(compiler_available())\n"
             "try:\n"
-            "    kb.models.pendulum_on_cart(1).numeric({'m0': 1.0, 'm1': 0.5, 'l1': 2.0, 'g': 9.81}, backend='c')\n"
+            "    c = {'m0': 1.0, 'm1': 0.5, 'l1': 2.0, 'g': 9.81}\n"
+            "    kb.models.pendulum_on_cart(1).numeric(c, backend='c')\n"
             "except kb.KanebondError as e:\n"
             "    print(type(e).__name__, str(e)[:200])\n")
     env = {"CC": str(tmp_path / "no-such-cc"), "PATH": "/usr/bin:/bin",

@@ -47,7 +47,8 @@ class GraphBuilder:
         self.R_of: dict = {system.frame: [[g.ONE, g.ZERO, g.ZERO],
                                           [g.ZERO, g.ONE, g.ZERO],
                                           [g.ZERO, g.ZERO, g.ONE]]}
-        self._tree = frame_tree(system.frame)
+        #: {frame: the frame it is oriented in} (mechanics.kinematics.frame_tree)
+        self.frame_parents = frame_tree(system.frame)
         self.R, self.S, self.K = R, S, K
         self.Q_nodes, self.qdot = Q, qdot
 
@@ -67,7 +68,7 @@ class GraphBuilder:
         """R_N←frame, composed frame by frame down the frame tree."""
         if frame in self.R_of:
             return self.R_of[frame]
-        if frame not in self._tree:
+        if frame not in self.frame_parents:
             raise ModelError(
                 f"frame {frame.name} is not connected to the inertial frame "
                 f"{self.system.frame.name} by orientations, but a vector (a velocity, an "
@@ -79,9 +80,9 @@ class GraphBuilder:
         fr = frame
         while fr not in self.R_of:
             chain.append(fr)
-            fr = self._tree[fr]
+            fr = self.frame_parents[fr]
         for fr in reversed(chain):
-            P = self._tree[fr]
+            P = self.frame_parents[fr]
             E = P._dcm_dict[fr]
             En = [[self.node(E[i, j]) for j in range(3)] for i in range(3)]
             self.R_of[fr] = self.g.matmul(self.R_of[P], En)

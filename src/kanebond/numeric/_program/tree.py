@@ -121,19 +121,19 @@ class TreeProgram(GraphBuilder):
             of_frame[b.frame] = i
         parent = []
         for b in bodies:
-            if b.frame not in self._tree or b.frame is self.system.frame:
+            if b.frame not in self.frame_parents or b.frame is self.system.frame:
                 raise NotATree(f"the frame of {b.name} is not oriented from {self.system.frame}")
-            fr = self._tree[b.frame]
+            fr = self.frame_parents[b.frame]
             while fr is not None and fr not in of_frame:
-                fr = self._tree[fr]
+                fr = self.frame_parents[fr]
             parent.append(-1 if fr is None else of_frame[fr])
         return parent
 
     def _omega_up(self, fr) -> list[tuple]:
         """[(frame, ω of frame in its orientation parent)] from ``fr`` up to N."""
         out = []
-        while self._tree.get(fr) is not None:
-            up = self._tree[fr]
+        while self.frame_parents.get(fr) is not None:
+            up = self.frame_parents[fr]
             w = fr._ang_vel_dict.get(up)
             if w is None:
                 raise NotATree(f"frame {fr} has no angular velocity in {up}")
