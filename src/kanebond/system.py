@@ -19,7 +19,7 @@ import sympy as sp
 from .bondgraph import BondGraph
 from .bondgraph.kane import kane_bond_graph
 from .forms.kane import HamiltonianForm, LagrangianForm, MomentumForm, VelocityForm
-from .kanemodel.kane_model import KaneModel
+from .kanemodel.model import KaneModel
 from .linear.linearization import Linearization, linearize
 from .numeric.constrained import ConstrainedModel
 from .numeric.model import NumericModel

@@ -18,7 +18,7 @@ from ..errors import KanebondError, SingularMassMatrixError
 from .kane import HamiltonianForm, LagrangianForm
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..kanemodel.kane_model import KaneModel
+    from ..kanemodel.model import KaneModel
 
 __all__ = ["IdentityAudit", "Sampler", "check_identities", "relative_error"]
 

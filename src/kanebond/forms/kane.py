@@ -17,7 +17,7 @@ from ..errors import FormError
 from ..mechanics.kinematics import vanishes
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..kanemodel.kane_model import KaneModel
+    from ..kanemodel.model import KaneModel
 
 __all__ = ["Form", "VelocityForm", "MomentumForm", "LagrangianForm", "HamiltonianForm"]
 

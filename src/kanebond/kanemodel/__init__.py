@@ -7,6 +7,6 @@ The public facade :class:`kanebond.KaneSystem` (``system.py``) is a KaneModel wi
 methods that reach the floors above.
 """
 
-from .kane_model import KaneModel
+from .model import KaneModel
 
 __all__ = ["KaneModel"]

@@ -36,7 +36,7 @@ from ..mechanics.kinematics import show, t
 from ..numeric.model import NumericModel
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..kanemodel.kane_model import KaneModel
+    from ..kanemodel.model import KaneModel
 
 __all__ = ["Linearizer"]
 

@@ -45,7 +45,7 @@ from .jacobians import Linearizer
 
 if TYPE_CHECKING:  # pragma: no cover - import for annotations only
 
-    from ..kanemodel.kane_model import KaneModel
+    from ..kanemodel.model import KaneModel
 
 __all__ = ["Linearization", "Linearizer", "linearize", "linearizer", "linearization_at",
            "matrix_scale", "ignorable_indices", "label", "ZERO_TOL"]

@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-    from ..kanemodel.kane_model import KaneModel
+    from ..kanemodel.model import KaneModel
 
 __all__ = ["Sweep", "sweep", "sweep_figure"]
 
