@@ -19,7 +19,7 @@ from kanebond import bondgraph as bg
 from kanebond.bondgraph import draw as drawing
 from kanebond.bondgraph import draw_fallback
 from kanebond.bondgraph.draw import draw, to_dot, to_svg
-from kanebond.bondgraph.kane import FORMS
+from kanebond.bondgraph.from_system import FORMS
 
 SVG = "{http://www.w3.org/2000/svg}"
 HOSTILE = ['a"<b>&', "\\N", "x\\n", "\\\\", "\\l \\G \\E", "ω′ ∂x/∂q", "&amp;", "]]> --", "'q",

@@ -17,7 +17,7 @@ from functools import cached_property
 import sympy as sp
 
 from .bondgraph import BondGraph
-from .bondgraph.kane import kane_bond_graph
+from .bondgraph.from_system import kane_bond_graph
 from .forms.kane import HamiltonianForm, LagrangianForm, MomentumForm, VelocityForm
 from .kanemodel.model import KaneModel
 from .linear.linearization import Linearization, linearize
@@ -205,7 +205,7 @@ class KaneSystem(KaneModel):
     def bond_graph(self, form: str = "momentum", ports: Mapping | None = None) -> BondGraph:
         """This system's multibond graph ([PA21] Figs. 1–6): ``"unreduced"``, ``"velocity"``,
         ``"momentum"`` or ``"lagrangian"``; ``ports`` {name: velocity linear in the speeds}
-        adds 1-junctions other energy domains connect to (:mod:`kanebond.bondgraph.kane`)."""
+        adds 1-junctions other energy domains connect to (:mod:`kanebond.bondgraph.from_system`)."""
         return kane_bond_graph(self, form, dict(ports or {}))
 
     def linearize(
