@@ -27,7 +27,7 @@ from .errors import (
     TrajectoryFileError,
     UrdfError,
 )
-from .forms.kane import HamiltonianForm, LagrangianForm, MomentumForm, VelocityForm
+from .forms.equations import HamiltonianForm, LagrangianForm, MomentumForm, VelocityForm
 from .io import from_sympy, from_urdf
 from .linear.linearization import Linearization
 from .mechanics.generalized import GeneralizedInertia

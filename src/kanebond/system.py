@@ -2,7 +2,7 @@
 
 :class:`KaneSystem` is :class:`~kanebond.kanemodel.KaneModel` (the validated model and its system
 matrices, [PA21] (53)–(62)) with the methods that reach the layers above it: the four forms
-(:mod:`kanebond.forms.kane`), numeric models (:mod:`kanebond.numeric.model`,
+(:mod:`kanebond.forms.equations`), numeric models (:mod:`kanebond.numeric.model`,
 :mod:`kanebond.numeric.constrained`) and linearization (:mod:`kanebond.linear.linearization`). It
 sits on the top floor, as Pinocchio's ``RobotWrapper`` sits over ``Model``, ``Data`` and the free
 algorithms: every layer below takes a ``KaneModel`` and none imports this module, so data flows one
@@ -18,7 +18,7 @@ import sympy as sp
 
 from .bondgraph import BondGraph
 from .bondgraph.from_system import kane_bond_graph
-from .forms.kane import HamiltonianForm, LagrangianForm, MomentumForm, VelocityForm
+from .forms.equations import HamiltonianForm, LagrangianForm, MomentumForm, VelocityForm
 from .kanemodel.model import KaneModel
 from .linear.linearization import Linearization, linearize
 from .numeric.constrained import ConstrainedModel

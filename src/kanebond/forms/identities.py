@@ -15,7 +15,7 @@ import numpy as np
 import sympy as sp
 
 from ..errors import KanebondError, SingularMassMatrixError
-from .kane import HamiltonianForm, LagrangianForm
+from .equations import HamiltonianForm, LagrangianForm
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..kanemodel.model import KaneModel
