@@ -6,7 +6,7 @@ compatible velocity and momentum forms* (ECCOMAS Multibody 2021, cited as [PA21]
 
 from . import models  # kb.models.<model>() right after `import kanebond`
 from ._version import __version__
-from .constraints.resolve import AdjoinedConstraint, VelocityConstraint
+from .constraints.adjoined import AdjoinedConstraint, VelocityConstraint
 from .errors import (
     BondGraphError,
     CausalityError,

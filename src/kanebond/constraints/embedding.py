@@ -110,7 +110,7 @@ class Embedding:
         A readable name of each velocity constraint, for messages.
     names, targets, gradients:
         Per velocity constraint: the name of its multiplier column (``velocity[i]``, or the
-        name of a :class:`~kanebond.constraints.resolve.VelocityConstraint`), and for a
+        name of a :class:`~kanebond.constraints.adjoined.VelocityConstraint`), and for a
         VelocityConstraint the listed points and frames and ∂φ/∂v_n (Vectors in q): the
         reaction on point n is (∂φ/∂v_n) λ.
     configuration_constraints:

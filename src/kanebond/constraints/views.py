@@ -17,8 +17,8 @@ import sympy as sp
 
 from ..errors import ConstraintError
 from ..mechanics.kinematics import t
+from .adjoined import Adjoined, AdjoinedConstraint
 from .auxiliary import auxiliary_equations
-from .resolve import Adjoined, AdjoinedConstraint
 
 __all__ = ["ConstraintViews"]
 

@@ -27,7 +27,7 @@ import sympy as sp
 import sympy.physics.mechanics as me
 from sympy.core.function import AppliedUndef
 
-from ..constraints.resolve import AdjoinedConstraint
+from ..constraints.adjoined import AdjoinedConstraint
 from ..errors import KanebondError, ModelError
 from ..kanemodel.listing import default_load_names
 from ..mechanics.generalized import GeneralizedInertia

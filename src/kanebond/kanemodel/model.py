@@ -17,14 +17,10 @@ import sympy.physics.mechanics as me
 from sympy.core.function import AppliedUndef
 from sympy.physics.vector import ReferenceFrame, Vector
 
+from ..constraints.adjoined import Adjoined, resolve_adjoined, velocity_constraint_items
 from ..constraints.auxiliary import check_auxiliary_speeds, zero_auxiliary
 from ..constraints.embedding import Embedding, embed
-from ..constraints.resolve import (
-    Adjoined,
-    resolve_adjoined,
-    resolve_prescribed,
-    velocity_constraint_items,
-)
+from ..constraints.prescribed import resolve_prescribed
 from ..constraints.views import ConstraintViews
 from ..errors import ModelError
 from ..mechanics import matrices

@@ -13,7 +13,7 @@ from __future__ import annotations
 import sympy as sm
 import sympy.physics.mechanics as me
 
-from ..constraints.resolve import AdjoinedConstraint
+from ..constraints.adjoined import AdjoinedConstraint
 from ..system import KaneSystem
 from . import drawings
 from .drawings import dress

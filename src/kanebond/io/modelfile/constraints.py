@@ -8,7 +8,7 @@ from typing import Any
 
 import sympy as sp
 
-from ...constraints.resolve import AdjoinedConstraint
+from ...constraints.adjoined import AdjoinedConstraint
 from ...simulation.runs import RUN_WORDS
 from .reader import TOP_WHERE, File, capped, formed, get, keys, kind, number
 
