@@ -33,8 +33,8 @@ from .linear.linearization import Linearization
 from .mechanics.generalized import GeneralizedInertia
 from .numeric.constrained import ConstrainedModel
 from .runspec import export_fmu, load
+from .simulation.entry import Event, Trajectory, simulate
 from .simulation.results import RESULTS
-from .simulation.solve import Event, Trajectory, simulate
 from .system import KaneSystem
 
 __all__ = [

@@ -200,7 +200,7 @@ def _bicycle_rides(system, constants) -> bool:
     import numpy as np
 
     from .models import bicycle as bk
-    from .simulation.solve import simulate
+    from .simulation.entry import simulate
 
     num = system.numeric(constants)
     good = True
@@ -232,7 +232,7 @@ def prescribed_spin(system) -> bool:
     driven = system.prescribe({u2: 6.0})
     print(f"\n{driven}\nwith u2 = 6 rad/s prescribed; the motor's reaction torque (48):")
     t0 = time.perf_counter()
-    from .simulation.solve import simulate
+    from .simulation.entry import simulate
 
     traj = simulate(driven, (0.0, 3.0), {x: 0, y: 0, q1: 0, q2: 0.2, q3: 0, u1: 0, u3: 0},
                     {"m": 2.0, "r": 0.3, "g": 9.81})
@@ -256,7 +256,7 @@ def simulate_and_linearize(system, out: str = "rolling_disk.png", force: bool = 
 
 def _simulate_disk(system, constants: dict[str, float], out: str, force: bool) -> bool:
     """Compile the disk, simulate 3 s of leaned rolling, audit its energy and plot it."""
-    from .simulation.solve import simulate
+    from .simulation.entry import simulate
 
     x, y, q1, q2, q3 = system.coordinates
     u1, u2, u3 = system.speeds

@@ -327,8 +327,8 @@ def simulate_case(case: Case, t_end: float, points: int | None = None, *,
     :func:`kanebond.simulate`). Returns the :class:`~kanebond.Trajectory`."""
     import numpy as np
 
+    from .simulation.entry import simulate
     from .simulation.runs import RUN_WORDS
-    from .simulation.solve import simulate
 
     options = {**{k: v for k, v in case.settings.items() if k in RUN_WORDS},
                **{k: v for k, v in options.items() if v is not None or k not in RUN_WORDS}}

@@ -1,4 +1,4 @@
-"""Floor 7, simulation: :func:`~kanebond.simulation.solve.simulate`, the one entry point, and
+"""Floor 7, simulation: :func:`~kanebond.simulation.entry.simulate`, the one entry point, and
 its :class:`~kanebond.simulation.trajectory.Trajectory`.
 
 :mod:`~kanebond.simulation.driver` drives a SciPy solver step by step with
@@ -11,9 +11,9 @@ constraints watched between steps); :mod:`~kanebond.simulation.trajectory` and
 New integrators go here.
 """
 
+from .entry import simulate
 from .events import Event
 from .results import RESULTS
-from .solve import simulate
 from .trajectory import EnergyAudit, Trajectory
 
 __all__ = ["simulate", "Trajectory", "EnergyAudit", "Event", "RESULTS"]

@@ -18,7 +18,7 @@ import numpy as np
 from ..errors import KanebondError
 from ..kanemodel.parameters import name_of
 from ..runspec import Case, dependent_coordinates, prepare
-from ..simulation.solve import simulate
+from ..simulation.entry import simulate
 
 __all__ = ["numeric_model", "simulate_point", "linearize_chunk", "run_case"]
 

@@ -1,4 +1,5 @@
-"""Simulation: integrate the velocity or momentum form, keep a :class:`Trajectory`, audit energy.
+"""``kb.simulate``, the one entry point of a run: integrate the velocity or momentum form, keep
+a :class:`Trajectory`, audit energy.
 
 Two first-order forms of Kane's equations can be integrated ([PA21] §3):
 
