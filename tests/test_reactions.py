@@ -66,6 +66,31 @@ def test_rod_tension_of_a_cartesian_pendulum(backend):
     assert tr.energy_audit().rel_residual < 1e-8
 
 
+def test_copies_hold_their_own_partition_and_reactions():
+    """A model's partition, reactions and manifold are objects bound to it: a copy with other
+    constants (with_constants, and KaneSystem.numeric's memo) and a repartitioned view get
+    their own. At rest at angle θ the rod's tension is T = m g cos θ, λ = −T/l, so doubling g
+    doubles λ in the copy and leaves the first model's λ as it was."""
+    s, (x, y, ux, uy), (m, g, l), N, P = cartesian_pendulum()
+    th = 0.6
+    x0 = np.array([LEN * np.sin(th), -LEN * np.cos(th), 0.0])
+    num = s.numeric({m: MASS, g: G, l: LEN}, backend="numpy")
+    num.configuration_residuals(x0[:2])  # (the manifold made before the copies)
+    two = s.numeric({m: MASS, g: 2 * G, l: LEN}, backend="numpy")  # the memo's copy
+    view = two.repartition([ux])
+    for model in (num, two, view):
+        assert model.speed_partition.model is model and model.reactions.model is model
+        assert model.manifold.model is model
+    lam = -MASS * G * np.cos(th) / LEN
+    assert abs(num.constraint_multipliers(0.0, x0)[0] - lam) < 1e-9
+    assert abs(two.constraint_multipliers(0.0, x0)[0] - 2 * lam) < 1e-9
+    xv = np.array([x0[0], x0[1], 0.0])  # (its state is [q, u_x])
+    assert abs(view.constraint_multipliers(0.0, xv)[0] - 2 * lam) < 1e-9
+    assert view.partition == ([ux], [uy]) and num.partition == ([uy], [ux])
+    assert abs(num.with_constants({m: MASS, g: 3 * G, l: LEN}).multipliers(0.0, x0)[0]
+               - 3 * lam) < 1e-9
+
+
 def test_multiplier_of_a_plain_expression_constraint():
     """Without a VelocityConstraint the multiplier is still reported (λ of x u_x + y u_y = 0,
     the same constraint): λ = −T/l."""

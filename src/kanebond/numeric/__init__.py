@@ -1,9 +1,9 @@
 """Floor 6, numerics: the numeric models a user holds, on private backend packages.
 
 The models (public): :class:`~kanebond.numeric.NumericModel` (A, Df, e, p̂, ê, T* and the forms'
-right-hand sides; :mod:`~kanebond.numeric.embedded` puts it on the constraint manifold,
-:mod:`~kanebond.numeric.partitions` chooses its independent speeds,
-:mod:`~kanebond.numeric.reactions` gives the reactions of embedded constraints,
+right-hand sides; it holds its :mod:`~kanebond.numeric.partitions` (the independent speeds)
+and :mod:`~kanebond.numeric.reactions` (of embedded constraints) as objects,
+:mod:`~kanebond.numeric.embedded` puts its states on the constraint manifold,
 :mod:`~kanebond.numeric.treepath` runs the tree path), :mod:`~kanebond.numeric.manifold`
 (g(q) = 0, consistent initial conditions, projection), :class:`~kanebond.numeric.ConstrainedModel`
 (prescribed flows and adjoined multipliers) and ``JaxModel`` (``backend="jax"``, imported on

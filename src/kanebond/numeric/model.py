@@ -50,24 +50,26 @@ import copy
 import ctypes
 import threading
 from collections.abc import Mapping
+from functools import cached_property
 from typing import Any
 
 import numpy as np
 
-from ..errors import ModelError, SingularConfigurationError, SingularMassMatrixError
-from ..kanemodel.admissible import check_constants, check_mass_and_inertia, warn_not_finite
+from ..errors import ModelError
+from ..kanemodel.admissible import check_constants, check_mass_and_inertia
 from ..kanemodel.parameters import Parameters
 from ..mechanics.kinematics import show
 from ..progress import working
+from . import embedded, failures
 from ._c.backend import cache_dir, compiler_available
 from ._c.fastcall import point_caller
-from ._numpy.backend import EmbeddingSingular, constraint_matrix
+from ._numpy.backend import EmbeddingSingular
 from ._program.program import Program
-from .bodies import NONFINITE, CEvaluator, NumpyEvaluator, SymbolicEvaluator
-from .embedded import EmbeddedMixin
+from .bodies import CEvaluator, NumpyEvaluator, SymbolicEvaluator
 from .evaluator import Binding, Evaluator, KernelFailure
-from .partitions import PartitionMixin
-from .reactions import ReactionMixin
+from .manifold import ConstraintManifold
+from .partitions import SpeedPartition
+from .reactions import Reactions
 from .treepath import TreeEvaluator, tree_program
 
 __all__ = ["NumericModel", "cache_dir", "compiler_available"]
@@ -82,7 +84,7 @@ TREE_EMBEDDED_MIN_R = 24
 # ============================================================================================
 
 
-class NumericModel(EmbeddedMixin, PartitionMixin, ReactionMixin):
+class NumericModel:
     """Numeric evaluation of a :class:`~kanebond.KaneSystem` (see the module docstring).
 
     Every method takes NumPy arrays: one point (shapes (R,), (S,), ...) or a batch (shapes
@@ -246,18 +248,10 @@ class NumericModel(EmbeddedMixin, PartitionMixin, ReactionMixin):
         """The :class:`~kanebond.numeric.evaluator.Binding` of this view (its partition array
         for the C runtime: [kl, ku, ind, dep, role]) and the single-point fast path's buffers
         and compiled function (C, constant parameters)."""
-        self._part = None
-        if self.embedded:
-            rows, cols = self.evaluator.constraint_pattern
-            col = {j: r for r, j in enumerate(self.dep_index)}
-            pairs = [(i, col[j]) for i, j in zip(rows, cols, strict=True) if j in col]
-            kl = max([i - j for i, j in pairs] + [0])
-            ku = max([j - i for i, j in pairs] + [0])
-            role = np.zeros(self.n_u, dtype=np.intc)
-            role[self.ind_index] = np.arange(self.S)
-            role[self.dep_index] = -(1 + np.arange(len(self.dep_index)))
-            self._part = np.concatenate(
-                [[kl, ku], self.ind_index, self.dep_index, role]).astype(np.intc)
+        rotations = self.reactions.rotations if "reactions" in self.__dict__ else None
+        self.speed_partition = SpeedPartition(self)  # (this view's own, on its own constants)
+        self.reactions = Reactions(self, rotations)
+        self._part = self.speed_partition.part_array()
         self._c1 = np.zeros(max(len(self.parameters), 1))
         self._c1[: len(self.parameters)] = self._params.fixed
         self.binding = Binding(self.ind_index, self.dep_index, self._part,
@@ -303,20 +297,7 @@ class NumericModel(EmbeddedMixin, PartitionMixin, ReactionMixin):
         if a.shape[-1] != size:
             raise ModelError(f"{name} must have {size} entries per point, got shape {a.shape}.")
         if not np.all(np.isfinite(a)):
-            self._not_finite(name, a)
-
-    def _not_finite(self, name: str, a: np.ndarray):
-        """ModelError naming the first NaN or infinite entry of a state or batch ``a``."""
-        a = np.atleast_2d(a)
-        k, j = (int(i[0]) for i in np.nonzero(~np.isfinite(a)))
-        names = {"q": self.state_names[: self.R], "f": self.state_names[self.R :]}.get(
-            name, self.state_names)
-        label = names[j] if j < len(names) else f"entry {j}"
-        where = f" of point {k}" if a.shape[0] > 1 else ""
-        raise ModelError(
-            f"{name}{where} has {label} = {a[k, j]}; states must be finite numbers (a NaN or "
-            f"infinite value gives no meaningful derivative)."
-        )
+            failures.not_finite(self, name, a)
 
     def checked_states(self, t, x, name: str = "x") -> tuple[bool, np.ndarray, np.ndarray]:
         """(single point?, times (n,), states (n, R+S)) of a state or batch of states ``x``,
@@ -369,10 +350,10 @@ class NumericModel(EmbeddedMixin, PartitionMixin, ReactionMixin):
         try:
             return fn(tt, xb, *args)
         except KernelFailure as err:
-            return self._fail(err.code, tt, err.x, err.out)
+            return failures.fail(self, err.code, tt, err.x, err.out)
         except EmbeddingSingular as err:
             i = err.index
-            self._singular_configuration(float(tt[i]), xb[i, : self.R], None, err.cond)
+            self.speed_partition.raise_singular(float(tt[i]), xb[i, : self.R], err.cond)
 
     def work_arrays(self, kind: str, t, q, u, c=None) -> np.ndarray:
         """The per-body work array (rows, N) of kernel ``kind`` ('pos', 'vel', 'dot') at all
@@ -508,7 +489,7 @@ class NumericModel(EmbeddedMixin, PartitionMixin, ReactionMixin):
             if code:
                 t1[0] = t
                 x1[:] = x
-                self._fail(code, t1, x1[None, :], o1[None, :])
+                failures.fail(self, code, t1, x1[None, :], o1[None, :])
             return o1.copy()
         single, tt, xb = self.checked_states(t, x, "x")
         c = self._c(tt, xb[:, : self.R], xb[:, self.R :])
@@ -522,69 +503,102 @@ class NumericModel(EmbeddedMixin, PartitionMixin, ReactionMixin):
         out = self.call_evaluator(self.evaluator.rhs_momentum, tt, yb, c, self.binding)
         return out[0] if single else out
 
-    # ------------------------------------------------------------------ errors
-    def _warn_not_finite(self, tt: np.ndarray, xb: np.ndarray, out: np.ndarray) -> None:
-        warn_not_finite(self, tt, xb, out)
+    # ------------------------------------------------- embedded constraints (delegated)
+    @property
+    def has_embedding(self) -> bool:
+        """True when the system has embedded velocity or configuration constraints."""
+        return self.system.embedding.active
 
-    def _fail(self, code: int, tt: np.ndarray, xb: np.ndarray, out: np.ndarray | None = None):
-        """The C runtime's return code: point i = |code| − 1 has a singular A (code > 0) or
-        B_d (code < 0); code ≥ 2²⁸: a result that is not finite (a warning naming it, and
-        ``out`` returned)."""
-        if code >= NONFINITE:
-            if not np.all(np.isfinite(xb)):
-                self._not_finite("x", xb)
-            if out is not None:
-                self._warn_not_finite(tt, xb, out)
-            return out
-        i = abs(code) - 1
-        if not np.all(np.isfinite(xb[i])):
-            self._not_finite("x", xb[i])
-        q = xb[i, : self.R]
-        if code > 0:
-            _singular(self, float(tt[i]), q)
-        self._singular_configuration(float(tt[i]), q, None, None)
+    @cached_property
+    def manifold(self) -> ConstraintManifold:
+        """g(q), ∂g/∂qᵀ and B(q) of the embedded constraints (made on first use)."""
+        return ConstraintManifold(self)
 
-    def _singular_configuration(self, t: float, q: np.ndarray, f, cond) -> None:
-        """SingularConfigurationError naming the constraints, the configuration and t."""
-        import scipy.linalg
+    def configuration_residuals(self, q) -> np.ndarray:
+        """g(q) of the configuration constraints: (k,) or (N, k)."""
+        return self.manifold.configuration_residuals(q)
 
-        vals = ", ".join(f"{n}={v:.6g}" for n, v in zip(self.state_names, q, strict=False))
-        labels = self.system.embedding.labels
-        wp = self.work_arrays("pos", np.array([t]), np.asarray(q, dtype=float)[None, :],
-                        np.zeros((1, self.n_u)))
-        k = self.layout.K_c
-        B = constraint_matrix(self.layout, wp)[0]
-        Bd = B[:, self.dep_index]
-        culprit = None
-        scale = 1e-10 * (1.0 + np.max(np.abs(Bd), initial=0.0))
-        for r in range(k if not self.system.embedding.redundant else 0):  # rows = labels
-            if np.linalg.matrix_rank(Bd[: r + 1], tol=scale) < r + 1:
-                culprit = labels[r] if r < len(labels) else f"velocity constraint {r}"
-                break
-        rank_B = np.linalg.matrix_rank(B, tol=scale) if np.all(np.isfinite(B)) else 0
-        dep = ", ".join(show(x) for x in self.dependent_speed_symbols)
-        why = f"{culprit} depends on the constraints before it in the dependent speeds" \
-            if culprit else "B_d is singular"
-        cond_txt = f" (condition number {cond:.3g})" if cond is not None and np.isfinite(cond) \
-            else ""
-        if rank_B < k:
-            raise SingularConfigurationError(
-                f"the velocity constraints of {self.system.name!r} lose rank at t={t:.6g}, "
-                f"{vals}: {why}{cond_txt}, and no choice of dependent speeds helps (B has rank "
-                f"{rank_B} < {k}). This is a singular configuration of the mechanism (a "
-                f"bifurcation, where the number of degrees of freedom jumps); the motion "
-                f"through it is not unique, so kanebond stops rather than choose an assembly "
-                f"branch silently."
-            )
-        _, _, piv = scipy.linalg.qr(B, pivoting=True)
-        better = [show(self.all_speeds[j]) for j in sorted(piv[:k])]
-        raise SingularConfigurationError(
-            f"the dependent speeds {dep} of {self.system.name!r} cannot be solved from the "
-            f"velocity constraints at t={t:.6g}, {vals}: {why}{cond_txt}. Choose other "
-            f"dependent speeds here (num.repartition(...); e.g. dependent {', '.join(better)}); "
-            f"kb.simulate does this on its own along a run, and at its start when initial gives "
-            f"the speeds of a regular partition (dependent speeds included)."
-        )
+    def velocity_residuals(self, q, f) -> np.ndarray:
+        """B(q) u of the embedded velocity constraints, with u_d solved (zero to round-off)."""
+        return self.manifold.velocity_residuals(q, f)
+
+    def consistent_initial(self, initial: Any) -> np.ndarray:
+        """x0 = [q0, f0], the dependent coordinates solved from g(q) = 0 (see embedded.py)."""
+        return embedded.consistent_initial(self, initial)
+
+    def project(self, x) -> np.ndarray:
+        """x with the dependent coordinates re-solved from g(q) = 0 (the projection)."""
+        return embedded.project(self, x)
+
+    def initial_state(self, initial: Any, t0: float = 0.0) -> np.ndarray:
+        """x0 from ``initial`` (as kb.simulate's) checked against the embedded constraints."""
+        return embedded.initial_state(self, initial)
+
+    def outputs(self, t, q, f) -> dict[str, np.ndarray]:
+        """Named extra columns along a trajectory: dependent speeds and constraint residuals."""
+        return embedded.outputs(self, t, q, f)
+
+    # --------------------------------------- the partition of the speeds (speed_partition)
+    @property
+    def partition(self) -> tuple[list, list]:
+        """(independent speeds, dependent speeds) of the current partition."""
+        return self.speed_partition.speeds
+
+    @property
+    def dependent_speed_symbols(self) -> list:
+        """The speeds solved from the velocity constraints in the current partition."""
+        return self.speed_partition.dependent_speed_symbols
+
+    def repartition(self, independent) -> NumericModel:
+        """A view of this model whose independent speeds are ``independent`` (see partitions)."""
+        return self.speed_partition.repartition(independent)
+
+    def all_speed_values(self, q, f) -> np.ndarray:
+        """u = [f; u_d] in the order of ``system.all_speeds`` (the speeds of every body)."""
+        return self.speed_partition.all_speed_values(q, f)
+
+    def dependent_speeds(self, q, f) -> np.ndarray:
+        """u_d: the dependent speeds of the current partition, solved from B(q) u = 0."""
+        return self.speed_partition.dependent_speeds(q, f)
+
+    def dependent_speed_rates(self, t, x) -> np.ndarray:
+        """u_d' = G f' + c (c = −B_d⁻¹ Ḃu) at states x = [q, f]: the dependent accelerations."""
+        return self.speed_partition.dependent_speed_rates(t, x)
+
+    def embedding_condition(self, q) -> np.ndarray:
+        """σ_max(B)/σ_min(B_d): how well the dependent speeds are determined (∞: singular)."""
+        return self.speed_partition.embedding_condition(q)
+
+    def constraint_matrix(self, q) -> np.ndarray:
+        """B(q) (k × n_u) of the embedded velocity constraints B u = 0 at one configuration."""
+        return self.speed_partition.constraint_matrix(q)
+
+    def best_partition(self, q) -> list:
+        """Independent speeds for which B_d is best conditioned at q (QR with pivoting of B)."""
+        return self.speed_partition.best_partition(q)
+
+    # ------------------------------------------------------- reactions (reactions)
+    def constraint_multipliers(self, t, x) -> np.ndarray:
+        """λ of the embedded velocity constraints at x = [q, f]: A_u u' + D_u u − e_u = Bᵀ λ."""
+        return self.reactions.constraint_multipliers(t, x)
+
+    multipliers = constraint_multipliers  # the name ConstrainedModel used first
+
+    def constraint_forces(self, t, x) -> dict[tuple[str, str], np.ndarray]:
+        """{(constraint name, point or frame name): (∂φ/∂v_n) λ in inertial components}."""
+        return self.reactions.constraint_forces(t, x)
+
+    def rotation_matrix(self, frame, q) -> np.ndarray:
+        """R_N←F(q), (3, 3) or (N, 3, 3): the unit vectors of ``frame`` in inertial ones."""
+        return self.reactions.rotation_matrix(frame, q)
+
+    def express(self, vectors, frame, q) -> np.ndarray:
+        """Inertial components (3,) or (N, 3) expressed in ``frame`` at configurations q."""
+        return self.reactions.express(vectors, frame, q)
+
+    def reaction_outputs(self, t, q, u) -> dict[str, np.ndarray]:
+        """Trajectory columns ``lambda[...]`` and ``force[...]`` from rows of all speeds."""
+        return self.reactions.reaction_outputs(t, q, u)
 
     def __repr__(self) -> str:
         return (
@@ -592,18 +606,3 @@ class NumericModel(EmbeddedMixin, PartitionMixin, ReactionMixin):
             f"backend={self.backend!r})"
         )
 
-
-def _singular(model: NumericModel, t: float, q: np.ndarray):
-    vals = ", ".join(f"{n}={v:.6g}" for n, v in zip(model.state_names, q, strict=False))
-    if not np.all(np.isfinite(q)) or not np.all(np.isfinite(model.binding.c1)):
-        raise SingularMassMatrixError(
-            f"the mass matrix A(q) of {model.system.name!r} could not be factorized at t={t:.6g} "
-            f"because the coordinates or constants are not finite ({vals}); check the state and "
-            f"the constants (a callable constant may have returned nan or inf)."
-        )
-    raise SingularMassMatrixError(
-        f"the mass matrix A(q) of {model.system.name!r} is singular or not positive definite at "
-        f"t={t:.6g}, {vals}: the coordinates are at a singular configuration (e.g. gimbal lock of "
-        f"Euler angles) or a mass or inertia is zero or negative. Choose other coordinates, or "
-        f"check the constants."
-    )
