@@ -17,6 +17,7 @@ from conftest import needs_cc
 import kanebond as kb
 from kanebond import runspec
 from kanebond.cli import cli
+from kanebond.simulation.runs import ATOL, METHOD, RTOL
 
 fmpy = pytest.importorskip("fmpy")
 from fmpy import simulate_fmu  # noqa: E402
@@ -179,14 +180,15 @@ def test_closed_loop_start_made_consistent_inside_the_unit(units):
 def test_model_exchange_keeps_a_closed_loop_closed(units, fmi):
     """CVODE integrates the four-bar's dependent coordinates too, and at a loose tolerance they
     drift off g(q) = 0 (by 8.6e-7 in 2 s, unprojected). The unit asks for an event at a
-    completed step once |g| exceeds 100 times its tolerance (1e-10, as it exports), projects
-    there and says the states changed: |g| stays below 1e-8 at every step the run records."""
+    completed step once |g| exceeds 100 times its tolerance (kb.simulate's rtol, RTOL = 1e-9, as
+    it exports), projects there and says the states changed: |g| stays below 1e-7 at every step
+    the run records."""
     path, _ = units("four_bar", fmi)
     g = ["residual[config[0]]", "residual[config[1]]"]
     res = simulate_fmu(str(path), fmi_type="ModelExchange", stop_time=2.0, output_interval=0.01,
                        relative_tolerance=1e-8, record_events=False, output=["q1", *g])
     assert res["time"][-1] == pytest.approx(2.0) and res["q1"][-1] > 100.0  # the crank spun
-    assert max(np.max(np.abs(res[n])) for n in g) <= 100 * 1e-10
+    assert max(np.max(np.abs(res[n])) for n in g) <= 100 * RTOL
 
 
 def test_values_read_during_initialization_are_the_start(units):
@@ -559,3 +561,38 @@ def test_a_redundant_closure_runs_in_the_unit(tmp_path):
     for n in ("q1", "q3"):
         np.testing.assert_allclose(res[n], ref[n][::10], atol=1e-6)
     assert np.max(np.abs(res["q1"])) > 2.0 and np.max(np.abs(res["audit_residual"])) < 1e-6
+
+
+def test_co_simulation_has_kb_simulates_integrator_defaults(units):
+    """The unit's Co-Simulation integrates with kb.simulate's defaults, from the one place
+    (kanebond.simulation.runs: DOP853, rtol 1e-9, atol 1e-12): its C and default experiment
+    say so, and at them a CS run and kb.simulate's default run of the shipped chaplygin_sleigh
+    are each within 1e-7 (100 rtol: the local error control's bound grown over a 2 s run) of
+    SciPy's DOP853 at rtol 1e-13 on the numeric model's Python rhs. An importer's own looser
+    tolerance (1e-5) is the one the unit integrates with: its run is further off. (Communication
+    steps of 0.5 s: at 0.02 s the steps clipped there keep DOP853 within 1e-12 at any rtol.)"""
+    from scipy.integrate import solve_ivp
+
+    from kanebond.simulation.compiled import COMPILED_METHODS
+
+    path, case = units("chaplygin_sleigh")
+    md = fmpy.read_model_description(str(path))
+    assert float(md.defaultExperiment.tolerance) == RTOL
+    glue = zipfile.ZipFile(path).read("sources/kb_model.c").decode()
+    assert f"#define KBF_METHOD {COMPILED_METHODS[METHOD]} " in glue
+    assert f"#define KBF_TOL {RTOL!r}" in glue and f"#define KBF_ATOL {ATOL!r}" in glue
+    num = case.system.numeric(case.constants)
+    x0, names, te = num.initial_state(case.x0), list(num.state_names), np.linspace(0, 2, 5)
+    ref = solve_ivp(num.rhs, (0.0, 2.0), x0, method="DOP853", rtol=1e-13, atol=1e-15, t_eval=te)
+
+    def error(run) -> float:
+        return max(float(np.max(np.abs(np.asarray(run[n]) - ref.y[i])))
+                   / max(1.0, float(np.max(np.abs(ref.y[i])))) for i, n in enumerate(names))
+
+    cs = simulate_fmu(str(path), fmi_type="CoSimulation", stop_time=2.0, output_interval=0.5,
+                      output=names)  # no tolerance given: FMPy takes the default experiment's
+    own = kb.simulate(num, (0.0, 2.0), x0, t_eval=te, progress=False)
+    loose = simulate_fmu(str(path), fmi_type="CoSimulation", stop_time=2.0,
+                         output_interval=0.5, relative_tolerance=1e-5, output=names)
+    assert error(cs) < 100 * RTOL and error(own) < 100 * RTOL, (error(cs), error(own))
+    assert error(loose) > 10 * error(cs), (error(loose), error(cs))

@@ -31,7 +31,7 @@ from ...errors import ModelError
 from ...files import check_destination
 from ...numeric.constrained import ConstrainedModel
 from ...numeric.model import NumericModel
-from ...simulation.runs import T_END
+from ...simulation.runs import RTOL, T_END
 from ...system import KaneSystem
 from .build import Probe, compile_unit, platform_folder, source_text, wrapper, write_archive
 from .variables import Layout, build_description, model_description, model_description_3
@@ -186,7 +186,7 @@ def write_fmu(
     describe = model_description if fmi == "2" else model_description_3
     xml = describe(layout, name=unit.name, identifier=ident, guid=guid,
                             description=unit.description, sources=sources, t_end=t_end,
-                            tolerance=1e-10, dependencies=dependencies)
+                            tolerance=RTOL, dependencies=dependencies)
     archive = {"modelDescription.xml": xml,
                f"binaries/{folder}/{ident}{suffix}": binary,
                "sources/buildDescription.xml": build_description(ident, sources)}

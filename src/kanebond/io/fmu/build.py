@@ -29,9 +29,11 @@ from ...numeric._c.backend import (
     compiler_command,
     refuse_fast_math,
 )
+from ...simulation.compiled import COMPILED_METHODS
+from ...simulation.runs import ATOL, METHOD, RTOL
 
-__all__ = ["HERE", "platform_folder", "compile_unit", "write_archive", "Probe", "c_array",
-           "c_string", "wrapper", "check_unit", "source_text"]
+__all__ = ["HERE", "integrator_defaults", "platform_folder", "compile_unit", "write_archive",
+           "Probe", "c_array", "c_string", "wrapper", "check_unit", "source_text"]
 
 HERE = Path(__file__).parent
 
@@ -57,6 +59,17 @@ def wrapper(fmi: str) -> tuple[str, str, list[str]]:
     return (f'#include <stdio.h>\n#include "{head}"\n#include "rk.c"\n#include "kbglue.c"',
             f'#include "kbcore.c"\n#include "{api}"',
             [head, "kbglue.c", "rk.c", "kbcore.c", api])
+
+
+def integrator_defaults() -> list[str]:
+    """The glue's lines that set the Co-Simulation integrator's defaults to kb.simulate's
+    (:mod:`kanebond.simulation.runs`: METHOD, RTOL, ATOL): the method (``KBF_METHOD``, rk.c's
+    number of it; a build from the unit's sources may give another with ``-DKBF_METHOD=0``,
+    RK45), the relative tolerance (``KBF_TOL``, also the default experiment's) and the
+    absolute one (``KBF_ATOL``). An importer's own tolerance rtol replaces KBF_TOL, with
+    atol = rtol · KBF_ATOL / KBF_TOL."""
+    return [f"#ifndef KBF_METHOD\n#define KBF_METHOD {COMPILED_METHODS[METHOD]} /* {METHOD} */"
+            f"\n#endif", f"#define KBF_TOL {RTOL!r}", f"#define KBF_ATOL {ATOL!r}"]
 
 
 def source_text(name: str) -> str:

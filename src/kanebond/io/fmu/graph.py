@@ -22,7 +22,7 @@ from ...bondgraph.numeric import GraphNumeric
 from ...errors import ModelError
 from ...kanemodel.parameters import lookup_value, name_of
 from ...numeric._c.backend import TLS_RUNTIME
-from .build import HERE, c_array, check_unit, wrapper
+from .build import HERE, c_array, check_unit, integrator_defaults, wrapper
 from .variables import UnitParts, Variable
 
 __all__ = ["GraphUnit", "graph_unit"]
@@ -61,7 +61,7 @@ class GraphUnit(UnitParts):
             *(f"#define KBF_{k} {v}" for k, v in self.sizes.items()),
             f"#define KBF_NX {nx}", f"#define KBF_NC {nc}", f"#define KBF_NY {ny}",
             "#define KBF_NPROJ 0", "#define KBF_NO_WATCH  /* M z = b is checked instead */",
-            f'#define KBF_GUID "{guid}"', "#define KBF_TOL 1e-10",
+            f'#define KBF_GUID "{guid}"', *integrator_defaults(),
             c_array("int", "M_ROW", self.M_at[0]), c_array("int", "M_COL", self.M_at[1]),
             c_array("double", "KBF_START", start),
             c_array("int", "KBF_INPUT", [1 if k in self.inputs else 0

@@ -24,7 +24,7 @@ from sympy.core.function import AppliedUndef
 from ...errors import ModelError
 from ...mechanics.kinematics import show
 from ...numeric._c.export import CModel, c_model
-from .build import HERE, c_array, c_string, check_unit, wrapper
+from .build import HERE, c_array, c_string, check_unit, integrator_defaults, wrapper
 from .variables import UnitParts, Variable
 
 __all__ = ["KaneUnit", "kane_unit"]
@@ -165,7 +165,7 @@ def _glue(cm: CModel, nx: int, nc: int, ny: int, guid: str, xs: np.ndarray, c0: 
         *(["#define KBF_NO_WATCH"] if cm.n_velocity == 0 else []),
         f"#define KBF_BETA {cm.baumgarte!r}",
         f'#define KBF_GUID "{guid}"',
-        "#define KBF_TOL 1e-10",
+        *integrator_defaults(),
         f"#define KBF_QDEP_NAMES {c_string(', '.join(qdep))}",
         c_array("int", "KBF_PART", part or [0]),
         f"#define KBF_PARTP {'KBF_PART' if part else '0'}",

@@ -4,7 +4,9 @@
 
    Appended to a model's generated glue, which defines
      KBF_NX, KBF_NC, KBF_NY       continuous states, constants and inputs, outputs;
-     KBF_GUID, KBF_TOL            the unit's GUID (instantiation token) and default tolerance;
+     KBF_GUID                     the unit's GUID (instantiation token);
+     KBF_METHOD, KBF_TOL, KBF_ATOL the Co-Simulation integrator's defaults, kb.simulate's
+                                  (rk.c's KB_DOP853, rtol, atol: kanebond.simulation.runs);
      KBF_NPROJ                    > 0 when the configuration is projected (closed loops);
      KBF_START, KBF_INPUT         start values of every value reference; which c are inputs;
      kbf_eval(t, x, c, xd, y, T0, msg, len)  the derivatives xd and (y not NULL) the outputs;
@@ -14,12 +16,13 @@
 
    Value references: [0, NX) the states, [NX, 2 NX) their derivatives, [2 NX, 2 NX + NC) the
    constants and inputs (the generated code's array c), then the NY outputs (FMI 3.0: then
-   time). Co-Simulation integrates with the Dormand-Prince 5(4) pair of kanebond's integration
-   core (rk.c, included before the glue; the same code kb.simulate runs with method="RK45")
-   under error control (relative tolerance from the importer, else KBF_TOL; absolute 1e-3 of
-   it) and projects the configuration back onto the constraint manifold after every
-   communication step; Model Exchange projects it in an event once it has drifted (KBF_DRIFT). Status codes
-   are the FMI ones (equal in 2.0 and 3.0): 0 OK, 3 error. */
+   time). Co-Simulation integrates with kanebond's integration core (rk.c, included before
+   the glue; the same code and defaults kb.simulate runs: KBF_METHOD, DOP853) under error
+   control (relative tolerance KBF_TOL and absolute KBF_ATOL, or the importer's tolerance rtol
+   and atol = rtol KBF_ATOL / KBF_TOL) and projects the configuration back onto the
+   constraint manifold after every communication step; Model Exchange projects it in an
+   event once it has drifted (KBF_DRIFT). Status codes are the FMI ones (equal in 2.0 and
+   3.0): 0 OK, 3 error. */
 #include <stdarg.h>
 #include <stdio.h>
 
@@ -52,7 +55,7 @@ typedef struct KbInst {
     char name[128];
     int type, phase, logging, fresh, fsal;
     int project;          /* Model Exchange: the loop is to be closed at the next event */
-    double time, tol, stop, T0, h;
+    double time, tol, atol, stop, T0, h; /* tol, atol: the integrator's rtol and atol */
     double rmin;          /* smallest B_d pivot ratio seen since the last watched step */
     double tw;            /* Model Exchange: the time of the last completed step */
     char msg[512];        /* the last evaluation's failure */
@@ -109,20 +112,19 @@ static int kb_rk_f(void *ctx, double t, const double *x, double *out, double *si
     return kb_f((KbInst *)ctx, t, x, out);
 }
 
-/* integrate the states from m->time to t_end with the core's RK45 (rk.c), the constraint
-   watch after every accepted step; 0 on success */
+/* integrate the states from m->time to t_end with the core's KBF_METHOD (rk.c), the
+   constraint watch after every accepted step; 0 on success */
 static int kb_integrate(KbInst *m, double t_end) {
     KbRk *r = &m->rk;
-    const double atol = 1e-3 * m->tol;
     long steps = 0;
-    kb_rk_method(r, KB_RK45);
+    kb_rk_method(r, KBF_METHOD);
     r->f = kb_rk_f;
     r->ctx = m;
     r->t = m->time;
     r->t_bound = t_end;
     r->direction = 1.0;
     r->rtol = m->tol;
-    r->atol = &atol;
+    r->atol = &m->atol;
     r->atol_n = 1;
     r->max_step = INFINITY;
     if (!m->fsal) { /* a new start: X(m) may have been set; the step size is kept */
@@ -174,6 +176,7 @@ static void kb_defaults(KbInst *m) {
     m->phase = KB_INSTANTIATED;
     m->time = 0.0;
     m->tol = KBF_TOL;
+    m->atol = KBF_ATOL;
     m->fresh = m->fsal = m->project = 0;
     m->h = 0.0;
     m->T0 = 0.0;
@@ -206,7 +209,10 @@ static KbInst *kb_new(const char *name, const char *token, int type, int logging
 
 static void kb_setup(KbInst *m, int tolDefined, double tol, double start, int stopDefined,
                      double stop) {
-    if (tolDefined && tol > 0) m->tol = tol;
+    if (tolDefined && tol > 0) { /* the importer's rtol; atol in proportion */
+        m->tol = tol;
+        m->atol = tol == KBF_TOL ? KBF_ATOL : tol * (KBF_ATOL / KBF_TOL);
+    }
     m->time = start;
     m->stop = stopDefined ? stop : 0.0;
 }
