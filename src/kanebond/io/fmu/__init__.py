@@ -7,7 +7,7 @@ with their start values, inputs, outputs, the model structure),
 ``binaries/<platform>/<identifier>.so`` built with the local C
 compiler, and ``sources/`` (the generated C, kanebond's FMI wrapper and
 ``buildDescription.xml``) so that the unit can be built for another platform. The unit needs
-neither Python nor kanebond to load or run. See :mod:`kanebond.io.fmu.kane` for the states and
+neither Python nor kanebond to load or run. See :mod:`kanebond.io.fmu.kane_unit` for the states and
 outputs of a Kane model and :mod:`kanebond.io.fmu.graph` for a bond graph's.
 """
 
@@ -148,7 +148,7 @@ def write_fmu(
 
         unit = graph_unit(model, constants, initial, dict(units or {}))
     else:
-        from .kane import kane_unit
+        from .kane_unit import kane_unit
 
         num = _numeric(model, constants, baumgarte)
         unit = kane_unit(num, _start(num, initial), dict(units or {}))

@@ -1,4 +1,4 @@
-/* kanebond FMU: what the glue of Kane models (kane.c) and bond graphs (graph.c) shares,
+/* kanebond FMU: what the glue of Kane models (kane_unit.c) and bond graphs (graph.c) shares,
    included before it (after rk.c, whose dense LU solve, kb_dense_solve, both use: Newton on
    a closed loop's g(q) = 0, a bond graph's M z = b): the constraint watch of a model without
    velocity constraints (KBF_NO_WATCH), which has nothing to watch. */

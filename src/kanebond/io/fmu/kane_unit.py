@@ -1,5 +1,6 @@
-"""A Kane model (:class:`~kanebond.numeric.NumericModel` or
-:class:`~kanebond.numeric.ConstrainedModel`) as a unit's C and variables.
+"""The FMU's model unit of a Kane system: its numeric model
+(:class:`~kanebond.numeric.NumericModel` or :class:`~kanebond.numeric.ConstrainedModel`) as a
+unit's C (``kane_unit.c``) and variables.
 
 The states are x = [q, f, W]: every coordinate, the independent speeds of the velocity form
 ([PA21] (14); with prescribed flows the free ones, [PA21] (47)) and W, the work of every source
@@ -150,7 +151,7 @@ def kane_unit(num: Any, x0: np.ndarray, units: dict[str, str]) -> KaneUnit:
 
 def _glue(cm: CModel, nx: int, nc: int, ny: int, guid: str, xs: np.ndarray, c0: np.ndarray,
           inputs: list[int], qdep: list[str], fmi: str) -> str:
-    """The model's macros and tables for kane.c and fmi2.c, then both."""
+    """The model's macros and tables for kane_unit.c and fmi2.c, then both."""
     start = [*xs, *([0.0] * nx), *c0[:nc], *([0.0] * ny)]
     part = cm.part
     lines = [
@@ -174,7 +175,7 @@ def _glue(cm: CModel, nx: int, nc: int, ny: int, guid: str, xs: np.ndarray, c0: 
         c_array("double", "KBF_START", start),
         c_array("int", "KBF_INPUT", [1 if k in inputs else 0 for k in range(max(nc, 1))]),
         wrapper(fmi)[0],
-        (HERE / "kane.c").read_text(),
+        (HERE / "kane_unit.c").read_text(),
         wrapper(fmi)[1],
         "",
     ]
