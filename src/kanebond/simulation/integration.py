@@ -12,17 +12,16 @@ import numpy as np
 
 from ..errors import KanebondError, ModelError, SingularMassMatrixError
 from ..numeric.model import NumericModel
-from .runs import FORMS, METHODS
+from .runs import ATOL, FORMS, METHODS, RTOL, time_span
 
 #: methods only kanebond's compiled core has (kanebond.simulation.compiled)
 COMPILED_ONLY = ("RODAS4",)
 _METHODS = tuple(m for m in METHODS if m not in COMPILED_ONLY)  # scipy.integrate's OdeSolvers
 IMPLICIT_METHODS = ("Radau", "BDF")  # given vectorized=True: a batched finite-difference Jacobian
-_FORMS = FORMS
 
 
-def run_arguments(form: str, t_span: Any, t_eval: Any, method: Any, rtol: Any = 1e-9,
-                   atol: Any = 1e-12, max_nfev: Any = None):
+def run_arguments(form: str, t_span: Any, t_eval: Any, method: Any, rtol: Any = RTOL,
+                   atol: Any = ATOL, max_nfev: Any = None):
     """(t0, tf, direction, t_eval in the direction of integration or None, solver class,
     method name) from simulate's arguments, each checked (ModelError naming it)."""
     from scipy import integrate  # imported here: it is slow to import
@@ -35,19 +34,13 @@ def run_arguments(form: str, t_span: Any, t_eval: Any, method: Any, rtol: Any = 
                                  not isinstance(max_nfev, (int, np.integer)) or max_nfev < 1):
         raise ModelError(f"max_nfev must be a positive integer (or None), got {max_nfev!r}.")
 
-    if form not in _FORMS:
+    if form not in FORMS:
         raise ModelError(f"form must be 'momentum' or 'velocity', got {form!r}.")
-    try:
-        t0, tf = (float(v) for v in t_span)
-    except (TypeError, ValueError) as err:
-        raise ModelError(f"t_span must be (t0, t_final), got {t_span!r}.") from err
-    if not (np.isfinite(t0) and np.isfinite(tf)) or t0 == tf:
-        raise ModelError(f"t_span must be two different finite times, got {t_span!r}.")
-    direction = 1.0 if tf > t0 else -1.0
+    t0, tf, direction = time_span(t_span)
     if isinstance(method, str):
-        if method not in _METHODS + COMPILED_ONLY:
+        if method not in METHODS:
             raise ModelError(
-                f"method must be one of {', '.join(_METHODS + COMPILED_ONLY)} or an OdeSolver "
+                f"method must be one of {', '.join(METHODS)} or an OdeSolver "
                 f"subclass, got {method!r}."
             )
         solver_cls = getattr(integrate, method) if method in _METHODS else None
