@@ -182,8 +182,8 @@ class Run:
         how = (num, self.momentum, self.stored_u, (R, n, self.n_store), audit, self.t0,
                np.array(self.x0, dtype=float))
         # a compiled run's model has no Python callables: its outputs can wait to be read
-        later = Deferred(lambda: derived(how, T, Z)) if self.defer_outputs else \
-            derived(how, T, Z)
+        columns = dict.fromkeys(_DERIVED, Deferred(lambda: derived(how, T, Z))) \
+            if self.defer_outputs else derived(how, T, Z)
         if watch is not None:
             meta["partition_switches"] = [
                 {"t": tw, "independent_speeds": sw} for tw, sw in watch.switches
@@ -192,8 +192,7 @@ class Run:
             meta["projections"] = watch.projections
         meta.update(self.stats, runtime_s=time.perf_counter() - self.wall0)
         traj = Trajectory(
-            t=T, q=Z[:, :R].copy(), **{k: later if self.defer_outputs else later[k] for k in (
-                "f", "p", "T_star", "load_power", "work", "extras")},
+            t=T, q=Z[:, :R].copy(), **columns,
             coordinate_names=self.names[:R], speed_names=self.names[R:],
             load_names=num.load_names, form=self.form, method=self.method_name,
             work_method="state" if audit else "trapezoid", success=success, status=status,
@@ -574,6 +573,10 @@ class Run:
             self.nfev_done += solver.nfev
             self.solver, self.work = self.start(t_new, zp)
         self.last["z"] = np.array(zp)
+
+
+#: the columns of a trajectory derived from its stored rows (:func:`derived`)
+_DERIVED = ("f", "p", "T_star", "load_power", "work", "extras")
 
 
 def derived(how: tuple, T: np.ndarray, Z: np.ndarray) -> dict[str, Any]:
