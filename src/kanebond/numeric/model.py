@@ -251,11 +251,11 @@ class NumericModel:
         rotations = self.reactions.rotations if "reactions" in self.__dict__ else None
         self.speed_partition = SpeedPartition(self)  # (this view's own, on its own constants)
         self.reactions = Reactions(self, rotations)
-        self._part = self.speed_partition.part_array()
-        self._c1 = np.zeros(max(len(self.parameters), 1))
-        self._c1[: len(self.parameters)] = self._params.fixed
-        self.binding = Binding(self.ind_index, self.dep_index, self._part,
-                               bool(self._params.varying), self._c1, self._c)
+        c1 = np.zeros(max(len(self.parameters), 1))
+        c1[: len(self.parameters)] = self._params.fixed
+        self.binding = Binding(self.ind_index, self.dep_index,
+                               self.speed_partition.part_array(), bool(self._params.varying),
+                               c1, self.parameter_values)
         self._xshape = (self.R + self.S,)
         # one set of single-point buffers per thread: ctypes releases the GIL during a call,
         # and threads sharing one x and one output would read each other's points
@@ -269,16 +269,17 @@ class NumericModel:
         if b is None:
             t1, x1, o1 = np.zeros(1), np.zeros(self._xshape), np.zeros(self._xshape)
             u1 = np.zeros(max(self.n_u, 1))
-            ptrs = (t1.ctypes.data, x1.ctypes.data, self._c1.ctypes.data)
+            c1, part = self.binding.c1, self.binding.part
+            ptrs = (t1.ctypes.data, x1.ctypes.data, c1.ctypes.data)
             if self.embedded:
-                ptrs = (*ptrs, self._part.ctypes.data, o1.ctypes.data, u1.ctypes.data)
+                ptrs = (*ptrs, part.ctypes.data, o1.ctypes.data, u1.ctypes.data)
             else:
                 ptrs = (*ptrs, o1.ctypes.data)
             # ctypes objects, not ints: a call then converts nothing (a tenth of a µs)
             ptrs = (ctypes.c_int(1), *(ctypes.c_void_p(p) for p in ptrs))
             # one C call that reads x in place where the extension can be had (_c/fastcall.py)
-            call = point_caller(self._kb_rhs, self.embedded, self._c1,
-                                self._part if self.embedded else None, o1, u1, self._xshape[0])
+            call = point_caller(self._kb_rhs, self.embedded, c1, part, o1, u1,
+                                self._xshape[0])
             b = self._tls.b = (t1, x1, o1, u1, ptrs, call)
         return b
 
@@ -333,15 +334,12 @@ class NumericModel:
         tt = np.broadcast_to(np.asarray(t, dtype=float), (len(qb),)).copy()
         return single, tt, qb, fb
 
-    def _c(self, t, q, f) -> np.ndarray:
-        if not self._params.varying:
-            return np.repeat(self._params.fixed[None, :], len(t), axis=0)
-        return self._params.values(t, np.hstack([np.real(q), np.real(f)]))
-
     def parameter_values(self, t, q, f) -> np.ndarray:
         """The parameter rows c (N, K) at a batch (t (N,), q (N, R), f (N, S)): the
         constants, and the callable ones evaluated there."""
-        return self._c(t, q, f)
+        if not self._params.varying:
+            return np.repeat(self._params.fixed[None, :], len(t), axis=0)
+        return self._params.values(t, np.hstack([np.real(q), np.real(f)]))
 
     def call_evaluator(self, fn, tt: np.ndarray, xb: np.ndarray, *args):
         """``fn(tt, xb, *args)``, a method of :attr:`evaluator` at checked points, its failures
@@ -359,13 +357,13 @@ class NumericModel:
         """The per-body work array (rows, N) of kernel ``kind`` ('pos', 'vel', 'dot') at all
         speeds u."""
         if c is None:
-            c = self._c(t, q, u[:, self.ind_index])
+            c = self.parameter_values(t, q, u[:, self.ind_index])
         return self.evaluator.work(kind, t, q, u, c)
 
     def evaluate(self, t, q, f, want: set, c=None) -> dict:
         """The quantities ``want`` in the independent speeds at a batch of points."""
         if c is None:
-            c = self._c(t, q, f)
+            c = self.parameter_values(t, q, f)
         return self.call_evaluator(self.evaluator.parts, t, q, f, c, set(want), self.binding)
 
     def _parts(self, t, q, f, want: set) -> tuple[bool, dict]:
@@ -378,7 +376,7 @@ class NumericModel:
     def _quantity(self, fn, t, q, f, name: str = "f") -> np.ndarray:
         """``fn`` of the evaluator at checked points (one point or a batch)."""
         single, tt, qb, fb = self.checked_points(t, q, f, name)
-        out = self.call_evaluator(fn, tt, qb, fb, self._c(tt, qb, fb), self.binding)
+        out = self.call_evaluator(fn, tt, qb, fb, self.parameter_values(tt, qb, fb), self.binding)
         return out[0] if single else out
 
     # ------------------------------------------------------------------ pieces
@@ -432,7 +430,7 @@ class NumericModel:
         tt = np.atleast_1d(np.asarray(t, dtype=float))
         q = np.asarray(q, dtype=float)
         if c is None:
-            c = self._c(tt, q[None, :], np.zeros((1, self.S)))[0]
+            c = self.parameter_values(tt, q[None, :], np.zeros((1, self.S)))[0]
         with np.errstate(all="ignore"):
             return self.evaluator.mass_properties(tt, q, np.asarray(np.real(c), dtype=float))
 
@@ -456,7 +454,7 @@ class NumericModel:
             return None
         single, tt, yb = self.checked_states(t, y, "y" if momentum else "x")
         yb = np.ascontiguousarray(yb, dtype=float)
-        c = self._c(tt, yb[:, : self.R], yb[:, self.R :])
+        c = self.parameter_values(tt, yb[:, : self.R], yb[:, self.R :])
         got = self.evaluator.rhs_and_speeds(tt, yb, c, self.binding, momentum)
         if got is None:
             return None
@@ -492,14 +490,14 @@ class NumericModel:
                 failures.fail(self, code, t1, x1[None, :], o1[None, :])
             return o1.copy()
         single, tt, xb = self.checked_states(t, x, "x")
-        c = self._c(tt, xb[:, : self.R], xb[:, self.R :])
+        c = self.parameter_values(tt, xb[:, : self.R], xb[:, self.R :])
         out = self.call_evaluator(self.evaluator.rhs, tt, xb, c, self.binding)
         return out[0] if single else out
 
     def rhs_momentum(self, t, y) -> np.ndarray:
         """Momentum form ([PA21] (25)–(28)): y = [q, p] → y' = [Q f, e + ê], f = A⁻¹ p."""
         single, tt, yb = self.checked_states(t, y, "y")
-        c = self._c(tt, yb[:, : self.R], yb[:, self.R :])
+        c = self.parameter_values(tt, yb[:, : self.R], yb[:, self.R :])
         out = self.call_evaluator(self.evaluator.rhs_momentum, tt, yb, c, self.binding)
         return out[0] if single else out
 

@@ -101,8 +101,7 @@ class TreeEvaluator(Assembled):
         if self.embedded or b.varying:  # (an input that reads x = [q, f] needs f = A⁻¹p)
             return self.bodies.rhs_momentum(t, y, c, b)
         y = np.ascontiguousarray(y, dtype=float)
-        R = y.shape[1] - len(b.ind)
-        out, _, code = self.backend.rhs_momentum(t, y, b.values(t, y[:, :R], y[:, R:]))
+        out, _, code = self.backend.rhs_momentum(t, y, c)
         if code and code < NONFINITE:  # (a result not finite is returned, unnamed)
             raise KernelFailure(code, y)
         return out
