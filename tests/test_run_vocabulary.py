@@ -235,3 +235,18 @@ def test_one_results_enum_for_every_encoding(cart_c):
     assert results.fmi_result(3, "t = 1: more than 5e7 steps in one") is \
         kb.RESULTS.max_steps_reached
     assert kb.RESULTS.of(7) == 7  # a code from a later kanebond's file stays a number
+
+
+@pytest.mark.parametrize("call", [
+    lambda: kb.simulate_ensemble(None, (0.0, 1.0), initial_batch=[[0.0]], backend="nope"),
+    lambda: kb.sweep_simulate("pendulum", (0.0, 1.0), sets={}, grid=None),
+])
+def test_a_renamed_argument_warns_at_the_callers_line(call):
+    """Under simulate_ensemble's and sweep_simulate's old-order wrappers the renamed
+    argument's DeprecationWarning still names the caller's file (Python shows it there)."""
+    with warnings.catch_warnings(record=True) as got:
+        warnings.simplefilter("always")
+        with pytest.raises(kb.KanebondError):
+            call()
+    renamed = [w for w in got if issubclass(w.category, DeprecationWarning)]
+    assert renamed and renamed[0].filename == __file__

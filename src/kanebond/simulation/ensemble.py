@@ -259,7 +259,7 @@ def _old_order(fn: Any) -> Any:
 
 
 @_old_order
-@renamed(initial_batch="initial", constants_batch="constants")
+@renamed(4, initial_batch="initial", constants_batch="constants")
 def simulate_ensemble(model: Any, t_span: tuple[float, float], initial: Any = None,
                       constants: Any = None, *, method: str | None = None, rtol: float = RTOL,
                       atol: float = ATOL, t_eval: Any = None, points: int = POINTS,

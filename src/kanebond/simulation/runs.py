@@ -72,9 +72,10 @@ def deprecated(old: str, new: str, *, stacklevel: int = 3) -> None:
                   DeprecationWarning, stacklevel=stacklevel)
 
 
-def renamed(**old_to_new: str) -> Callable[[F], F]:
+def renamed(stacklevel: int = 3, **old_to_new: str) -> Callable[[F], F]:
     """A decorator: keyword arguments given by an old name reach the function under their new
-    name, with a DeprecationWarning. Given both spellings, a ModelError names them."""
+    name, with a DeprecationWarning. Given both spellings, a ModelError names them.
+    ``stacklevel`` 4 under one more wrapper, so that the warning names the caller's line."""
 
     def wrap(fn: F) -> F:
         positional = [p.name for p in inspect.signature(fn).parameters.values()
@@ -87,7 +88,7 @@ def renamed(**old_to_new: str) -> Callable[[F], F]:
                     if new in kwargs or new in positional[:len(args)]:
                         raise ModelError(f"{fn.__name__} got both {old}= and {new}=; {old} is "
                                          f"the old spelling of {new}: give {new} only.")
-                    deprecated(f"{fn.__name__}({old}=...)", f"{new}=")
+                    deprecated(f"{fn.__name__}({old}=...)", f"{new}=", stacklevel=stacklevel)
                     kwargs[new] = kwargs.pop(old)
             return fn(*args, **kwargs)
 

@@ -129,7 +129,7 @@ def _old_call(fn: Any) -> Any:
 
 
 @_old_call
-@renamed(sets="constants", grid_or_samples="grid")
+@renamed(4, sets="constants", grid_or_samples="grid")
 def sweep_simulate(model: str, t_span: tuple[float, float] | Any,
                    initial: Mapping[str, float] | None = None,
                    constants: Mapping[str, float] | None = None, *,
