@@ -250,3 +250,26 @@ def test_a_renamed_argument_warns_at_the_callers_line(call):
             call()
     renamed = [w for w in got if issubclass(w.category, DeprecationWarning)]
     assert renamed and renamed[0].filename == __file__
+
+
+def test_a_sweep_takes_the_model_files_run_table_as_simulate_case_does(tmp_path):
+    """kb.sweep_simulate and runspec.simulate_case read [simulation] through one helper: the
+    file's t_end (t_span=None), points, method, rtol and form where the call gives none, the
+    call's own over them."""
+    pytest.importorskip("dask")
+    path = _model_file(tmp_path, t_end=0.2, points=5, method="RK45", rtol=1e-6,
+                       form="velocity")
+    ds = kb.sweep_simulate(str(path), None, grid={"m1": [0.5]}, n_workers=0, progress=False)
+    assert ds.sizes["time"] == 5 and ds.time.values[-1] == 0.2
+    assert (ds.attrs["method"], ds.attrs["rtol"], ds.attrs["form"]) == ("RK45", 1e-6,
+                                                                       "velocity")
+    own = kb.sweep_simulate(str(path), (0.0, 0.1), grid={"m1": [0.5]}, points=3,
+                            method="DOP853", n_workers=0, progress=False,
+                            options={"form": "momentum"})
+    assert own.sizes["time"] == 3 and own.time.values[-1] == 0.1
+    assert (own.attrs["method"], own.attrs["rtol"], own.attrs["form"]) == ("DOP853", 1e-6,
+                                                                          "momentum")
+    from kanebond import runspec
+
+    traj = runspec.simulate_case(runspec.prepare(str(path), {"m1": 0.5}), 0.2, 5)
+    np.testing.assert_allclose(ds.q1.values[0], traj.q[:, 1], rtol=0, atol=1e-12)

@@ -29,6 +29,7 @@ from .runspec import (
     constant_values,
     prepare,
     resolve_model,
+    run_words,
     simulate_case,
     state_values,
 )
@@ -330,8 +331,8 @@ def simulate(model: str, t_end: float | None, sets: dict, initial: dict, points:
                        overwrite=force)
     case = prepare(model, sets, initial, cached=False)
     _echo_notes(case.system)
-    t_end = float(case.settings.get("t_end", runs.T_END)) if t_end is None else t_end
-    points = case.settings.get("points") if points is None else points
+    words = run_words(case.settings, {"t_end": t_end, "points": points})
+    t_end, points = float(words.get("t_end", runs.T_END)), words.get("points")
     traj = simulate_case(case, t_end, points, progress=None, method=method, rtol=rtol,
                          atol=atol, form=form)
     out = _outdir(out)

@@ -19,11 +19,15 @@ from typing import Any
 
 from .errors import ModelError
 from .kanemodel.parameters import name_of
-from .simulation.runs import T_END
+from .simulation.runs import RUN_WORDS, T_END
 
 __all__ = ["Case", "resolve_model", "cached_system", "cached_graph", "prepare", "simulate_case",
            "constant_values", "state_values", "default_tables", "FILE_SUFFIXES",
-           "model_file", "export_fmu", "load"]
+           "model_file", "export_fmu", "load", "SIMULATION_WORDS", "run_words", "run_settings"]
+
+#: the words of a model file's ``[simulation]`` table: the stop time, the output points and
+#: the run's words (kanebond.simulation.runs)
+SIMULATION_WORDS = ("t_end", "points", *RUN_WORDS)
 
 FILE_SUFFIXES = (".toml", ".urdf")
 """The suffixes of the model files MODEL may name: a model file or a URDF robot description."""
@@ -154,6 +158,23 @@ def cached_system(spec: str) -> Any:
 def cached_graph(spec: str) -> Any:
     """The coupled bond graph of model file ``spec`` (its ``[bondgraph]`` section), or None."""
     return _cached(spec).graph
+
+
+def run_settings(spec: str) -> dict[str, Any]:
+    """The ``[simulation]`` values of model ``spec`` (empty for a model without), read
+    through the cache of :func:`cached_system`."""
+    return dict(_cached(spec).settings)
+
+
+def run_words(settings: Mapping[str, Any], given: Mapping[str, Any],
+              words: tuple[str, ...] = SIMULATION_WORDS) -> dict[str, Any]:
+    """The run's ``words`` of one run, in one place for the command, the report, the FMU
+    export and the sweeps: each ``given`` one that is not None, else the model file's
+    ``[simulation]`` value (``settings``); a word neither gives is left out, so that the
+    callee's default (:mod:`kanebond.simulation.runs`) holds."""
+    out = {k: settings[k] for k in words if k in settings}
+    out.update({k: v for k, v in given.items() if k in words and v is not None})
+    return out
 
 
 def resolve_model(spec: str) -> tuple[Any, dict[str, float]]:
@@ -328,10 +349,9 @@ def simulate_case(case: Case, t_end: float, points: int | None = None, *,
     import numpy as np
 
     from .simulation.entry import simulate
-    from .simulation.runs import RUN_WORDS
 
-    options = {**{k: v for k, v in case.settings.items() if k in RUN_WORDS},
-               **{k: v for k, v in options.items() if v is not None or k not in RUN_WORDS}}
+    options = {**{k: v for k, v in options.items() if k not in RUN_WORDS},
+               **run_words(case.settings, options, tuple(RUN_WORDS))}
     t_eval = None if points is None else np.linspace(0.0, float(t_end), int(points))
     span = (0.0, float(t_end))
     if case.numeric is not None:
@@ -371,7 +391,7 @@ def export_fmu(model: Any, path: Any, constants: Mapping | None = None, *,
         raise ModelError(f"a model named by text takes constants and initial values by name "
                          f"(text), got {bad[0]!r}.")
     case = prepare(str(model), constants, initial, cached=False)
-    t_end = float(case.settings.get("t_end", T_END)) if t_end is None else float(t_end)
+    t_end = float(run_words(case.settings, {"t_end": t_end}).get("t_end", T_END))
     opts["name"] = name or case.name
     # the file's units of parameters the equations lost (a1 of chain_3d_2, which cancels) are
     # dropped; units the caller names are checked by the export

@@ -17,7 +17,7 @@ from ..errors import ReportError
 from ..files import check_destination, write_text
 from ..forms.mathml import form_equations
 from ..progress import working
-from ..runspec import Case, prepare, simulate_case
+from ..runspec import Case, prepare, run_words, simulate_case
 from ..view import animation_data, view_markup
 from ..view.html import THREE_VERSION, asset, json_for_script, script
 from . import data
@@ -126,10 +126,11 @@ def write_report(spec_or_case: str | Path | Case, path: str | Path, *,
         case = spec_or_case
     else:
         case = prepare(str(spec_or_case), sets, initial, cached=False)
-    t_end = float(t_end if t_end is not None else case.settings.get("t_end", DEFAULT_T_END))
+    words = run_words(case.settings, {"t_end": t_end, "points": points})
+    t_end = float(words.get("t_end", DEFAULT_T_END))
     if not t_end > 0:
         raise ReportError(f"t_end must be positive, got {t_end:g}")
-    points = int(points if points is not None else case.settings.get("points", DEFAULT_POINTS))
+    points = int(words.get("points", DEFAULT_POINTS))
     if points < 2:
         raise ReportError(f"points must be at least 2, got {points}")
     _stage(f"simulating {case.name} to t = {t_end:g}")

@@ -17,13 +17,15 @@ from typing import Any
 import numpy as np
 
 from ..errors import KanebondError
-from ..runspec import prepare
+from ..runspec import prepare, run_settings, run_words
 from ..simulation.runs import (
     ATOL,
+    FORM,
     MAX_STEPS,
     METHOD,
     POINTS,
     RTOL,
+    T_END,
     deprecated,
     is_time_span,
     renamed,
@@ -116,7 +118,7 @@ def _old_call(fn: Any) -> Any:
 
     @functools.wraps(fn)
     def call(model: Any, *args: Any, **kwargs: Any) -> Any:
-        if args and not is_time_span(args[0]):
+        if args and args[0] is not None and not is_time_span(args[0]):
             deprecated("sweep_simulate(model, grid_or_samples, t_end=...)",
                        "sweep_simulate(model, t_span, grid=...)")
             kwargs["grid"], args = args[0], args[1:]
@@ -128,8 +130,35 @@ def _old_call(fn: Any) -> Any:
     return call
 
 
+_SWEEP_WORDS = ("points", "method", "rtol", "atol")  # sweep_simulate's keywords of them
+
+
+def _model_file_words(fn: Any) -> Any:
+    """The words a call leaves out are the model file's ``[simulation]`` values, as for
+    ``kanebond simulate`` (:func:`kanebond.runspec.run_words`, one place): ``t_span`` None is
+    (0, its t_end, else runs.T_END); ``points``, ``method``, ``rtol``, ``atol`` and
+    ``options["form"]``, where not given (or None), its own, else runs' defaults."""
+
+    @functools.wraps(fn)
+    def call(model: Any, *args: Any, **kwargs: Any) -> Any:
+        t_span, args = (args[0], args[1:]) if args else (kwargs.pop("t_span", None), ())
+        options = dict(kwargs.get("options") or {})
+        words = run_words(run_settings(model_spec(model)),
+                          {**kwargs, "form": options.get("form")})
+        if t_span is None:
+            t_span = (0.0, float(words.get("t_end", T_END)))
+        kwargs = {k: v for k, v in kwargs.items() if k not in _SWEEP_WORDS or v is not None}
+        kwargs.update({k: v for k, v in words.items() if k in _SWEEP_WORDS})
+        if "form" in words:
+            kwargs["options"] = {**options, "form": words["form"]}
+        return fn(model, t_span, *args, **kwargs)
+
+    return call
+
+
 @_old_call
 @renamed(4, sets="constants", grid_or_samples="grid")
+@_model_file_words
 def sweep_simulate(model: str, t_span: tuple[float, float] | Any,
                    initial: Mapping[str, float] | None = None,
                    constants: Mapping[str, float] | None = None, *,
@@ -147,7 +176,10 @@ def sweep_simulate(model: str, t_span: tuple[float, float] | Any,
     (:mod:`kanebond.simulation.runs`), the same for every point; ``grid`` a dict {name:
     values} (the full Cartesian grid) or a list of dicts / a pandas DataFrame (one point per
     sample), the names being constants, inputs, coordinates or speeds. ``options`` go to
-    :func:`kanebond.simulate` too (``form``, ``max_step``, ...). Every point is sampled at
+    :func:`kanebond.simulate` too (``form``, ``max_step``, ...). A model file's
+    ``[simulation]`` values are the defaults of the words a call leaves out (``points``,
+    ``method``, ``rtol``, ``atol``, ``options["form"]``; ``t_span=None`` is (0, its
+    ``t_end``, else 5)), as for ``kanebond simulate``. Every point is sampled at
     the same output times. The old call (model, grid_or_samples, t_end=, sets=) still works
     for a release, with a DeprecationWarning.
 
@@ -185,5 +217,6 @@ def sweep_simulate(model: str, t_span: tuple[float, float] | Any,
                         on_error=failure)
     attrs = {"model": model, "t_span": [float(times[0]), float(times[-1])],
              "points": len(times), "swept": list(pts.names), "constants": str(sets),
-             "initial": str(initial), "method": method, "rtol": rtol, "atol": atol}
+             "initial": str(initial), "method": method, "rtol": rtol, "atol": atol,
+             "form": run.get("form", FORM)}
     return _dataset(pts, states, results, times, attrs)
