@@ -42,6 +42,7 @@ HOLDS = {
     "sweeps": "Dask sweeps",
     "demo": "kanebond demo",
     "cli": "the kanebond command",
+    "cli_options": "the command's shared options",
     "": "the public names",
 }
 

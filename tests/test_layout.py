@@ -34,7 +34,7 @@ FLOORS: list[set[str]] = [
     {"models", "io"},  # ready-made models; ways in and out (SymPy, URDF, model files, FMUs)
     {"runspec"},  # a run named by text
     {"report", "sweeps"},  # the HTML report, Dask sweeps
-    {"demo", "cli", ""},  # the command; "" is the package's __init__
+    {"demo", "cli", "cli_options", ""},  # the command, its shared options; "" is __init__
 ]
 #: at most this many modules directly in src/kanebond (about a dozen)
 TOP_LEVEL_LIMIT = 12

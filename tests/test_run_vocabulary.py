@@ -273,3 +273,26 @@ def test_a_sweep_takes_the_model_files_run_table_as_simulate_case_does(tmp_path)
 
     traj = runspec.simulate_case(runspec.prepare(str(path), {"m1": 0.5}), 0.2, 5)
     np.testing.assert_allclose(ds.q1.values[0], traj.q[:, 1], rtol=0, atol=1e-12)
+
+
+def test_every_subcommand_spells_the_run_words_alike(tmp_path):
+    """simulate, sweep, report and export take --t-end (> 0) and --initial alike, the ones
+    that sample take --points; without them a sweep runs over the model file's [simulation]
+    t_end and points, as simulate does (it needed --t-end and took 101 points before)."""
+    from command import run
+
+    path = _model_file(tmp_path, t_end=0.2, points=5)
+    for sub in ("simulate", "sweep", "report", "export"):
+        r = run(sub, path, "--t-end", "-1", "-o", tmp_path / "x.fmu", cwd=tmp_path)
+        assert r.returncode == 2 and "'--t-end': -1.0 is not in the range x>0" in r.stderr, sub
+        assert "--initial" in run(sub, "--help").stdout, sub
+    for sub in ("simulate", "sweep", "report"):
+        r = run(sub, path, "--points", "1", cwd=tmp_path)
+        assert r.returncode == 2 and "'--points': 1 is not in the range" in r.stderr, sub
+    pytest.importorskip("dask")
+    r = run("sweep", path, "--grid", "m1=0.5", "--workers", "0", "-o", tmp_path / "s",
+            cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "1 points to t = 0.2" in r.stdout
+    pq = pytest.importorskip("pyarrow.parquet")
+    assert pq.read_table(tmp_path / "s" / "sweep.parquet").num_rows == 5  # the file's points

@@ -233,7 +233,7 @@ def test_the_sweep_command_linearizes(tmp_path):
 def test_the_sweep_command_errors(tmp_path):
     r = kb("sweep", DISK, "--grid", "m=abc", "--t-end", "1", cwd=tmp_path)
     assert r.returncode == 2 and "m=abc" in r.stderr
-    r = kb("sweep", DISK, "--grid", "m=1,2", cwd=tmp_path)
+    r = kb("sweep", DISK, "--grid", "m=1,2", "--t-end", "-1", cwd=tmp_path)
     assert r.returncode == 2 and "--t-end" in r.stderr
     r = kb("sweep", DISK, "--grid", "nosuch=1,2", "--set", "r=0.3", "--set", "g=9.81",
            "--t-end", "1", "--workers", "0", cwd=tmp_path)

@@ -3,12 +3,12 @@
 ``kanebond --help`` lists the subcommands; each has its own ``--help``. Exit codes: 0 success,
 1 a model or simulation error (:class:`~kanebond.KanebondError`, one line on stderr; ``--debug``
 shows the traceback), 2 a usage error. Numbers given on the command line are parsed with
-``float()`` only; no text is ever evaluated.
+``float()`` only; no text is ever evaluated. The options the subcommands share (one spelling
+of each word of a run) and their parsers are :mod:`kanebond.cli_options`.
 """
 
 from __future__ import annotations
 
-import functools
 import os
 import re
 import sys
@@ -19,6 +19,19 @@ from typing import Any
 import click
 from click.core import ParameterSource
 
+from .cli_options import (
+    force_option,
+    initial_option,
+    outdir,
+    output_option,
+    parse_assignments,
+    parse_grid,
+    parse_sweep,
+    points_option,
+    run_options,
+    set_option,
+    t_end_option,
+)
 from .errors import KanebondError, ModelError
 from .files import check_destination, check_destinations, write_figure, write_text
 from .kanemodel.parameters import name_of
@@ -34,9 +47,7 @@ from .runspec import (
     state_values,
 )
 from .simulation import runs
-from .simulation.runs import RUN_WORDS
 
-DEFAULT_OUT = "kanebond-out"
 FORMS = ("velocity", "momentum", "lagrangian", "hamiltonian")
 GRAPH_FORMS = ("unreduced", "velocity", "momentum", "lagrangian")
 
@@ -53,99 +64,6 @@ def _doc_line(build: Callable) -> str:
     text = " ".join(doc.replace("``", "").replace(":func:", "").replace("`", "").split())
     first = re.split(r"(?<=[a-z])\.\s+", text)[0].rstrip(".")
     return first if len(first) <= 90 else first[:87] + "..."
-
-
-# ---------------------------------------------------------------------------------- parsing
-def _parse_assignments(ctx: click.Context, param: click.Parameter,
-                       values: tuple[str, ...]) -> dict[str, float]:
-    """NAME=VALUE pairs to {name: float}; the value is parsed with ``float()`` only."""
-    out: dict[str, float] = {}
-    for item in values:
-        name, sep, text = item.partition("=")
-        name = name.strip()
-        if not sep or not name:
-            raise click.BadParameter(f"{item!r} is not NAME=VALUE", ctx=ctx, param=param)
-        if name in out:
-            raise click.BadParameter(f"{name} is given twice ({out[name]:g} and {text.strip()}):"
-                                     " give each name once", ctx=ctx, param=param)
-        try:
-            out[name] = float(text)
-        except ValueError:
-            raise click.BadParameter(f"{name}: {text!r} is not a number", ctx=ctx,
-                                     param=param) from None
-    return out
-
-
-def _parse_sweep(ctx: click.Context, param: click.Parameter,
-                 value: str | None) -> tuple[str, float, float, int] | None:
-    """NAME=START:STOP:NUM to (name, start, stop, num)."""
-    if value is None:
-        return None
-    name, sep, text = value.partition("=")
-    parts = text.split(":")
-    if not sep or not name.strip() or len(parts) != 3:
-        raise click.BadParameter(f"{value!r} is not NAME=START:STOP:NUM", ctx=ctx, param=param)
-    try:
-        start, stop, num = float(parts[0]), float(parts[1]), int(parts[2])
-    except ValueError:
-        raise click.BadParameter(f"{value!r}: START and STOP must be numbers, NUM an integer",
-                                 ctx=ctx, param=param) from None
-    if num < 1:
-        raise click.BadParameter("NUM must be at least 1", ctx=ctx, param=param)
-    return name.strip(), start, stop, num
-
-
-def _set_option(f: Callable) -> Callable:
-    return click.option("--set", "sets", multiple=True, callback=_parse_assignments,
-                        metavar="NAME=VALUE",
-                        help="Value of a constant (repeatable); overrides the model's default.")(f)
-
-
-def _output_option(help: str, *, folder: bool = True, default: Any = DEFAULT_OUT,
-                   old: str = "--out") -> Callable:
-    """-o/--output, the one output flag of every subcommand (a folder or a file), and its old
-    spelling ``old`` as a hidden alias that still works, with a deprecation warning."""
-    kind = click.Path(file_okay=not folder, dir_okay=folder, path_type=Path)
-
-    def deco(f: Callable) -> Callable:
-        @functools.wraps(f)
-        def run(*args: Any, old_output: Path | None = None, **kwargs: Any) -> Any:
-            ctx = click.get_current_context()
-            if old_output is not None:
-                if ctx.get_parameter_source("output") is not ParameterSource.DEFAULT:
-                    raise click.UsageError(f"give -o/--output only ({old} is its old name)")
-                click.echo(f"kanebond: warning: {old} is deprecated; use -o/--output", err=True)
-                kwargs["output"] = old_output
-            if kwargs["output"] is None:
-                raise click.UsageError("Missing option '-o' / '--output'.")
-            return f(*args, **kwargs)
-
-        run = click.option("-o", "--output", "output", type=kind, default=default,
-                           show_default=default is not None, help=help)(run)
-        return click.option(old, "old_output", type=kind, default=None, hidden=True)(run)
-
-    return deco
-
-
-def _run_options(f: Callable) -> Callable:
-    """--method, --rtol, --atol and --form: the run's words (kanebond.simulation.runs); by
-    default the model file's [simulation] values, else kb.simulate's defaults."""
-    for name, choices in reversed(RUN_WORDS.items()):
-        kind = click.Choice(choices) if choices else click.FloatRange(min=0.0)
-        f = click.option(f"--{name}", name, type=kind, default=None,
-                         help=f"kb.simulate's {name} (default: the model file's [simulation] "
-                              f"{name}, else {getattr(runs, name.upper())}).")(f)
-    return f
-
-
-def _force_option(f: Callable) -> Callable:
-    return click.option("--force", is_flag=True, help="Replace existing output files (a "
-                        "symbolic link there is refused, never followed).")(f)
-
-
-def _outdir(path: Path) -> Path:
-    path.mkdir(parents=True, exist_ok=True)
-    return path
 
 
 # ---------------------------------------------------------------------------------- the group
@@ -222,7 +140,7 @@ def _echo_notes(system) -> None:
               help="Write the complete equations with common subexpressions to this file "
                    "(the closed form in the expanded style, the all-speed form in the "
                    "compact one) instead of printing them.")
-@_force_option
+@force_option
 def equations(model: str, form: str, latex: bool, style: str, full: Path | None,
               force: bool) -> None:
     """Print the equations of MODEL in one of its forms; large models in a compact form."""
@@ -277,7 +195,7 @@ def _echo_expanded(system, form: str, latex: bool) -> None:
                    "coupled graph, built on the form the file names).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), required=True,
               help="Output file: .svg, .png or .pdf.")
-@_force_option
+@force_option
 @click.pass_context
 def bondgraph(ctx: click.Context, model: str, form: str, output: Path, force: bool) -> None:
     """Draw the multibond graph of MODEL and print its causality report; a model file's
@@ -307,20 +225,15 @@ def bondgraph(ctx: click.Context, model: str, form: str, output: Path, force: bo
 
 @cli.command()
 @click.argument("model")
-@click.option("--t-end", type=float, default=None,
-              help="Final time (the run starts at 0); default: the model file's [simulation] "
-                   "t_end, else 5.")
-@_set_option
-@click.option("--initial", "initial", multiple=True, callback=_parse_assignments,
-              metavar="NAME=VALUE",
-              help="Initial coordinate or speed (repeatable; default: the model file's "
-                   "[initial], else 0).")
-@click.option("--points", type=click.IntRange(2, 1_000_000), default=None,
-              help="Output times: this many, evenly spaced (default: the model file's "
-                   "[simulation] points, else every solver step).")
-@_run_options
-@_output_option("Directory for the output files.")
-@_force_option
+@t_end_option()
+@set_option
+@initial_option("Initial coordinate or speed (repeatable; default: the model file's "
+                "[initial], else 0).")
+@points_option("Output times: this many, evenly spaced (default: the model file's "
+               "[simulation] points, else every solver step).")
+@run_options
+@output_option("Directory for the output files.")
+@force_option
 def simulate(model: str, t_end: float | None, sets: dict, initial: dict, points: int | None,
              method: str | None, rtol: float | None, atol: float | None, form: str | None,
              output: Path, force: bool) -> None:
@@ -335,7 +248,7 @@ def simulate(model: str, t_end: float | None, sets: dict, initial: dict, points:
     t_end, points = float(words.get("t_end", runs.T_END)), words.get("points")
     traj = simulate_case(case, t_end, points, progress=None, method=method, rtol=rtol,
                          atol=atol, form=form)
-    out = _outdir(out)
+    out = outdir(out)
     paths = [_write_csv(traj, out / "trajectory.csv", force),
              _write_plot(traj, out / "plot.png", force)]
     parquet = _write_parquet(traj, out / "trajectory.parquet", force)
@@ -350,19 +263,16 @@ def simulate(model: str, t_end: float | None, sets: dict, initial: dict, points:
 
 @cli.command(name="export")
 @click.argument("model")
-@_output_option("The unit to write (a .fmu file).", folder=False, default=None, old="--fmu")
+@output_option("The unit to write (a .fmu file).", folder=False, default=None, old="--fmu")
 @click.option("--fmi", type=click.Choice(["2", "3"]), default="2", show_default=True,
               help="FMI version: 2 (FMI 2.0) or 3 (FMI 3.0); Model Exchange and Co-Simulation "
                    "in one unit either way.")
-@_set_option
-@click.option("--initial", "initial", multiple=True, callback=_parse_assignments,
-              metavar="NAME=VALUE",
-              help="Start value of a coordinate or speed (repeatable; default: the model "
-                   "file's [initial], else 0); the unit's start values.")
-@click.option("--t-end", type=float, default=None,
-              help="Stop time of the unit's default experiment (default: the model file's "
-                   "[simulation] t_end, else 5).")
-@click.option("--force", is_flag=True, help="Replace an existing file.")
+@set_option
+@initial_option("Start value of a coordinate or speed (repeatable; default: the model "
+                "file's [initial], else 0); the unit's start values.")
+@t_end_option("Stop time of the unit's default experiment (default: the model file's "
+              "[simulation] t_end, else 5).")
+@force_option
 def export(model: str, output: Path, fmi: str, sets: dict, initial: dict,
            t_end: float | None, force: bool) -> None:
     """Export MODEL as a Functional Mock-up Unit (FMI 2.0 or 3.0, Model Exchange and Co-Simulation)
@@ -427,14 +337,14 @@ def _write_plot(traj: Any, path: Path, force: bool) -> Path:
 
 @cli.command()
 @click.argument("model")
-@_set_option
-@click.option("--at", "at", multiple=True, callback=_parse_assignments, metavar="NAME=VALUE",
+@set_option
+@click.option("--at", "at", multiple=True, callback=parse_assignments, metavar="NAME=VALUE",
               help="Operating-point coordinate or speed (repeatable; default 0).")
-@click.option("--sweep", "sweep_spec", callback=_parse_sweep, metavar="NAME=START:STOP:NUM",
+@click.option("--sweep", "sweep_spec", callback=parse_sweep, metavar="NAME=START:STOP:NUM",
               help="Sweep a constant or operating-point value; also plots the real parts "
                    "and the root locus.")
-@_output_option("Directory for the output files.")
-@_force_option
+@output_option("Directory for the output files.")
+@force_option
 def linearize(model: str, sets: dict, at: dict, sweep_spec: tuple | None, output: Path,
               force: bool) -> None:
     """Eigenvalues of MODEL's linear model about an operating point (or along a sweep)."""
@@ -489,7 +399,7 @@ def _run_sweep(system: Any, spec: tuple, op_point: dict, constants: dict, out: P
     bounds = sw.stability_boundaries()
     if len(bounds):
         click.echo(f"stability boundaries at {name} = {', '.join(f'{b:.6g}' for b in bounds)}")
-    path = _outdir(out) / f"sweep_{name}.png"
+    path = outdir(out) / f"sweep_{name}.png"
     write_figure(path, sweep_figure(sw, name), overwrite=force)
     click.echo(f"wrote {path}")
 
@@ -499,16 +409,15 @@ def _run_sweep(system: Any, spec: tuple, op_point: dict, constants: dict, out: P
 @click.argument("model")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
               default="report.html", show_default=True, help="The HTML file to write.")
-@click.option("--t-end", type=click.FloatRange(min=0.0, min_open=True), default=None,
-              help="Final time (default: the model file's [simulation] t_end, else 5).")
-@_set_option
-@click.option("--initial", "initial", multiple=True, callback=_parse_assignments,
-              metavar="NAME=VALUE", help="Initial coordinate or speed (repeatable; default 0).")
-@click.option("--points", type=click.IntRange(2, 100_000), default=None,
-              help="Output times, evenly spaced (default 501).")
+@t_end_option()
+@set_option
+@initial_option("Initial coordinate or speed (repeatable; default: the model file's "
+                "[initial], else 0).")
+@points_option("Output times: this many, evenly spaced (default: the model file's "
+               "[simulation] points, else 501).", top=100_000)
 @click.option("--no-linearize", is_flag=True, help="Leave out the eigenvalues.")
-@_run_options
-@_force_option
+@run_options
+@force_option
 def report(model: str, output: Path, t_end: float | None, sets: dict, initial: dict,
            points: int | None, no_linearize: bool, force: bool, **run: Any) -> None:
     """Simulate MODEL and write a self-contained HTML report: summary, equations, plots,
@@ -521,39 +430,33 @@ def report(model: str, output: Path, t_end: float | None, sets: dict, initial: d
 
 
 # ---------------------------------------------------------------------------------- sweep
-def _parse_grid(ctx: click.Context, param: click.Parameter,
-                values: tuple[str, ...]) -> dict[str, list[float]]:
-    from .sweeps.command import parse_grid  # the sweeps' module, loaded when a sweep runs
-
-    return parse_grid(ctx, param, values)
-
-
 @cli.command("sweep")
 @click.argument("model")
-@click.option("--grid", "grid", multiple=True, callback=_parse_grid,
+@click.option("--grid", "grid", multiple=True, callback=parse_grid,
               metavar="NAME=START:STOP:NUM", help="A swept constant or initial value "
               "(repeatable: the Cartesian grid of all); also NAME=V1,V2,...")
 @click.option("--samples", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="CSV file of points instead of --grid: a header of names, a row per point.")
-@click.option("--t-end", type=float, default=None, help="Final time of every simulation.")
-@click.option("--points", type=click.IntRange(2, 1_000_000), default=101, show_default=True,
-              help="Output times of every simulation, evenly spaced from 0 to --t-end.")
-@_set_option
-@click.option("--initial", "initial", multiple=True, callback=_parse_assignments,
-              metavar="NAME=VALUE", help="Initial coordinate or speed (repeatable; default 0); "
-              "the operating point with --linearize.")
+@t_end_option("Final time of every simulation (it starts at 0); default: the model file's "
+              "[simulation] t_end, else 5.")
+@points_option(f"Output times of every simulation, evenly spaced from 0 to --t-end "
+               f"(default: the model file's [simulation] points, else {runs.POINTS}).")
+@set_option
+@initial_option("Initial coordinate or speed (repeatable; default: the model file's "
+                "[initial], else 0); the operating point with --linearize.")
 @click.option("--linearize", "linear", is_flag=True,
               help="Eigenvalues along the one --grid axis instead of simulations.")
 @click.option("--scheduler", metavar="ADDRESS", help="Dask scheduler, e.g. tcp://host:8786.")
 @click.option("--workers", type=click.IntRange(0, 512), default=None,
               help="Local Dask worker processes (default 2; 0: a plain loop, no Dask).")
-@_run_options
-@_output_option("Directory for the output files.")
-@_force_option
+@run_options
+@output_option("Directory for the output files.")
+@force_option
 def sweep_command(model: str, grid: dict, samples: Path | None, t_end: float | None,
-                  points: int, sets: dict, initial: dict, linear: bool, scheduler: str | None,
-                  workers: int | None, method: str | None, rtol: float | None,
-                  atol: float | None, form: str | None, output: Path, force: bool) -> None:
+                  points: int | None, sets: dict, initial: dict, linear: bool,
+                  scheduler: str | None, workers: int | None, method: str | None,
+                  rtol: float | None, atol: float | None, form: str | None, output: Path,
+                  force: bool) -> None:
     """Simulate (or linearize) MODEL at every point of a grid or sample file, on Dask; write
     sweep.parquet, summary.csv and sweep.png to -o/--output (needs pip install
     'kanebond[sweep]')."""
@@ -574,8 +477,6 @@ def sweep_command(model: str, grid: dict, samples: Path | None, t_end: float | N
         name, values = next(iter(grid.items()))
         paths, text = command.run_linearization(model, name, values, where, sets, initial, out,
                                                 force)
-    elif t_end is None:
-        raise click.UsageError("--t-end is required (unless --linearize)")
     else:
         chosen = grid or command.read_samples(samples)
         words = {"method": method, "rtol": rtol, "atol": atol}
@@ -590,15 +491,15 @@ def sweep_command(model: str, grid: dict, samples: Path | None, t_end: float | N
 
 
 @cli.command()
-@_output_option("Directory the demo writes its pictures into.")
-@_force_option
+@output_option("Directory the demo writes its pictures into.")
+@force_option
 @click.pass_context
 def demo(ctx: click.Context, output: Path, force: bool) -> None:
     """Run the rolling-disk and bicycle demo (what `make demo` runs)."""
     out = output
     from . import demo as demo_module
 
-    out = _outdir(out).resolve()
+    out = outdir(out).resolve()
     demo_module.check_outputs(out, force)
     here = Path.cwd()
     os.chdir(out)

@@ -196,16 +196,19 @@ def parse_grid(ctx: Any, param: Any, values: tuple[str, ...]) -> dict[str, list[
     return grid
 
 
-def run_simulations(model: str, points: Any, where: Mapping[str, Any], t_end: float,
-                    n_points: int, sets: dict, initial: dict, out: Path,
+def run_simulations(model: str, points: Any, where: Mapping[str, Any], t_end: float | None,
+                    n_points: int | None, sets: dict, initial: dict, out: Path,
                     force: bool = False) -> tuple[list, str]:
-    """Run :func:`~kanebond.sweeps.sweep_simulate` (``where``: scheduler, n_workers) and write
-    the files (existing ones replaced only with ``force``); (their paths, a summary)."""
+    """Run :func:`~kanebond.sweeps.sweep_simulate` (``where``: scheduler, n_workers) from 0 to
+    ``t_end`` at ``n_points`` output times (None: the model file's [simulation] values, else
+    the run's defaults) and write the files (existing ones replaced only with ``force``);
+    (their paths, a summary)."""
     from .trajectories import sweep_simulate
 
     check_outputs(out, force)
-    ds = sweep_simulate(model, (0.0, t_end), initial, sets, grid=points, points=n_points,
-                        **where)
+    t_span = None if t_end is None else (0.0, t_end)
+    ds = sweep_simulate(model, t_span, initial, sets, grid=points, points=n_points, **where)
+    t_end = ds.attrs["t_span"][1]
     paths = _write(ds, out, _summary(ds), _simulation_plot, force)
     failed = [i for i, s in enumerate(ds.status.values) if s != "ok"]
     closure = np.abs(ds.audit_residual.values)
