@@ -296,3 +296,30 @@ def test_every_subcommand_spells_the_run_words_alike(tmp_path):
     assert "1 points to t = 0.2" in r.stdout
     pq = pytest.importorskip("pyarrow.parquet")
     assert pq.read_table(tmp_path / "s" / "sweep.parquet").num_rows == 5  # the file's points
+
+
+def test_one_check_of_the_output_times(cart_c):
+    """simulate, simulate_ensemble and sweep_simulate check t_eval and points with one
+    function (runs.output_times): the same message, naming t_eval and what to give."""
+    says = r"t_eval has times outside t_span; give t_eval as strictly increasing times within "\
+        r"t_span = \(0, 1\)"
+    calls = [lambda te: kb.simulate(cart_c, (0.0, 1.0), X0, t_eval=te),
+             lambda te: kb.simulate_ensemble(cart_c, (0.0, 1.0), X0, t_eval=te, backend="c")]
+    if pytest.importorskip("dask", reason="the sweeps") is not None:
+        calls.append(lambda te: kb.sweep_simulate("pendulum_on_cart", (0.0, 1.0), None, CONSTS,
+                                                  grid={"m1": [0.5]}, t_eval=te, n_workers=0))
+    for call in calls:
+        with pytest.raises(kb.KanebondError, match=says):  # a sweep's is a SweepError
+            call([0.0, 2.0])
+        with pytest.raises(kb.KanebondError, match="t_eval is not strictly increasing"):
+            call([0.0, 0.5, 0.5])
+    for call in calls[1:]:  # every trajectory sampled at the same times, from t0
+        with pytest.raises(kb.KanebondError, match=r"t_eval starts at 0.5, not at t0; give"):
+            call([0.5, 1.0])
+    with pytest.raises(kb.ModelError, match="t_eval is not strictly decreasing"):
+        kb.simulate(cart_c, (1.0, 0.0), X0, t_eval=[0.0, 1.0])
+    back = kb.simulate(cart_c, (1.0, 0.0), X0, t_eval=[1.0, 0.5, 0.0])
+    assert list(back.t) == [1.0, 0.5, 0.0]
+    assert runs.output_times((0, 1), points=3)[3].tolist() == [0.0, 0.5, 1.0]
+    with pytest.raises(kb.ModelError, match="points must be a whole number ≥ 2"):
+        runs.output_times((0, 1), points=1)

@@ -34,8 +34,8 @@ from .runs import (
     RTOL,
     deprecated,
     is_time_span,
+    output_times,
     renamed,
-    time_span,
 )
 
 __all__ = ["odeint", "simulate_ensemble", "STATUS"]
@@ -207,15 +207,13 @@ def _too_large(n: int, max_rows: int) -> ModelError:
         f"output times (nothing was run).")
 
 
-def _check_settings(rtol, atol, max_steps, points, t_eval) -> None:
+def _check_settings(rtol, atol, max_steps) -> None:
     for name, v, low in (("rtol", rtol, "> 0"), ("atol", atol, "≥ 0")):
         ok = isinstance(v, int | float) and np.isfinite(v) and (v > 0 if low == "> 0" else v >= 0)
         if not ok:
             raise ModelError(f"{name} must be a finite number {low}, got {v!r}.")
     if not isinstance(max_steps, int) or max_steps < 1:
         raise ModelError(f"max_steps must be a whole number ≥ 1, got {max_steps!r}.")
-    if t_eval is None and (not isinstance(points, int) or points < 2):
-        raise ModelError(f"points must be a whole number ≥ 2, got {points!r}.")
 
 
 def _method(method: str | None, backend: str) -> str:
@@ -288,7 +286,8 @@ def simulate_ensemble(model: Any, t_span: tuple[float, float], initial: Any = No
     order (model, initial_batch, constants_batch, t_span) still work for a release."""
     from ..kanemodel.parameters import name_of
 
-    _check_settings(rtol, atol, max_steps, points, t_eval)
+    _check_settings(rtol, atol, max_steps)
+    ts = output_times(t_span, t_eval, points, from_start=True)[3]
     method = _method(method, backend)
     first = {k: float(np.atleast_1d(np.asarray(v, dtype=float))[0])
              for k, v in dict(constants or {}).items()} \
@@ -302,8 +301,7 @@ def simulate_ensemble(model: Any, t_span: tuple[float, float], initial: Any = No
     base = np.asarray(jm.c0)
     cnames = [name_of(p) for p in jm.parameters]
     snames = jm.state_names
-    t0, t1, direction = time_span(t_span)
-    n_t = int(points) if t_eval is None else len(np.atleast_1d(t_eval))
+    n_t = len(ts)
     max_rows = max(1, int(MAX_OUTPUT_BYTES // (8 * n_t * (len(snames) + 2))))
     if constants is None:
         C, cvary = base[None, :], {}
@@ -329,11 +327,6 @@ def simulate_ensemble(model: Any, t_span: tuple[float, float], initial: Any = No
     if hasattr(jm, "check_constants"):  # masses and inertias of every point, before running
         rows, first = np.unique(C, axis=0, return_index=True)
         jm.check_constants(rows, points=first)
-    ts = np.linspace(t0, t1, int(points)) if t_eval is None else np.asarray(t_eval, dtype=float)
-    if not (ts.ndim == 1 and len(ts) >= 2 and np.all(direction * np.diff(ts) > 0)
-            and ts[0] == t0):
-        raise ModelError("t_eval must run strictly from t_span[0] in the direction of t_span, "
-                         "with 2 times or more.")
 
     if backend == "c":
         res, device = _run_c(jm, X, C, ts, rtol, atol, max_steps, workers, method)

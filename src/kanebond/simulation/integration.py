@@ -12,7 +12,7 @@ import numpy as np
 
 from ..errors import KanebondError, ModelError, SingularMassMatrixError
 from ..numeric.model import NumericModel
-from .runs import ATOL, FORMS, METHODS, RTOL, time_span
+from .runs import ATOL, FORMS, METHODS, RTOL, output_times
 
 #: methods only kanebond's compiled core has (kanebond.simulation.compiled)
 COMPILED_ONLY = ("RODAS4",)
@@ -36,7 +36,7 @@ def run_arguments(form: str, t_span: Any, t_eval: Any, method: Any, rtol: Any = 
 
     if form not in FORMS:
         raise ModelError(f"form must be 'momentum' or 'velocity', got {form!r}.")
-    t0, tf, direction = time_span(t_span)
+    t0, tf, direction, t_eval = output_times(t_span, t_eval)
     if isinstance(method, str):
         if method not in METHODS:
             raise ModelError(
@@ -49,21 +49,8 @@ def run_arguments(form: str, t_span: Any, t_eval: Any, method: Any, rtol: Any = 
         solver_cls, method_name = method, method.__name__
     else:
         raise ModelError(f"method must be a name or an OdeSolver subclass, got {method!r}.")
-    if t_eval is not None:
-        try:
-            t_eval = np.asarray(t_eval, dtype=float).reshape(-1)
-        except (TypeError, ValueError) as err:
-            raise ModelError(f"t_eval must be an array of times, got {t_eval!r}.") from err
-        if not np.all(np.isfinite(t_eval)):
-            raise ModelError("t_eval has a NaN or infinite time; give finite times.")
-        lo, hi = min(t0, tf), max(t0, tf)
-        if np.any(t_eval < lo) or np.any(t_eval > hi):
-            raise ModelError(f"t_eval has values outside t_span = ({t0}, {tf}).")
-        if np.any(np.diff(t_eval) * direction <= 0):
-            raise ModelError("t_eval must be strictly increasing (decreasing when integrating "
-                             "backwards).")
-        if direction < 0:
-            t_eval = t_eval[::-1]
+    if t_eval is not None and direction < 0:  # the driver's output times increase
+        t_eval = t_eval[::-1]
     return t0, tf, direction, t_eval, solver_cls, method_name
 
 __all__ = ["Rhs", "StageWork", "derived_outputs", "derived_all_speeds", "COMPILED_ONLY",

@@ -32,7 +32,7 @@ from ..errors import ModelError
 
 __all__ = ["METHODS", "FORMS", "RUN_WORDS", "RTOL", "ATOL", "METHOD", "ENSEMBLE_METHODS",
            "FORM", "MAX_STEPS", "POINTS", "T_END", "renamed", "deprecated", "time_span",
-           "is_time_span", "check_max_steps"]
+           "is_time_span", "check_max_steps", "output_times"]
 
 #: the methods kb.simulate has by name: SciPy's OdeSolvers (DOP853 and RK45 compiled where the
 #: model is) and the compiled core's own stiff RODAS4
@@ -128,3 +128,41 @@ def check_max_steps(max_steps: Any) -> None:
     if isinstance(max_steps, bool) or not isinstance(max_steps, int | np.integer) \
             or max_steps < 1:
         raise ModelError(f"max_steps must be a whole number ≥ 1 (or None), got {max_steps!r}.")
+
+
+def output_times(t_span: Any, t_eval: Any = None, points: Any = None, *,
+                 from_start: bool = False) -> tuple[float, float, float, np.ndarray | None]:
+    """(t0, t1, direction, the output times) of a run, the one check of them for every run.
+
+    ``t_eval``, where given: finite times, strictly monotonic in the direction of t_span
+    (decreasing when t1 < t0), within it; with ``from_start`` (the ensembles and the sweeps,
+    which sample every trajectory at the same times) its first time is t0 and it has two or
+    more. Else ``points`` ≥ 2 times evenly spaced over t_span, else None (every accepted
+    step). A ModelError names the argument and says what to give.
+    """
+    t0, t1, direction = time_span(t_span)
+    if t_eval is None:
+        if points is None:
+            return t0, t1, direction, None
+        if isinstance(points, bool) or not isinstance(points, int | np.integer) or points < 2:
+            raise ModelError(f"points must be a whole number ≥ 2 (that many output times, "
+                             f"evenly spaced over t_span), got {points!r}.")
+        return t0, t1, direction, np.linspace(t0, t1, int(points))
+    way = "increasing" if direction > 0 else "decreasing"
+    todo = (f"give t_eval as strictly {way} times within t_span = ({t0:g}, {t1:g})"
+            + (f", the first t0 = {t0:g}, two or more" if from_start else "")
+            + ", or points instead.")
+    try:
+        ts = np.asarray(t_eval, dtype=float)
+    except (TypeError, ValueError) as err:
+        raise ModelError(f"t_eval is not an array of times ({t_eval!r}); {todo}") from err
+    ts = ts.reshape(-1)
+    bad = ("has a NaN or infinite time" if not np.all(np.isfinite(ts)) else
+           "has times outside t_span" if np.any(direction * (ts - t0) < 0)
+           or np.any(direction * (ts - t1) > 0) else
+           f"is not strictly {way}" if np.any(direction * np.diff(ts) <= 0) else
+           "has fewer than two times" if from_start and len(ts) < 2 else
+           f"starts at {ts[0]:g}, not at t0" if from_start and ts[0] != t0 else "")
+    if bad:
+        raise ModelError(f"t_eval {bad}; {todo}")
+    return t0, t1, direction, ts

@@ -28,8 +28,8 @@ from ..simulation.runs import (
     T_END,
     deprecated,
     is_time_span,
+    output_times,
     renamed,
-    time_span,
 )
 from .points import Points, SweepError, expand, floats, model_spec, require, split_names
 from .runner import run_tasks, serial_wanted
@@ -56,22 +56,12 @@ def point_arguments(pts: Points, states: list[str], sets: dict[str, float],
 
 
 def _times(t_span: Any, points: Any, t_eval: Any) -> np.ndarray:
-    """The output times of every point: ``t_eval`` (monotonic from t0 in the direction of
-    t_span), or ``points`` ≥ 2 evenly spaced over t_span, checked (a SweepError names them)."""
+    """The output times of every point (:func:`kanebond.simulation.runs.output_times`: t_eval
+    from t0, or points over t_span); a SweepError names a bad one."""
     try:
-        t0, t1, direction = time_span(t_span)
+        return output_times(t_span, t_eval, points, from_start=True)[3]
     except KanebondError as err:
         raise SweepError(str(err)) from None
-    if t_eval is not None:
-        ts = np.asarray(t_eval, dtype=float).reshape(-1)
-        if len(ts) < 2 or ts[0] != t0 or not np.all(direction * np.diff(ts) > 0) or \
-                direction * (ts[-1] - t1) > 0:
-            raise SweepError(f"t_eval must run strictly from t0 = {t0:g} towards t1 = {t1:g} "
-                             f"within t_span, with 2 times or more.")
-        return ts
-    if isinstance(points, bool) or not isinstance(points, int | np.integer) or points < 2:
-        raise SweepError(f"points must be a whole number >= 2, got points={points!r}")
-    return np.linspace(t0, t1, int(points))
 
 
 def _warm(spec: str, args: tuple[dict, dict]) -> None:
