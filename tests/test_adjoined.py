@@ -459,3 +459,34 @@ def test_adjoined_crank_on_an_embedded_loop_equals_the_prescribed_crank():
     lam = num_a.constraint_multipliers(0.0, xa)
     assert abs(lam[0]) > 0.1
     assert lam == pytest.approx(num_p.reactions(0.0, xp), rel=1e-10)
+
+
+def test_a_system_forms_its_constrained_model_once(pl, monkeypatch):
+    """kb.simulate(system, ..., constants) forms the ConstrainedModel of a system with adjoined
+    constraints once per (backend, path, baumgarte), as a NumericModel: a later call gets a copy
+    bound to its own constants (ConstrainedModel.with_constants), whose x' and λ are the closed
+    forms of test_constant_speed_numeric_model at those constants."""
+    from kanebond.numeric import constrained
+
+    built = []
+    init = constrained.ConstrainedModel.__init__
+    monkeypatch.setattr(constrained.ConstrainedModel, "__init__",
+                        lambda self, *a, **kw: (built.append(kw.get("baumgarte")),
+                                                init(self, *a, **kw))[1])
+    system = pl.base.adjoin(kb.AdjoinedConstraint(lambda v: v.dot(v), [pl.P],
+                                                  value=pl.v0**2, name="speed"))
+    v = V0 * np.array([np.cos(PSI0), np.sin(PSI0)])
+    x0 = np.array([0.0, 0.0, *v])
+    for m, g in ((M1, GRAV), (3.0, 5.0)):
+        assert kb.simulate(system, (0.0, 0.05), x0, {pl.m: m, pl.g: g, pl.v0: V0},
+                           backend="numpy").success
+    assert built == [None]
+    m, g = 3.0, 5.0
+    num = system.numeric({pl.m: m, pl.g: g, pl.v0: V0}, backend="numpy")
+    assert built == [None] and num.constants[pl.m] == m
+    acc = np.array([0.0, -g]) + g * v[1] / V0**2 * v
+    np.testing.assert_allclose(num.rhs(0.0, x0), [*v, *acc], rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(num.constraint_multipliers(0.0, x0), [m * g * v[1] / (2 * V0**2)],
+                               rtol=1e-12)
+    system.numeric({pl.m: m, pl.g: g, pl.v0: V0}, backend="numpy", baumgarte=2.0)
+    assert built == [None, 2.0]  # another Baumgarte rate is another model

@@ -11,8 +11,9 @@ way.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import cached_property
+from typing import Any
 
 import sympy as sp
 
@@ -175,21 +176,28 @@ class KaneSystem(KaneModel):
 
             return JaxModel(self, constants, baumgarte=baumgarte)
         if self.prescribed or self.adjoined:
-            return ConstrainedModel(self, constants, backend=backend, path=path,
-                                    baumgarte=baumgarte)
-        return self._numeric_model(constants, backend, path)
+            return self._numeric_model(
+                constants, (backend, path, repr(baumgarte)),
+                lambda: ConstrainedModel(self, constants, backend=backend, path=path,
+                                         baumgarte=baumgarte))
+        return self._numeric_model(
+            constants, (backend, path),
+            lambda: NumericModel(self, constants, backend=backend, path=path))
 
-    def _numeric_model(self, constants: Mapping | None, backend: str, path: str
-                       ) -> NumericModel:
-        """The NumericModel of ``constants``: the first one made for (backend, path) is kept,
-        later ones are its copies with their own constants (:meth:`NumericModel.with_constants
-        <kanebond.numeric.NumericModel.with_constants>`: the same generated and compiled code,
-        new parameter values, the masses and inertias checked again), so that a system's
-        program is formed once however often ``kb.simulate(system, ..., constants)`` runs."""
+    def _numeric_model(self, constants: Mapping | None, key: tuple,
+                       make: Callable[[], Any]) -> Any:
+        """The numeric model of ``constants``: the first one ``make`` makes for ``key``
+        ((backend, path), and the Baumgarte rate of a ConstrainedModel) is kept, later ones
+        are its copies with their own constants (:meth:`NumericModel.with_constants
+        <kanebond.numeric.NumericModel.with_constants>`, :meth:`ConstrainedModel.with_constants
+        <kanebond.numeric.ConstrainedModel.with_constants>`: the same generated and compiled
+        code, new parameter values, the masses and inertias checked again), so that a
+        system's program is formed once however often ``kb.simulate(system, ..., constants)``
+        runs."""
         memo = self.__dict__.setdefault("_numeric_memo", {})
-        base = memo.get((backend, path))
+        base = memo.get(key)
         if base is None:
-            memo[backend, path] = base = NumericModel(self, constants, backend=backend, path=path)
+            memo[key] = base = make()
             return base
         return base.with_constants(constants or {})
 

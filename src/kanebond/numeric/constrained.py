@@ -26,6 +26,7 @@ constraint add up to dT*/dt, so :func:`kanebond.simulate` integrates all of them
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping
 from typing import Any
 
@@ -142,6 +143,16 @@ class ConstrainedModel:
         self._emb = None
         self._setup_compiled()  # the C path of numeric/_c/constraints.py where it applies
         self.adjoined_rank: int | None = None  # r < L: redundant (numeric/redundant.py)
+
+    def with_constants(self, constants: Mapping) -> ConstrainedModel:
+        """This model with other constant values: the same expressions and compiled code, the
+        relaxed model's :meth:`~NumericModel.with_constants`, its C kernel bound anew."""
+        model = copy.copy(self)
+        model.relaxed = self.relaxed.with_constants(constants)
+        model.constants, model._emb, model.adjoined_rank = model.relaxed.constants, None, None
+        model._check_varying_constants()
+        model._setup_compiled()
+        return model
 
     def _check_varying_constants(self) -> None:
         """A constant given as a callable of time inside g(t), ᴾφ(t) or φ would be treated as

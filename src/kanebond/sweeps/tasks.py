@@ -32,8 +32,6 @@ def numeric_model(case: Case) -> Any:
     that one afterwards (and for that first call too: the cached one is never run)."""
     if case.numeric is not None:  # a model file's bond graph, compiled by prepare()
         return case.numeric
-    if case.system.prescribed or case.system.adjoined:  # a ConstrainedModel: made afresh
-        return case.system.numeric(dict(case.constants))
     base = _MODELS.get(case.system)
     if base is None:
         base = case.system.numeric(dict(case.constants))
