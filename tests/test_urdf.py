@@ -206,6 +206,49 @@ def _joint(name, kind, parent, child, xyz="0 0 0", rpy="0 0 0", axis="0 0 1", ex
             f'{extra}</joint>')
 
 
+_GRIPPER = ("<robot name='gripper'><link name='world'/>" + "".join(
+    _link(n, m) for n, m in (("arm", 2.0), ("hand", 1.0), ("fa", 0.3), ("fb", 0.4),
+                             ("tip", 0.1), ("probe", 0.2)))
+    + _joint("shoulder", "revolute", "world", "arm", "0 0 0.3", "0.2 0 0", "0 1 0", _LIMIT)
+    + _joint("wrist", "revolute", "arm", "hand", "0.4 0 0", "0 0.3 0", "1 0 0",
+             _LIMIT + '<mimic joint="shoulder" multiplier="0.5" offset="0.2"/>')
+    + _joint("fa", "prismatic", "hand", "fa", "0 0.1 0.1", "0 0 0", "0 1 0",
+             _LIMIT + '<dynamics damping="0.3"/>')
+    + _joint("fb", "prismatic", "hand", "fb", "0 -0.1 0.1", "0.1 0 0", "0 1 0",
+             _LIMIT + '<mimic joint="fa" multiplier="-1"/>')
+    + _joint("tip", "revolute", "fb", "tip", "0 0 0.1", "0 0 0", "1 0 0",
+             _LIMIT + '<mimic joint="fa" multiplier="2" offset="0.1"/>')
+    + _joint("probe", "continuous", "fa", "probe", "0 0 0.1", "0.3 0 0", "0 0 1")
+    + "</robot>")
+
+
+@needs_cc
+def test_mimic_groups_are_one_aba_pass(tmp_path):
+    """Mimic joints on the tree path: each group (the fingers and the tip under the hand; the
+    wrist mimicking the shoulder, anchored at the ground, with the hand's group inside it; a free
+    probe on a finger) is condensed into its anchor's ABA step, chosen by path="auto", and f'
+    equals Pinocchio's projected equations (the tree path's other embedded variant is the
+    Schur complement kb_rhs_tree_emb takes for state-dependent B)."""
+    path = tmp_path / "gripper.urdf"
+    path.write_text(_GRIPPER)
+    s = kb.from_urdf(path)
+    num = s.numeric(backend="c")
+    assert num.path == "tree"
+    groups = num.evaluator.backend.L.groups
+    names = num.evaluator.backend.L.names
+    assert sorted((g.anchor, len(g.bodies), g.N.shape[1]) for g in groups) == [
+        (-1, 2, 1), (names.index("hand"), 3, 1)]
+    model = pin.buildModelFromXML(_GRIPPER)
+    data = model.createData()
+    speeds = [str(u.func) for u in s.speeds]
+    rng = np.random.default_rng(5)
+    for _ in range(3):
+        q, v, x, S = _random_state(model, num, speeds, _mimics(path), rng)
+        expected = _pin_rates(model, data, q, v, S)
+        assert np.allclose(num.rhs(0.0, x)[num.R:], expected, rtol=1e-10, atol=1e-10)
+
+
+
 ALL_JOINTS = ("<robot name='every_joint'><link name='world'/>"
               + _link("cart", 3.0) + _link("arm", 1.5) + _link("tele", 0.7)
               + _link("tool", 0.2, c="0 0 0.05") + _link("ball", 0.9)

@@ -3,9 +3,12 @@
 Three paths give the same numbers (tests prove it to 1e-12):
 
 * ``path="tree"`` (chosen by ``"auto"`` where the bodies form a kinematic tree and the C backend
-  is used, unless the system has embedded constraints and at most :data:`TREE_EMBEDDED_MIN_R`
-  coordinates, where the per-body path's dense solve beats the ABA's extra passes and its outputs
-  are compiled too: 1.3–4.4× on the bicycle, the rolling disk, A03 and A04, benchmarks/README.md):
+  is used, unless the system has state-dependent embedded constraints and at most
+  :data:`TREE_EMBEDDED_MIN_R` coordinates, where the per-body path's dense solve beats the ABA's
+  extra passes and its outputs are compiled too: 1.3–4.4× on the bicycle, the rolling disk, A03 and
+  A04, benchmarks/README.md; constant ones, mimic joints, are condensed into the one ABA pass of
+  :mod:`kanebond.numeric._program.mimic` at any size: 0.7–0.8× the per-body path on the Panda and
+  Baxter, benchmarks/rhs.py):
   the velocity form's right-hand side by the articulated-body algorithm on per-joint code (the tree
   program and its C, ``numeric/_program/tree.py`` and ``numeric/_c/tree.py``), O(n) per call with
   code that grows linearly with the number of bodies; T*, powers, p̂ and the momentum form too (see
@@ -64,6 +67,7 @@ from . import embedded, failures
 from ._c.backend import cache_dir, compiler_available
 from ._c.fastcall import point_caller
 from ._numpy.backend import EmbeddingSingular
+from ._program.mimic import constant_constraints
 from ._program.program import Program
 from .bodies import CEvaluator, NumpyEvaluator, SymbolicEvaluator
 from .evaluator import Binding, Evaluator, KernelFailure
@@ -74,8 +78,9 @@ from .treepath import TreeEvaluator, tree_program
 
 __all__ = ["NumericModel", "cache_dir", "compiler_available"]
 
-#: "auto" uses the per-body path, not the tree's, for systems with embedded constraints up to
-#: this many coordinates (measured: whole runs 1.3–4.4× faster there, benchmarks/README.md)
+#: "auto" uses the per-body path, not the tree's, for systems with state-dependent embedded
+#: constraints up to this many coordinates (measured: whole runs 1.3–4.4× faster there,
+#: benchmarks/README.md)
 TREE_EMBEDDED_MIN_R = 24
 
 
@@ -158,10 +163,11 @@ class NumericModel:
         constants checked against the parameters its code takes first; ``tree_note`` says why
         the tree's is not used."""
         if path == "auto" and system.embedding.dependent_speeds and \
-                self.R <= TREE_EMBEDDED_MIN_R:
+                self.R <= TREE_EMBEDDED_MIN_R and not constant_constraints(system.embedding.B):
             path = "bodies"  # faster below that size with embedded constraints (module text)
             self.tree_note = (f"the per-body path is used: it is faster than the tree's for "
-                              f"embedded constraints up to R = {TREE_EMBEDDED_MIN_R}")
+                              f"state-dependent embedded constraints up to R = "
+                              f"{TREE_EMBEDDED_MIN_R}")
         if path in ("auto", "tree"):
             tp, why = tree_program(system, backend, self._relaxed)
             if tp is not None:

@@ -63,39 +63,41 @@ static void kbt_ishift_add(const double *d, const double *M, double *o) {
         }
 }
 
-/* Third pass of the ABA (root to leaves): the joint accelerations ud (S_) from the factors U,
-   D = L L^T and the joint forces uv of the second pass, a~ of every body in acc. */
+/* One body of the third pass of the ABA (root to leaves): a~_b = X a~_parent + S_b u'_b with
+   u'_b = D^-1 (u_b - U^T X a~_parent) from the factors U, D = L L^T and the joint forces uv of
+   the second pass; the joint accelerations into ud (S_), a~_b into acc. */
+static void kbt_fwd(const double *w, int b, const double *U, const double *Dl,
+                    const double *uv, double *acc, double *ud) {
+    const double *wb = w + T_OFF[b], *S = wb + 31;
+    const int nj = T_NJ[b], c0 = T_COFF[b], par = T_PARENT[b];
+    double *a = acc + 6 * b;
+    if (par >= 0) kbt_mshift(wb + 10, acc + 6 * par, a);
+    else memset(a, 0, sizeof(double) * 6);
+    if (nj == 0) return;
+    const double *Ub = U + 6 * c0, *L = Dl + T_DOFF[b];
+    double x[6];
+    for (int j = 0; j < nj; j++) {
+        double s = 0.0;
+        for (int r = 0; r < 6; r++) s += Ub[6 * j + r] * a[r];
+        x[j] = uv[c0 + j] - s;
+    }
+    kb_chol_solve(nj, L, x);
+    for (int j = 0; j < nj; j++) {
+        ud[T_COLS[c0 + j]] = x[j];
+        for (int r = 0; r < 6; r++) a[r] += S[6 * j + r] * x[j];
+    }
+}
+
 static void kbt_pass3(const double *w, const double *U, const double *Dl, const double *uv,
                       double *acc, double *ud) {
-    for (int b = 0; b < NT_; b++) {
-        const double *wb = w + T_OFF[b], *S = wb + 31;
-        const int nj = T_NJ[b], c0 = T_COFF[b], par = T_PARENT[b];
-        double *a = acc + 6 * b;
-        if (par >= 0) kbt_mshift(wb + 10, acc + 6 * par, a);
-        else memset(a, 0, sizeof(double) * 6);
-        if (nj == 0) continue;
-        const double *Ub = U + 6 * c0, *L = Dl + T_DOFF[b];
-        double x[6];
-        for (int j = 0; j < nj; j++) {
-            double s = 0.0;
-            for (int r = 0; r < 6; r++) s += Ub[6 * j + r] * a[r];
-            x[j] = uv[c0 + j] - s;
-        }
-        kb_chol_solve(nj, L, x);
-        for (int j = 0; j < nj; j++) {
-            ud[T_COLS[c0 + j]] = x[j];
-            for (int r = 0; r < 6; r++) a[r] += S[6 * j + r] * x[j];
-        }
-    }
+    for (int b = 0; b < NT_; b++) kbt_fwd(w, b, U, Dl, uv, acc, ud);
 }
 
 #define NWT (NWT_ > 0 ? NWT_ : 1)
 #define NS (S_ > 0 ? S_ : 1)
 
-/* One point: o = [q', f'] from the kernel's work array w. Returns 0, or 1 if a joint's
-   articulated inertia D_b = S^T I^A S is not positive definite. */
-static int kbt_point(const double *w, double *o, double *IA, double *pA, double *U,
-                     double *Dl, double *uv, double *acc) {
+/* q' into o, and every body's rigid inertia and bias force into IA, pA (the ABA's start). */
+static void kbt_init(const double *w, double *o, double *IA, double *pA) {
     for (int r = 0; r < R_; r++) o[r] = w[TQD_OFF + r];
     for (int b = 0; b < NT_; b++) {
         const double *wb = w + T_OFF[b];
@@ -106,76 +108,96 @@ static int kbt_point(const double *w, double *o, double *IA, double *pA, double 
         I6[21] = I6[28] = I6[35] = wb[0];
         memcpy(pA + 6 * b, wb + 13, sizeof(double) * 6);
     }
-    for (int b = NT_ - 1; b >= 0; b--) {
-        const double *wb = w + T_OFF[b], *S = wb + 31;
-        const int nj = T_NJ[b], c0 = T_COFF[b];
-        double *I6 = IA + 36 * b, *p = pA + 6 * b, *Ub = U + 6 * c0, *L = Dl + T_DOFF[b];
-        double Ia[36], pa[6];
-        if (nj == 1) { /* one joint speed (revolute, prismatic): D is a number */
-            double Dd = 0.0, sp = 0.0;
-            for (int r = 0; r < 6; r++) {
-                const double *Ir = I6 + 6 * r;
-                Ub[r] = Ir[0] * S[0] + Ir[1] * S[1] + Ir[2] * S[2] + Ir[3] * S[3] + Ir[4] * S[4] + Ir[5] * S[5];
-                Dd += S[r] * Ub[r];
-                sp += S[r] * p[r];
-            }
-            if (!(Dd > 0.0) || !isfinite(Dd)) return 1;
-            L[0] = sqrt(Dd);
-            const double inv = 1.0 / Dd, uu = uv[c0] = w[TTAU_OFF + T_COLS[c0]] - sp;
-            for (int r = 0; r < 6; r++) {
-                const double ur = Ub[r] * inv;
-                for (int k = 0; k < 6; k++) Ia[6 * r + k] = I6[6 * r + k] - ur * Ub[k];
-                pa[r] = p[r] + ur * uu;
-            }
-        } else {
-            memcpy(Ia, I6, sizeof Ia);
-            memcpy(pa, p, sizeof pa);
+}
+
+/* Ia, pa of body b shifted onto its parent's mass centre and added there (X^T I X, X^T p). */
+static void kbt_lift(const double *w, int b, const double *Ia, const double *pa, double *IA,
+                     double *pA) {
+    const int par = T_PARENT[b];
+    if (par < 0) return;
+    kbt_ishift_add(w + T_OFF[b] + 10, Ia, IA + 36 * par);
+    kbt_fshift_add(w + T_OFF[b] + 10, pa, pA + 6 * par);
+}
+
+/* One body of the second pass (leaves to root): U = I^A S, D = S^T U (factor L into Dl),
+   u = tau - S^T p^A (uv), and the articulated Ia = I^A - U D^-1 U^T, pa = p^A + U D^-1 u lifted
+   onto the parent (Featherstone 2008, (7.34)-(7.40)). Returns 1 if D is not positive definite. */
+static int kbt_elim(const double *w, int b, double *IA, double *pA, double *U, double *Dl,
+                    double *uv) {
+    const double *wb = w + T_OFF[b], *S = wb + 31;
+    const int nj = T_NJ[b], c0 = T_COFF[b];
+    double *I6 = IA + 36 * b, *p = pA + 6 * b, *Ub = U + 6 * c0, *L = Dl + T_DOFF[b];
+    double Ia[36], pa[6];
+    if (nj == 1) { /* one joint speed (revolute, prismatic): D is a number */
+        double Dd = 0.0, sp = 0.0;
+        for (int r = 0; r < 6; r++) {
+            const double *Ir = I6 + 6 * r;
+            Ub[r] = Ir[0] * S[0] + Ir[1] * S[1] + Ir[2] * S[2] + Ir[3] * S[3] + Ir[4] * S[4] + Ir[5] * S[5];
+            Dd += S[r] * Ub[r];
+            sp += S[r] * p[r];
         }
-        if (nj > 1) {
-            for (int j = 0; j < nj; j++)
-                for (int r = 0; r < 6; r++) {
-                    const double *Ir = I6 + 6 * r, *Sj = S + 6 * j;
-                    Ub[6 * j + r] = Ir[0] * Sj[0] + Ir[1] * Sj[1] + Ir[2] * Sj[2] + Ir[3] * Sj[3] + Ir[4] * Sj[4] + Ir[5] * Sj[5];
-                }
-            for (int i = 0; i < nj; i++)
-                for (int j = 0; j < nj; j++) {
-                    double s = 0.0;
-                    for (int r = 0; r < 6; r++) s += S[6 * i + r] * Ub[6 * j + r];
-                    L[i * nj + j] = s;
-                }
-            if (kb_chol(nj, L)) return 1;
+        if (!(Dd > 0.0) || !isfinite(Dd)) return 1;
+        L[0] = sqrt(Dd);
+        const double inv = 1.0 / Dd, uu = uv[c0] = w[TTAU_OFF + T_COLS[c0]] - sp;
+        for (int r = 0; r < 6; r++) {
+            const double ur = Ub[r] * inv;
+            for (int k = 0; k < 6; k++) Ia[6 * r + k] = I6[6 * r + k] - ur * Ub[k];
+            pa[r] = p[r] + ur * uu;
+        }
+    } else {
+        memcpy(Ia, I6, sizeof Ia);
+        memcpy(pa, p, sizeof pa);
+    }
+    if (nj > 1) {
+        for (int j = 0; j < nj; j++)
+            for (int r = 0; r < 6; r++) {
+                const double *Ir = I6 + 6 * r, *Sj = S + 6 * j;
+                Ub[6 * j + r] = Ir[0] * Sj[0] + Ir[1] * Sj[1] + Ir[2] * Sj[2] + Ir[3] * Sj[3] + Ir[4] * Sj[4] + Ir[5] * Sj[5];
+            }
+        for (int i = 0; i < nj; i++)
             for (int j = 0; j < nj; j++) {
                 double s = 0.0;
-                for (int r = 0; r < 6; r++) s += S[6 * j + r] * p[r];
-                uv[c0 + j] = w[TTAU_OFF + T_COLS[c0 + j]] - s;
+                for (int r = 0; r < 6; r++) s += S[6 * i + r] * Ub[6 * j + r];
+                L[i * nj + j] = s;
             }
-            /* Y = D^-1 U^T (nj x 6), z = D^-1 u: Ia -= U Y, pa += U z */
-            double Y[36], z[6];
-            for (int r = 0; r < 6; r++) {
-                double col[6];
-                for (int j = 0; j < nj; j++) col[j] = Ub[6 * j + r];
-                kb_chol_solve(nj, L, col);
-                for (int j = 0; j < nj; j++) Y[6 * j + r] = col[j];
-            }
-            for (int j = 0; j < nj; j++) z[j] = uv[c0 + j];
-            kb_chol_solve(nj, L, z);
-            for (int r = 0; r < 6; r++) {
-                for (int k = 0; k < 6; k++) {
-                    double s = 0.0;
-                    for (int j = 0; j < nj; j++) s += Ub[6 * j + r] * Y[6 * j + k];
-                    Ia[6 * r + k] -= s;
-                }
-                double s = 0.0;
-                for (int j = 0; j < nj; j++) s += Ub[6 * j + r] * z[j];
-                pa[r] += s;
-            }
+        if (kb_chol(nj, L)) return 1;
+        for (int j = 0; j < nj; j++) {
+            double s = 0.0;
+            for (int r = 0; r < 6; r++) s += S[6 * j + r] * p[r];
+            uv[c0 + j] = w[TTAU_OFF + T_COLS[c0 + j]] - s;
         }
-        const int par = T_PARENT[b];
-        if (par >= 0) {
-            kbt_ishift_add(wb + 10, Ia, IA + 36 * par);
-            kbt_fshift_add(wb + 10, pa, pA + 6 * par);
+        /* Y = D^-1 U^T (nj x 6), z = D^-1 u: Ia -= U Y, pa += U z */
+        double Y[36], z[6];
+        for (int r = 0; r < 6; r++) {
+            double col[6];
+            for (int j = 0; j < nj; j++) col[j] = Ub[6 * j + r];
+            kb_chol_solve(nj, L, col);
+            for (int j = 0; j < nj; j++) Y[6 * j + r] = col[j];
+        }
+        for (int j = 0; j < nj; j++) z[j] = uv[c0 + j];
+        kb_chol_solve(nj, L, z);
+        for (int r = 0; r < 6; r++) {
+            for (int k = 0; k < 6; k++) {
+                double s = 0.0;
+                for (int j = 0; j < nj; j++) s += Ub[6 * j + r] * Y[6 * j + k];
+                Ia[6 * r + k] -= s;
+            }
+            double s = 0.0;
+            for (int j = 0; j < nj; j++) s += Ub[6 * j + r] * z[j];
+            pa[r] += s;
         }
     }
+    kbt_lift(w, b, Ia, pa, IA, pA);
+    return 0;
+}
+
+/* One point: o = [q', f'] from the kernel's work array w. Returns 0, or 1 if a joint's
+   articulated inertia D_b = S^T I^A S is not positive definite. */
+static int kbt_point(const double *w, double *o, double *IA, double *pA, double *U,
+                     double *Dl, double *uv, double *acc) {
+    kbt_init(w, o, IA, pA);
+    for (int b = NT_ - 1; b >= 0; b--)
+        if (kbt_elim(w, b, IA, pA, U, Dl, uv)) return 1;
     kbt_pass3(w, U, Dl, uv, acc, o + R_);
     return 0;
 }
@@ -357,15 +379,46 @@ int kb_work_tree(int n, const double *t, const double *q, const double *f, const
 #if KC_ > 0
 void k_treeB(const double *, const double *, const double *, const double *, double *);
 
+#if MG_N_ > 0
+static int kbm_accel(const double *w, double *full); /* runtime_mimic.c */
+#else
+/* All accelerations u' (full + R_, S_) under the embedded constraints at one point, from the
+   kernel's work w and B's nonzeros wB: u'_0 of the unconstrained tree, Y = M^-1 B^T by K_c
+   more passes, and the multipliers of (B Y) lambda = -(B u'_0 + Bdot u): u' = u'_0 + Y lambda.
+   Returns 1 where a joint inertia is singular, -1 where B M^-1 B^T is (dependent constraints).
+   (runtime_mimic.c's kbm_accel replaces it where B is constant and local: mimic joints.) */
+static int kbt_emb_accel(const double *w, const double *wB, double *full) {
+    static KB_TLS double Y[KC_ * S_], Bd[KC_ * S_], Gm[KC_ * KC_];
+    double IA[36 * NT_], pA[6 * NT_], U[6 * NS], Dl[T_NDL], uv[NS], acc[6 * NT_], r[KC_];
+    if (kbt_point(w, full, IA, pA, U, Dl, uv, acc)) return 1;
+    memset(Bd, 0, sizeof(Bd));
+    for (int e = 0; e < NB_ENT; e++) Bd[B_ROW[e] * S_ + B_COL[e]] = wB[e];
+    for (int k = 0; k < KC_; k++) kbt_minv(w, U, Dl, Bd + k * S_, pA, acc, uv, Y + k * S_);
+    for (int j = 0; j < KC_; j++) {
+        double s = w[TBUD_OFF + j];
+        for (int m = 0; m < S_; m++) s += Bd[j * S_ + m] * full[R_ + m];
+        r[j] = -s;
+        for (int k = 0; k <= j; k++) {
+            double g = 0.0;
+            for (int m = 0; m < S_; m++) g += Bd[j * S_ + m] * Y[k * S_ + m];
+            Gm[j * KC_ + k] = Gm[k * KC_ + j] = g;
+        }
+    }
+    if (kb_chol(KC_, Gm)) return -1;
+    kb_chol_solve(KC_, Gm, r);
+    for (int m = 0; m < S_; m++)
+        for (int k = 0; k < KC_; k++) full[R_ + m] += Y[k * S_ + m] * r[k];
+    return 0;
+}
+#endif
+
 /* Velocity form with embedded constraints B(q) u = 0 by the ABA: the dependent speeds from
-   B_d u_d = -B_f f (band LU, runtime_lu.c), u'_0 of the unconstrained tree, Y = M^-1 B^T by
-   K_c more passes, and the multipliers of (B Y) lambda = -(B u'_0 + Bdot u):
-   u' = u'_0 + Y lambda, f' = u'[ind]. Same arguments and return codes as kb_rhs_emb. */
+   B_d u_d = -B_f f (band LU, runtime_lu.c), then all accelerations u' by kbt_emb_accel (or
+   kbm_accel), f' = u'[ind]. Same arguments and return codes as kb_rhs_emb. */
 int kb_rhs_tree_emb(int n, const double *t, const double *x, const double *c, const int *part,
                     double *out, double *uout) {
-    static KB_TLS double LU[KC_ * KC_], Y[KC_ * S_], Bd[KC_ * S_], Gm[KC_ * KC_];
-    double wB[NB_ENT > 0 ? NB_ENT : 1], w[NWT], u[S_], full[R_ + S_], r[KC_];
-    double IA[36 * NT_], pA[6 * NT_], U[6 * NS], Dl[T_NDL], uv[NS], acc[6 * NT_];
+    static KB_TLS double LU[KC_ * KC_];
+    double wB[NB_ENT > 0 ? NB_ENT : 1], w[NWT], u[S_], full[R_ + S_];
     double G[KC_ * (SF_ > 0 ? SF_ : 1)], T[S_ * (SF_ > 0 ? SF_ : 1)];
     int piv[KC_], bad = 0;
     const int *ind = KB_IND;
@@ -378,29 +431,15 @@ int kb_rhs_tree_emb(int n, const double *t, const double *x, const double *c, co
         if (kb_embed_speeds(wB, part, fi, LU, piv, G, T, u)) return -(i + 1);
         if (uout) memcpy(uout + i * S_, u, sizeof(double) * S_);
         k_tree(ti, qi, u, ci, w);
-        if (kbt_point(w, full, IA, pA, U, Dl, uv, acc)) return i + 1;
+#if MG_N_ > 0
+        const int code = kbm_accel(w, full);
+#else
+        const int code = kbt_emb_accel(w, wB, full);
+#endif
+        if (code) return code > 0 ? i + 1 : -(i + 1);
         if (kb_keep) kbt_keep_pw(w);
-        memset(Bd, 0, sizeof(Bd));
-        for (int e = 0; e < NB_ENT; e++) Bd[B_ROW[e] * S_ + B_COL[e]] = wB[e];
-        for (int k = 0; k < KC_; k++) kbt_minv(w, U, Dl, Bd + k * S_, pA, acc, uv, Y + k * S_);
-        for (int j = 0; j < KC_; j++) {
-            double s = w[TBUD_OFF + j];
-            for (int m = 0; m < S_; m++) s += Bd[j * S_ + m] * full[R_ + m];
-            r[j] = -s;
-            for (int k = 0; k <= j; k++) {
-                double g = 0.0;
-                for (int m = 0; m < S_; m++) g += Bd[j * S_ + m] * Y[k * S_ + m];
-                Gm[j * KC_ + k] = Gm[k * KC_ + j] = g;
-            }
-        }
-        if (kb_chol(KC_, Gm)) return -(i + 1); /* B M^-1 B^T singular: dependent constraints */
-        kb_chol_solve(KC_, Gm, r);
         for (int r0 = 0; r0 < R_; r0++) o[r0] = full[r0];
-        for (int s = 0; s < SF_; s++) {
-            double v = full[R_ + ind[s]];
-            for (int k = 0; k < KC_; k++) v += Y[k * S_ + ind[s]] * r[k];
-            o[R_ + s] = v;
-        }
+        for (int s = 0; s < SF_; s++) o[R_ + s] = full[R_ + ind[s]];
         if (!bad) bad = kb_nonfinite(o, R_ + SF_, i);
     }
     return bad;

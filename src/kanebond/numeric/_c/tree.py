@@ -31,15 +31,40 @@ from .emit import emit_c, emit_c_units
 __all__ = ["TreeBackend"]
 
 _RUNTIME = (Path(__file__).with_name("runtime_tree.c")).read_text()
+_MIMIC = (Path(__file__).with_name("runtime_mimic.c")).read_text()
+
+
+def _arr(name: str, values, kind: str = "int") -> str:
+    vals = [repr(float(v)) if kind == "double" else str(int(v)) for v in values] or ["0"]
+    return f"static const {kind} {name}[] = {{{', '.join(vals)}}};"
+
+
+def _mimic_tables(L) -> list[str]:
+    """The tables of runtime_mimic.c: per body its group (−1: none) and the offset of its
+    speeds among the group's, per group its anchor, bodies, n_s, n_r and N (row-major)."""
+    of, loff = [-1] * len(L.nj), [-1] * len(L.nj)
+    boff, bodies, noff, nv = [0], [], [], []
+    for k, grp in enumerate(L.groups):
+        n = 0
+        for b in grp.bodies:
+            of[b], loff[b] = k, n
+            n += L.nj[b]
+        bodies += grp.bodies
+        boff.append(len(bodies))
+        noff.append(len(nv))
+        nv += grp.N.ravel().tolist()
+    ns = [g.N.shape[0] for g in L.groups]
+    nr = [g.N.shape[1] for g in L.groups]
+    return [f"#define MG_N_ {len(L.groups)}", f"#define MG_NS_ {max(ns, default=0)}",
+            f"#define MG_NR_ {max(nr, default=0)}", _arr("MG_OF", of), _arr("MG_LOFF", loff),
+            _arr("MG_ANCHOR", [g.anchor for g in L.groups]), _arr("MG_BOFF", boff),
+            _arr("MG_BODY", bodies), _arr("MG_NSG", ns), _arr("MG_NRG", nr),
+            _arr("MG_NOFF", noff), _arr("MG_NV", nv, "double")]
 
 
 def _header(tp: TreeProgram) -> str:
     L = tp.layout
-
-    def arr(name: str, values) -> str:
-        vals = list(values) or [0]
-        return f"static const int {name}[] = {{{', '.join(str(int(v)) for v in vals)}}};"
-
+    arr = _arr
     doff, n = [], 0
     for k in L.nj:
         doff.append(n)
@@ -56,7 +81,8 @@ def _header(tp: TreeProgram) -> str:
         f"#define NL_ {L.n_loads}",
         arr("T_PARENT", L.parent), arr("T_NJ", L.nj), arr("T_COLS", L.cols),
         arr("T_COFF", L.col_off), arr("T_OFF", L.off), arr("T_DOFF", doff),
-        arr("B_ROW", L.B_rows), arr("B_COL", L.B_cols), "",
+        arr("B_ROW", L.B_rows), arr("B_COL", L.B_cols),
+        *(_mimic_tables(L) if L.groups else ["#define MG_N_ 0"]), "",
     ])
 
 
@@ -73,7 +99,7 @@ class TreeBackend:
         kernels = [head + src for src in emit_c_units(tp.g, groups, tp.outputs, "k_tree")]
         if self.L.K_c:  # B(q) of the embedded velocity constraints, a kernel of its own
             kernels.append(head + emit_c(tp.g, groups, tp.outputs_B, "k_treeB"))
-        runtime = head + LU_RUNTIME + _RUNTIME
+        runtime = head + LU_RUNTIME + _RUNTIME + (_MIMIC if self.L.groups else "")
         ops = len(tp.g.needed(tp.outputs))
         self.ops = ops
         flags = kernel_flags(ops)

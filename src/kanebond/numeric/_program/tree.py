@@ -37,6 +37,7 @@ from sympy.physics.vector import Point, ReferenceFrame
 from ...mechanics.loads import load_parts
 from ...symbolic.dag import NotLinearError
 from .builder import GraphBuilder
+from .mimic import mimic_groups
 
 __all__ = ["TreeProgram", "TreeLayout", "NotATree"]
 
@@ -58,7 +59,9 @@ class TreeLayout:
     generalized forces of the loads not on a mass centre or body frame (S entries); ``T``: the
     kinetic co-energy T* ([PA21] (18)); ``POW``: the power F·v_P (or τ·ω) of every load, in
     the system's order; ``BUD``: Ḃu of the K_c embedded velocity constraints B(q) u = 0, whose
-    nonzeros (``B_rows``, ``B_cols``) a second kernel evaluates from q alone.
+    nonzeros (``B_rows``, ``B_cols``) a second kernel evaluates from q alone; ``groups``: where
+    B is constant, the composite joints of :mod:`~kanebond.numeric._program.mimic` (else
+    ``mimic_note`` says why not).
     """
 
     R: int
@@ -80,6 +83,8 @@ class TreeLayout:
     BUD: int = 0
     B_rows: list = field(default_factory=list)
     B_cols: list = field(default_factory=list)
+    groups: list = field(default_factory=list)
+    mimic_note: str = ""
     n_work: int = 0
     generalized_loads: list[str] = field(default_factory=list)
 
@@ -407,6 +412,7 @@ class TreeProgram(GraphBuilder):
                     self.outputs_B.append(x)
             Bu = g.add(*(g.mul(x, u[j]) for j, x in enumerate(row) if x != g.ZERO))
             out.append(g.dt(Bu, self.rates))
+        L.groups, L.mimic_note = mimic_groups(L, emb.B)
 
     def _co_energy(self, bodies: list, order: list[int]) -> int:
         """T* = ½ Σ m v·v + ω·Iω ([PA21] (18))."""
