@@ -131,27 +131,55 @@ static void kb_lu_solve(const double *LU, const int *piv, int kl, int ku, double
     }
 }
 
-/* B_d factorized, G = -B_d⁻¹ B_f (KC_ x SF_, row-major), T (S_ x SF_) and, when f is given,
-   u = T f; from B by its nonzeros (B_ROW, B_COL). */
-static int kb_embed_speeds(const double *B, const int *part, const double *f, double *LU,
-                           int *piv, double *G, double *T, double *u) {
+/* B_d (from B by its nonzeros B_ROW, B_COL and the partition's roles) into the band of LU,
+   factorized; B_f into Bf (KC_ x SF_) where Bf is given; *big the largest |B| entry. */
+static int kb_factor_bd(const double *B, const int *part, double *LU, int *piv, double *Bf,
+                        double *big) {
     const int kl = KB_KL, ku = KB_KU, w = kl + ku, *role = KB_ROLE;
-    static KB_TLS double Bf[KC_ * (SF_ > 0 ? SF_ : 1)];
     for (int i = 0; i < KC_; i++) {
         const int c0 = i - kl > 0 ? i - kl : 0, c1 = i + w < KC_ - 1 ? i + w : KC_ - 1;
         for (int c = c0; c <= c1; c++) LU[i * KC_ + c] = 0.0;
     }
-    memset(Bf, 0, sizeof(Bf));
-    double big = 0.0;
+    if (Bf) memset(Bf, 0, sizeof(double) * KC_ * (SF_ > 0 ? SF_ : 1));
+    *big = 0.0;
     for (int e = 0; e < NB_ENT; e++) {
         const int r = B_ROW[e], rl = role[B_COL[e]];
         const double a = fabs(B[e]);
         if (!isfinite(a)) return 1;
-        if (a > big) big = a;
-        if (rl >= 0) Bf[r * SF_ + rl] = B[e];
-        else LU[r * KC_ + (-rl - 1)] = B[e];
+        if (a > *big) *big = a;
+        if (rl < 0) LU[r * KC_ + (-rl - 1)] = B[e];
+        else if (Bf) Bf[r * SF_ + rl] = B[e];
     }
-    if (kb_lu(LU, piv, kl, ku, big)) return 1;
+    return kb_lu(LU, piv, kl, ku, *big);
+}
+
+/* Whether B u = 0 holds row by row against the size of its terms (and, for terms that are
+   all tiny, round-off of the whole system): a wrong u never passes. */
+static int kb_speeds_ok(const double *B, const double *u, double big) {
+    double res[KC_], scale[KC_];
+    memset(res, 0, sizeof(res));
+    memset(scale, 0, sizeof(scale));
+    for (int e = 0; e < NB_ENT; e++) {
+        const double x = B[e] * u[B_COL[e]];
+        res[B_ROW[e]] += x;
+        scale[B_ROW[e]] += fabs(x);
+    }
+    double umax = 0.0;
+    for (int j = 0; j < S_; j++) umax = fabs(u[j]) > umax ? fabs(u[j]) : umax;
+    const double floor_ = 1e-13 * big * umax + 1e-300;
+    for (int r = 0; r < KC_; r++)
+        if (!(fabs(res[r]) <= 1e-8 * scale[r] + floor_)) return 0;
+    return 1;
+}
+
+/* B_d factorized, G = -B_d⁻¹ B_f (KC_ x SF_, row-major), T (S_ x SF_) and, when f is given,
+   u = T f; from B by its nonzeros (B_ROW, B_COL). */
+static int kb_embed_speeds(const double *B, const int *part, const double *f, double *LU,
+                           int *piv, double *G, double *T, double *u) {
+    const int kl = KB_KL, ku = KB_KU, *role = KB_ROLE;
+    static KB_TLS double Bf[KC_ * (SF_ > 0 ? SF_ : 1)];
+    double big;
+    if (kb_factor_bd(B, part, LU, piv, Bf, &big)) return 1;
     double col[KC_];
     for (int s = 0; s < SF_; s++) {
         for (int r = 0; r < KC_; r++) col[r] = -Bf[r * SF_ + s];
@@ -170,23 +198,27 @@ static int kb_embed_speeds(const double *B, const int *part, const double *f, do
             if (!isfinite(v)) return 1;
             u[j] = v;
         }
-        /* check B u = 0 row by row against the size of its terms (and, for terms that are
-           all tiny, round-off of the whole system): a wrong u never passes */
-        double res[KC_], scale[KC_];
-        memset(res, 0, sizeof(res));
-        memset(scale, 0, sizeof(scale));
-        for (int e = 0; e < NB_ENT; e++) {
-            const double x = B[e] * u[B_COL[e]];
-            res[B_ROW[e]] += x;
-            scale[B_ROW[e]] += fabs(x);
-        }
-        double umax = 0.0;
-        for (int j = 0; j < S_; j++) umax = fabs(u[j]) > umax ? fabs(u[j]) : umax;
-        const double floor_ = 1e-13 * big * umax + 1e-300;
-        for (int r = 0; r < KC_; r++)
-            if (!(fabs(res[r]) <= 1e-8 * scale[r] + floor_)) return 1;
+        if (!kb_speeds_ok(B, u, big)) return 1;
     }
     return 0;
+}
+
+/* All speeds u from the independent f alone (no G, T: one solve of B_d u_d = -B_f f, for the
+   tree path, which never projects). Returns 1 where B_d is singular or u fails the check. */
+static int kb_embed_u(const double *B, const int *part, const double *f, double *LU, int *piv,
+                      double *u) {
+    const int *role = KB_ROLE;
+    double big, ud[KC_];
+    if (kb_factor_bd(B, part, LU, piv, 0, &big)) return 1;
+    memset(ud, 0, sizeof(ud));
+    for (int e = 0; e < NB_ENT; e++)
+        if (role[B_COL[e]] >= 0) ud[B_ROW[e]] -= B[e] * f[role[B_COL[e]]];
+    kb_lu_solve(LU, piv, KB_KL, KB_KU, ud);
+    for (int j = 0; j < S_; j++) {
+        u[j] = role[j] >= 0 ? f[role[j]] : ud[-role[j] - 1];
+        if (!isfinite(u[j])) return 1;
+    }
+    return !kb_speeds_ok(B, u, big);
 }
 
 #endif

@@ -413,13 +413,12 @@ static int kbt_emb_accel(const double *w, const double *wB, double *full) {
 #endif
 
 /* Velocity form with embedded constraints B(q) u = 0 by the ABA: the dependent speeds from
-   B_d u_d = -B_f f (band LU, runtime_lu.c), then all accelerations u' by kbt_emb_accel (or
+   B_d u_d = -B_f f (band LU, runtime_lu.c's kb_embed_u), then all accelerations u' by kbt_emb_accel (or
    kbm_accel), f' = u'[ind]. Same arguments and return codes as kb_rhs_emb. */
 int kb_rhs_tree_emb(int n, const double *t, const double *x, const double *c, const int *part,
                     double *out, double *uout) {
     static KB_TLS double LU[KC_ * KC_];
     double wB[NB_ENT > 0 ? NB_ENT : 1], w[NWT], u[S_], full[R_ + S_];
-    double G[KC_ * (SF_ > 0 ? SF_ : 1)], T[S_ * (SF_ > 0 ? SF_ : 1)];
     int piv[KC_], bad = 0;
     const int *ind = KB_IND;
     for (int i = 0; i < n; i++) {
@@ -428,7 +427,7 @@ int kb_rhs_tree_emb(int n, const double *t, const double *x, const double *c, co
         double *o = out + i * (R_ + SF_);
         memset(u, 0, sizeof(u));
         k_treeB(ti, qi, u, ci, wB);
-        if (kb_embed_speeds(wB, part, fi, LU, piv, G, T, u)) return -(i + 1);
+        if (kb_embed_u(wB, part, fi, LU, piv, u)) return -(i + 1);
         if (uout) memcpy(uout + i * S_, u, sizeof(double) * S_);
         k_tree(ti, qi, u, ci, w);
 #if MG_N_ > 0
@@ -451,12 +450,11 @@ int kb_speeds_tree(int n, const double *t, const double *q, const double *f, con
                    const int *part, double *uout) {
     static KB_TLS double LU[KC_ * KC_];
     double wB[NB_ENT > 0 ? NB_ENT : 1], u[S_];
-    double G[KC_ * (SF_ > 0 ? SF_ : 1)], T[S_ * (SF_ > 0 ? SF_ : 1)];
     int piv[KC_];
     for (int i = 0; i < n; i++) {
         memset(u, 0, sizeof(u));
         k_treeB(t + i, q + i * R_, u, c + i * (K_ > 0 ? K_ : 1), wB);
-        if (kb_embed_speeds(wB, part, f + i * SF_, LU, piv, G, T, u)) return -(i + 1);
+        if (kb_embed_u(wB, part, f + i * SF_, LU, piv, u)) return -(i + 1);
         memcpy(uout + i * S_, u, sizeof(double) * S_);
     }
     return 0;
