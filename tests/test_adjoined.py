@@ -490,3 +490,15 @@ def test_a_system_forms_its_constrained_model_once(pl, monkeypatch):
                                rtol=1e-12)
     system.numeric({pl.m: m, pl.g: g, pl.v0: V0}, backend="numpy", baumgarte=2.0)
     assert built == [None, 2.0]  # another Baumgarte rate is another model
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_c_ensemble_reads_a_constrained_model_by_its_contract(pl, speed_system, backend):
+    """simulate_ensemble(backend="c") takes a numeric model by the contract kb.simulate reads
+    (NumericContract, compiled_kernels, c0), not by its class: a ConstrainedModel gets a
+    ModelError saying why the core cannot run its batch (an AttributeError before)."""
+    num = speed_system.numeric({pl.m: M1, pl.g: GRAV, pl.v0: V0}, backend=backend)
+    says = "needs a model compiled to C" if backend == "numpy" else "row of constants"
+    with pytest.raises(kb.ModelError, match=says):
+        kb.simulate_ensemble(num, (0.0, 0.1), {"x": 0, "y": 0, "v_x": V0, "v_y": 0},
+                             backend="c", points=3)

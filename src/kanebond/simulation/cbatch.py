@@ -26,7 +26,7 @@ from ..numeric._c.entry import configuration_kernel
 from .compiled import COMPILED_METHODS, KbModelC, core_library
 from .monitor import PROJECT_TOL
 
-__all__ = ["run_batch", "CHUNK"]
+__all__ = ["run_batch", "batch_entry", "CHUNK"]
 
 #: trajectories per call of the core (progress and Ctrl-C between calls)
 CHUNK = 32
@@ -43,6 +43,16 @@ def _library() -> ctypes.CDLL:
     return lib
 
 
+def batch_entry(num: Any) -> Any:
+    """The Entry of ``num``'s compiled right-hand side the ensemble runs (its
+    ``compiled_kernels``, velocity form), or a ModelError saying why there is none."""
+    entry, why = num.compiled_kernels(False)
+    if entry is None:
+        raise ModelError(f"backend='c' needs a model compiled to C: {why}; use backend='jax' "
+                         f"(or make the model with backend='c').")
+    return entry
+
+
 def run_batch(num: Any, X: np.ndarray, C: np.ndarray, ts: np.ndarray, *, rtol: float,
               atol: float, max_steps: int, workers: int | None = None,
               progress: Any = None, method: str = "RK45") -> dict[str, np.ndarray]:
@@ -51,10 +61,7 @@ def run_batch(num: Any, X: np.ndarray, C: np.ndarray, ts: np.ndarray, *, rtol: f
     (N, nt), "g" (N, nt, n_config), "status" (N,) 0 ok, 1 max_steps, 2 failed, "steps" (N,)}.
     ``workers`` threads (default: every core); ``progress`` a tqdm bar (or None); ``method``
     "DOP853" or "RK45". ``ts`` may decrease (backwards in time: the core's own direction)."""
-    entry, why = num.compiled_kernels(False)
-    if entry is None:
-        raise ModelError(f"backend='c' needs a model compiled to C: {why}; use backend='jax' "
-                         f"(or make the model with backend='c').")
+    entry = batch_entry(num)
     lib = _library()
     cfg, ncfg, cfg_lib, dep = configuration_kernel(num)
     n, N, nt = X.shape[1], X.shape[0], len(ts)

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ModelError
+from ..numeric.evaluator import NumericContract
 from .results import ENSEMBLE
 from .runs import (
     ATOL,
@@ -337,16 +338,28 @@ def simulate_ensemble(model: Any, t_span: tuple[float, float], initial: Any = No
 
 
 def _compiled_model(model: Any, first: dict | None) -> Any:
-    """The compiled NumericModel of backend="c": the model itself, or a KaneSystem's made
-    with the batch's first constants."""
-    from ..numeric.model import NumericModel
-
-    if isinstance(model, NumericModel):
-        return model
-    if hasattr(model, "audited_function"):
-        raise ModelError("backend='c' takes a KaneSystem or a NumericModel made with "
+    """The compiled numeric model of backend="c", read by its contract as kb.simulate reads
+    one (:class:`~kanebond.numeric.evaluator.NumericContract`, not its class): the model
+    itself where it is a numeric model, else the one ``model.numeric`` makes with the batch's
+    first constants (a KaneSystem); refused, saying why, unless its ``compiled_kernels`` give
+    the core an entry and it has ``c0``, the row of constants every point overrides."""
+    if hasattr(model, "audited_function"):  # a JaxModel or JaxGraph: no kernels for the core
+        raise ModelError("backend='c' takes a KaneSystem or a numeric model made with "
                          "backend='c', not a JAX model.")
-    return model.numeric(first, backend="c")
+    if not isinstance(model, NumericContract):
+        if not hasattr(model, "numeric"):
+            raise ModelError(f"simulate_ensemble needs a KaneSystem or a numeric model, got "
+                             f"{type(model).__name__}.")
+        model = model.numeric(first, backend="c")
+    from .cbatch import batch_entry
+
+    batch_entry(model)
+    if not hasattr(model, "c0"):
+        raise ModelError(f"backend='c' sets the constants of every point in the model's row of "
+                         f"constants (c0), which a {type(model).__name__} does not have; run "
+                         f"its points with kb.simulate, or the system's ensemble on "
+                         f"backend='jax'.")
+    return model
 
 
 def _run_c(num, X, C, ts, rtol, atol, max_steps, workers, method) -> tuple[dict, str]:
