@@ -226,16 +226,17 @@ _GRIPPER = ("<robot name='gripper'><link name='world'/>" + "".join(
 def test_mimic_groups_are_one_aba_pass(tmp_path):
     """Mimic joints on the tree path: each group (the fingers and the tip under the hand; the
     wrist mimicking the shoulder, anchored at the ground, with the hand's group inside it; a free
-    probe on a finger) is condensed into its anchor's ABA step, chosen by path="auto", and f'
-    equals Pinocchio's projected equations (the tree path's other embedded variant is the
+    probe on a finger) is condensed into its anchor's ABA step, chosen by path="auto", the
+    prismatic joints' damping forces act on the bodies' mass centres, and f' equals Pinocchio's
+    projected equations (the tree path's other embedded variant is the
     Schur complement kb_rhs_tree_emb takes for state-dependent B)."""
     path = tmp_path / "gripper.urdf"
     path.write_text(_GRIPPER)
     s = kb.from_urdf(path)
     num = s.numeric(backend="c")
     assert num.path == "tree"
-    groups = num.evaluator.backend.L.groups
-    names = num.evaluator.backend.L.names
+    groups, names = num.evaluator.backend.L.groups, num.evaluator.backend.L.names
+    assert not num.evaluator.backend.L.generalized_loads  # fa's damping: at fa's G + a torque
     assert sorted((g.anchor, len(g.bodies), g.N.shape[1]) for g in groups) == [
         (-1, 2, 1), (names.index("hand"), 3, 1)]
     model = pin.buildModelFromXML(_GRIPPER)

@@ -15,8 +15,10 @@ the tree and generates, per body, a fixed number of quantities whatever its dept
 
 The velocities are built recursively, ω_b = ω_p + ω_rel and v_b = v_p + ω_p × d + ᴾd/dt d, so
 each body adds a constant number of graph nodes, and α⁰, a⁰ are their graph time derivatives
-(shared with the parent's). Loads on other points enter as generalized forces V_Pᵀ F ([PA21]
-(53)). ``numeric/_c/runtime_tree.c`` runs the ABA on these numbers.
+(shared with the parent's). A force on another point that moves with a body (checked at random
+states) acts on it as the same force at its mass centre and the torque r × F; on any other
+point it enters as generalized forces V_Pᵀ F ([PA21] (53)). ``numeric/_c/runtime_tree.c`` runs
+the ABA on these numbers.
 
 The tree is found from the description itself: a body's frame is oriented (through any chain of
 intermediate frames) from its parent body's frame or from N, and its mass centre is located
@@ -55,9 +57,9 @@ class TreeLayout:
 
     Per body b the kernel writes, from ``off[b]``: m, I (9, row-major, in N), d (3), p (6),
     ω and v (6), the loads (τ; F) on it (6), then S (6 per own speed: ω-part, v-part) and its
-    rate Ṡ (as many). ``QD``: q' (R entries); ``TAU``:
-    generalized forces of the loads not on a mass centre or body frame (S entries); ``T``: the
-    kinetic co-energy T* ([PA21] (18)); ``POW``: the power F·v_P (or τ·ω) of every load, in
+    rate Ṡ (as many). ``QD``: q' (R entries); ``TAU``: generalized forces of the loads not
+    on a body (its mass centre, frame or a point moving with it; S entries); ``T``: the kinetic
+    co-energy T* ([PA21] (18)); ``POW``: the power F·v_P (or τ·ω) of every load, in
     the system's order; ``BUD``: Ḃu of the K_c embedded velocity constraints B(q) u = 0, whose
     nonzeros (``B_rows``, ``B_cols``) a second kernel evaluates from q alone; ``groups``: where
     B is constant, the composite joints of :mod:`~kanebond.numeric._program.mimic` (else
@@ -109,6 +111,7 @@ class TreeProgram(GraphBuilder):
                 raise NotATree(f"{b.name} is a particle (the tree path takes rigid bodies)")
         self.bodies = bodies
         parent = self._parents(bodies)
+        self._parent = parent
         order = _topological(parent)
         self.order = order
         self._velocities(bodies, parent, order)
@@ -229,12 +232,18 @@ class TreeProgram(GraphBuilder):
 
     def _check_velocities(self, bodies: list, order: list[int]) -> None:
         """The recursive ω_b, v_b equal the system's at two random states, or NotATree."""
-        rng = np.random.default_rng(20261126)
         ours, theirs = [], []
         for i in order:
             b = bodies[i]
             ours += self.w[i] + self.v[i]
             theirs += self.vector(b.rotation.v) + self.vector(b.translation.v)
+        ok, values = self._agree_at_random(ours, theirs)
+        if not ok:
+            self._disagree(bodies, order, ours, theirs, values)
+
+    def _agree_at_random(self, ours: list[int], theirs: list[int]) -> tuple[bool, dict]:
+        """(whether the nodes ``ours`` equal ``theirs`` at two random states, the last state)."""
+        rng = np.random.default_rng(20261126)
         inputs = [n for n, node in enumerate(self.g.nodes) if node[0] == "in"]
         for _ in range(2):
             values = {n: float(rng.uniform(0.3, 1.3)) for n in inputs}
@@ -245,7 +254,8 @@ class TreeProgram(GraphBuilder):
                     values[self.sym[x]] = float(rng.uniform(-0.4, 0.4))
                 self._on_manifold(values)
                 if not self._agree(ours, theirs, values):
-                    self._disagree(bodies, order, ours, theirs, values)
+                    return False, values
+        return True, values
 
     def _agree(self, ours: list[int], theirs: list[int], values: dict) -> bool:
         a = np.array(self.g.evaluate(ours, values))
@@ -449,12 +459,47 @@ class TreeProgram(GraphBuilder):
                     acc[part + r] = g.add(acc[part + r], F[r])
                 powers.append(g.dot(F, self.w[body] if part == 0 else self.v[body]))
                 continue
-            self.layout.generalized_loads.append(system.load_names[k])
             vP = self.vector(fieldv.v)
             powers.append(g.dot(F, vP))
-            for s, V in self.columns(vP, f"velocity of load {k}").items():
+            cols = self.columns(vP, f"velocity of load {k}")
+            hit = self._on_body(where, vP, set(cols)) if isinstance(where, Point) else None
+            if hit is not None:  # F at G_b and the torque r × F (see _on_body)
+                acc = ext.setdefault(hit[0], [g.ZERO] * 6)
+                rxF = g.cross(hit[1], F)
+                for r in range(3):
+                    acc[r] = g.add(acc[r], rxF[r])
+                    acc[3 + r] = g.add(acc[3 + r], F[r])
+                continue
+            self.layout.generalized_loads.append(system.load_names[k])
+            for s, V in cols.items():
                 tau[s].append(g.dot(V, F))
         return ext, [g.add(*terms) for terms in tau], powers
+
+    def _on_body(self, where, vP: list[int], cols: set[int]) -> tuple[int, list[int]] | None:
+        """(body b, r = P − G_b in N) where the point ``where`` moves with b, v_P = v_b + ω_b × r
+        at random states (as the tree itself is checked), else None. Then V_P = V_b + W_b × r
+        for every speed, so V_Pᵀ F = V_bᵀ F + W_bᵀ (r × F) ([PA21] (53)): the force acts on b as
+        F at its mass centre with the torque r × F, a constant number of operations instead of
+        a dot product per speed above it. The candidates: the bodies whose own speeds and their
+        ancestors' hold every speed that moves P, the closest match first."""
+        g = self.g
+        if not hasattr(self, "_path_speeds"):
+            self._path_speeds = {}
+            for i in self.order:
+                up = self._parent[i]
+                self._path_speeds[i] = set(self.S_cols[i]) | (
+                    self._path_speeds[up] if up >= 0 else set())
+        cands = sorted((len(p) - len(cols), i) for i, p in self._path_speeds.items()
+                       if cols <= p)
+        for _, i in cands[:3]:
+            try:
+                r = self.vector(self._known(where.pos_from(self.bodies[i].point)))
+            except ValueError:
+                continue
+            mine = [g.add(v, x) for v, x in zip(self.v[i], g.cross(self.w[i], r), strict=True)]
+            if self._agree_at_random(mine, vP)[0]:
+                return i, r
+        return None
 
 
 def _matrix_in(dyadic, frame) -> list[list] | None:
