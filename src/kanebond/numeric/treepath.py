@@ -124,7 +124,8 @@ class TreeEvaluator(Assembled):
         return self.bodies.all_speeds(t, q, f, c, b)
 
     def energy(self, t, q, u, c, b: Binding) -> tuple[np.ndarray, np.ndarray]:
-        w = self.backend.work(t, q, u, b.values(t, q, u))
+        # the parameter rows at x = [q, f], as every other path (a callable of (t, x) reads f)
+        w = self.backend.work(t, q, u, b.values(t, q, u[:, b.ind]))
         L = self.backend.L
         return w[:, L.T].copy(), w[:, L.POW: L.POW + L.n_loads].copy()
 
