@@ -178,7 +178,11 @@ def test_embedded_constraints_with_an_inertia(backend):
     x = np.array([0.7, 0.28, 1.1])            # θ, y = R θ, θ'
     expected = 2 * 9.81 * np.sin(0.5) / (3 * 0.4)
     assert np.allclose(num.rhs(0.0, x), [1.1, 0.4 * 1.1, expected], rtol=1e-12)
+    kinds, work = [], num.evaluator.work  # the per-body kernels it runs
+    num.evaluator.work = lambda kind, *a: (kinds.append(kind), work(kind, *a))[1]
     assert np.allclose(num.dependent_speed_rates(0.0, x), [0.4 * expected], rtol=1e-12)
+    del num.evaluator.work
+    assert kinds.count("pos") == 1  # u_d' = G f' + c from one embedding (it embedded twice)
     p = num.p_hat(x[:2], x[2:])
     assert np.allclose(p, [1.5 * 1.3 * 0.16 * 1.1], rtol=1e-12)
     assert np.allclose(num.rhs_momentum(0.0, np.r_[x[:2], p])[2:],

@@ -24,7 +24,6 @@ from ..mechanics.kinematics import show
 from ._numpy.backend import (
     as_batch,
     constraint_matrix,
-    embed_speeds,
     relative_conditions,
     solve_spd,
 )
@@ -96,11 +95,9 @@ class SpeedPartition:
                 )
             out = np.zeros((len(tt), 0))
             return out[0] if single else out
-        res = m.evaluate(tt, q, f, {"A", "Df", "e"})
+        res = m.evaluate(tt, q, f, {"A", "Df", "e"})  # G_emb and c of its one embedding
         fd = solve_spd(res["A"], res["e"] - res["Df"], q, tt)
-        wp = m.work_arrays("pos", tt, q, np.zeros((len(tt), m.n_u)))
-        emb = embed_speeds(m.layout, wp, f, m.ind_index, m.dep_index)
-        out = np.einsum("nks,ns->nk", emb.G, fd) + res["c"]
+        out = np.einsum("nks,ns->nk", res["G_emb"], fd) + res["c"]
         return out[0] if single else out
 
     def repartition(self, independent) -> Any:
