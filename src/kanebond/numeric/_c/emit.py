@@ -82,20 +82,24 @@ def _c_namer(g: Graph, names: Mapping[int, str]) -> Callable[[int], str]:
 
 
 def _emit_c_single(
-    g: Graph, inputs: Mapping[str, int], outputs: Sequence[int], fname: str, order: list[int]
+    g: Graph, inputs: Mapping[str, int], outputs: Sequence[int], fname: str, order: list[int],
+    keep: set[int] | None = None,
 ) -> str:
-    """One C function computing the operations ``order`` into locals ``x<i>``, then ``out``."""
+    """One C function computing the operations ``order`` into locals ``x<i>``, then ``out``
+    (only the outputs ``keep``, where given)."""
     name = _c_namer(g, {i: f"x{i}" for i in order})
     params = ", ".join(f"const double *{k}" for k in inputs)
     body = [f"    const double x{i} = {_c_expr(g, g.nodes[i], name)};" for i in order]
-    body.extend(_c_outputs(g, outputs, name, fname, {})[1])
+    body.extend(_c_outputs(g, outputs, name, fname, {}, keep)[1])
     return f"void {fname}({params}, double *out) {{\n" + "\n".join(body) + "\n}\n"
 
 
 def _c_outputs(
-    g: Graph, outputs: Sequence[int], name: Callable[[int], str], fname: str, slot: Mapping
+    g: Graph, outputs: Sequence[int], name: Callable[[int], str], fname: str, slot: Mapping,
+    keep: set[int] | None = None,
 ) -> tuple[str, list[str]]:
-    """(file-scope tables, statements) storing ``outputs`` into ``out``.
+    """(file-scope tables, statements) storing ``outputs`` (those at the indices ``keep``,
+    where given) into ``out``.
 
     The structural zeros (most outputs of a per-body program, e.g. Q_full of a many-loop
     mechanism) are one ``memset``; the outputs held in the work array (``slot``) are copied by
@@ -104,7 +108,8 @@ def _c_outputs(
     alias walks), which dominated the compilation of the N four-bar at N = 80.
     """
     zeros = sum(o == g.ZERO for o in outputs)
-    copies = [(k, slot[o]) for k, o in enumerate(outputs) if o in slot]
+    copies = [(k, slot[o]) for k, o in enumerate(outputs)
+              if o in slot and (keep is None or k in keep)]
     lines = []
     if zeros > 1:
         lines.append(f"    memset(out, 0, sizeof(double) * {len(outputs)});")
@@ -117,15 +122,16 @@ def _c_outputs(
                      f"out[{fname}_oi[k]] = w[{fname}_ow[k]];")
     skip = {k for k, _ in copies} if len(copies) > 1 else set()
     lines.extend(f"    out[{k}] = {name(o)};" for k, o in enumerate(outputs)
-                 if k not in skip and (o != g.ZERO or zeros <= 1))
+                 if k not in skip and (o != g.ZERO or zeros <= 1)
+                 and (keep is None or k in keep))
     return tables, lines
 
 
-def _c_work_slots(g: Graph, outputs: Sequence[int], order: list[int], chunk: int) -> dict:
+def _c_work_slots(g: Graph, outputs: Sequence[int], chunks: list[list[int]]) -> dict:
     """Work-array slot of each operation read after its own chunk (or an output): {node: k}."""
-    chunk_of = {i: k // chunk for k, i in enumerate(order)}
+    chunk_of = {i: c for c, ops in enumerate(chunks) for i in ops}
     shared: set[int] = set(outputs)  # values read after their own chunk go to the work array
-    for i in order:
+    for i in chunk_of:
         for a in children(g.nodes[i]):
             if a in chunk_of and chunk_of[a] != chunk_of[i]:
                 shared.add(a)
@@ -139,13 +145,30 @@ def emit_c_units(
     fname: str = "kernel",
     units: int = 2,
     chunk: int = 1000,
+    first: Sequence[int] | None = None,
 ) -> list[str]:
     """:func:`emit_c` split into ``units`` translation units (the chunk functions shared out,
-    ``fname`` in the first), so that a large kernel compiles on several cores at once."""
+    ``fname`` in the first), so that a large kernel compiles on several cores at once.
+
+    ``first`` (indices into ``outputs``): a second entry ``<fname>_v`` computes and stores only
+    those outputs. The operations they need come first, so that ``<fname>_v`` runs the leading
+    chunk functions of ``fname`` (no statement is compiled twice) and stops there."""
     order = [i for i in g.needed(outputs) if g.nodes[i][0] not in ("num", "in")]
+    lead = order
+    if first is not None:
+        need = set(g.needed([outputs[k] for k in first]))
+        lead = [i for i in order if i in need]
+        order = lead + [i for i in order if i not in need]
     if len(order) <= chunk and sum(o != g.ZERO for o in outputs) <= chunk:
-        return [_emit_c_single(g, inputs, outputs, fname, order)]
-    parts, main = _chunk_functions(g, inputs, outputs, fname, order, chunk, shared=units > 1)
+        src = _emit_c_single(g, inputs, outputs, fname, order)
+        if first is not None:
+            src += _emit_c_single(g, inputs, outputs, f"{fname}_v", lead, set(first))
+        return [src]
+    split = [lead, order[len(lead):]] if first is not None else [order]
+    chunks = [ops[k: k + chunk] for ops in split for k in range(0, len(ops), chunk)]
+    n_lead = -(-len(lead) // chunk) if first is not None else None
+    parts, main = _chunk_functions(g, inputs, outputs, fname, chunks, units > 1,
+                                   n_lead, first)
     if units <= 1:
         return ["\n".join(parts) + main]
     per = -(-len(parts) // units)
@@ -159,37 +182,45 @@ def _chunk_functions(
     inputs: Mapping[str, int],
     outputs: Sequence[int],
     fname: str,
-    order: list[int],
-    chunk: int,
+    chunks: list[list[int]],
     shared: bool,
+    n_lead: int | None = None,
+    first: Sequence[int] | None = None,
 ) -> tuple[list[str], str]:
-    """(the chunk functions' sources, the source of ``fname`` that calls them); ``shared``:
-    the chunk functions have external linkage (for :func:`emit_c_units`)."""
-    slot = _c_work_slots(g, outputs, order, chunk)
-    name = _c_namer(g, {i: f"w[{slot[i]}]" if i in slot else f"x{i}" for i in order})
+    """(the chunk functions' sources, the source of ``fname`` that calls them, and of
+    ``<fname>_v`` that calls the first ``n_lead`` and stores the outputs ``first``, where
+    given); ``shared``: the chunk functions have external linkage (for :func:`emit_c_units`)."""
+    slot = _c_work_slots(g, outputs, chunks)
+    name = _c_namer(g, {i: f"w[{slot[i]}]" if i in slot else f"x{i}" for c in chunks for i in c})
     params = ", ".join(f"const double *restrict {k}" for k in inputs)
     args = ", ".join(inputs)
     parts = []
     calls = []
-    for c0 in range(0, len(order), chunk):
+    for c, ops in enumerate(chunks):
         body = []
-        for i in order[c0 : c0 + chunk]:
+        for i in ops:
             expr = _c_expr(g, g.nodes[i], name)
             body.append(
                 f"    w[{slot[i]}] = {expr};" if i in slot else f"    const double x{i} = {expr};"
             )
-        sub = f"{fname}_part{c0 // chunk}"
+        sub = f"{fname}_part{c}"
         link = "" if shared else "static "
         parts.append(
             f"{link}void {sub}({params}, double *restrict w) {{\n" + "\n".join(body) + "\n}\n"
         )
         calls.append(f"    {sub}({args}, w);")
-    tables, outs = _c_outputs(g, outputs, name, fname, slot)
-    main = tables + (
-        f"void {fname}({params}, double *out) {{\n"
-        f"    double *w = (double *)malloc(sizeof(double) * {max(len(slot), 1)});\n"
-        + "\n".join(calls) + "\n" + "\n".join(outs) + "\n    free(w);\n}\n"
-    )
+
+    def entry(fn: str, calls: list[str], keep: set[int] | None) -> str:
+        tables, outs = _c_outputs(g, outputs, name, fn, slot, keep)
+        return tables + (
+            f"void {fn}({params}, double *out) {{\n"
+            f"    double *w = (double *)malloc(sizeof(double) * {max(len(slot), 1)});\n"
+            + "\n".join(calls) + "\n" + "\n".join(outs) + "\n    free(w);\n}\n"
+        )
+
+    main = entry(fname, calls, None)
+    if first is not None:
+        main += entry(f"{fname}_v", calls[:n_lead], set(first))
     return parts, main
 
 

@@ -9,6 +9,8 @@
    With the bodies' absolute accelerations at u' = 0 in the bias force p, the joint bias is
    zero: a~_b = X a~_parent + S_b u'_b, a_b = a~_b + (alpha0; a0). */
 void k_tree(const double *, const double *, const double *, const double *, double *);
+/* the same, only the outputs the velocity form's ABA reads (TreeProgram.velocity_outputs) */
+void k_tree_v(const double *, const double *, const double *, const double *, double *);
 
 
 static void kbt_mshift(const double *d, const double *m, double *o) {
@@ -242,7 +244,7 @@ int kb_rhs_tree(int n, const double *t, const double *x, const double *c, double
     for (int i = 0; i < n; i++) {
         const double *qi = x + i * (R_ + S_), *fi = qi + R_, *ci = c + i * (K_ > 0 ? K_ : 1);
         double *o = out + i * (R_ + S_);
-        k_tree(t + i, qi, fi, ci, w);
+        (kb_keep ? k_tree : k_tree_v)(t + i, qi, fi, ci, w); /* T*, powers where kept */
         if (kbt_point(w, o, IA, pA, U, Dl, uv, acc)) return i + 1;
         if (kb_keep) kbt_keep_pw(w);
         if (!bad) bad = kb_nonfinite(o, R_ + S_, i);
@@ -429,7 +431,7 @@ int kb_rhs_tree_emb(int n, const double *t, const double *x, const double *c, co
         k_treeB(ti, qi, u, ci, wB);
         if (kb_embed_u(wB, part, fi, LU, piv, u)) return -(i + 1);
         if (uout) memcpy(uout + i * S_, u, sizeof(double) * S_);
-        k_tree(ti, qi, u, ci, w);
+        (kb_keep ? k_tree : k_tree_v)(ti, qi, u, ci, w);
 #if MG_N_ > 0
         const int code = kbm_accel(w, full);
 #else

@@ -95,8 +95,10 @@ class TreeBackend:
         self.L = tp.layout
         groups = {"t": 1, "q": self.L.R, "f": self.L.S, "c": self.L.K}
         head = _header(tp)
-        # the kernel in two translation units compiled at once (two cores)
-        kernels = [head + src for src in emit_c_units(tp.g, groups, tp.outputs, "k_tree")]
+        # the kernel in two translation units compiled at once (two cores); its leading part
+        # k_tree_v is what the velocity form's ABA reads
+        units = emit_c_units(tp.g, groups, tp.outputs, "k_tree", first=tp.velocity_outputs)
+        kernels = [head + src for src in units]
         if self.L.K_c:  # B(q) of the embedded velocity constraints, a kernel of its own
             kernels.append(head + emit_c(tp.g, groups, tp.outputs_B, "k_treeB"))
         runtime = head + LU_RUNTIME + _RUNTIME + (_MIMIC if self.L.groups else "")

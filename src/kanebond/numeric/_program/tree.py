@@ -385,6 +385,12 @@ class TreeProgram(GraphBuilder):
         self._constraint_outputs(out)
         self.outputs = out
         L.n_work = len(out)
+        #: the outputs the velocity form's ABA reads (q', τ, m, I, d, p and S of every body,
+        #: Ḃu): the kernel's k_tree_v computes only these (no T*, powers, ω, v, loads or Ṡ)
+        self.velocity_outputs = [*range(L.QD, L.QD + L.R), *range(L.TAU, L.TAU + L.S),
+                                 *range(L.BUD, L.BUD + L.K_c)]
+        for o, nj in zip(L.off, L.nj, strict=True):
+            self.velocity_outputs += [*range(o, o + 19), *range(o + 31, o + 31 + 6 * nj)]
 
     def _inertia(self, b) -> list[int]:
         """Central inertia in N, R I_B Rᵀ from its matrix in the body frame (symmetric, about a
