@@ -391,22 +391,27 @@ def test_more_than_six_speeds_on_one_body_is_refused():
 
 
 def test_tree_energy_reads_a_state_dependent_constant_at_q_f():
-    """A constant given as a callable of (t, x) is evaluated at x = [q, f] on every path: the
-    tree's T* and load powers of an embedded tree (the dependent rolling disk) equal the
-    per-body path's and those of the same tree with the number g(t, [q, f]) at each point
-    (the tree read x = [q, u], all speeds, whose last entry is a dependent speed: -0.977
-    against -0.923 at the first point)."""
+    """A constant given as a callable of (t, x) is evaluated at x = [q, f] on every path: on an
+    embedded tree (the dependent rolling disk) T* is SymPy's ½ fᵀ A(q) f at m(t, [q, f]) and
+    the load powers those of the same tree with the number g(t, [q, f]) at each point, as on
+    the per-body path (the tree read x = [q, u], all speeds, whose last entry is a dependent
+    speed: T* 0.04081 against 0.04093, power -0.977 against -0.923 at the first point)."""
     system = kb.models.MODELS["rolling_disk_dependent"]()
     g, m, r = system.parameter_atoms[0]
     consts = {g: 9.81, m: 1.1, r: 0.3}
     gravity = lambda t, x: 9.81 * (1 + 0.1 * x[-1])  # noqa: E731 - reads the last speed of f
-    tree, bodies = _both(system, {**consts, g: gravity})
+    mass = lambda t, x: 1.1 * (1 + 0.1 * x[-1] ** 2)  # noqa: E731
+    tree, bodies = _both(system, {**consts, g: gravity, m: mass})
     assert tree.path == "tree" and tree.embedded and tree.n_u > tree.S
     rng = np.random.default_rng(1)
     q, f = rng.uniform(-1, 1, (3, tree.R)), rng.uniform(-1, 1, (3, tree.S))
-    fixed = [tree.with_constants({**consts, g: gravity(0.2, np.hstack([q[i], f[i]]))})
+    x = np.hstack([q, f])
+    A = sp.lambdify([list(system.coordinates), m, r], system.A, "numpy")
+    T = [0.5 * f[i] @ np.asarray(A(q[i], mass(0.2, x[i]), 0.3), dtype=float) @ f[i]
+         for i in range(3)]
+    fixed = [tree.with_constants({**consts, g: gravity(0.2, x[i]), m: mass(0.2, x[i])})
              for i in range(3)]
-    want = np.vstack([fx.load_powers(0.2, q[i:i + 1], f[i:i + 1]) for i, fx in enumerate(fixed)])
-    np.testing.assert_allclose(tree.load_powers(0.2, q, f), want, rtol=1e-12, atol=1e-13)
-    np.testing.assert_allclose(bodies.load_powers(0.2, q, f), want, rtol=1e-12, atol=1e-13)
-    np.testing.assert_allclose(tree.T_star(q, f), bodies.T_star(q, f), rtol=1e-12)
+    P = np.vstack([fx.load_powers(0.2, q[i:i + 1], f[i:i + 1]) for i, fx in enumerate(fixed)])
+    for num in (tree, bodies):
+        np.testing.assert_allclose(num.T_star(q, f), T, rtol=1e-12)
+        np.testing.assert_allclose(num.load_powers(0.2, q, f), P, rtol=1e-12, atol=1e-13)
