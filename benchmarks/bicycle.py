@@ -281,7 +281,7 @@ def kb_runs(spec: Spec, args) -> dict:
     xd, xd_np = num.rhs(0.0, x), nump.rhs(0.0, x)
     res["err_c_np"] = float(np.max(np.abs(xd - xd_np)) / np.max(np.abs(xd_np)))
     R = len(system.coordinates)
-    u_all = num.all_speed_values(x[:R], x[R:])
+    u_all = num.all_speed_values(0.0, x[:R], x[R:])
     res["state"] = {
         "names": list(num.state_names),
         "x": x.tolist(),

@@ -176,7 +176,7 @@ def test_rhs_matches_sympy(name, backend, reference):
         assert _rel(got, want) < 1e-9, f"{where}\n rhs {got}\n SymPy {want}"
         assert _rel(rhs_batch[k], want) < 1e-9, f"{where} (batch)\n {rhs_batch[k]}\n {want}"
         u_by_name = dict(zip(ref.u_names, uv, strict=True))
-        ud = num.dependent_speeds(x[: len(coords)], x[len(coords):])
+        ud = num.dependent_speeds(0.0, x[: len(coords)], x[len(coords):])
         ud_want = np.array([u_by_name[n] for n in dep_names])
         assert _rel(ud, ud_want) < 1e-9, f"{where}\n u_d {ud}\n SymPy {ud_want}"
         assert np.abs(num.velocity_residuals(x[: len(coords)], x[len(coords):])).max() < 1e-12
@@ -186,10 +186,10 @@ def test_rhs_matches_sympy(name, backend, reference):
         # mass matrix and momentum p = A f in the independent speeds
         order = [ref.u_names.index(n) for n in speeds]
         A_want = ref.mass_matrix(qv, uv)[np.ix_(order, order)]
-        A = num.A(x[: len(coords)])
+        A = num.A(0.0, x[: len(coords)])
         assert _rel(A, A_want) < 1e-10, f"{where}\n A {A}\n SymPy {A_want}"
         f = x[len(coords):]
-        assert _rel(num.p_hat(x[: len(coords)], f), A_want @ f) < 1e-10, where
+        assert _rel(num.p_hat(0.0, x[: len(coords)], f), A_want @ f) < 1e-10, where
 
 
 @pytest.mark.parametrize(("name", "backend"), CASES)
@@ -216,7 +216,7 @@ def test_momentum_form_matches_sympy(name, backend, reference):
 
         Adot = (4 * central(5e-4) - central(1e-3)) / 3
         p_dot_want = A_at(0.0) @ fd + Adot @ f
-        y = np.concatenate([x[:R], num.p_hat(x[:R], f)])
+        y = np.concatenate([x[:R], num.p_hat(0.0, x[:R], f)])
         got = num.rhs_momentum(0.0, y)
         assert _rel(got[:R], num.rhs(0.0, x)[:R]) < 1e-12
         assert _rel(got[R:], p_dot_want) < 1e-8, (
@@ -231,7 +231,7 @@ def test_backends_agree(name, reference):
     R = len(bicycle_system(name).coordinates)
     xs = np.array([x for *_, x in _random_states(name, ref, 8, seed=3)])
     assert _rel(c.rhs(0.0, xs), n.rhs(0.0, xs)) < 1e-12
-    ys = np.hstack([xs[:, :R], n.p_hat(xs[:, :R], xs[:, R:])])
+    ys = np.hstack([xs[:, :R], n.p_hat(0.0, xs[:, :R], xs[:, R:])])
     assert _rel(c.rhs_momentum(0.0, ys), n.rhs_momentum(0.0, ys)) < 1e-12
     for x, y in zip(xs, ys, strict=True):
         assert _rel(c.rhs(0.0, x), n.rhs(0.0, x)) < 1e-12

@@ -71,7 +71,7 @@ def test_graph_state_equations_equal_the_direct_form(name, form):
         x = np.asarray(num.consistent_initial(guess), dtype=float)
         direct = num.rhs(0.0, x)
         if form == "momentum":
-            y = np.concatenate([x[:R], num.p_hat(x[:R], x[R:])])
+            y = np.concatenate([x[:R], num.p_hat(0.0, x[:R], x[R:])])
             got, want = rhs(y), num.rhs_momentum(0.0, y)
         else:
             got, want = rhs(x), direct
@@ -129,7 +129,7 @@ def test_momentum_graph_simulates_like_the_system():
     direct = kb.simulate(num, (0.0, 1.0), x0, form="velocity", t_eval=[0.5, 1.0])
     gnum = system.bond_graph("momentum").numeric(consts)
     R = len(system.coordinates)
-    y0 = np.concatenate([x0[:R], num.p_hat(x0[:R], x0[R:])])
+    y0 = np.concatenate([x0[:R], num.p_hat(0.0, x0[:R], x0[R:])])
     traj = kb.simulate(gnum, (0.0, 1.0), y0, t_eval=[0.5, 1.0])
     np.testing.assert_allclose(traj.q[:, :R], direct.q, rtol=1e-7, atol=1e-8)
     assert traj.energy_audit().rel_residual < 1e-8
@@ -233,6 +233,6 @@ def test_stored_energy_of_every_form_is_the_kinetic_energy(form):
     c = {"m": 2.0, "r": 0.3, "g": 9.81}
     num = system.numeric(c, backend="numpy")
     x = np.array([0, 0, 0.2, 0.1, 0.3, 0.4, 5.0, 0.2])
-    y = x if form != "momentum" else np.concatenate([x[:5], num.p_hat(x[:5], x[5:])])
-    energy = system.bond_graph(form).numeric(c).T_star(y)
-    np.testing.assert_allclose(energy, num.T_star(x[:5], x[5:]), rtol=1e-12)
+    y = x if form != "momentum" else np.concatenate([x[:5], num.p_hat(0.0, x[:5], x[5:])])
+    energy = system.bond_graph(form).numeric(c).T_star(0.0, y)
+    np.testing.assert_allclose(energy, num.T_star(0.0, x[:5], x[5:]), rtol=1e-12)

@@ -211,7 +211,7 @@ def rhs_text_state(tmp):
 
 @case(kb.ModelError, "q")
 def mass_matrix_wrong_length(tmp):
-    num().mass_matrix(np.zeros(4)) if hasattr(num(), "mass_matrix") else num().A(np.zeros(4))
+    num().mass_matrix(np.zeros(4)) if hasattr(num(), "mass_matrix") else num().A(0.0, np.zeros(4))
 
 
 # ------------------------------------------------------------------ simulate

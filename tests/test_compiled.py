@@ -219,14 +219,14 @@ def test_outputs_of_embedded_runs_in_c_equal_numpys(stem):
     # the compiled path answers
     assert c_model.evaluator.outputs(tt, q, f, c_model.binding, lam=True) is not None
     for name in ("p_hat", "constraint_multipliers"):
-        a = getattr(c_model, name)(q, f) if name == "p_hat" else \
+        a = getattr(c_model, name)(tt, q, f) if name == "p_hat" else \
             c_model.constraint_multipliers(tt, np.hstack([q, f]))
-        b = getattr(np_model, name)(q, f) if name == "p_hat" else \
+        b = getattr(np_model, name)(tt, q, f) if name == "p_hat" else \
             np_model.constraint_multipliers(tt, np.hstack([q, f]))
         np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-9 * np.abs(b).max())
     np.testing.assert_allclose(c_model.load_powers(tt, q, f), np_model.load_powers(tt, q, f),
                                rtol=1e-9, atol=1e-9)
-    np.testing.assert_allclose(tr.p, np_model.p_hat(q, f), rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(tr.p, np_model.p_hat(0.0, q, f), rtol=1e-9, atol=1e-9)
 
 
 def _retaken(model, ours, form: str, method: str) -> tuple[float, float]:
@@ -464,7 +464,7 @@ def test_the_analytic_jacobian_equals_central_differences(momentum):
                       J.ctypes.data, dt.ctypes.data) == 0
 
     def F(t, z):
-        x = z if not momentum else np.concatenate([z[:R], model.f_from_p(z[:R], z[R:])])
+        x = z if not momentum else np.concatenate([z[:R], model.f_from_p(0.0, z[:R], z[R:])])
         rate = model.rhs_momentum(t, z) if momentum else model.rhs(t, z)
         return np.concatenate([rate, model.load_powers(t, x[:R], x[R:])])
 

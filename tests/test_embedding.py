@@ -316,7 +316,7 @@ def test_rolling_disk_dependent_speeds_numeric(disk, disk_reference):
     for _ in range(3):
         q, f, _ = _disk_state(rng)
         expected = disk_reference.dependent_speeds(q, f, [1.0, 0.3, 9.81])
-        assert rel_error(num.dependent_speeds(q, f), expected) < 1e-12
+        assert rel_error(num.dependent_speeds(0.0, q, f), expected) < 1e-12
         assert np.max(np.abs(num.velocity_residuals(q, f))) < 1e-12
 
 
@@ -371,7 +371,7 @@ def test_dependent_speeds_and_velocity_residuals(fb_num):
         q = _q(four_bar_configuration(rng.uniform(-math.pi, math.pi)))
         u1 = rng.uniform(-4.0, 4.0)
         expected = _four_bar_rates(q, u1)
-        assert rel_error(fb_num.dependent_speeds(q, [u1]), expected) < 1e-12
+        assert rel_error(fb_num.dependent_speeds(0.0, q, [u1]), expected) < 1e-12
         assert np.max(np.abs(fb_num.velocity_residuals(q, [u1]))) < 1e-12 * (1 + abs(u1))
 
 

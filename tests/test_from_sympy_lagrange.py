@@ -253,7 +253,7 @@ def test_momentum_bond_graph_of_a_lagrangian_runs():
     rng = np.random.default_rng(9)
     for _ in range(3):
         x = rng.uniform(-1, 1, 4)
-        y = np.concatenate([x[:2], num.p_hat(x[:2], x[2:])])
+        y = np.concatenate([x[:2], num.p_hat(0.0, x[:2], x[2:])])
         assert np.allclose(graph.rhs(0.0, y), num.rhs_momentum(0.0, y), rtol=1e-10, atol=1e-12)
 
 

@@ -75,11 +75,11 @@ def test_numeric_model_equals_the_bodies(backend):
         x = rng.uniform(-1.5, 1.5, 4)
         q, f = x[:2], x[2:]
         assert np.allclose(a.rhs(0.2, x), b.rhs(0.2, x), rtol=1e-12, atol=1e-12)
-        y = np.concatenate([q, b.p_hat(q, f)])
+        y = np.concatenate([q, b.p_hat(0.0, q, f)])
         assert np.allclose(a.rhs_momentum(0.2, y), b.rhs_momentum(0.2, y), rtol=1e-12,
                            atol=1e-12)
         for name in ("A", "p_hat", "e_hat", "T_star"):
-            args = (q,) if name == "A" else (q, f)
+            args = (0.0, q) if name == "A" else (0.0, q, f)
             assert np.allclose(getattr(a, name)(*args), getattr(b, name)(*args), rtol=1e-12,
                                atol=1e-12), name
 
@@ -183,7 +183,7 @@ def test_embedded_constraints_with_an_inertia(backend):
     assert np.allclose(num.dependent_speed_rates(0.0, x), [0.4 * expected], rtol=1e-12)
     del num.evaluator.work
     assert kinds.count("pos") == 1  # u_d' = G f' + c from one embedding (it embedded twice)
-    p = num.p_hat(x[:2], x[2:])
+    p = num.p_hat(0.0, x[:2], x[2:])
     assert np.allclose(p, [1.5 * 1.3 * 0.16 * 1.1], rtol=1e-12)
     assert np.allclose(num.rhs_momentum(0.0, np.r_[x[:2], p])[2:],
                        [1.3 * 9.81 * np.sin(0.5) * 0.4], rtol=1e-12)

@@ -78,8 +78,27 @@ def test_one_point_and_kinetic_coenergy():
     x = np.array([case.x0[s] for s in jm.coordinates + jm.speeds]) + 0.03
     want = num.rhs(0.2, x)
     assert np.allclose(np.asarray(jm.rhs(0.2, x)), want, rtol=1e-12, atol=1e-12)
-    T = float(jax.jit(jm.T_star)(x))
-    assert T == pytest.approx(float(num.T_star(x[: num.R], x[num.R :])), rel=1e-12)
+    T = float(jax.jit(jm.T_star)(0.2, x))
+    assert T == pytest.approx(float(num.T_star(0.2, x[: num.R], x[num.R :])), rel=1e-12)
+
+
+def test_a_jax_model_keeps_the_numeric_contract():
+    """Sizes, names and flags as the NumericModel of the same system; kb.simulate, which
+    needs NumPy evaluations, refuses it and names kb.simulate_ensemble."""
+    from kanebond.numeric.evaluator import NumericContract
+
+    case = runspec.prepare("rolling_disk_dependent")
+    jm = case.system.numeric(case.constants, backend="jax")
+    num = case.system.numeric(case.constants, path="bodies")
+    assert isinstance(jm, NumericContract)
+    for name in ("R", "S", "state_names", "load_names", "has_embedding", "n_adjoined"):
+        assert getattr(jm, name) == getattr(num, name), name
+    names = jm.state_names
+    x0 = jm.initial_state({n: 0.1 * (k + 1) for k, n in enumerate(names)})
+    np.testing.assert_array_equal(x0, 0.1 * np.arange(1, len(names) + 1))
+    assert jm.compiled_kernels(False)[0] is None
+    with pytest.raises(kb.ModelError, match="simulate_ensemble"):
+        kb.simulate(jm, (0.0, 0.1), x0)
 
 
 def test_a_batch_of_constants():

@@ -21,7 +21,7 @@ TESTS = Path(__file__).resolve().parent
 #: docs/architecture.md shows the same table, and docs/make_architecture.py draws its picture
 #: from this list.
 FLOORS: list[set[str]] = [
-    {"_version", "errors", "progress", "files"},  # what every floor may use
+    {"_version", "errors", "progress", "files", "calling"},  # what every floor may use
     {"symbolic"},  # expression DAG, helpers, safe text
     {"mechanics"},  # q' = Q f, partial velocities, loads, A, D, C, e, p̂, ê, T*
     {"constraints"},  # embedded, prescribed, adjoined; auxiliary speeds

@@ -150,8 +150,9 @@ def test_pieces_equal_lambdified_closed_forms(case, backend):
         tk = 0.37 * k
         want = ref.all(tk, q, f, c)
         got = {
-            "A": num.A(q), "Df": num.Df(q, f), "e": num.e(tk, q, f), "p_hat": num.p_hat(q, f),
-            "e_hat": num.e_hat(q, f), "T_star": num.T_star(q, f), "Q": num.Q(q),
+            "A": num.A(tk, q), "Df": num.Df(tk, q, f), "e": num.e(tk, q, f),
+            "p_hat": num.p_hat(tk, q, f), "e_hat": num.e_hat(tk, q, f),
+            "T_star": num.T_star(tk, q, f), "Q": num.Q(tk, q),
         }
         for name in PIECES:
             assert rel_err(got[name], want[name]) < TOL, (name, got[name], want[name])
@@ -187,7 +188,7 @@ def test_rhs_equal_numpy_solve_of_reference(case, backend):
         w2 = ref.all(tk, q, f_back, c)
         assert rel_err(y_dot[:R], w2["Q"] @ f_back) < TOL
         assert rel_err(y_dot[R:], w2["e"] + w2["e_hat"]) < TOL
-        assert rel_err(num.f_from_p(q, p), f) < 1e-10
+        assert rel_err(num.f_from_p(0.0, q, p), f) < 1e-10
 
 
 @pytest.mark.parametrize("case", CASE_IDS)
@@ -202,8 +203,8 @@ def test_momentum_form_is_the_time_derivative_of_p_hat(case):
         x = np.r_[q, f]
         xd = num.rhs(0.0, x)
         hi, lo = x + h * xd, x - h * xd
-        dp = (num.p_hat(hi[:R], hi[R:]) - num.p_hat(lo[:R], lo[R:])) / (2 * h)
-        p = num.p_hat(q, f)
+        dp = (num.p_hat(0.0, hi[:R], hi[R:]) - num.p_hat(0.0, lo[:R], lo[R:])) / (2 * h)
+        p = num.p_hat(0.0, q, f)
         assert rel_err(num.rhs_momentum(0.0, np.r_[q, p])[R:], dp) < 1e-7
 
 
@@ -217,9 +218,9 @@ def test_symbolic_path_agrees(case):
     qs, fs = random_states(ref.R, ref.S, 3, seed=11)
     for q, f in zip(qs, fs, strict=True):
         for name in ("A", "Q"):
-            assert rel_err(getattr(sym, name)(q), getattr(bod, name)(q)) < TOL
+            assert rel_err(getattr(sym, name)(1.0, q), getattr(bod, name)(1.0, q)) < TOL
         for name in ("Df", "p_hat", "e_hat", "T_star"):
-            assert rel_err(getattr(sym, name)(q, f), getattr(bod, name)(q, f)) < TOL
+            assert rel_err(getattr(sym, name)(1.0, q, f), getattr(bod, name)(1.0, q, f)) < TOL
         assert rel_err(sym.e(1.0, q, f), bod.e(1.0, q, f)) < TOL
         assert rel_err(sym.e_loads(1.0, q, f), bod.e_loads(1.0, q, f)) < TOL
         x = np.r_[q, f]
@@ -266,18 +267,19 @@ def test_batch_equals_single_calls(case, backend):
     xs = np.hstack([qs, fs])
     calls = {
         # name: (batch call, single call i, single shape)
-        "A": (lambda: num.A(qs), lambda i: num.A(qs[i]), (S, S)),
-        "Q": (lambda: num.Q(qs), lambda i: num.Q(qs[i]), (R, S)),
-        "Df": (lambda: num.Df(qs, fs), lambda i: num.Df(qs[i], fs[i]), (S,)),
+        "A": (lambda: num.A(ts, qs), lambda i: num.A(ts[i], qs[i]), (S, S)),
+        "Q": (lambda: num.Q(ts, qs), lambda i: num.Q(ts[i], qs[i]), (R, S)),
+        "Df": (lambda: num.Df(ts, qs, fs), lambda i: num.Df(ts[i], qs[i], fs[i]), (S,)),
         "e": (lambda: num.e(ts, qs, fs), lambda i: num.e(ts[i], qs[i], fs[i]), (S,)),
-        "p_hat": (lambda: num.p_hat(qs, fs), lambda i: num.p_hat(qs[i], fs[i]), (S,)),
-        "e_hat": (lambda: num.e_hat(qs, fs), lambda i: num.e_hat(qs[i], fs[i]), (S,)),
-        "T_star": (lambda: num.T_star(qs, fs), lambda i: num.T_star(qs[i], fs[i]), ()),
+        "p_hat": (lambda: num.p_hat(ts, qs, fs), lambda i: num.p_hat(ts[i], qs[i], fs[i]), (S,)),
+        "e_hat": (lambda: num.e_hat(ts, qs, fs), lambda i: num.e_hat(ts[i], qs[i], fs[i]), (S,)),
+        "T_star": (lambda: num.T_star(ts, qs, fs), lambda i: num.T_star(ts[i], qs[i], fs[i]), ()),
         "e_loads": (lambda: num.e_loads(ts, qs, fs),
                     lambda i: num.e_loads(ts[i], qs[i], fs[i]), (S, L)),
         "load_powers": (lambda: num.load_powers(ts, qs, fs),
                         lambda i: num.load_powers(ts[i], qs[i], fs[i]), (L,)),
-        "f_from_p": (lambda: num.f_from_p(qs, fs), lambda i: num.f_from_p(qs[i], fs[i]), (S,)),
+        "f_from_p": (lambda: num.f_from_p(ts, qs, fs),
+                     lambda i: num.f_from_p(ts[i], qs[i], fs[i]), (S,)),
         "rhs": (lambda: num.rhs(ts, xs), lambda i: num.rhs(ts[i], xs[i]), (R + S,)),
         "rhs_momentum": (lambda: num.rhs_momentum(ts, xs),
                          lambda i: num.rhs_momentum(ts[i], xs[i]), (R + S,)),
@@ -417,9 +419,9 @@ def test_wrong_state_length(backend):
         with pytest.raises(kanebond.ModelError, match="5 entries"):
             num.rhs_momentum(0.0, bad)
     with pytest.raises(kanebond.ModelError, match="3 entries"):
-        num.A(np.zeros(2))
+        num.A(0.0, np.zeros(2))
     with pytest.raises(kanebond.ModelError, match="2 entries"):
-        num.Df(np.zeros(3), np.zeros(3))
+        num.Df(0.0, np.zeros(3), np.zeros(3))
     with pytest.raises(kanebond.ModelError, match="2 entries"):
         num.e(0.0, np.zeros(3), np.zeros(1))
 
@@ -434,7 +436,7 @@ def test_singular_mass_matrix(backend):
     upright = np.array([0.3, 0.0, -0.2, 1.0, 0.5, 2.0])
     leaning = np.array([0.3, 0.4, -0.2, 1.0, 0.5, 2.0])
     assert np.all(np.isfinite(num.rhs(0.0, leaning)))
-    assert np.linalg.matrix_rank(num.A(upright[:3])) == 2
+    assert np.linalg.matrix_rank(num.A(0.0, upright[:3])) == 2
     with pytest.raises(kanebond.SingularMassMatrixError):
         num.rhs(0.0, upright)
     with pytest.raises(kanebond.SingularMassMatrixError):
@@ -444,7 +446,7 @@ def test_singular_mass_matrix(backend):
     with pytest.raises(kanebond.SingularMassMatrixError):
         num.rhs_momentum(0.0, np.stack([leaning, upright]))
     with pytest.raises(kanebond.SingularMassMatrixError):
-        num.f_from_p(upright[:3], upright[3:])
+        num.f_from_p(0.0, upright[:3], upright[3:])
     assert not issubclass(kanebond.SingularMassMatrixError, kanebond.ModelError)
 
 

@@ -399,8 +399,8 @@ def test_driven_momentum_state(driven):
     us = A * W * np.cos(W * tq)
     p = M_BOB * L**2 * thd + M_BOB * L * np.cos(th) * us
     q = np.array([A * np.sin(W * tq), th])
-    np.testing.assert_allclose(num.p_hat(q, [thd], tq), [p], rtol=1e-13)
-    np.testing.assert_allclose(num.f_from_p(q, [p], tq), [thd], rtol=1e-13)
+    np.testing.assert_allclose(num.p_hat(tq, q, [thd]), [p], rtol=1e-13)
+    np.testing.assert_allclose(num.f_from_p(tq, q, [p]), [thd], rtol=1e-13)
     dy = num.rhs_momentum(tq, np.concatenate([q, [p]]))
     np.testing.assert_allclose(dy[:2], [us, thd], rtol=1e-13)
     np.testing.assert_allclose(

@@ -129,7 +129,7 @@ def forms_error(num, x0: dict, form: str, rtol: float = 1e-9) -> tuple:
     traj = kb.simulate(num, (0.0, 2.0), x0, form=form, rtol=rtol)
     q, f = ref[:num.R], ref[num.R:]
     err = max(np.abs(traj.q[-1] - q).max(), np.abs(traj.f[-1] - f).max(),
-              np.abs(traj.p[-1] - num.p_hat(q, f)).max())
+              np.abs(traj.p[-1] - num.p_hat(0.0, q, f)).max())
     return traj, err
 
 

@@ -478,7 +478,7 @@ def test_n_four_bar_40_rhs_on_the_manifold(backend):
         a, b = num.rhs(0.0, xs), other.rhs(0.0, xs)
         assert np.all(np.isfinite(a))
         assert np.abs(a - b).max() <= 1e-12 * max(1.0, np.abs(b).max())
-        ys = np.hstack([xs[:, : num.R], num.p_hat(xs[:, : num.R], xs[:, num.R :])])
+        ys = np.hstack([xs[:, : num.R], num.p_hat(0.0, xs[:, : num.R], xs[:, num.R :])])
         a, b = num.rhs_momentum(0.0, ys), other.rhs_momentum(0.0, ys)
         assert np.abs(a - b).max() <= 1e-12 * max(1.0, np.abs(b).max())
 

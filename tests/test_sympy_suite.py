@@ -373,12 +373,12 @@ def compare_with_reference(ref: Reference, system, num) -> list[str]:
         qk, f = q[iq], u[iu]
         x = np.concatenate([qk, f])
         if idep:
-            err = _rel(num.dependent_speeds(qk, f), u[idep])
+            err = _rel(num.dependent_speeds(T0, qk, f), u[idep])
             if err > RTOL:
                 problems.append(f"dependent speeds off by {err:.2e} (rel)")
         if qd_ref is None:  # SymPy's mass matrix is singular: compare A and forcing
-            eA = _rel(num.A(qk), A_ref)
-            eF = _rel(num.e(T0, qk, f) - num.Df(qk, f), F_ref)
+            eA = _rel(num.A(T0, qk), A_ref)
+            eF = _rel(num.e(T0, qk, f) - num.Df(T0, qk, f), F_ref)
             if max(eA, eF) > RTOL:
                 problems.append(f"singular reference (cond {cond:.1e}): A off by {eA:.2e}, "
                                 f"forcing off by {eF:.2e}")
@@ -387,8 +387,8 @@ def compare_with_reference(ref: Reference, system, num) -> list[str]:
         eq = _rel(xd[:R], qd_ref[iq])
         ef = _rel(xd[R:], ud_ref[iu])
         if max(eq, ef) > RTOL:
-            eA = _rel(num.A(qk), A_ref)
-            eF = _rel(num.e(T0, qk, f) - num.Df(qk, f), F_ref)
+            eA = _rel(num.A(T0, qk), A_ref)
+            eF = _rel(num.e(T0, qk, f) - num.Df(T0, qk, f), F_ref)
             problems.append(f"q' off by {eq:.2e}, f' off by {ef:.2e} (A {eA:.2e}, forcing "
                             f"{eF:.2e})")
     return problems

@@ -202,10 +202,10 @@ def test_energy_and_load_powers_from_the_tree():
     tree, bodies = _both(system, consts)
     rng = np.random.default_rng(4)
     q, f = rng.uniform(-1, 1, (5, 2)), rng.uniform(-1, 1, (5, 2))
-    assert np.allclose(tree.T_star(q, f), bodies.T_star(q, f), rtol=1e-12, atol=0)
+    assert np.allclose(tree.T_star(0.0, q, f), bodies.T_star(0.0, q, f), rtol=1e-12, atol=0)
     assert np.allclose(tree.load_powers(0.2, q, f), bodies.load_powers(0.2, q, f),
                        rtol=1e-12, atol=1e-13)
-    assert np.isclose(tree.T_star(q[0], f[0]), bodies.T_star(q[0], f[0]), rtol=1e-12)
+    assert np.isclose(tree.T_star(0.0, q[0], f[0]), bodies.T_star(0.0, q[0], f[0]), rtol=1e-12)
     assert "bodies" not in tree.evaluator.__dict__  # the per-body library was never built
     traj = kb.simulate(system, (0, 1), np.array([0.1, 0.4, 0.0, 0.0]), consts, rtol=1e-10,
                        atol=1e-10)
@@ -242,7 +242,7 @@ def test_whipple_bicycle_embedded_on_the_tree():
     assert np.abs(tree.rhs(0.0, X) - ref).max() <= 1e-11 * np.abs(ref).max()
     assert np.abs(tree.rhs(0.0, X[1]) - ref[1]).max() <= 1e-11 * np.abs(ref).max()
     q, f = X[:, : tree.R], X[:, tree.R :]
-    assert np.allclose(tree.T_star(q, f), bodies.T_star(q, f), rtol=1e-12)
+    assert np.allclose(tree.T_star(0.0, q, f), bodies.T_star(0.0, q, f), rtol=1e-12)
     assert np.allclose(tree.load_powers(0.0, q, f), bodies.load_powers(0.0, q, f),
                        rtol=1e-12, atol=1e-12)
 
@@ -264,9 +264,9 @@ def test_generalized_momentum_from_the_tree():
         tree, bodies = _both(system, consts)
         rng = np.random.default_rng(9)
         q, f = rng.uniform(-1, 1, (4, tree.R)), rng.uniform(-1, 1, (4, tree.S))
-        ref = bodies.p_hat(q, f)
-        assert np.abs(tree.p_hat(q, f) - ref).max() <= 1e-12 * np.abs(ref).max()
-        assert np.allclose(tree.p_hat(q[0], f[0]), ref[0], rtol=1e-12, atol=1e-14)
+        ref = bodies.p_hat(0.0, q, f)
+        assert np.abs(tree.p_hat(0.0, q, f) - ref).max() <= 1e-12 * np.abs(ref).max()
+        assert np.allclose(tree.p_hat(0.0, q[0], f[0]), ref[0], rtol=1e-12, atol=1e-14)
         assert "bodies" not in tree.evaluator.__dict__
 
 
@@ -318,8 +318,8 @@ def test_momentum_form_on_the_tree(which):
     assert np.abs(tree.rhs_momentum(0.2, y) - ref).max() <= 1e-10 * scale
     assert np.abs(tree.rhs_momentum(0.2, y[0]) - ref[0]).max() <= 1e-10 * scale
     q, p = y[:, : tree.R], y[:, tree.R :]
-    f_ref = bodies.f_from_p(q, p)
-    assert np.abs(tree.f_from_p(q, p) - f_ref).max() <= 1e-10 * np.abs(f_ref).max()
+    f_ref = bodies.f_from_p(0.0, q, p)
+    assert np.abs(tree.f_from_p(0.0, q, p) - f_ref).max() <= 1e-10 * np.abs(f_ref).max()
     assert "bodies" not in tree.evaluator.__dict__
 
 

@@ -95,7 +95,7 @@ def bond_graph(system, out: str = "rolling_disk_bondgraph.svg", force: bool = Fa
     constants = {"m": 2.0, "r": 0.3, "g": 9.81}
     gnum, num = graph.numeric(constants), system.numeric(constants, backend="numpy")
     x = np.random.default_rng(3).uniform(-1, 1, 8)
-    y = np.concatenate([x[:5], num.p_hat(x[:5], x[5:])])
+    y = np.concatenate([x[:5], num.p_hat(0.0, x[:5], x[5:])])
     err = float(np.max(np.abs(gnum.rhs(0.0, y) - num.rhs_momentum(0.0, y))))
     good = err < 1e-10
     print(f"  built and compiled in {time.perf_counter() - t0:.2f} s; its state equations "

@@ -26,6 +26,7 @@ import numpy as np
 import sympy as sp
 from sympy.core.function import AppliedUndef
 
+from ..calling import t_first
 from ..errors import BondGraphError, SingularMassMatrixError
 from ..kanemodel.parameters import Parameters, initial_state_vector, lookup_value, name_of
 from ..numeric._c.entry import graph_entry
@@ -224,15 +225,19 @@ class GraphNumeric:
         self._bond_kernel()
         return self._with_rates("B", t, x)
 
-    def T_star(self, q, f=None, t=None) -> np.ndarray:
-        """The total stored energy (the trajectory's ``T_star`` column)."""
-        e = self.store_energies(0.0 if t is None else t, q)
-        return np.sum(e, axis=-1)
+    @t_first(old=("q", "f", "t"))
+    def T_star(self, t, q, f=None) -> np.ndarray:
+        """The total stored energy (the trajectory's ``T_star`` column) at (t, x = q)."""
+        return np.sum(self.store_energies(t, q), axis=-1)
 
-    def p_hat(self, q, f=None, t=None) -> np.ndarray:
+    @t_first(old=("q", "f", "t"))
+    def p_hat(self, t, q, f=None) -> np.ndarray:
+        """No momentum form of a graph's states: an empty (…, 0) array."""
         return np.zeros(np.shape(q)[:-1] + (0,))
 
-    def f_from_p(self, q, p, t=None) -> np.ndarray:
+    @t_first(old=("q", "p", "t"))
+    def f_from_p(self, t, q, p) -> np.ndarray:
+        """No momentum form of a graph's states: an empty (…, 0) array."""
         return np.zeros(np.shape(q)[:-1] + (0,))
 
     def core_entry(self) -> tuple[dict | None, str]:

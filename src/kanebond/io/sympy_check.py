@@ -338,7 +338,7 @@ def _kanebond_solution(num, system, q, f, eqs: SympyEquations, idep, u_sympy):
         ind = [j for j in range(n_u) if j not in set(idep)]
         ud[ind[: len(fd_k)]] = fd_k
         if idep:
-            ud_k = num.dependent_speeds(q, f)
+            ud_k = num.dependent_speeds(0.0, q, f)
             if np.max(np.abs(ud_k - u_sympy[idep])) > 1e-9 * (1 + np.max(np.abs(u_sympy))):
                 return None
             ud[idep] = num.dependent_speed_rates(_T0, x)

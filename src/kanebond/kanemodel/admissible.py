@@ -41,8 +41,8 @@ def check_mass_and_inertia(model: Any, c: np.ndarray | None = None, t: float = 0
         for name, m, inertia in props:
             _check_body(name, m, inertia)
         return
-    L = getattr(model, "layout", None)
-    if L is None or not L.bodies:
+    lay = getattr(model, "layout", None)
+    if lay is None or not lay.bodies:
         return
     u = np.zeros((1, model.n_u))
     try:
@@ -50,7 +50,7 @@ def check_mass_and_inertia(model: Any, c: np.ndarray | None = None, t: float = 0
             w = np.real(model.work_arrays("pos", tt, qq, u, c))[:, 0]
     except KanebondError:
         return  # a callable constant refused this state; the run will say so itself
-    for b in L.bodies:
+    for b in lay.bodies:
         _check_body(b["name"], w[b["m"]], w[b["I"]: b["I"] + 9] if b["rigid"] else None)
 
 
@@ -100,8 +100,8 @@ def diagnose_not_finite(model: Any, t: float, q: np.ndarray, u: np.ndarray) -> s
     one (accelerations with f' = 0, load vectors), named from the model's layout. An empty
     string when every kinematic quantity is finite (the failure is then in the constants, the
     loads' values or the solve)."""
-    L = getattr(model, "layout", None)
-    if L is None:
+    lay = getattr(model, "layout", None)
+    if lay is None:
         return ""
     tt = np.full(1, float(t))
     qq, uu = np.asarray(q, float)[None, :], np.asarray(u, float)[None, :]
@@ -111,14 +111,14 @@ def diagnose_not_finite(model: Any, t: float, q: np.ndarray, u: np.ndarray) -> s
             vel = np.real(model.work_arrays("vel", tt, qq, uu))[:, 0]
     except KanebondError:
         return ""
-    if not np.all(np.isfinite(pos[: L.R * L.S] if L.S else pos[:0])):
+    if not np.all(np.isfinite(pos[: lay.R * lay.S] if lay.S else pos[:0])):
         return "the kinematic matrix Q(q) of q' = Q f"
     for kind, work, pieces in (("pos", pos, _POS_PIECES), ("vel", vel, _VEL_PIECES)):
-        for b in L.bodies:
+        for b in lay.bodies:
             for key, size, what in pieces:
                 if key in b and not np.all(np.isfinite(work[b[key]: b[key] + size(b)])):
                     return f"{what} of body {b['name']!r}"
-        for ld in L.loads:
+        for ld in lay.loads:
             key, what = ("V", "the partial velocities of the point") if kind == "pos" else \
                 ("F", "the vector")
             if not np.all(np.isfinite(work[ld[key]: ld[key] + (3 * ld["k"] if key == "V"
@@ -136,7 +136,7 @@ def warn_not_finite(model: Any, tt: np.ndarray, xb: np.ndarray, out: np.ndarray)
         k = int(np.nonzero(~np.all(np.isfinite(out), axis=1))[0][0])
         q, f = xb[k, : model.R], xb[k, model.R :]
         try:
-            u = np.atleast_2d(model.all_speed_values(q, f))[0]
+            u = np.atleast_2d(model.all_speed_values(0.0, q, f))[0]
             what = diagnose_not_finite(model, float(tt[k]), q, u)
         except KanebondError:
             pass

@@ -123,9 +123,8 @@ class Assembled:
             got = self.rhs_and_speeds(t, np.hstack([q, p]), None, b, True)
             if got is not None:
                 return got[1][..., b.ind]
-        zeros = np.zeros_like(p)
-        A = self.parts(np.zeros(len(q)), q, zeros, b.values(np.zeros(len(q)), q, zeros),
-                       {"A"}, b)["A"]
+        zeros = np.zeros_like(p)  # A(t, q) needs no speeds (a callable constant sees f = 0)
+        A = self.parts(t, q, zeros, b.values(t, q, zeros), {"A"}, b)["A"]
         return solve_spd(A, p, q)
 
     def kernels(self, momentum: bool, b: Binding, R: int, n_u: int, S: int,
@@ -155,7 +154,7 @@ class NumpyEvaluator(Assembled):
         return self.backend.work(kind, t, q, u, c)
 
     def parts(self, t, q, f, c, want: set, b: Binding) -> dict:
-        L = self.layout
+        lay = self.layout
         if not self.embedded:
             return self.parts_plain(t, q, f, c, want)
         wp, emb = self.embed(t, q, f, c, b)
@@ -164,8 +163,8 @@ class NumpyEvaluator(Assembled):
         full_want = set(want) | ({"A"} if "Df" in want else set())
         if "e_hat" in want:
             full_want |= {"p_hat"}
-        full = assemble(L, wp, wv, wd, emb.u, full_want | {"Q"})
-        out = project(L, emb, full, wv, wd, b.ind, b.dep, set(want))
+        full = assemble(lay, wp, wv, wd, emb.u, full_want | {"Q"})
+        out = project(lay, emb, full, wv, wd, b.ind, b.dep, set(want))
         out["u"] = emb.u
         out["G_emb"] = emb.G
         return out

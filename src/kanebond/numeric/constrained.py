@@ -34,6 +34,7 @@ import numpy as np
 import sympy as sp
 from sympy.core.function import AppliedUndef
 
+from ..calling import t_first
 from ..errors import ConstraintError, ModelError, SingularMassMatrixError
 from ..kanemodel.parameters import INITIAL_TOL, initial_state_vector, split_named
 from ..mechanics.kinematics import show, t
@@ -49,10 +50,10 @@ __all__ = ["ConstrainedModel", "INITIAL_TOL"]
 
 
 
-def _cholesky_solve(L: np.ndarray, rhs: np.ndarray) -> np.ndarray:
-    """A⁻¹ rhs from the Cholesky factor L of A, for rhs (N, n, k)."""
-    y = np.linalg.solve(L, rhs)
-    return np.linalg.solve(np.swapaxes(L, -1, -2), y)
+def _cholesky_solve(chol: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """A⁻¹ rhs from the Cholesky factor ``chol`` of A, for rhs (N, n, k)."""
+    y = np.linalg.solve(chol, rhs)
+    return np.linalg.solve(np.swapaxes(chol, -1, -2), y)
 
 
 def _baumgarte_rate(baumgarte: float | None) -> float:
@@ -258,11 +259,11 @@ class ConstrainedModel:
             return out
         b = parts["e"][:, ui] - parts["Df"][:, ui] - np.einsum("nij,nj->ni", Auc, cfd)
         lam = np.zeros((N, self.L))
-        L = self._free_mass_cholesky(Auu, q)
+        chol = self._free_mass_cholesky(Auu, q)
         if self.L:
-            ufd, lam = self._solve_adjoined(tt, q, f, pcs, L, b, cfd)
+            ufd, lam = self._solve_adjoined(tt, q, f, pcs, chol, b, cfd)
         else:
-            ufd = _cholesky_solve(L, b[..., None])[..., 0]
+            ufd = _cholesky_solve(chol, b[..., None])[..., 0]
         out.update(ufd=ufd, lam=lam)
         if want_reactions and len(ci):
             out["reactions"] = self._reactions(parts, pcs, ufd, cfd, lam)
@@ -290,7 +291,7 @@ class ConstrainedModel:
                 f"or a zero or negative mass or inertia ([PA21] (47))."
             ) from None
 
-    def _solve_adjoined(self, tt, q, f, pcs: dict, L: np.ndarray, b: np.ndarray,
+    def _solve_adjoined(self, tt, q, f, pcs: dict, chol: np.ndarray, b: np.ndarray,
                         cfd: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(ᵘf', λ) of (47) with differentiated (4) by the Schur complement ([PA-VP] (27))."""
         ui, ci = self.ui, self.ci
@@ -299,7 +300,7 @@ class ConstrainedModel:
         phi, val = pcs["phi"][..., 0], pcs["val"][..., 0]
         bc = (pcs["vald"][..., 0] - pcs["gamma"][..., 0]
               - np.einsum("nlj,nj->nl", Gc, cfd) - self.baumgarte * (phi - val))
-        X = _cholesky_solve(L, np.concatenate([b[..., None], np.swapaxes(Gu, 1, 2)], axis=2))
+        X = _cholesky_solve(chol, np.concatenate([b[..., None], np.swapaxes(Gu, 1, 2)], axis=2))
         M = np.einsum("nlj,njk->nlk", Gu, X[:, :, 1:])
         rhs_l = bc - np.einsum("nlj,nj->nl", Gu, X[:, :, 0])
         if self.adjoined_rank is not None:  # redundant: minimum-norm λ (numeric/redundant.py)
@@ -462,7 +463,8 @@ class ConstrainedModel:
         return out[0] if single else out
 
     # ------------------------------------------------------------------ state conversions
-    def f_from_p(self, q, p, t=0.0) -> np.ndarray:
+    @t_first(old=("q", "p", "t"))
+    def f_from_p(self, t, q, p) -> np.ndarray:
         """ᵘf from ᵘp̂ ([PA21] (50)) at time t."""
         single, qb = as_batch(q, self.R)
         _, pb = as_batch(p, self.S)
@@ -471,21 +473,23 @@ class ConstrainedModel:
         out = f[:, self.ui]
         return out[0] if single else out
 
-    def p_hat(self, q, uf, t=0.0) -> np.ndarray:
+    @t_first(old=("q", "uf", "t"))
+    def p_hat(self, t, q, uf) -> np.ndarray:
         """ᵘp̂: the rows of p̂ = A f of the free speeds ([PA21] (21), (49))."""
         single, qb = as_batch(q, self.R)
         _, ub = as_batch(uf, self.S)
         tt = np.broadcast_to(np.asarray(t, dtype=float), (len(qb),)).copy()
         f = self._full(tt, qb, ub)
-        p = self.relaxed.p_hat(qb, f)[:, self.ui]
+        p = self.relaxed.p_hat(tt, qb, f)[:, self.ui]
         return p[0] if single else p
 
-    def T_star(self, q, uf, t=0.0) -> np.ndarray:
+    @t_first(old=("q", "uf", "t"))
+    def T_star(self, t, q, uf) -> np.ndarray:
         """T* = ½ fᵀ A f with the full f, prescribed speeds included ([PA21] (18))."""
         single, qb = as_batch(q, self.R)
         _, ub = as_batch(uf, self.S)
         tt = np.broadcast_to(np.asarray(t, dtype=float), (len(qb),)).copy()
-        T = self.relaxed.T_star(qb, self._full(tt, qb, ub))
+        T = self.relaxed.T_star(tt, qb, self._full(tt, qb, ub))
         return T[0] if single else T
 
     def load_powers(self, t, q, uf) -> np.ndarray:

@@ -146,7 +146,13 @@ class NumericContract(Protocol):
     ``initial_state(initial, t0)``, ``outputs(t, q, f)`` (extra trajectory columns); ``rhs``
     at one state or a batch (and ``rhs_momentum``, the momentum form, where the model has
     one: not a bond graph's); ``compiled_kernels(momentum)``: (Entry, "") of the compiled
-    right-hand side for the C core, or (None, why not)."""
+    right-hand side for the C core, or (None, why not).
+
+    Every evaluation takes the time first (:mod:`kanebond.calling`). Beyond these
+    members, :func:`kanebond.simulate` evaluates the output columns with ``p_hat(t, q, f)``,
+    ``T_star(t, q, f)``, ``f_from_p(t, q, p)`` and ``load_powers(t, q, f)`` in NumPy; a JAX
+    model (``backend == "jax"``) keeps the contract for :func:`kanebond.simulate_ensemble`
+    and is refused by ``simulate`` with a message naming it."""
 
     R: int
     S: int

@@ -188,12 +188,12 @@ class ConstraintManifold:
         return np.einsum("nmk,nk->nm", Bd, lam)
 
     def dependent_speeds(self, q, f) -> np.ndarray:
-        return self.model.dependent_speeds(q, f)
+        return self.model.dependent_speeds(0.0, q, f)
 
     def velocity_residuals(self, q, f) -> np.ndarray:
         single, qb = self._batch(q)
         fb = np.atleast_2d(np.asarray(f, dtype=float))
-        u = np.atleast_2d(self.model.all_speed_values(qb, fb))
+        u = np.atleast_2d(self.model.all_speed_values(0.0, qb, fb))
         B = self.stated_B(qb)
         r = np.einsum("nku,nu->nk", B, u)
         return r[0] if single else r
@@ -252,7 +252,7 @@ class ConstraintManifold:
         u = np.zeros((len(q), self.n_u))
         if self.k_v:
             try:
-                u = np.atleast_2d(self.model.all_speed_values(q, f))
+                u = np.atleast_2d(self.model.all_speed_values(tt, q, f))
             except Exception:  # a singular point along a stored trajectory: report NaN
                 u = np.full((len(q), self.n_u), np.nan)
         return self.outputs_from_all_speeds(tt, q, u)

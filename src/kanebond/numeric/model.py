@@ -58,6 +58,7 @@ from typing import Any
 
 import numpy as np
 
+from ..calling import t_first
 from ..errors import ModelError
 from ..kanemodel.admissible import check_constants, check_mass_and_inertia
 from ..kanemodel.parameters import Parameters
@@ -386,19 +387,22 @@ class NumericModel:
         return out[0] if single else out
 
     # ------------------------------------------------------------------ pieces
-    def Q(self, q) -> np.ndarray:
-        """Q(q) with q' = Q f ([PA21] (1)); embedded: Q_full T."""
+    @t_first(old=("q",))
+    def Q(self, t, q) -> np.ndarray:
+        """Q(t, q) with q' = Q f ([PA21] (1)); embedded: Q_full T."""
         q = np.asarray(q, dtype=float)
-        return self._parts(0.0, q, np.zeros(q.shape[:-1] + (self.S,)), {"Q"})[1]["Q"]
+        return self._parts(t, q, np.zeros(q.shape[:-1] + (self.S,)), {"Q"})[1]["Q"]
 
-    def A(self, q) -> np.ndarray:
-        """Mass matrix A(q) ([PA21] (55)); embedded: Tᵀ A_u T."""
+    @t_first(old=("q",))
+    def A(self, t, q) -> np.ndarray:
+        """Mass matrix A(t, q) ([PA21] (55)); embedded: Tᵀ A_u T."""
         q = np.asarray(q, dtype=float)
-        return self._parts(0.0, q, np.zeros(q.shape[:-1] + (self.S,)), {"A"})[1]["A"]
+        return self._parts(t, q, np.zeros(q.shape[:-1] + (self.S,)), {"A"})[1]["A"]
 
-    def Df(self, q, f) -> np.ndarray:
-        """D(q, f) f ([PA21] (56))."""
-        return self._parts(0.0, q, f, {"Df"})[1]["Df"]
+    @t_first(old=("q", "f"))
+    def Df(self, t, q, f) -> np.ndarray:
+        """D(t, q, f) f ([PA21] (56))."""
+        return self._parts(t, q, f, {"Df"})[1]["Df"]
 
     def e(self, t, q, f) -> np.ndarray:
         """Generalized impressed forces e(t, q, f) ([PA21] (53))."""
@@ -412,22 +416,25 @@ class NumericModel:
         """Power fᵀe_L of every load L: shape (n_loads,) or (N, n_loads)."""
         return self._quantity(self.evaluator.load_powers, t, q, f)
 
-    def p_hat(self, q, f, t=None) -> np.ndarray:
-        """Generalized momentum p̂ = A f ([PA21] (54)) (``t`` ignored)."""
-        return self._quantity(self.evaluator.p_hat, 0.0, q, f)
+    @t_first(old=("q", "f", "t"))
+    def p_hat(self, t, q, f) -> np.ndarray:
+        """Generalized momentum p̂ = A f ([PA21] (54)) at (t, q, f)."""
+        return self._quantity(self.evaluator.p_hat, t, q, f)
 
-    def e_hat(self, q, f) -> np.ndarray:
-        """Generalized gyration forces ê = Dᵀ f ([PA21] (57))."""
-        return self._parts(0.0, q, f, {"e_hat"})[1]["e_hat"]
+    @t_first(old=("q", "f"))
+    def e_hat(self, t, q, f) -> np.ndarray:
+        """Generalized gyration forces ê = Dᵀ f ([PA21] (57)) at (t, q, f)."""
+        return self._parts(t, q, f, {"e_hat"})[1]["e_hat"]
 
-    def T_star(self, q, f, t=None) -> np.ndarray:
-        """Kinetic co-energy T* = ½ fᵀ A f ([PA21] (18)) (``t`` ignored)."""
-        return self._quantity(self.evaluator.T_star, 0.0, q, f)
+    @t_first(old=("q", "f", "t"))
+    def T_star(self, t, q, f) -> np.ndarray:
+        """Kinetic co-energy T* = ½ fᵀ A f ([PA21] (18)) at (t, q, f)."""
+        return self._quantity(self.evaluator.T_star, t, q, f)
 
-    def f_from_p(self, q, p, t=None) -> np.ndarray:
-        """f = A(q)⁻¹ p ([PA21] (26)). (``t`` is accepted for the interface of constrained
-        models.)"""
-        return self._quantity(self.evaluator.f_from_p, 0.0 if t is None else t, q, p, "p")
+    @t_first(old=("q", "p", "t"))
+    def f_from_p(self, t, q, p) -> np.ndarray:
+        """f = A(t, q)⁻¹ p ([PA21] (26))."""
+        return self._quantity(self.evaluator.f_from_p, t, q, p, "p")
 
     def mass_properties(self, t, q, c=None) -> list[tuple[str, float, np.ndarray]]:
         """(name, mass, central inertia in N (3, 3)) of every body at time t and coordinates q
@@ -557,13 +564,15 @@ class NumericModel:
         """A view of this model whose independent speeds are ``independent`` (see partitions)."""
         return self.speed_partition.repartition(independent)
 
-    def all_speed_values(self, q, f) -> np.ndarray:
+    @t_first(old=("q", "f"))
+    def all_speed_values(self, t, q, f) -> np.ndarray:
         """u = [f; u_d] in the order of ``system.all_speeds`` (the speeds of every body)."""
-        return self.speed_partition.all_speed_values(q, f)
+        return self.speed_partition.all_speed_values(t, q, f)
 
-    def dependent_speeds(self, q, f) -> np.ndarray:
-        """u_d: the dependent speeds of the current partition, solved from B(q) u = 0."""
-        return self.speed_partition.dependent_speeds(q, f)
+    @t_first(old=("q", "f"))
+    def dependent_speeds(self, t, q, f) -> np.ndarray:
+        """u_d: the dependent speeds of the current partition, solved from B(t, q) u = 0."""
+        return self.speed_partition.dependent_speeds(t, q, f)
 
     def dependent_speed_rates(self, t, x) -> np.ndarray:
         """u_d' = G f' + c (c = −B_d⁻¹ Ḃu) at states x = [q, f]: the dependent accelerations."""

@@ -66,20 +66,19 @@ class SpeedPartition:
         role[m.dep_index] = -(1 + np.arange(len(m.dep_index)))
         return np.concatenate([[kl, ku], m.ind_index, m.dep_index, role]).astype(np.intc)
 
-    def all_speed_values(self, q, f) -> np.ndarray:
+    def all_speed_values(self, t, q, f) -> np.ndarray:
         """u = [f; u_d] in the order of ``system.all_speeds`` (the speeds of every body)."""
         m = self.model
-        single, _, qb, fb = m.checked_points(0.0, q, f)
+        single, tt, qb, fb = m.checked_points(t, q, f)
         if not m.embedded:
             u = m.manifold.all_speeds(qb, fb)
         else:  # compiled where there is an embedding in C, else NumPy (naming a singular B_d)
-            u = m.call_evaluator(m.evaluator.all_speeds, np.zeros(len(qb)), qb, fb, None,
-                                 m.binding)
+            u = m.call_evaluator(m.evaluator.all_speeds, tt, qb, fb, None, m.binding)
         return u[0] if single else u
 
-    def dependent_speeds(self, q, f) -> np.ndarray:
-        """u_d: the dependent speeds of this partition, solved from B(q) u = 0."""
-        u = np.atleast_2d(self.all_speed_values(q, f))
+    def dependent_speeds(self, t, q, f) -> np.ndarray:
+        """u_d: the dependent speeds of this partition, solved from B(t, q) u = 0."""
+        u = np.atleast_2d(self.all_speed_values(t, q, f))
         out = u[:, self.model.dep_index]
         return out[0] if np.asarray(q).ndim == 1 else out
 

@@ -64,12 +64,12 @@ class Reactions:
         if got is not None:
             lam, rest = got["lam"], got["rest"]
         else:
-            L = m.layout
+            lay = m.layout
             c_par = m.parameter_values(tt, q, f)
             wp, emb = m.call_evaluator(m.evaluator.embed, tt, q, f, c_par, m.binding)
             wv = m.evaluator.work("vel", tt, q, emb.u, c_par)
-            full = assemble(L, wp, wv, None, emb.u, {"A", "Df", "e"})
-            proj = project(L, emb, full, wv, None, m.ind_index, m.dep_index,
+            full = assemble(lay, wp, wv, None, emb.u, {"A", "Df", "e"})
+            proj = project(lay, emb, full, wv, None, m.ind_index, m.dep_index,
                            {"A", "Df", "e"})
             fd = solve_spd(proj["A"], proj["e"] - proj["Df"], q, tt)
             lam, rest = multipliers(emb, full, fd, proj["c"], m.ind_index, m.dep_index)

@@ -152,7 +152,6 @@ class TreeEvaluator(Assembled):
     def f_from_p(self, t, q, p, c, b: Binding) -> np.ndarray:
         if self.embedded:
             return super().f_from_p(t, q, p, c, b)
-        t = np.zeros(len(q))
         f, code = self.backend.f_from_p(t, q, p, b.values(t, q, np.zeros_like(p)))
         if code and code < NONFINITE:  # (a result not finite is returned, unnamed)
             raise KernelFailure(code, np.hstack([q, p]))

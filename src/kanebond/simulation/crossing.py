@@ -357,14 +357,14 @@ class _Over:
         out[:R] = qn
         if run.momentum:
             f = self._f(t_b, z_b)
-            out[R:n] = np.atleast_2d(self.active.p_hat(qn[None, :], f[None, :]))[0]
+            out[R:n] = np.atleast_2d(self.active.p_hat(t_b, qn[None, :], f[None, :]))[0]
         return out, corr
 
     def energy(self, t_a: float, t_b: float, z_a: np.ndarray, z_b: np.ndarray) -> float:
         """|ΔT* − ΣΔW| over the crossing relative to the larger of T*, |ΣΔW| ([PA21] (18))."""
         R, n = self.R, self.n
-        Ta = float(np.atleast_1d(self.active.T_star(z_a[:R], self._f(t_a, z_a), t_a))[0])
-        Tb = float(np.atleast_1d(self.active.T_star(z_b[:R], self._f(t_b, z_b), t_b))[0])
+        Ta = float(np.atleast_1d(self.active.T_star(t_a, z_a[:R], self._f(t_a, z_a)))[0])
+        Tb = float(np.atleast_1d(self.active.T_star(t_b, z_b[:R], self._f(t_b, z_b)))[0])
         dW = float(np.sum(z_b[n:] - z_a[n:]))
         scale = max(abs(Ta), abs(Tb), abs(dW), 1e-300)
         return abs(Tb - Ta - dW) / scale

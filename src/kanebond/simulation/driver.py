@@ -121,14 +121,14 @@ class Run:
         try:
             x0 = num.initial_state(initial, t0)
             if num.embedded:
-                num.all_speed_values(x0[: num.R], x0[num.R :])  # solvable at t0?
+                num.all_speed_values(t0, x0[: num.R], x0[num.R :])  # solvable at t0?
         except SingularConfigurationError:
             # the system's own dependent speeds cannot be solved at t0: start with a regular
             # partition whose speeds initial gives (kanebond.simulation.monitor)
             if not num.embedded or not isinstance(initial, Mapping):
                 raise
             self.start_model, xs = regular_start(num, initial, t0)
-            u0 = np.atleast_2d(self.start_model.all_speed_values(xs[: num.R], xs[num.R :]))[0]
+            u0 = np.atleast_2d(self.start_model.all_speed_values(t0, xs[: num.R], xs[num.R :]))[0]
             x0 = np.concatenate([xs[: num.R], u0[num.ind_index]])  # in the system's own speeds
             self.x_start = xs
         self.x0 = x0
@@ -160,7 +160,7 @@ class Run:
             return watch.user_x(t, y[:n])
         if not self.momentum:
             return y[:n]
-        return np.concatenate([y[:R], self.active.f_from_p(y[:R], y[R:n], t=t)])
+        return np.concatenate([y[:R], self.active.f_from_p(t, y[:R], y[R:n])])
 
     def safe_x(self, z: np.ndarray, t: float) -> np.ndarray:
         try:
@@ -295,7 +295,7 @@ class Run:
         R, n, nl, x0 = self.R, self.n, self.nl, self.x0
         y0 = x0.copy() if self.start_model is self.num else self.x_start.copy()
         if self.momentum:
-            y0[R:] = self.active.p_hat(y0[:R], y0[R:], t=self.t0)  # p(t0) = A(q0) f0 (21)
+            y0[R:] = self.active.p_hat(self.t0, y0[:R], y0[R:])  # p(t0) = A(q0) f0 (21)
         self.z0 = np.concatenate([y0, np.zeros(nl)])
         try:
             dz0 = self.rhs.exact(self.t0, self.z0[: n + self.rhs.nl])

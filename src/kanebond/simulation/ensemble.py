@@ -391,7 +391,7 @@ def _run_jax(jm, X, C, ts, rtol, atol, max_steps) -> tuple[dict, str]:
     flat = ys.reshape(-1, ys.shape[-1])
     cc = np.repeat(np.asarray(C), len(ts), axis=0)
     if "T_star" not in jm.jitted:
-        jm.jitted["T_star"] = jax.jit(jax.vmap(lambda x, c: jm.T_star(x, c)))
+        jm.jitted["T_star"] = jax.jit(jax.vmap(lambda x, c: jm.T_star(0.0, x, c)))
         jm.jitted["g"] = jax.jit(jax.vmap(lambda x, c: jm.configuration_residuals(x, c)))
     energy = np.asarray(jm.jitted["T_star"](flat[:, :-1], cc)).reshape(n, len(ts))
     g = np.zeros((n, len(ts), 0))

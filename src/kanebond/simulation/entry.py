@@ -215,6 +215,12 @@ def simulate(
         max_nfev = options.pop("max_nfev")
     check_max_steps(max_steps)
     if isinstance(system, NumericContract):  # a numeric model of any kind
+        if system.backend == "jax":
+            raise ModelError(
+                "a JAX model (backend='jax') runs in kb.simulate_ensemble(model, t_span, "
+                "initial) or in your own JAX integrator (model.rhs_function()); kb.simulate "
+                "needs the system itself or system.numeric(constants, backend='c' or 'numpy')."
+            )
         if constants is not None:
             raise ModelError(
                 "constants were given with a prebuilt NumericModel, whose constants are fixed "

@@ -96,7 +96,7 @@ class Rhs:
             return dy.T if batch else dy
         if self.momentum:
             dy = self.num.rhs_momentum(t, y)
-            f = self.num.f_from_p(q, y[..., R:], t=t) if self.nl else None
+            f = self.num.f_from_p(t, q, y[..., R:]) if self.nl else None
         else:
             dy = self.num.rhs(t, y)
             f = y[..., R:]
@@ -165,26 +165,26 @@ def derived_outputs(
     if momentum:
         p = Y[:, R:]
         try:
-            f = np.asarray(num.f_from_p(q, p, t=t)).reshape(N, S)
+            f = np.asarray(num.f_from_p(t, q, p)).reshape(N, S)
         except SingularMassMatrixError:
             f = np.full((N, S), np.nan)
             for i in range(N):
                 try:
-                    f[i] = num.f_from_p(q[i], p[i], t=t[i])
+                    f[i] = num.f_from_p(t[i], q[i], p[i])
                 except SingularMassMatrixError:
                     pass
     else:
         f = Y[:, R:]
-        p = _rowwise(lambda i: num.p_hat(q[i], f[i], t=t[i]),
-                     lambda: num.p_hat(q, f, t=t), N, (S,))
+        p = _rowwise(lambda i: num.p_hat(t[i], q[i], f[i]),
+                     lambda: num.p_hat(t, q, f), N, (S,))
     ok = np.all(np.isfinite(f), axis=1)
     T = np.full(N, np.nan)
     P = np.full((N, nl), np.nan)
     if ok.any():
         qo, fo, to = q[ok], f[ok], t[ok]
         k = int(ok.sum())
-        T[ok] = _rowwise(lambda i: num.T_star(qo[i], fo[i], t=to[i]),
-                         lambda: num.T_star(qo, fo, t=to), k, ())
+        T[ok] = _rowwise(lambda i: num.T_star(to[i], qo[i], fo[i]),
+                         lambda: num.T_star(to, qo, fo), k, ())
         P[ok] = _rowwise(lambda i: num.load_powers(to[i], qo[i], fo[i]),
                          lambda: num.load_powers(to, qo, fo), k, (nl,))
     return f, p, T, P
@@ -196,7 +196,7 @@ def derived_all_speeds(num: NumericModel, t: np.ndarray, q: np.ndarray, u: np.nd
     of the system's own speeds (NaN where their partition is singular)."""
     N, S = len(t), num.S
     f = u[:, num.ind_index] if N else np.zeros((0, S))
-    p = _rowwise(lambda i: num.p_hat(q[i], f[i]), lambda: num.p_hat(q, f), N, (S,))
+    p = _rowwise(lambda i: num.p_hat(t[i], q[i], f[i]), lambda: num.p_hat(t, q, f), N, (S,))
     nl = len(num.load_names)
     if N:
         Ts, P = num.energy_and_powers(t, q, u)
@@ -290,7 +290,7 @@ class StageWork:
     def powers(self, tt: np.ndarray, Y: np.ndarray) -> np.ndarray:
         """(k, n_loads) load powers at times tt (k,) and integrated states Y (k, n)."""
         q = Y[:, : self.R]
-        f = self.num.f_from_p(q, Y[:, self.R :], t=tt) if self.momentum else Y[:, self.R :]
+        f = self.num.f_from_p(tt, q, Y[:, self.R :]) if self.momentum else Y[:, self.R :]
         return np.asarray(self.num.load_powers(tt, q, f)).reshape(len(tt), -1)
 
     def step(self) -> np.ndarray:

@@ -179,7 +179,7 @@ class ConstraintWatch:
         """The model's own speeds f (n, S) from integrated states y (n, R + S)."""
         R = model.R
         if self.momentum:
-            return np.atleast_2d(model.f_from_p(y[:, :R], y[:, R:], t=t))
+            return np.atleast_2d(model.f_from_p(t, y[:, :R], y[:, R:]))
         return y[:, R:]
 
     @property
@@ -214,14 +214,14 @@ class ConstraintWatch:
     def _all_speeds(self, t: float | np.ndarray, Y: np.ndarray) -> np.ndarray:
         """All speeds u (k, n_u) at integrated states Y (k, n) of the active model."""
         f = self.speeds_of(self.active, t, Y)
-        return np.atleast_2d(self.active.all_speed_values(Y[:, : self.active.R], f))
+        return np.atleast_2d(self.active.all_speed_values(t, Y[:, : self.active.R], f))
 
     def user_x(self, t: float, y: np.ndarray) -> np.ndarray:
         """x = [q, f_user] from one integrated state y of the active model."""
         R = self.active.R
         f = self.speeds_of(self.active, t, y[None, :])
         if self.active is not self.user and self.embedded:
-            u = np.atleast_2d(self.active.all_speed_values(y[None, :R], f))
+            u = np.atleast_2d(self.active.all_speed_values(t, y[None, :R], f))
             f = u[:, self.user.ind_index]
         return np.concatenate([y[:R], f[0]])
 
@@ -231,7 +231,7 @@ class ConstraintWatch:
         y = z[None, :n]
         fn = self._all_speeds(t, y)[:, new.ind_index]
         if self.momentum:
-            fn = np.atleast_2d(new.p_hat(y[:, :R], fn))
+            fn = np.atleast_2d(new.p_hat(t, y[:, :R], fn))
         out = z.copy()
         out[R:n] = fn[0]
         return out
@@ -406,7 +406,7 @@ class ConstraintWatch:
         out = np.array(z, dtype=float)
         solve = model.manifold.solve_coordinates
         out[:R] = (solve if solver is None else solver(t, solve))(q)
-        out[R:n] = np.atleast_2d(model.p_hat(out[None, :R], f))[0] if self.momentum else f[0]
+        out[R:n] = np.atleast_2d(model.p_hat(t, out[None, :R], f))[0] if self.momentum else f[0]
         self.projections += 1
         return out
 

@@ -75,7 +75,7 @@ class GraphUnit(UnitParts):
         """The unit's x' and stored energy against GraphNumeric's (:func:`check_unit`)."""
         num = self.num
         check_unit(probe, f"the numeric bond graph {self.name!r}", self.x0, self.c0, num.rhs,
-                   lambda t, x: num.T_star(x, t=t))
+                   lambda t, x: num.T_star(t, x))
 
 
 def _values(num: GraphNumeric) -> tuple[np.ndarray, list[int]]:

@@ -67,7 +67,7 @@ class KaneUnit(UnitParts):
         """The unit's x' and T* against the numeric model's (:func:`check_unit`)."""
         num = self.model
         check_unit(probe, f"kanebond's numeric model of {self.name!r}", self.x0, self.c0,
-                   num.rhs, lambda t, x: num.T_star(x[: num.R], x[num.R :]), project=True)
+                   num.rhs, lambda t, x: num.T_star(t, x[: num.R], x[num.R :]), project=True)
 
 
 def _check_constants(cm: CModel) -> np.ndarray:

@@ -103,16 +103,16 @@ def c_model(num: Any) -> CModel:
                 f"expression the code generator does not know); they need Python at run time.")
         main[-1], runtime = main[-1] + extra[0], runtime + extra[1]
         kind = "constrained"
-    L = rel.layout
-    cfg, q_dep, n_cfg = config_kernel(rel, L.K)
+    lay = rel.layout
+    cfg, q_dep, n_cfg = config_kernel(rel, lay.K)
     units = [*main, runtime + cfg]
     return CModel(
-        units=units, kind=kind, R=rel.R, S=num.S, K=L.K, n_all=L.S,
+        units=units, kind=kind, R=rel.R, S=num.S, K=lay.K, n_all=lay.S,
         load_names=list(rel.load_names),
         prescribed=list(getattr(num, "prescribed_names", [])),
         adjoined=list(getattr(num, "adjoined_names", [])),
         dependent_speeds=[show(x) for x in rel.dependent_speed_symbols] if rel.embedded else [],
-        n_velocity=L.K_c,
+        n_velocity=lay.K_c,
         constraint_names=_multiplier_names(rel) if rel.embedded else [],
         part=[int(v) for v in rel.binding.part] if rel.embedded else None,
         q_dep=q_dep, n_config=n_cfg,

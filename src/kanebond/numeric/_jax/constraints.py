@@ -40,13 +40,13 @@ class ConstraintSolve:
                 f"the prescribed flows or adjoined constraints of {system.name!r} cannot be "
                 f"generated (a prescribed value that depends on the state, or a function the "
                 f"code generator does not know).")
-        L = prog.layout
-        groups = {"t": 1, "q": L.R, "f": L.S, "c": L.K}
+        lay = prog.layout
+        groups = {"t": 1, "q": lay.R, "f": lay.S, "c": lay.K}
         self._cf = straight_line(prog.g, groups, [prog.node(e) for e in exprs[0]], "k_cf")
         self._con = straight_line(prog.g, groups, [prog.node(e) for e in exprs[1]], "k_con")
         ui, ci = speed_indices(system)
         self.ui, self.ci = np.asarray(ui, dtype=int), np.asarray(ci, dtype=int)
-        self.NC, self.NA, self.S_all = len(ci), len(system.adjoined), L.S
+        self.NC, self.NA, self.S_all = len(ci), len(system.adjoined), lay.S
         self.beta = float(baumgarte)
 
     def full_speeds(self, t, q, uf, c, SF: int) -> Any:

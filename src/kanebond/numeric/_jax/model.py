@@ -39,8 +39,9 @@ except ImportError as err:  # pragma: no cover - the extra is missing
         "backend='jax' needs JAX: pip install 'kanebond[jax]' (or pip install jax)."
     ) from err
 
+from ...calling import t_first
 from ...kanemodel.admissible import check_constants, check_mass_and_inertia
-from ...kanemodel.parameters import Parameters
+from ...kanemodel.parameters import Parameters, initial_state_vector
 from ...mechanics.kinematics import show
 from .._program.configuration import configuration_graph
 from .._program.program import Layout, Program
@@ -67,8 +68,8 @@ def _kernels(prog: Program, mode: str) -> tuple[Any, Any]:
     """k_pos(t, q, u, c) and k_vel(t, q, u, c) as pure functions returning 1-D arrays:
     levelled vector code (``mode="tape"``, :mod:`kanebond.numeric._jax.tape`) or straight-line
     scalar code (``"unrolled"``)."""
-    L = prog.layout
-    groups = {"t": 1, "q": L.R, "f": L.S, "c": L.K}
+    lay = prog.layout
+    groups = {"t": 1, "q": lay.R, "f": lay.S, "c": lay.K}
     if mode == "tape":
         return Tape(prog.g, groups, prog.pos), Tape(prog.g, groups, prog.vel)
     return (straight_line(prog.g, groups, prog.pos, "k_pos"),
@@ -89,15 +90,15 @@ def _cross(a, b):
                       a[0] * b[1] - a[1] * b[0]])
 
 
-def assemble(L: Layout, wp, wv, u) -> tuple[Any, Any, Any, Any]:
+def assemble(lay: Layout, wp, wv, u) -> tuple[Any, Any, Any, Any]:
     """(A, D u, e, T*) in all speeds at one point, from the kernels' work arrays
     ([PA21] (53), (55), (56), (18))."""
-    S = L.S
+    S = lay.S
     A = jnp.zeros((S, S))
     Df = jnp.zeros(S)
     e = jnp.zeros(S)
     T = 0.0
-    for b in L.bodies:
+    for b in lay.bodies:
         k, cols = b["k"], np.asarray(b["cols"])
         if k == 0:
             continue
@@ -117,13 +118,13 @@ def assemble(L: Layout, wp, wv, u) -> tuple[Any, Any, Any, Any]:
             T = T + 0.5 * (w @ h)
         A = A.at[np.ix_(cols, cols)].add(blk)
         Df = Df.at[cols].add(dfc)
-    for gi in L.inertias:  # generalized inertias: M and Ṁu − ∂T*/∂q as the kernels give them
+    for gi in lay.inertias:  # generalized inertias: M and Ṁu − ∂T*/∂q as the kernels give them
         k, cols = gi["k"], np.asarray(gi["cols"])
         M = wp[gi["M"] : gi["M"] + k * k].reshape(k, k)
         A = A.at[np.ix_(cols, cols)].add(M)
         Df = Df.at[cols].add(wv[gi["Df"] : gi["Df"] + k])
         T = T + 0.5 * (u[cols] @ M @ u[cols])
-    for ld in L.loads:
+    for ld in lay.loads:
         k = ld["k"]
         if k == 0:
             continue
@@ -209,8 +210,9 @@ class PureModel:
 
         return g
 
-    def T_star(self, x, c=None, t=0.0):
-        """The energy at one state: a system's kinetic co-energy T* = ½ Σ m v·v + ω·Iω
+    @t_first(old=("x", "c", "t"))
+    def T_star(self, t, x, c=None):
+        """The energy at time t and one state x: a system's kinetic co-energy T* = ½ Σ m v·v + ω·Iω
         ([PA21] (18)), the energy a bond graph stores."""
         return self._evaluate(t, jnp.asarray(x, dtype=jnp.float64), self._c(c))[2]
 
@@ -236,7 +238,7 @@ class JaxModel(PureModel):
         self.jitted: dict = {}
         """compiled functions kept for reuse (:func:`kanebond.simulate_ensemble`'s runner)"""
         self.program = Program(system)
-        L = self.layout = self.program.layout
+        lay = self.layout = self.program.layout
         self.parameters = list(self.program.params)
         params = Parameters(self.parameters, constants, f"system {system.name!r}")
         if params.calls:
@@ -248,10 +250,10 @@ class JaxModel(PureModel):
         self.constants = dict(constants or {})
         self.coordinates = list(system.coordinates)
         self.speeds = list(system.speeds)
-        self.R, self.SF = L.R, L.S_f if L.K_c else L.S
-        self.embedded = L.K_c > 0
+        self.R, self.SF = lay.R, lay.S_f if lay.K_c else lay.S
+        self.embedded = lay.K_c > 0
         self.ind = np.arange(self.SF)
-        self.dep = np.arange(self.SF, L.S)
+        self.dep = np.arange(self.SF, lay.S)
         self.con = None
         if system.prescribed or system.adjoined:
             if baumgarte is not None and (not np.isfinite(baumgarte) or baumgarte < 0):
@@ -291,6 +293,33 @@ class JaxModel(PureModel):
         """:func:`~kanebond.kanemodel.admissible.check_constants` of this model."""
         check_constants(self, C, points)
 
+    # ------------------------------------------------------------------ the contract
+    # (kanebond.numeric.evaluator.NumericContract): sizes, names and capability flags
+    @property
+    def load_names(self) -> list[str]:
+        """The names of the system's loads (as NumericModel's)."""
+        return list(self.system.load_names)
+
+    @property
+    def has_embedding(self) -> bool:
+        """True when the system has embedded velocity or configuration constraints."""
+        return bool(self.system.embedding.active)
+
+    @property
+    def n_adjoined(self) -> int:
+        """The number of adjoined constraints (their multipliers are solved inside rhs)."""
+        return len(self.system.adjoined)
+
+    def initial_state(self, initial: Any, t0: float = 0.0) -> np.ndarray:
+        """x0 = [q0, f0] from ``initial`` (a mapping by name or symbol, a sequence, or None)
+        as kb.simulate_ensemble takes it; the dependent speeds of an embedded system are
+        solved inside rhs and are not part of the state."""
+        return initial_state_vector(self, initial)
+
+    def outputs(self, t, q, f) -> dict[str, np.ndarray]:
+        """No extra trajectory columns: a JAX model's runs keep x, the energy and the work."""
+        return {}
+
     # ------------------------------------------------------------------ plumbing
     @property
     def state_names(self) -> list[str]:
@@ -306,38 +335,38 @@ class JaxModel(PureModel):
     # ------------------------------------------------------------------ one point
     def _speeds(self, t, q, f, c):
         """(u, wp, T, LU data) at one point: all speeds from the independent ones f."""
-        L = self.layout
-        wp = self._k_pos(t, q, jnp.zeros(L.S), c)
+        lay = self.layout
+        wp = self._k_pos(t, q, jnp.zeros(lay.S), c)
         if not self.embedded:
             return f, wp, None, None
-        B = jnp.zeros((L.K_c, L.S)).at[np.asarray(L.B_rows), np.asarray(L.B_cols)].set(
-            wp[L.B : L.B + len(L.B_rows)])
+        B = jnp.zeros((lay.K_c, lay.S)).at[np.asarray(lay.B_rows), np.asarray(lay.B_cols)].set(
+            wp[lay.B : lay.B + len(lay.B_rows)])
         Bd, Bf = B[:, self.dep], B[:, self.ind]
         lu, piv = jsl.lu_factor(Bd)
         big = jnp.max(jnp.abs(B))
         bad = jnp.min(jnp.abs(jnp.diag(lu))) <= PIVOT_LIMIT * big
         G = -jsl.lu_solve((lu, piv), Bf)
-        u = jnp.zeros(L.S).at[self.ind].set(f).at[self.dep].set(G @ f)
+        u = jnp.zeros(lay.S).at[self.ind].set(f).at[self.dep].set(G @ f)
         u = jnp.where(bad, jnp.nan, u)
-        T = jnp.zeros((L.S, self.SF)).at[self.ind].set(jnp.eye(self.SF)).at[self.dep].set(G)
+        T = jnp.zeros((lay.S, self.SF)).at[self.ind].set(jnp.eye(self.SF)).at[self.dep].set(G)
         return u, wp, T, (lu, piv)
 
     def _evaluate(self, t, x, c):
         """([q', f'], P, T*) at one point: the velocity form ([PA21] (14); embedded:
         projected), the power P = uᵀe_u of every load and the kinetic co-energy."""
-        L = self.layout
+        lay = self.layout
         q, f = x[: self.R], x[self.R :]
         if self.con is not None:  # the free speeds of the state, the prescribed ones g(t)
             f = self.con.full_speeds(t, q, f, c, self.SF)
         u, wp, T, lu = self._speeds(t, q, f, c)
         wv = self._k_vel(t, q, u, c)
-        A, Df, e, Tstar = assemble(L, wp, wv, u)
+        A, Df, e, Tstar = assemble(lay, wp, wv, u)
         P = u @ e
         r = e - Df
         cd = None
         if self.embedded:
-            cd = -jsl.lu_solve(lu, wv[L.Bud : L.Bud + L.K_c])
-            ct = jnp.zeros(L.S).at[self.dep].set(cd)
+            cd = -jsl.lu_solve(lu, wv[lay.Bud : lay.Bud + lay.K_c])
+            ct = jnp.zeros(lay.S).at[self.dep].set(cd)
             r = T.T @ (r - A @ ct)
             A = T.T @ A @ T
         if self.con is not None:  # [PA21] (47)-(48), [PA-VP] (27): constraints.py
@@ -345,7 +374,7 @@ class JaxModel(PureModel):
             P = P + Pc
         else:
             fd = jsl.cho_solve(jsl.cho_factor(A, lower=True), r)
-        qd = wv[L.QD : L.QD + L.R]
+        qd = wv[lay.QD : lay.QD + lay.R]
         return jnp.concatenate([qd, fd]), P, Tstar
 
     @property

@@ -80,8 +80,8 @@ class NumpyBackend:
 
     def __init__(self, prog: Program) -> None:
         g = prog.g
-        L = prog.layout
-        groups = {"t": 1, "q": L.R, "f": L.S, "c": L.K}
+        lay = prog.layout
+        groups = {"t": 1, "q": lay.R, "f": lay.S, "c": lay.K}
         ns: dict = {"np": np}
         src = "\n".join([
             emit_python(g, groups, prog.pos, "k_pos"),
@@ -91,11 +91,11 @@ class NumpyBackend:
         self.source = src
         exec(compile(src, "<kanebond generated>", "exec"), ns)  # our own generated code
         self.kernels = {"pos": ns["k_pos"], "vel": ns["k_vel"], "dot": ns["k_dot"]}
-        self.L = L
+        self.lay = lay
 
     def work(self, kind: str, t, q, u, c) -> np.ndarray:
         """The work array (rows, N) of kernel ``kind`` ('pos', 'vel' or 'dot')."""
-        size = {"pos": self.L.n_pos, "vel": self.L.n_vel, "dot": self.L.n_dot}[kind]
+        size = {"pos": self.lay.n_pos, "vel": self.lay.n_vel, "dot": self.lay.n_dot}[kind]
         n = len(t)
         dtype = np.result_type(t, q, u, c, float)
         out = np.zeros((size, n), dtype=dtype)
@@ -109,19 +109,19 @@ class NumpyBackend:
 # ============================================================================================
 
 
-def assemble(L: Layout, wp, wv, wd, u: np.ndarray, want: set) -> dict:
+def assemble(lay: Layout, wp, wv, wd, u: np.ndarray, want: set) -> dict:
     """A, Df, p_hat, e_hat, T_star, e, eload, Q (all speeds) from the work arrays."""
     n, S = u.shape
     dt = u.dtype
     res: dict = {}
     if "Q" in want:
-        res["Q"] = np.moveaxis(wp[: L.R * S].reshape(L.R, S, n), 2, 0)
+        res["Q"] = np.moveaxis(wp[: lay.R * S].reshape(lay.R, S, n), 2, 0)
     A = np.zeros((n, S, S), dtype=dt)
     Df = np.zeros((n, S), dtype=dt)
     ph = np.zeros((n, S), dtype=dt)
     eh = np.zeros((n, S), dtype=dt)
     T = np.zeros(n, dtype=dt)
-    for b in L.bodies:
+    for b in lay.bodies:
         k, cols = b["k"], b["cols"]
         if k == 0:
             continue
@@ -155,7 +155,7 @@ def assemble(L: Layout, wp, wv, wd, u: np.ndarray, want: set) -> dict:
                 Wd = _blocks(wd, b["Wd"], k)
                 eh[:, cols] += np.einsum("nik,ni->nk", Wd, h)
         A[:, cols[:, None], cols[None, :]] += blk
-    for gi in L.inertias:  # generalized inertias: M, Ṁu − ∂T*/∂q and ∂T*/∂q as they are
+    for gi in lay.inertias:  # generalized inertias: M, Ṁu − ∂T*/∂q and ∂T*/∂q as they are
         k, cols = gi["k"], gi["cols"]
         M = np.moveaxis(wp[gi["M"] : gi["M"] + k * k].reshape(k, k, n), 2, 0)
         Mu = np.einsum("nrs,ns->nr", M, u[:, cols])
@@ -170,8 +170,8 @@ def assemble(L: Layout, wp, wv, wd, u: np.ndarray, want: set) -> dict:
     if wv is not None:
         res["Df"] = Df
         e = np.zeros((n, S), dtype=dt)
-        eload = np.zeros((n, S, len(L.loads)), dtype=dt)
-        for j, ld in enumerate(L.loads):
+        eload = np.zeros((n, S, len(lay.loads)), dtype=dt)
+        for j, ld in enumerate(lay.loads):
             if ld["k"] == 0:
                 continue
             V = _blocks(wp, ld["V"], ld["k"])
@@ -200,22 +200,22 @@ class Embedded:
     cond: np.ndarray | None  # (n,) relative condition σ_max(B)/σ_min(B_d), when asked for
 
 
-def constraint_matrix(L: Layout, wp: np.ndarray, off: int | None = None) -> np.ndarray:
+def constraint_matrix(lay: Layout, wp: np.ndarray, off: int | None = None) -> np.ndarray:
     """B(q) (n, k, n_u) from its structural nonzeros in a work array (Ḃ with ``off``)."""
     n = wp.shape[1]
-    off = L.B if off is None else off
-    B = np.zeros((n, L.K_c, L.S), dtype=wp.dtype)
-    B[:, L.B_rows, L.B_cols] = wp[off : off + len(L.B_rows)].T
+    off = lay.B if off is None else off
+    B = np.zeros((n, lay.K_c, lay.S), dtype=wp.dtype)
+    B[:, lay.B_rows, lay.B_cols] = wp[off : off + len(lay.B_rows)].T
     return B
 
 
-def embed_speeds(L: Layout, wp, f: np.ndarray, ind, dep, *, check: bool = True,
+def embed_speeds(lay: Layout, wp, f: np.ndarray, ind, dep, *, check: bool = True,
                  condition: bool = False) -> Embedded:
     """u = T f with the dependent speeds solved from B_d u_d = −B_f f at every point; with
     ``condition`` the relative condition of every B_d too (:func:`relative_conditions`; else
     ``cond`` is None, and only a failing point's is computed, for its message)."""
     n = f.shape[0]
-    B = constraint_matrix(L, wp)
+    B = constraint_matrix(lay, wp)
     Bd, Bf = B[:, :, dep], B[:, :, ind]
     real = np.real(Bd)
     big = np.max(np.abs(np.real(B)).reshape(n, -1), axis=1, initial=0.0)
@@ -227,7 +227,7 @@ def embed_speeds(L: Layout, wp, f: np.ndarray, ind, dep, *, check: bool = True,
         raise EmbeddingSingular(i, relative_condition(np.real(B[i]), dep))
     with np.errstate(all="ignore"):
         G = -np.linalg.solve(np.where(bad[:, None, None], np.eye(len(dep)), Bd), Bf)
-    u = np.zeros((n, L.S), dtype=np.result_type(f, G))
+    u = np.zeros((n, lay.S), dtype=np.result_type(f, G))
     u[:, ind] = f
     u[:, dep] = np.einsum("nks,ns->nk", G, f)
     if check:  # B u = 0 row by row against the size of its terms: a wrong u never passes
@@ -329,7 +329,7 @@ def _tt(x: np.ndarray, G: np.ndarray, ind, dep) -> np.ndarray:
     return x[:, ind] + np.einsum("nks,nk->ns", G, x[:, dep])
 
 
-def project(L: Layout, emb: Embedded, full: dict, wv, wd, ind, dep, want: set) -> dict:
+def project(lay: Layout, emb: Embedded, full: dict, wv, wd, ind, dep, want: set) -> dict:
     """The quantities in f from those in all speeds (module docstring)."""
     G, B = emb.G, emb.B
     out: dict = {}
@@ -337,7 +337,7 @@ def project(L: Layout, emb: Embedded, full: dict, wv, wd, ind, dep, want: set) -
     need_c = "Df" in want
     need_gd = "e_hat" in want
     if need_c:
-        Bud = wv[L.Bud : L.Bud + L.K_c].T  # Ḃu (n, k)
+        Bud = wv[lay.Bud : lay.Bud + lay.K_c].T  # Ḃu (n, k)
         c = -np.linalg.solve(Bd, Bud[..., None])[..., 0]
         out["c"] = c
     if "A" in want or need_c:
@@ -355,7 +355,7 @@ def project(L: Layout, emb: Embedded, full: dict, wv, wd, ind, dep, want: set) -
         el = full["eload"]
         out["eload"] = el[:, ind, :] + np.einsum("nks,nkl->nsl", G, el[:, dep, :])
     if need_gd:
-        Bdot = constraint_matrix(L, wd, L.Bdot)
+        Bdot = constraint_matrix(lay, wd, lay.Bdot)
         BdT = Bdot[:, :, ind] + np.einsum("nkj,njs->nks", Bdot[:, :, dep], G)
         Gd = -np.linalg.solve(Bd, BdT)  # Ġ (n, k, S)
         out["e_hat"] = _tt(full["e_hat"], G, ind, dep) + np.einsum(
@@ -383,12 +383,12 @@ def solve_spd(A: np.ndarray, b: np.ndarray, q, t=None) -> np.ndarray:
     if np.iscomplexobj(A) or np.iscomplexobj(b):
         return np.linalg.solve(A, b[..., None])[..., 0]
     try:
-        L = np.linalg.cholesky(A)
+        chol = np.linalg.cholesky(A)
     except np.linalg.LinAlgError:
         raise SingularMassMatrixError(
             "the mass matrix A(q) is singular or not positive definite at q = "
             f"{np.asarray(q).tolist()}: a singular configuration of the coordinates, or a zero "
             "or negative mass or inertia. Choose other coordinates, or check the constants."
         ) from None
-    y = np.linalg.solve(L, b[..., None])
-    return np.linalg.solve(np.swapaxes(L, -1, -2), y)[..., 0]
+    y = np.linalg.solve(chol, b[..., None])
+    return np.linalg.solve(np.swapaxes(chol, -1, -2), y)[..., 0]

@@ -73,14 +73,14 @@ class Program(GraphBuilder):
         R, S, K = self.R, self.S, self.K
         Q, qdot = self.Q_nodes, self.qdot
         emb = system.embedding
-        L = self.layout = Layout(R, S, K, S_f=len(system.speeds), K_c=len(emb.dependent_speeds),
+        lay = self.layout = Layout(R, S, K, S_f=len(system.speeds), K_c=len(emb.dependent_speeds),
                                  normal=bool(emb.redundant))
         pos: list[int] = []
         vel: list[int] = []
         dot: list[int] = []
-        L.Q = 0
+        lay.Q = 0
         pos.extend(Q[r][s] for r in range(R) for s in range(S))
-        L.QD = 0
+        lay.QD = 0
         vel.extend(qdot)
         for b in system.bodies_all_speeds:
             self._body(b, pos, vel, dot)
@@ -96,15 +96,15 @@ class Program(GraphBuilder):
             pos.extend(Lc[s][c] for c in range(3) for s in cols)
             item["F"] = len(vel)
             vel.extend(self.vector(vec))
-            L.loads.append(item)
-        if L.K_c:
+            lay.loads.append(item)
+        if lay.K_c:
             self._constraints(emb.B, list(system.all_speeds), pos, vel, dot)
         self.pos, self.vel, self.dot = pos, vel, dot
-        L.n_pos, L.n_vel, L.n_dot = len(pos), len(vel), len(dot)
+        lay.n_pos, lay.n_vel, lay.n_dot = len(pos), len(vel), len(dot)
 
     # ------------------------------------------------------------------ pieces
     def _body(self, b, pos: list, vel: list, dot: list) -> None:
-        g, L = self.g, self.layout
+        g, lay = self.g, self.layout
         v = self.vector(b.translation.v)
         Vc = self.columns(v, f"velocity of {b.name}'s mass centre")
         rigid = b.rotation is not None
@@ -135,7 +135,7 @@ class Program(GraphBuilder):
             vel.extend(g.dt(x, self.rates) for x in w)
             item["Wd"] = len(dot)
             dot.extend(g.dt(Wm[j][i], self.rates) for i in range(3) for j in range(len(cols)))
-        L.bodies.append(item)
+        lay.bodies.append(item)
 
     def _inertia(self, gi, pos: list, vel: list, dot: list) -> None:
         """A generalized inertia (:mod:`kanebond.mechanics.generalized`): its k × k mass
@@ -161,18 +161,18 @@ class Program(GraphBuilder):
 
     def _constraints(self, B: sp.Matrix, u: list, pos: list, vel: list, dot: list) -> None:
         """B(q) (pos) and Ḃ (dot) at its structural nonzeros, and Ḃu = d(Bu)/dt at u' = 0."""
-        g, L = self.g, self.layout
+        g, lay = self.g, self.layout
         nodes = self.sparse_nodes(B)
         pattern = [(i, j) for i in range(B.rows) for j in range(B.cols)
                    if nodes[i][j] != g.ZERO]
-        L.B_rows = [i for i, _ in pattern]
-        L.B_cols = [j for _, j in pattern]
-        L.B = len(pos)
+        lay.B_rows = [i for i, _ in pattern]
+        lay.B_cols = [j for _, j in pattern]
+        lay.B = len(pos)
         pos.extend(nodes[i][j] for i, j in pattern)
-        L.Bud = len(vel)
+        lay.Bud = len(vel)
         for row in nodes:
             Bu = g.add(*(g.mul(x, self.sym[u[j]]) for j, x in enumerate(row) if x != g.ZERO))
             vel.append(g.dt(Bu, self.rates))
-        L.Bdot = len(dot)
+        lay.Bdot = len(dot)
         dot.extend(g.dt(nodes[i][j], self.rates) for i, j in pattern)
 
