@@ -27,7 +27,7 @@ CONSTS = {"m0": 1.0, "m1": 0.5, "l1": 2.0, "g": 9.81}
 BACKEND_NAMES = {"CBackend", "TreeBackend", "NumpyBackend", "SymbolicBackend", "TreeEvaluator",
                  "CEvaluator", "NumpyEvaluator", "SymbolicEvaluator", "_tree_be", "_be"}
 #: where the model may name its evaluator's kind: the one choice and the fast path's buffers
-SET_UP = {"__init__", "_choose", "bind", "_point", "__repr__"}
+SET_UP = {"__init__", "bind", "_point", "__repr__"}
 
 
 def _protocol_members(proto) -> set[str]:

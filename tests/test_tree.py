@@ -413,5 +413,5 @@ def test_tree_energy_reads_a_state_dependent_constant_at_q_f():
              for i in range(3)]
     P = np.vstack([fx.load_powers(0.2, q[i:i + 1], f[i:i + 1]) for i, fx in enumerate(fixed)])
     for num in (tree, bodies):
-        np.testing.assert_allclose(num.T_star(q, f), T, rtol=1e-12)
+        np.testing.assert_allclose(num.T_star(0.2, q, f), T, rtol=1e-12)
         np.testing.assert_allclose(num.load_powers(0.2, q, f), P, rtol=1e-12, atol=1e-13)

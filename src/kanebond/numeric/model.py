@@ -39,7 +39,8 @@ Each path is an evaluator (:mod:`kanebond.numeric.evaluator`: the tree's
 :class:`~kanebond.numeric.treepath.TreeEvaluator`, the per-body
 :class:`~kanebond.numeric.bodies.CEvaluator` and :class:`~kanebond.numeric.bodies.NumpyEvaluator`,
 the :class:`~kanebond.numeric.bodies.SymbolicEvaluator`), chosen once in
-:meth:`NumericModel.__init__`; every quantity checks its arguments and delegates to it.
+:meth:`NumericModel.__init__` (by :func:`~kanebond.numeric.choice.choose_evaluator`); every
+quantity checks its arguments and delegates to it.
 
 Backends: ``"c"`` compiles the generated C (with the assembly, the embedding and the Cholesky
 solve) once and caches the shared library on disk (:mod:`kanebond.numeric._c.backend`); ``"numpy"``
@@ -63,26 +64,19 @@ from ..errors import ModelError
 from ..kanemodel.admissible import check_constants, check_mass_and_inertia
 from ..kanemodel.parameters import Parameters
 from ..mechanics.kinematics import show
-from ..progress import working
 from . import embedded, failures
 from ._c.backend import cache_dir, compiler_available
 from ._c.fastcall import point_caller
 from ._numpy.backend import EmbeddingSingular
-from ._program.mimic import constant_constraints
 from ._program.program import Program
-from .bodies import CEvaluator, NumpyEvaluator, SymbolicEvaluator
+from .choice import TREE_EMBEDDED_MIN_R, choose_evaluator
 from .evaluator import Binding, Evaluator, KernelFailure
 from .manifold import ConstraintManifold
 from .partitions import SpeedPartition
 from .reactions import Reactions
-from .treepath import TreeEvaluator, tree_program
 
-__all__ = ["NumericModel", "cache_dir", "compiler_available"]
+__all__ = ["TREE_EMBEDDED_MIN_R", "NumericModel", "cache_dir", "compiler_available"]
 
-#: "auto" uses the per-body path, not the tree's, for systems with state-dependent embedded
-#: constraints up to this many coordinates (measured: whole runs 1.3–4.4× faster there,
-#: benchmarks/README.md)
-TREE_EMBEDDED_MIN_R = 24
 
 
 # ============================================================================================
@@ -142,7 +136,6 @@ class NumericModel:
         self.speeds = list(system.speeds)
         self.R, self.S = len(self.coordinates), len(self.speeds)
         self.n_u = len(self.all_speeds)
-        self.tree_note = None
         self._constants_in = constants
         self.load_names = list(system.load_names)
         # columns of the independent speeds f and the dependent ones u_d among all speeds u
@@ -152,52 +145,14 @@ class NumericModel:
         self._relaxed = _relaxed and bool(system.prescribed or system.adjoined)
         if backend == "auto":
             backend = "c" if compiler_available() else "numpy"
-        self.evaluator = self._choose(system, backend, path)  # the one choice
+        # the one choice (numeric/choice.py), the constants checked against its parameters
+        self.evaluator, self.tree_note = choose_evaluator(system, backend, path, self._relaxed,
+                                                          self._set_parameters)
         self.path, self.backend = self.evaluator.path, self.evaluator.name
         self.embedded = self.evaluator.embedded
         self.bind()
         if _admissible:  # (the linearizer checks at each operating point's constants)
             check_mass_and_inertia(self)
-
-    def _choose(self, system, backend: str, path: str) -> Evaluator:
-        """The evaluator of ``path`` and ``backend`` (see the module docstring), the
-        constants checked against the parameters its code takes first; ``tree_note`` says why
-        the tree's is not used."""
-        if path == "auto" and system.embedding.dependent_speeds and \
-                self.R <= TREE_EMBEDDED_MIN_R and not constant_constraints(system.embedding.B):
-            path = "bodies"  # faster below that size with embedded constraints (module text)
-            self.tree_note = (f"the per-body path is used: it is faster than the tree's for "
-                              f"state-dependent embedded constraints up to R = "
-                              f"{TREE_EMBEDDED_MIN_R}")
-        if path in ("auto", "tree"):
-            tp, why = tree_program(system, backend, self._relaxed)
-            if tp is not None:
-                self._set_parameters(tp.params)
-                return TreeEvaluator(tp)
-            self.tree_note = f"the per-body path is used: {why}"
-            if path == "tree":
-                raise ModelError(f"path='tree' cannot be used for {system.name!r}: {why}. "
-                                 f"Use path='bodies' (or 'auto').")
-        if path == "symbolic":
-            syms, funcs = system.parameter_atoms
-            self._set_parameters(list(syms) + list(funcs))
-            return SymbolicEvaluator(system, self.parameters)
-        with working(f"forming the per-body program of {system.name!r}"):
-            prog = Program(system)
-        self._set_parameters(prog.params)
-        if backend == "numpy":
-            with working(f"generating the NumPy code of {system.name!r}"):
-                return NumpyEvaluator(prog)
-        if not compiler_available():
-            raise ModelError(
-                "backend='c' needs a working C compiler (cc/gcc/clang, or $CC); none was "
-                "found. Use backend='numpy'."
-            )
-        from ._c.constraints import constraint_sources
-
-        extra = constraint_sources(prog, system) if self._relaxed else None
-        with working(f"generating and compiling the C code of {system.name!r}"):
-            return CEvaluator(prog, extra)
 
     @property
     def program(self) -> Program | None:
