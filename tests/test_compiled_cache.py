@@ -99,8 +99,9 @@ def test_the_one_call_fast_path_gives_the_batch_paths_numbers(path):
     assert not np.array_equal(c.rhs(0.0, x[::-1].copy()), want)
     if os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")):
         o, u = np.zeros(2), np.zeros(1)
-        call = point_caller(c.evaluator.point_kernel(c.binding), False, c.binding.c1, None, o,
-                            u, 2)
+        work = c.evaluator.backend.works.handle()  # this thread's kb_work (numeric/_c/work.py)
+        call = point_caller(c.evaluator.point_kernel(c.binding), work.ptr, False, c.binding.c1,
+                            None, o, u, 2)
         assert call(0.25, x) == 0 and np.array_equal(o, want)
         assert call(0.25, np.repeat(x, 2)[::2]) is None  # (not read: the caller copies)
 

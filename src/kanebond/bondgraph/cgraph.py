@@ -7,10 +7,14 @@ power P_j of every source and resistor, are emitted as C kernels ``k_b``, ``k_M`
 ``k_E`` and ``k_P`` (at z) from one expression graph (:func:`graph_kernels`). The library adds
 ``runtime_graph.c`` (the checked solve of M z = b) and
 
-* ``kb_graph_rhs(n, t, x, c, out)``: x' at n points: 0, or 1 + i where M is singular at point i;
-* ``kb_keep_energy(on)`` / ``kb_last_energy(P, T)``: while on, each evaluation keeps the powers
-  P_j and the stored energy Σ E_k, so that the core integrates the work W = ∫ Σ P_j dt with the
-  steps' own stages and the energy audit costs no evaluation of its own.
+* ``kb_work_new(model)`` / ``kb_work_free(w)``: one evaluation's work (what the evaluations
+  keep; the model pointer is unused), one per run of kanebond's integration core;
+* ``kb_graph_rhs(w, n, t, x, c, out)``: x' at n points: 0, or 1 + i where M is singular at
+  point i;
+* ``kb_keep_energy(w, on)`` / ``kb_last_energy(w, P, T)``: while on, each evaluation keeps the
+  powers P_j and the stored energy Σ E_k in w, so that the core integrates the work
+  W = ∫ Σ P_j dt with the steps' own stages and the energy audit costs no evaluation of its
+  own.
 
 The NumPy kernels of GraphNumeric stay the reference (and the path of constants given as
 callables, which only Python can evaluate).
@@ -44,25 +48,27 @@ void k_E(const double *, const double *, const double *, const double *, double 
 void k_P(const double *, const double *, const double *, const double *, double *);
 #define KBF_NP1 (KBF_NP > 0 ? KBF_NP : 1)
 #define KBF_NE1 (KBF_NE > 0 ? KBF_NE : 1)
-static KB_TLS int kb_keep = 0;
-static KB_TLS double kb_lastP[KBF_NP1], kb_lastT = 0.0;
-void kb_keep_energy(int on) { kb_keep = on; }
-void kb_last_energy(double *P, double *T) {
-    memcpy(P, kb_lastP, sizeof(double) * KBF_NP1);
-    *T = kb_lastT;
+typedef struct { int keep; double lastT, lastP[KBF_NP1]; } kb_work;
+kb_work *kb_work_new(const void *m) { (void)m; return (kb_work *)calloc(1, sizeof(kb_work)); }
+void kb_work_free(kb_work *w) { free(w); }
+void kb_keep_energy(kb_work *w, int on) { w->keep = on; }
+void kb_last_energy(const kb_work *w, double *P, double *T) {
+    memcpy(P, w->lastP, sizeof(double) * KBF_NP1);
+    *T = w->lastT;
 }
-int kb_graph_rhs(int n, const double *t, const double *x, const double *c, double *out) {
+int kb_graph_rhs(kb_work *w, int n, const double *t, const double *x, const double *c,
+                 double *out) {
     double z[KBF_NZ1], E[KBF_NE1];
     for (int i = 0; i < n; i++) {
         const double *xi = x + (size_t)i * KBF_NXG, *ci = c + (size_t)i * KBF_NC1;
         if (kb_graph_z(t[i], xi, ci, z)) return i + 1;
         memcpy(out + (size_t)i * KBF_NXG, z, sizeof(double) * KBF_NXG);
-        if (kb_keep) {
+        if (w->keep) {
             double S = 0.0;
-            if (KBF_NP > 0) k_P(t + i, xi, z, ci, kb_lastP);
+            if (KBF_NP > 0) k_P(t + i, xi, z, ci, w->lastP);
             if (KBF_NE > 0) k_E(t + i, xi, z, ci, E);
             for (int k = 0; k < KBF_NE; k++) S += E[k];
-            kb_lastT = S;
+            w->lastT = S;
         }
     }
     return 0;
@@ -120,7 +126,7 @@ def graph_library(num: Any) -> tuple[ctypes.CDLL | None, str]:
         src = head + TLS_RUNTIME + DENSE_RUNTIME + kernels + RUNTIME_GRAPH + _ENTRY
         lib = source_library("kbgraph", src)
         vp = ctypes.c_void_p
-        lib.kb_graph_rhs.argtypes = [ctypes.c_int, vp, vp, vp, vp]
+        lib.kb_graph_rhs.argtypes = [vp, ctypes.c_int, vp, vp, vp, vp]
         lib.kb_graph_rhs.restype = ctypes.c_int
         out = (lib, "")
     num.__dict__["_c_library"] = out

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ModelError
+from ._c import work as status_kinds
 from ._c.backend import CBackend
 from ._c.entry import bodies_entry
 from ._numpy.backend import NumpyBackend, assemble, embed_speeds, project, solve_spd
@@ -32,8 +33,8 @@ from .evaluator import Binding, KernelFailure
 
 __all__ = ["Assembled", "CEvaluator", "NumpyEvaluator", "SymbolicEvaluator", "NONFINITE"]
 
-#: The C runtime's code for a result that is not finite (KB_NONFINITE in runtime.c).
-NONFINITE = 1 << 28
+#: The C runtime's status kind of a result that is not finite (KB_NONFINITE, runtime_lu.c).
+NONFINITE = status_kinds.NONFINITE
 
 
 def _c(b: Binding, t, q, f, c=None) -> np.ndarray:
@@ -63,7 +64,7 @@ class Assembled:
             fd = solve_spd(res["A"], res["e"] - res["Df"], q, t)
             out = np.hstack([qd, fd])
         if not np.all(np.isfinite(out)):
-            raise KernelFailure(NONFINITE, x, out)
+            raise KernelFailure(status_kinds.Status(NONFINITE), x, out)
         return out
 
     def rhs_momentum(self, t, y, c, b: Binding) -> np.ndarray:
@@ -217,7 +218,7 @@ class CEvaluator(NumpyEvaluator):
         if b.varying:
             return super().rhs_momentum(t, y, c, b)
         out, _, code = self._call(t, y, c, b, True)
-        if code and code < NONFINITE:  # (a result not finite is returned, unnamed)
+        if code and code.kind != NONFINITE:  # (a result not finite is returned, unnamed)
             raise KernelFailure(code, y)
         return out
 
@@ -257,7 +258,8 @@ class CEvaluator(NumpyEvaluator):
         out = {"p": np.zeros((n, len(b.ind)))}
         if lam:
             out |= {"lam": np.zeros((n, self.layout.K_c)), "rest": np.zeros(n)}
-        code = fn(n, t.ctypes.data, q.ctypes.data, f.ctypes.data, c.ctypes.data,
+        code = fn(self.backend.works.get(), n, t.ctypes.data, q.ctypes.data, f.ctypes.data,
+                  c.ctypes.data,
                   b.part.ctypes.data, out["p"].ctypes.data,
                   *(out[k].ctypes.data if lam else None for k in ("lam", "rest")))
         return None if code else out

@@ -53,13 +53,14 @@ class Binding:
 
 
 class KernelFailure(Exception):
-    """A compiled kernel's return ``code`` at the batch ``x`` (q in its first R columns):
-    point |code| − 1 has a singular A (code > 0) or B_d (code < 0); code ≥ 2²⁸: a result that
-    is not finite, ``out`` (then the answer, with a warning naming it)."""
+    """A compiled kernel's ``status`` (numeric/_c/work.py's Status: its kind and the point
+    index) at the batch ``x`` (q in its first R columns): a singular A (SINGULAR_MASS) or B_d
+    (SINGULAR_BD) at point ``status.index``; NONFINITE: a result that is not finite, ``out``
+    (then the answer, with a warning naming it)."""
 
-    def __init__(self, code: int, x: np.ndarray, out: np.ndarray | None = None) -> None:
-        super().__init__(code)
-        self.code, self.x, self.out = int(code), x, out
+    def __init__(self, status: Any, x: np.ndarray, out: np.ndarray | None = None) -> None:
+        super().__init__(status)
+        self.status, self.x, self.out = status, x, out
 
 
 @runtime_checkable

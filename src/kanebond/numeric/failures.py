@@ -12,7 +12,7 @@ import numpy as np
 
 from ..errors import ModelError, SingularMassMatrixError
 from ..kanemodel.admissible import warn_not_finite
-from .bodies import NONFINITE
+from ._c.work import NONFINITE, SINGULAR_BD, SINGULAR_MASS, Status, describe
 
 __all__ = ["fail", "not_finite", "singular_mass_matrix"]
 
@@ -32,21 +32,25 @@ def not_finite(model: Any, name: str, a: np.ndarray):
     )
 
 
-def fail(model: Any, code: int, tt: np.ndarray, xb: np.ndarray, out: np.ndarray | None = None):
-    """The C runtime's return code at the batch (tt, xb) of ``model``: point i = |code| − 1
-    has a singular A (code > 0) or B_d (code < 0); code ≥ 2²⁸: a result that is not finite (a
+def fail(model: Any, status: Status, tt: np.ndarray, xb: np.ndarray,
+         out: np.ndarray | None = None):
+    """The C runtime's status at the batch (tt, xb) of ``model``: point i = status.index has a
+    singular A (SINGULAR_MASS) or B_d (SINGULAR_BD); NONFINITE: a result that is not finite (a
     warning naming it, and ``out`` returned)."""
-    if code >= NONFINITE:
+    if status.kind == NONFINITE:
         if not np.all(np.isfinite(xb)):
             not_finite(model, "x", xb)
         if out is not None:
             warn_not_finite(model, tt, xb, out)
         return out
-    i = abs(code) - 1
+    if status.kind not in (SINGULAR_MASS, SINGULAR_BD):
+        raise ModelError(f"the compiled runtime of {model.system.name!r} failed at point "
+                         f"{status.index} of the batch: {describe(status)}.")
+    i = status.index
     if not np.all(np.isfinite(xb[i])):
         not_finite(model, "x", xb[i])
     q = xb[i, : model.R]
-    if code > 0:
+    if status.kind == SINGULAR_MASS:
         singular_mass_matrix(model, float(tt[i]), q)
     model.speed_partition.raise_singular(float(tt[i]), q, None)
 

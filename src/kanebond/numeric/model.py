@@ -67,6 +67,7 @@ from ..mechanics.kinematics import show
 from . import embedded, failures
 from ._c.backend import cache_dir, compiler_available
 from ._c.fastcall import point_caller
+from ._c.work import Status
 from ._numpy.backend import EmbeddingSingular
 from ._program.program import Program
 from .choice import TREE_EMBEDDED_MIN_R, choose_evaluator
@@ -232,15 +233,16 @@ class NumericModel:
             t1, x1, o1 = np.zeros(1), np.zeros(self._xshape), np.zeros(self._xshape)
             u1 = np.zeros(max(self.n_u, 1))
             c1, part = self.binding.c1, self.binding.part
+            work = self.evaluator.backend.works.get()  # this thread's (numeric/_c/work.py)
             ptrs = (t1.ctypes.data, x1.ctypes.data, c1.ctypes.data)
             if self.embedded:
                 ptrs = (*ptrs, part.ctypes.data, o1.ctypes.data, u1.ctypes.data)
             else:
                 ptrs = (*ptrs, o1.ctypes.data)
             # ctypes objects, not ints: a call then converts nothing (a tenth of a µs)
-            ptrs = (ctypes.c_int(1), *(ctypes.c_void_p(p) for p in ptrs))
+            ptrs = (ctypes.c_void_p(work), ctypes.c_int(1), *(ctypes.c_void_p(p) for p in ptrs))
             # one C call that reads x in place where the extension can be had (_c/fastcall.py)
-            call = point_caller(self._kb_rhs, self.embedded, c1, part, o1, u1,
+            call = point_caller(self._kb_rhs, work, self.embedded, c1, part, o1, u1,
                                 self._xshape[0])
             b = self._tls.b = (t1, x1, o1, u1, ptrs, call)
         return b
@@ -310,7 +312,7 @@ class NumericModel:
         try:
             return fn(tt, xb, *args)
         except KernelFailure as err:
-            return failures.fail(self, err.code, tt, err.x, err.out)
+            return failures.fail(self, err.status, tt, err.x, err.out)
         except EmbeddingSingular as err:
             i = err.index
             self.speed_partition.raise_singular(float(tt[i]), xb[i, : self.R], err.cond)
@@ -455,7 +457,7 @@ class NumericModel:
             if code:
                 t1[0] = t
                 x1[:] = x
-                failures.fail(self, code, t1, x1[None, :], o1[None, :])
+                failures.fail(self, Status.of(ptrs[0].value), t1, x1[None, :], o1[None, :])
             return o1.copy()
         single, tt, xb = self.checked_states(t, x, "x")
         c = self.parameter_values(tt, xb[:, : self.R], xb[:, self.R :])

@@ -102,7 +102,7 @@ class TreeEvaluator(Assembled):
             return self.bodies.rhs_momentum(t, y, c, b)
         y = np.ascontiguousarray(y, dtype=float)
         out, _, code = self.backend.rhs_momentum(t, y, c)
-        if code and code < NONFINITE:  # (a result not finite is returned, unnamed)
+        if code and code.kind != NONFINITE:  # (a result not finite is returned, unnamed)
             raise KernelFailure(code, y)
         return out
 
@@ -134,7 +134,7 @@ class TreeEvaluator(Assembled):
         u = f
         if self.embedded:
             u, code = self.backend.speeds(t, q, f, b.values(t, q, f), b.part)
-            if code and code < NONFINITE:  # (a result not finite is returned, unnamed)
+            if code and code.kind != NONFINITE:  # (a result not finite is returned, unnamed)
                 raise KernelFailure(code, np.hstack([q, f]))
         return self.energy(t, q, u, None, b)
 
@@ -153,7 +153,7 @@ class TreeEvaluator(Assembled):
         if self.embedded:
             return super().f_from_p(t, q, p, c, b)
         f, code = self.backend.f_from_p(t, q, p, b.values(t, q, np.zeros_like(p)))
-        if code and code < NONFINITE:  # (a result not finite is returned, unnamed)
+        if code and code.kind != NONFINITE:  # (a result not finite is returned, unnamed)
             raise KernelFailure(code, np.hstack([q, p]))
         return f
 

@@ -23,8 +23,7 @@ import numpy as np
 
 from ..errors import ModelError
 from ..numeric._c.entry import configuration_kernel
-from .compiled import COMPILED_METHODS, KbModelC, core_library
-from .monitor import PROJECT_TOL
+from .compiled import COMPILED_METHODS, KbSimOptions, core_library, model_struct
 
 __all__ = ["run_batch", "batch_entry", "CHUNK"]
 
@@ -35,9 +34,8 @@ CHUNK = 32
 def _library() -> ctypes.CDLL:
     lib = core_library()
     if not getattr(lib, "_ensemble_ready", False):
-        vp, i, d, lg = ctypes.c_void_p, ctypes.c_int, ctypes.c_double, ctypes.c_long
-        lib.kb_sim_ensemble.argtypes = [vp, i, lg, lg, vp, vp, i, vp, lg, d, d, lg, vp, vp, vp,
-                                        vp]
+        vp, i, lg = ctypes.c_void_p, ctypes.c_int, ctypes.c_long
+        lib.kb_sim_ensemble.argtypes = [vp, vp, i, lg, lg, vp, vp, i, vp, lg, vp, vp, vp, vp]
         lib.kb_sim_ensemble.restype = lg
         lib._ensemble_ready = True
     return lib
@@ -65,11 +63,12 @@ def run_batch(num: Any, X: np.ndarray, C: np.ndarray, ts: np.ndarray, *, rtol: f
     lib = _library()
     cfg, ncfg, cfg_lib, dep = configuration_kernel(num)
     n, N, nt = X.shape[1], X.shape[0], len(ts)
-    m = KbModelC(entry.kind, entry.pkind, entry.R, entry.nside, entry.nl, entry.pow_off,
-                 entry.nwork, COMPILED_METHODS[method], entry.fn, entry.pfn,
-                 entry.ratio or None, entry.c.ctypes.data,
-                 entry.part.ctypes.data if entry.part is not None else None, cfg or None,
-                 ncfg, PROJECT_TOL, entry.t_off, entry.keep or None, entry.last or None)
+    m = model_struct(entry, entry.nl, cfg, ncfg)
+    m.speeds = None  # (an output row's side row from the right-hand side, as before)
+    atol1 = ctypes.c_double(float(atol))
+    opts = KbSimOptions(method=COMPILED_METHODS[method], rtol=float(rtol),
+                        atol=ctypes.addressof(atol1), atol_n=1, max_step=float("inf"),
+                        max_steps=int(max_steps))
     K = C.shape[1]
     Xc = np.ascontiguousarray(X, dtype=float)
     Cc = np.ascontiguousarray(C if K else np.zeros((N, 1)), dtype=float)
@@ -81,12 +80,12 @@ def run_batch(num: Any, X: np.ndarray, C: np.ndarray, ts: np.ndarray, *, rtol: f
     out = np.empty((N, nt, ncol))
     status = np.zeros(N, dtype=np.intc)
     steps = np.zeros(N, dtype=np.int_)
-    keep = (entry, cfg_lib, m)  # alive while the threads run
+    keep = (entry, cfg_lib, m, opts, atol1)  # alive while the threads run
 
     def chunk(first: int) -> int:
         last = min(first + CHUNK, N)
-        lib.kb_sim_ensemble(ctypes.byref(m), n, first, last, Xc.ctypes.data, Cc.ctypes.data,
-                            K, tc.ctypes.data, nt, float(rtol), float(atol), int(max_steps),
+        lib.kb_sim_ensemble(ctypes.byref(m), ctypes.byref(opts), n, first, last,
+                            Xc.ctypes.data, Cc.ctypes.data, K, tc.ctypes.data, nt,
                             qdep.ctypes.data, out.ctypes.data, status.ctypes.data,
                             steps.ctypes.data)
         return last - first

@@ -52,15 +52,44 @@ _LIB: ctypes.CDLL | None = None
 
 
 class KbModelC(ctypes.Structure):
+    """rk_sim.c's KbModelC: a model's entry points (numeric/_c/entry.py's Entry)."""
+
     _fields_ = [(n, ctypes.c_int) for n in ("kind", "pkind", "R", "nside", "nl", "pow_off",
-                                             "nwork", "method")] + [
+                                             "nwork")] + [
         ("fn", ctypes.c_void_p), ("pfn", ctypes.c_void_p), ("ratio", ctypes.c_void_p),
         ("c", ctypes.c_void_p), ("part", ctypes.c_void_p), ("cfg", ctypes.c_void_p),
         ("ncfg", ctypes.c_int), ("ptol", ctypes.c_double), ("t_off", ctypes.c_int),
         ("keep", ctypes.c_void_p), ("last", ctypes.c_void_p), ("beta", ctypes.c_double),
         ("ev", ctypes.c_void_p), ("nev", ctypes.c_int), ("nf", ctypes.c_int),
         ("fsel", ctypes.c_void_p), ("evdir", ctypes.c_void_p), ("jac", ctypes.c_void_p),
-        ("mom", ctypes.c_int), ("speeds", ctypes.c_void_p)]
+        ("mom", ctypes.c_int), ("speeds", ctypes.c_void_p), ("model", ctypes.c_void_p),
+        ("work_new", ctypes.c_void_p), ("work_free", ctypes.c_void_p)]
+
+
+class KbSimOptions(ctypes.Structure):
+    """rk_sim.c's KbSimOptions: the integrator's settings, filled by name."""
+
+    _fields_ = [("method", ctypes.c_int), ("atol_n", ctypes.c_int), ("rtol", ctypes.c_double),
+                ("atol", ctypes.c_void_p), ("max_step", ctypes.c_double),
+                ("first_step", ctypes.c_double), ("max_nfev", ctypes.c_long),
+                ("max_steps", ctypes.c_long), ("stall_steps", ctypes.c_int),
+                ("tiny", ctypes.c_double), ("t_eval", ctypes.c_void_p),
+                ("n_eval", ctypes.c_long), ("store_side", ctypes.c_int),
+                ("with_T", ctypes.c_int)]
+
+
+def model_struct(entry: Any, nl: int, cfg: int, ncfg: int) -> KbModelC:
+    """The KbModelC of an Entry, its fields by name (``nl``: the loads whose work the core
+    integrates, 0 for none; ``cfg``, ``ncfg``: a closed loop's k_cfg and its size)."""
+    return KbModelC(
+        kind=entry.kind, pkind=entry.pkind if nl else 0, R=entry.R, nside=entry.nside, nl=nl,
+        pow_off=entry.pow_off, nwork=entry.nwork, fn=entry.fn, pfn=entry.pfn,
+        ratio=entry.ratio or None, c=entry.c.ctypes.data,
+        part=entry.part.ctypes.data if entry.part is not None else None, cfg=cfg or None,
+        ncfg=ncfg, ptol=PROJECT_TOL, t_off=entry.t_off, keep=entry.keep or None,
+        last=entry.last or None, beta=entry.beta, speeds=entry.speeds or None,
+        model=entry.model or None, work_new=entry.work_new or None,
+        work_free=entry.work_free or None)
 
 
 def core_library() -> ctypes.CDLL:
@@ -71,7 +100,7 @@ def core_library() -> ctypes.CDLL:
     path = cache_dir() / f"kbcore_{library_key(_SOURCE)}.so"
     lib, _ = load_library(path, lambda p: build_library([(_SOURCE, ["-O2", "-std=c99"])], p))
     vp, i, d, lg = ctypes.c_void_p, ctypes.c_int, ctypes.c_double, ctypes.c_long
-    lib.kb_sim_new.argtypes = [vp, i, d, d, vp, vp, d, vp, i, d, d, lg, i, d, vp, lg, i]
+    lib.kb_sim_new.argtypes = [vp, vp, i, d, d, vp, vp]
     lib.kb_sim_new.restype = vp
     lib.kb_sim_run.argtypes = [vp, lg]
     lib.kb_sim_commit.argtypes = [vp]
@@ -131,12 +160,7 @@ class _Sim:
         self.cfg_w = np.zeros(ncfg * (ncfg + 1) + 1)
         self.lib, self.entry, self.n, self.nl = lib, entry, run.n, run.nl
         o = run.opts
-        m = KbModelC(entry.kind, entry.pkind if run.nl else 0, entry.R, entry.nside, run.nl,
-                     entry.pow_off, entry.nwork, COMPILED_METHODS[run.method_name],
-                     entry.fn, entry.pfn, entry.ratio or None, entry.c.ctypes.data,
-                     entry.part.ctypes.data if entry.part is not None else None,
-                     cfg or None, ncfg, PROJECT_TOL, entry.t_off, entry.keep or None,
-                     entry.last or None, entry.beta)
+        m = model_struct(entry, run.nl, cfg, ncfg)
         if run.method_name == "RODAS4":
             jac, why = jacobian_kernel(run.active, run.momentum)
             if jac is not None:
@@ -145,7 +169,6 @@ class _Sim:
                 m.mom = int(run.momentum)
             run.meta["jacobian"] = "analytic" if jac is not None else \
                 f"finite differences ({why})"
-        m.speeds = entry.speeds or None
         self.events = run.events_c
         if self.events is not None:
             ev = self.events
@@ -166,12 +189,16 @@ class _Sim:
             self.t_eval = np.ascontiguousarray(rest, dtype=float)
         self.store_side = bool(run.stored_u)
         self.width = 1 + run.n + (entry.nside if self.store_side else 0) + run.nl
-        self.h = lib.kb_sim_new(
-            ctypes.byref(m), run.n, t0, run.tf, self.y0.ctypes.data, self.W0.ctypes.data, rtol,
-            self.atol.ctypes.data, int(self.atol.size), float(o["max_step"]), 0.0,
-            int(o["max_nfev"] or 0), int(o["stall_steps"]), 1e-9 * abs(run.tf - run.t0),
-            None if self.t_eval is None else self.t_eval.ctypes.data,
-            0 if self.t_eval is None else len(self.t_eval), int(self.store_side))
+        self.opts = KbSimOptions(
+            method=COMPILED_METHODS[run.method_name], rtol=rtol, atol=self.atol.ctypes.data,
+            atol_n=int(self.atol.size), max_step=float(o["max_step"]), first_step=0.0,
+            max_nfev=int(o["max_nfev"] or 0), stall_steps=int(o["stall_steps"]),
+            tiny=1e-9 * abs(run.tf - run.t0),
+            t_eval=None if self.t_eval is None else self.t_eval.ctypes.data,
+            n_eval=0 if self.t_eval is None else len(self.t_eval),
+            store_side=int(self.store_side))
+        self.h = lib.kb_sim_new(ctypes.byref(m), ctypes.byref(self.opts), run.n, t0, run.tf,
+                                self.y0.ctypes.data, self.W0.ctypes.data)
         if not self.h:
             raise MemoryError("the integration core could not allocate its work arrays")
         self.info_buf = np.zeros(15)

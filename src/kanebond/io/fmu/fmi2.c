@@ -26,7 +26,7 @@ FMI2_Export fmi2Component fmi2Instantiate(fmi2String name, fmi2Type type, fmi2St
                   cb ? (void (*)(void))cb->logger : 0, cb ? cb->componentEnvironment : 0);
 }
 
-FMI2_Export void fmi2FreeInstance(fmi2Component c) { free(c); }
+FMI2_Export void fmi2FreeInstance(fmi2Component c) { kb_free((KbInst *)c); }
 
 FMI2_Export fmi2Status fmi2SetupExperiment(fmi2Component c, fmi2Boolean tolDefined, fmi2Real tol,
                                            fmi2Real start, fmi2Boolean stopDefined,

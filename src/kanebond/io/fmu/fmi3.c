@@ -49,7 +49,7 @@ FMI3_Export fmi3Instance fmi3InstantiateScheduledExecution(
     return 0; /* Scheduled Execution is not provided */
 }
 
-FMI3_Export void fmi3FreeInstance(fmi3Instance c) { free(c); }
+FMI3_Export void fmi3FreeInstance(fmi3Instance c) { kb_free((KbInst *)c); }
 
 FMI3_Export fmi3Status fmi3EnterInitializationMode(fmi3Instance c, fmi3Boolean tolDefined,
                                                    fmi3Float64 tol, fmi3Float64 start,

@@ -9,12 +9,19 @@
 void k_E(const double *, const double *, const double *, const double *, double *);
 void k_P(const double *, const double *, const double *, const double *, double *);
 
-static int kbf_project(double t, double *x, const double *c, char *msg, size_t len) {
-    (void)t; (void)x; (void)c; (void)msg; (void)len;
+/* an instance's work (kbcore.c): the graph's solve keeps its arrays per thread
+   (runtime_graph.c), so the unit's own work holds nothing */
+struct kbf_work { int unused; };
+static kbf_work *kbf_work_new(void) { return (kbf_work *)calloc(1, sizeof(kbf_work)); }
+static void kbf_work_free(kbf_work *g) { free(g); }
+
+static int kbf_project(kbf_work *g, double t, double *x, const double *c, char *msg,
+                       size_t len) {
+    (void)g; (void)t; (void)x; (void)c; (void)msg; (void)len;
     return 0;
 }
-static double kbf_gmax(double t, const double *x, const double *c) {
-    (void)t; (void)x; (void)c;
+static double kbf_gmax(kbf_work *g, double t, const double *x, const double *c) {
+    (void)g; (void)t; (void)x; (void)c;
     return 0.0;
 }
 
@@ -27,8 +34,9 @@ static int kbf_solve_z(double t, const double *x, const double *c, double *z, ch
     return 1;
 }
 
-static int kbf_eval(double t, const double *x, const double *c, double *xd, double *y,
-                    double T0, char *msg, size_t len) {
+static int kbf_eval(kbf_work *g, double t, const double *x, const double *c, double *xd,
+                    double *y, double T0, char *msg, size_t len) {
+    (void)g;
     double z[KBF_NZ1], P[KBF_NP > 0 ? KBF_NP : 1], E[KBF_NE > 0 ? KBF_NE : 1], S = 0.0, W = 0.0;
     if (kbf_solve_z(t, x, c, z, msg, len)) return 1;
     for (int i = 0; i < KBF_NXG; i++) xd[i] = z[i];

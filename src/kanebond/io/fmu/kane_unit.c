@@ -16,15 +16,37 @@
 #endif
 #define KBF_U1 (S_ > 0 ? S_ : 1)
 #define KBF_NL1 (NL_ > 0 ? NL_ : 1)
+#define KBF_NG1 (KBF_NG + KBF_NG * KBF_NG + 1)
 
-static const char *kb_code_text(int code) {
-    if (code >= KB_NONFINITE) return "a derivative is not finite (NaN or infinite) there";
-    if (code >= (1 << 27))
-        return "the adjoined constraints are dependent there (the Schur complement G A^-1 G^T "
-               "is singular): no unique multipliers";
-    if (code > 0) return "the mass matrix is not positive definite there";
-    return "the dependent speeds cannot be solved from the velocity constraints there (their "
-           "block B_d is singular: a singular configuration for this choice of dependent speeds)";
+/* One instance's work (kbcore.c's KbInst holds it, nothing else does): the model runtime's
+   kb_work and the glue's own buffers, on the heap. The unit never needs k_dot: its model
+   struct is empty. */
+struct kbf_work {
+    kb_work *w;
+    double eload[KBF_U1 * KBF_NL1], cfg[KBF_NG1], u[KBF_U1], uz[KBF_U1];
+    double xs[R_ + SF_ + 1], o[R_ + SF_ + 1], r[KC1];
+#if KBF_KIND == 2
+    double lam[NA1], react[NC1], acf[NA1], cf[NC1], wc[NCON1];
+#endif
+};
+static const kb_model kbf_model = {0};
+static kbf_work *kbf_work_new(void) {
+    kbf_work *g = (kbf_work *)calloc(1, sizeof(kbf_work));
+    if (!g) return 0;
+    if (!(g->w = kb_work_new(&kbf_model))) { free(g); return 0; }
+    return g;
+}
+static void kbf_work_free(kbf_work *g) {
+    if (!g) return;
+    kb_work_free(g->w);
+    free(g);
+}
+
+/* the words of a status kind of the runtime (KBF_STATUS_TEXT: kanebond.numeric._c.work's
+   MESSAGES, written into the glue by kane_unit.py) */
+static const char *kb_code_text(int kind) {
+    const int n = (int)(sizeof KBF_STATUS_TEXT / sizeof KBF_STATUS_TEXT[0]);
+    return kind > 0 && kind < n ? KBF_STATUS_TEXT[kind] : "the evaluation failed there";
 }
 
 /* ---- the constraint watch between steps (kanebond.simulation.monitor, in the unit) ----
@@ -40,15 +62,14 @@ static const char *kb_code_text(int code) {
 #define KBF_WATCH 1e-3
 #define KBF_SINGULAR 1e-6
 #if KC_ > 0
-static double kbf_ratio(void) { return kb_lu_ratio; }
+static double kbf_ratio(const kbf_work *g) { return g->w->sh.lu_ratio; }
 
 /* sigma_min / sigma_max of B(q) by one-sided Jacobi on its rows (0 if not finite) */
-static double kbf_rank_margin(double t, const double *x, const double *c) {
-    static KB_TLS double wp[NPOS];
-    double u0[S_], smin = INFINITY, smax = 0.0;
+static double kbf_rank_margin(kbf_work *g, double t, const double *x, const double *c) {
+    double *wp = g->w->wp, *u0 = g->uz, smin = INFINITY, smax = 0.0;
     double *B = (double *)calloc((size_t)KC_ * S_, sizeof(double));
     if (!B) return 1.0;
-    memset(u0, 0, sizeof u0);
+    memset(u0, 0, sizeof(double) * KBF_U1);
     k_pos(&t, x, u0, c, wp);
     for (int e = 0; e < NB_ENT; e++) B[B_ROW[e] * S_ + B_COL[e]] = wp[B_OFF + e];
     for (int sweep = 0; sweep < 40; sweep++) {
@@ -85,29 +106,27 @@ static double kbf_rank_margin(double t, const double *x, const double *c) {
 }
 
 /* the smallest pivot of B_d over the largest entry of B at configuration q (0: singular) */
-static double kbf_pivot_ratio(double t, const double *q, const double *c) {
-    static KB_TLS double wp[NPOS], LU[KC_ * KC_], G[KC_ * (SF_ > 0 ? SF_ : 1)];
-    static KB_TLS double T[S_ * (SF_ > 0 ? SF_ : 1)];
-    double u0[S_];
-    int piv[KC_];
-    memset(u0, 0, sizeof u0);
+static double kbf_pivot_ratio(kbf_work *g, double t, const double *q, const double *c) {
+    double *wp = g->w->wp, *u0 = g->uz;
+    memset(u0, 0, sizeof(double) * KBF_U1);
     k_pos(&t, q, u0, c, wp);
-    if (kb_embed_speeds(wp + B_OFF, KBF_PART, 0, LU, piv, G, T, u0)) return 0.0;
-    return kb_lu_ratio;
+    if (kb_embed_speeds(&g->w->sh, wp + B_OFF, KBF_PART, 0, u0)) return 0.0;
+    return g->w->sh.lu_ratio;
 }
 
 /* The watch over one step from (t, y0, f0) to (t + h, y1, f1): the pivot ratio sampled at
    nine points of the cubic through the ends; where it dips inside the step, its minimum is
    found by golden section; where that is below KBF_WATCH, the rank margin of B there decides
    between a loss of rank (a bifurcation) and a B_d singular in these independent speeds. */
-static int kbf_watch(double t, double h, const double *y0, const double *y1, const double *f0,
-                     const double *f1, double ratio, const double *c, char *msg, size_t len) {
+static int kbf_watch(kbf_work *g, double t, double h, const double *y0, const double *y1,
+                     const double *f0, const double *f1, double ratio, const double *c,
+                     char *msg, size_t len) {
     double y[R_ > 0 ? R_ : 1], r[9], best, sb;
     int kb = 0;
     (void)ratio;
     for (int k = 0; k <= 8; k++) {
         kb_rk_hermite(k / 8.0, h, y0, y1, f0, f1, y, R_);
-        r[k] = kbf_pivot_ratio(t + k / 8.0 * h, y, c);
+        r[k] = kbf_pivot_ratio(g, t + k / 8.0 * h, y, c);
         if (r[k] < r[kb]) kb = k;
     }
     best = r[kb];
@@ -117,18 +136,18 @@ static int kbf_watch(double t, double h, const double *y0, const double *y1, con
         const double gr = 0.6180339887498949;
         double s1 = b - gr * (b - a), s2 = a + gr * (b - a), m1, m2;
         kb_rk_hermite(s1, h, y0, y1, f0, f1, y, R_);
-        m1 = kbf_pivot_ratio(t + s1 * h, y, c);
+        m1 = kbf_pivot_ratio(g, t + s1 * h, y, c);
         kb_rk_hermite(s2, h, y0, y1, f0, f1, y, R_);
-        m2 = kbf_pivot_ratio(t + s2 * h, y, c);
+        m2 = kbf_pivot_ratio(g, t + s2 * h, y, c);
         for (int it = 0; it < 40 && b - a > 1e-12; it++) {
             if (m1 < m2) {
                 b = s2; s2 = s1; m2 = m1; s1 = b - gr * (b - a);
                 kb_rk_hermite(s1, h, y0, y1, f0, f1, y, R_);
-                m1 = kbf_pivot_ratio(t + s1 * h, y, c);
+                m1 = kbf_pivot_ratio(g, t + s1 * h, y, c);
             } else {
                 a = s1; s1 = s2; m1 = m2; s2 = a + gr * (b - a);
                 kb_rk_hermite(s2, h, y0, y1, f0, f1, y, R_);
-                m2 = kbf_pivot_ratio(t + s2 * h, y, c);
+                m2 = kbf_pivot_ratio(g, t + s2 * h, y, c);
             }
             if (m1 < best) { best = m1; sb = s1; }
             if (m2 < best) { best = m2; sb = s2; }
@@ -136,7 +155,7 @@ static int kbf_watch(double t, double h, const double *y0, const double *y1, con
     }
     if (best >= KBF_WATCH) return 0;
     kb_rk_hermite(sb, h, y0, y1, f0, f1, y, R_);
-    const double margin = kbf_rank_margin(t + sb * h, y, c);
+    const double margin = kbf_rank_margin(g, t + sb * h, y, c);
     if (margin < KBF_SINGULAR) {
         snprintf(msg, len, "the velocity constraints lose rank at t = %.10g (rank margin "
                  "sigma_min/sigma_max of B = %.2e): a singular configuration (a linkage lying "
@@ -161,9 +180,9 @@ void k_cfg(const double *, const double *, const double *, double *);
 
 /* the dependent coordinates Q_DEP solved from g(q) = 0 (rk.c's kb_rk_newton), the others
    held; 0, or 1 with the reason in msg */
-static int kbf_project(double t, double *x, const double *c, char *msg, size_t len) {
-    static KB_TLS double w[KBF_NG + KBF_NG * KBF_NG];
-    double gmax;
+static int kbf_project(kbf_work *g, double t, double *x, const double *c, char *msg,
+                       size_t len) {
+    double gmax, *w = g->cfg;
     const int code = kb_rk_newton(k_cfg, KBF_NG, t, x, c, Q_DEP, w, &gmax);
     if (code == 1)
         snprintf(msg, len, "the configuration constraints are singular in the dependent "
@@ -178,20 +197,20 @@ static int kbf_project(double t, double *x, const double *c, char *msg, size_t l
 }
 
 /* the largest |g(q)| at the state x: the drift of a Model Exchange run off the closed loop */
-static double kbf_gmax(double t, const double *x, const double *c) {
-    static KB_TLS double w[KBF_NG + KBF_NG * KBF_NG];
-    double gmax = 0.0;
+static double kbf_gmax(kbf_work *g, double t, const double *x, const double *c) {
+    double gmax = 0.0, *w = g->cfg;
     k_cfg(&t, x, c, w);
     for (int k = 0; k < KBF_NG; k++) gmax = fabs(w[k]) > gmax ? fabs(w[k]) : gmax;
     return gmax == gmax ? gmax : INFINITY;
 }
 #else
-static int kbf_project(double t, double *x, const double *c, char *msg, size_t len) {
-    (void)t; (void)x; (void)c; (void)msg; (void)len;
+static int kbf_project(kbf_work *g, double t, double *x, const double *c, char *msg,
+                       size_t len) {
+    (void)g; (void)t; (void)x; (void)c; (void)msg; (void)len;
     return 0;
 }
-static double kbf_gmax(double t, const double *x, const double *c) {
-    (void)t; (void)x; (void)c;
+static double kbf_gmax(kbf_work *g, double t, const double *x, const double *c) {
+    (void)g; (void)t; (void)x; (void)c;
     return 0.0;
 }
 #endif
@@ -200,17 +219,18 @@ static double kbf_gmax(double t, const double *x, const double *c) {
 /* The multipliers of the embedded constraints: A_u u' + D_u u - e_u = B^T lambda in all speeds
    ([PA-VP] (24)-(27) with embedded rows), u' = T f' + c~; lambda from the rows of the
    dependent speeds, B_d^T lambda = r_d, and the rows of the independent ones checked. */
-static int kbf_multipliers(double t, const double *x, const double *c, const double *xd,
-                           double *lam, char *msg, size_t len) {
+static int kbf_multipliers(kbf_work *g, double t, const double *x, const double *c,
+                           const double *xd, double *lam, char *msg, size_t len) {
     const int *part = KBF_PART, *dep = KB_DEP;
-    static KB_TLS double wp[NPOS], wv[NVEL], LU[KC_ * KC_], G[KC_ * (SF_ > 0 ? SF_ : 1)];
-    static KB_TLS double T[S_ * (SF_ > 0 ? SF_ : 1)], A[S_ * S_];
-    double u[S_], cc[KC_], ud[S_], Df[S_], e[S_], r[S_], rest = 0.0, scale = 1.0;
-    int piv[KC_];
-    memset(u, 0, sizeof u);
+    kb_work *w = g->w;
+    double *wp = w->wp, *wv = w->wv, *A = w->A, *u = w->u, *cc = w->cc, *ud = w->ud;
+    double *Df = w->Df, *e = w->e, *r = w->r, rest = 0.0, scale = 1.0;
+    const double *LU = w->sh.LU, *T = w->sh.T;
+    const int *piv = w->sh.piv;
+    memset(u, 0, sizeof(double) * S_);
     k_pos(&t, x, u, c, wp);
-    if (kb_embed_speeds(wp + B_OFF, part, x + R_, LU, piv, G, T, u)) {
-        snprintf(msg, len, "%s", kb_code_text(-1));
+    if (kb_embed_speeds(&w->sh, wp + B_OFF, part, x + R_, u)) {
+        snprintf(msg, len, "%s", kb_code_text(KB_SINGULAR_BD));
         return 1;
     }
     k_vel(&t, x, u, c, wv);
@@ -222,7 +242,7 @@ static int kbf_multipliers(double t, const double *x, const double *c, const dou
         ud[j] = v;
     }
     for (int k = 0; k < KC_; k++) ud[dep[k]] += cc[k];
-    kb_parts(1, &t, x, u, c, 0, A, Df, e, 0, 0, 0, 0);
+    kb_parts(w, 1, &t, x, u, c, 0, A, Df, e, 0, 0, 0, 0);
     for (int i = 0; i < S_; i++) {
         double v = Df[i] - e[i];
         for (int j = 0; j < S_; j++) v += A[i * S_ + j] * ud[j];
@@ -243,20 +263,19 @@ static int kbf_multipliers(double t, const double *x, const double *c, const dou
 }
 #endif
 
-static int kbf_eval(double t, const double *x, const double *c, double *xd, double *y,
-                    double T0, char *msg, size_t len) {
-    static KB_TLS double eload[KBF_U1 * KBF_NL1];
-    double u[KBF_U1], xs[R_ + SF_ + 1], T = 0.0, P = 0.0;
+static int kbf_eval(kbf_work *g, double t, const double *x, const double *c, double *xd,
+                    double *y, double T0, char *msg, size_t len) {
+    kb_work *w = g->w;
+    double *eload = g->eload, *u = g->u, *xs = g->xs, T = 0.0, P = 0.0;
     int code = 0;
 #if KBF_KIND == 2
-    double lam[NA_ > 0 ? NA_ : 1], react[NC_ > 0 ? NC_ : 1], acf[NA_ > 0 ? NA_ : 1];
-    double cf[NC_ > 0 ? NC_ : 1], uz[KBF_U1];
-    code = kb_con(1, &t, x, c, KBF_PARTP, KBF_BETA, xd, lam, react, acf);
+    double *lam = g->lam, *react = g->react, *acf = g->acf, *cf = g->cf, *uz = g->uz;
+    code = kb_con(w, 1, &t, x, c, KBF_PARTP, KBF_BETA, xd, lam, react, acf);
     /* the full independent speeds f: the free ones from the state, the prescribed from g(t) */
     memcpy(xs, x, sizeof(double) * R_);
     for (int j = 0; j < NF_; j++) xs[R_ + CON_UI[j]] = x[R_ + j];
     if (NC_ > 0) {
-        memset(uz, 0, sizeof uz);
+        memset(uz, 0, sizeof(double) * KBF_U1);
         k_cf(&t, x, uz, c, cf);
         for (int k = 0; k < NC_; k++) xs[R_ + CON_CI[k]] = cf[k];
     }
@@ -265,22 +284,21 @@ static int kbf_eval(double t, const double *x, const double *c, double *xd, doub
 #endif
 #if KC_ > 0
     if (!code) {
-        double o[R_ + SF_ + 1];
-        int c2 = kb_rhs_emb(1, &t, xs, c, KBF_PARTP, KBF_KIND == 1 ? xd : o, u);
+        int c2 = kb_rhs_emb(w, 1, &t, xs, c, KBF_PARTP, KBF_KIND == 1 ? xd : g->o, u);
         if (KBF_KIND == 1) code = c2;
-        else if (c2 < 0) code = c2;
+        else if (c2 == KB_SINGULAR_BD) code = c2;
     }
 #else
     memcpy(u, xs + R_, sizeof(double) * S_);
 #if KBF_KIND == 0
-    code = kb_rhs(1, &t, x, c, xd);
+    code = kb_rhs(w, 1, &t, x, c, xd);
 #endif
 #endif
     if (code) {
         snprintf(msg, len, "%s", kb_code_text(code));
         return 1;
     }
-    kb_parts(1, &t, x, u, c, 0, 0, 0, 0, 0, 0, &T, NL_ > 0 ? eload : 0);
+    kb_parts(w, 1, &t, x, u, c, 0, 0, 0, 0, 0, 0, &T, NL_ > 0 ? eload : 0);
     int o = 1;
     for (int l = 0; l < NL_; l++) {
         double p = 0.0;
@@ -307,30 +325,26 @@ static int kbf_eval(double t, const double *x, const double *c, double *xd, doub
     y[o++] = T - T0 - x[R_ + KBF_NS];
 #if KC_ > 0
     {
-        static KB_TLS double wp[NPOS];
-        double r[KC_];
+        double *wp = w->wp, *r = g->r;
         for (int k = 0; k < KC_; k++) y[o++] = u[KB_DEP_SYS[k]];
         k_pos(&t, x, u, c, wp);
-        memset(r, 0, sizeof r);
+        memset(r, 0, sizeof(double) * KC_);
         for (int e = 0; e < NB_ENT; e++) r[B_ROW[e]] += wp[B_OFF + e] * u[B_COL[e]];
         for (int k = 0; k < KC_; k++) y[o++] = r[k];
     }
 #endif
 #if KBF_NG > 0
-    {
-        static KB_TLS double w[KBF_NG + KBF_NG * KBF_NG];
-        k_cfg(&t, x, c, w);
-        for (int k = 0; k < KBF_NG; k++) y[o++] = w[k];
-    }
+    k_cfg(&t, x, c, g->cfg);
+    for (int k = 0; k < KBF_NG; k++) y[o++] = g->cfg[k];
 #endif
 #if KC_ > 0 && KBF_KIND == 1
-    if (kbf_multipliers(t, x, c, xd, y + o, msg, len)) return 1;
+    if (kbf_multipliers(g, t, x, c, xd, y + o, msg, len)) return 1;
     o += KC_;
 #endif
 #if KBF_KIND == 2
     {
-        static KB_TLS double wc[NCON1];
-        k_con(&t, x, u, c, wc);
+        const double *wc = g->wc;
+        k_con(&t, x, u, c, g->wc);
         for (int k = 0; k < NC_; k++) y[o++] = cf[k];
         for (int k = 0; k < NC_; k++) y[o++] = react[k];
         for (int k = 0; k < NA_; k++) y[o++] = lam[k];

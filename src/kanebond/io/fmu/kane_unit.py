@@ -25,6 +25,7 @@ from sympy.core.function import AppliedUndef
 from ...errors import ModelError
 from ...mechanics.kinematics import show
 from ...numeric._c.export import CModel, c_model
+from ...numeric._c.work import MESSAGES
 from .build import HERE, c_array, c_string, check_unit, integrator_defaults, wrapper
 from .variables import UnitParts, Variable
 
@@ -172,6 +173,8 @@ def _glue(cm: CModel, nx: int, nc: int, ny: int, guid: str, xs: np.ndarray, c0: 
         f"#define KBF_PARTP {'KBF_PART' if part else '0'}",
         "#define KB_DEP_SYS (KBF_PART + 2 + SF_)",
         c_array("int", "Q_DEP", cm.q_dep),
+        "static const char *const KBF_STATUS_TEXT[] = {"
+        + ", ".join(c_string(MESSAGES.get(k, "")) for k in range(max(MESSAGES) + 1)) + "};",
         c_array("double", "KBF_START", start),
         c_array("int", "KBF_INPUT", [1 if k in inputs else 0 for k in range(max(nc, 1))]),
         wrapper(fmi)[0],

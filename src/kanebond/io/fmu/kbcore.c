@@ -9,10 +9,14 @@
                                   (rk.c's KB_DOP853, rtol, atol: kanebond.simulation.runs);
      KBF_NPROJ                    > 0 when the configuration is projected (closed loops);
      KBF_START, KBF_INPUT         start values of every value reference; which c are inputs;
-     kbf_eval(t, x, c, xd, y, T0, msg, len)  the derivatives xd and (y not NULL) the outputs;
-     kbf_project(t, x, c, msg, len)          the dependent coordinates solved from g(q) = 0;
+     kbf_work, kbf_work_new(), kbf_work_free(g)  an instance's work (the model runtime's
+                                  kb_work and the glue's buffers: one per instance, nothing
+                                  shared between instances, which may run in parallel);
+     kbf_eval(g, t, x, c, xd, y, T0, msg, len)  the derivatives xd and (y not NULL) the outputs;
+     kbf_project(g, t, x, c, msg, len)          the dependent coordinates solved from g(q) = 0;
    both return 0, or non-zero with a message naming what failed;
-     kbf_gmax(t, x, c)                       the largest |g(q)| (0 without a closed loop).
+     kbf_gmax(g, t, x, c)                       the largest |g(q)| (0 without a closed loop);
+     kbf_ratio(g), kbf_watch(g, ...)            the constraint watch (kbglue.c without one).
 
    Value references: [0, NX) the states, [NX, 2 NX) their derivatives, [2 NX, 2 NX + NC) the
    constants and inputs (the generated code's array c), then the NY outputs (FMI 3.0: then
@@ -49,6 +53,7 @@ struct KbInst;
 typedef void (*kb_logfn)(struct KbInst *m, int status, const char *category, const char *msg);
 
 typedef struct KbInst {
+    kbf_work *work;       /* this instance's own (kbf_work_new); kept by kb_set_state */
     kb_logfn log;
     void (*logger)(void); /* the importer's callback, called by log through its own type */
     void *env;
@@ -85,12 +90,13 @@ static int kb_update(KbInst *m, int outputs) {
     char msg[512] = "";
     if (!outputs && m->fresh >= 1) return KB_OK;
     if (outputs && m->fresh >= 2) return KB_OK;
-    if (kbf_eval(m->time, X(m), C(m), XD(m), outputs ? Y(m) : 0, m->T0, msg, sizeof msg)) {
+    if (kbf_eval(m->work, m->time, X(m), C(m), XD(m), outputs ? Y(m) : 0, m->T0, msg,
+                 sizeof msg)) {
         kb_log(m, KB_ERR, "logStatusError", "t = %.17g: %s", m->time, msg);
         m->phase = KB_ERROR;
         return KB_ERR;
     }
-    if (kbf_ratio() < m->rmin) m->rmin = kbf_ratio();
+    if (kbf_ratio(m->work) < m->rmin) m->rmin = kbf_ratio(m->work);
     m->fresh = outputs ? 2 : 1;
     return KB_OK;
 }
@@ -99,8 +105,8 @@ static int kb_update(KbInst *m, int outputs) {
 /* one evaluation for the integrator: 0, or 1 with the reason in m->msg */
 static int kb_f(KbInst *m, double t, const double *x, double *out) {
     m->msg[0] = 0;
-    if (kbf_eval(t, x, C(m), out, 0, m->T0, m->msg, sizeof m->msg)) return 1;
-    double r = kbf_ratio();
+    if (kbf_eval(m->work, t, x, C(m), out, 0, m->T0, m->msg, sizeof m->msg)) return 1;
+    double r = kbf_ratio(m->work);
     if (r < m->rmin) m->rmin = r;
     return 0;
 }
@@ -149,12 +155,12 @@ static int kb_integrate(KbInst *m, double t_end) {
             return 1;
         }
         char msg[512] = "";
-        if (kbf_watch(r->t_old, r->h_prev, r->y_old, r->y, r->K, r->K + (size_t)r->ns * r->n,
-                      rmin, C(m), msg, sizeof msg)) {
+        if (kbf_watch(m->work, r->t_old, r->h_prev, r->y_old, r->y, r->K,
+                      r->K + (size_t)r->ns * r->n, rmin, C(m), msg, sizeof msg)) {
             kb_log(m, KB_ERR, "logStatusError", "%s", msg);
             return 1;
         }
-        m->rmin = kbf_ratio(); /* the last stage is the next step's start */
+        m->rmin = kbf_ratio(m->work); /* the last stage is the next step's start */
         kb_rk_next(r);
         if (++steps > 50000000L) {
             kb_log(m, KB_ERR, "logStatusError", "t = %.17g: more than 5e7 steps in one "
@@ -184,11 +190,22 @@ static void kb_defaults(KbInst *m) {
     m->tw = 0.0;
 }
 
+/* an instance and its work freed (FMI's freeInstance) */
+static void kb_free(KbInst *m) {
+    if (!m) return;
+    kbf_work_free(m->work);
+    free(m);
+}
+
 /* a new instance, or NULL (logged) when the token is not this unit's */
 static KbInst *kb_new(const char *name, const char *token, int type, int logging, kb_logfn log,
                       void (*logger)(void), void *env) {
     KbInst *m = (KbInst *)calloc(1, sizeof(KbInst));
     if (!m) return 0;
+    if (!(m->work = kbf_work_new())) { /* no memory: no instance (the importer sees NULL) */
+        free(m);
+        return 0;
+    }
     m->log = log;
     m->logger = logger;
     m->env = env;
@@ -197,7 +214,7 @@ static KbInst *kb_new(const char *name, const char *token, int type, int logging
         kb_log(m, KB_ERR, "logStatusError", "this unit's GUID (instantiation token) is %s, the "
                "importer gives %s: the unit and its modelDescription.xml do not belong "
                "together", KBF_GUID, token ? token : "(none)");
-        free(m);
+        kb_free(m);
         return 0;
     }
     m->type = type;
@@ -222,7 +239,7 @@ static void kb_setup(KbInst *m, int tolDefined, double tol, double start, int st
    during it (so that it reads the values the run starts from) */
 static int kb_consistent(KbInst *m) {
     char msg[512] = "";
-    if (KBF_NPROJ && kbf_project(m->time, X(m), C(m), msg, sizeof msg)) {
+    if (KBF_NPROJ && kbf_project(m->work, m->time, X(m), C(m), msg, sizeof msg)) {
         kb_log(m, KB_ERR, "logStatusError", "initialization: %s", msg);
         m->phase = KB_ERROR;
         return KB_ERR;
@@ -254,8 +271,8 @@ static int kb_completed(KbInst *m, int *enter) {
     char msg[512] = "";
     *enter = 0;
     if (kb_update(m, 0) != KB_OK) return KB_ERR;
-    if (m->time > m->tw && kbf_watch(m->tw, m->time - m->tw, m->xw, X(m), m->dw, XD(m),
-                                     m->rmin, C(m), msg, sizeof msg)) {
+    if (m->time > m->tw && kbf_watch(m->work, m->tw, m->time - m->tw, m->xw, X(m), m->dw,
+                                     XD(m), m->rmin, C(m), msg, sizeof msg)) {
         kb_log(m, KB_ERR, "logStatusError", "%s", msg);
         m->phase = KB_ERROR;
         return KB_ERR;
@@ -264,7 +281,7 @@ static int kb_completed(KbInst *m, int *enter) {
     memcpy(m->dw, XD(m), sizeof(double) * KBF_NX);
     m->tw = m->time;
     m->rmin = 1.0;
-    if (KBF_NPROJ && kbf_gmax(m->time, X(m), C(m)) > KBF_DRIFT * m->tol)
+    if (KBF_NPROJ && kbf_gmax(m->work, m->time, X(m), C(m)) > KBF_DRIFT * m->tol)
         *enter = m->project = 1;
     return KB_OK;
 }
@@ -277,7 +294,7 @@ static int kb_event(KbInst *m, int *changed) {
     *changed = 0;
     if (!m->project || m->phase == KB_ERROR) return m->phase == KB_ERROR ? KB_ERR : KB_OK;
     m->project = 0;
-    if (kbf_project(m->time, X(m), C(m), msg, sizeof msg)) {
+    if (kbf_project(m->work, m->time, X(m), C(m), msg, sizeof msg)) {
         kb_log(m, KB_ERR, "logStatusError", "t = %.17g: %s", m->time, msg);
         m->phase = KB_ERROR;
         return KB_ERR;
@@ -386,7 +403,7 @@ static int kb_do_step(KbInst *m, double t, double h) {
     m->time = t;
     if (kb_integrate(m, t + h)) { m->phase = KB_ERROR; return KB_ERR; }
     if (KBF_NPROJ) {
-        if (kbf_project(m->time, X(m), C(m), msg, sizeof msg)) {
+        if (kbf_project(m->work, m->time, X(m), C(m), msg, sizeof msg)) {
             kb_log(m, KB_ERR, "logStatusError", "t = %.17g: %s", m->time, msg);
             m->phase = KB_ERROR;
             return KB_ERR;
@@ -409,7 +426,9 @@ static int kb_set_state(KbInst *m, const void *state) {
     kb_logfn log = m->log;
     void (*logger)(void) = m->logger;
     void *env = m->env;
+    kbf_work *work = m->work;
     memcpy(m, state, sizeof(KbInst));
+    m->work = work;
     kb_rk_bind(&m->rk, KBF_NX, 0, m->rkbuf, m->rkside); /* its own arrays, not the copy's */
     m->fsal = 0;
     m->log = log;
@@ -422,8 +441,22 @@ static int kb_set_state(KbInst *m, const void *state) {
    state, with T*(t0) = T0; returns 0 or non-zero, with the message in msg. */
 KB_EXPORT int kanebond_eval(double t, const double *x, const double *c, double *xd, double *y,
                             double T0, char *msg, int len) {
-    return kbf_eval(t, x, c, xd, y, T0, msg, (size_t)len);
+    kbf_work *g = kbf_work_new();
+    if (!g) {
+        snprintf(msg, (size_t)len, "no memory for the evaluation's buffers");
+        return 1;
+    }
+    const int code = kbf_eval(g, t, x, c, xd, y, T0, msg, (size_t)len);
+    kbf_work_free(g);
+    return code;
 }
 KB_EXPORT int kanebond_project(double t, double *x, const double *c, char *msg, int len) {
-    return KBF_NPROJ ? kbf_project(t, x, c, msg, (size_t)len) : 0;
+    kbf_work *g = kbf_work_new();
+    if (!g) {
+        snprintf(msg, (size_t)len, "no memory for the evaluation's buffers");
+        return 1;
+    }
+    const int code = KBF_NPROJ ? kbf_project(g, t, x, c, msg, (size_t)len) : 0;
+    kbf_work_free(g);
+    return code;
 }

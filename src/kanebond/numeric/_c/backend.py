@@ -25,6 +25,7 @@ import stat
 import subprocess
 import sys
 import tempfile
+import threading
 import warnings
 from pathlib import Path
 
@@ -35,6 +36,7 @@ from ...files import write_text
 from ...progress import progress_wanted
 from .._program.program import Program
 from .emit import emit_c
+from .work import Status, Works
 
 __all__ = ["CBackend", "cache_dir", "compiler_available", "compiler_command", "library_key",
            "machine_flags", "refuse_fast_math"]
@@ -162,12 +164,12 @@ def c_source(*names: str) -> str:
     return "".join((here / name).read_text(encoding="utf-8") for name in names)
 
 
-#: KB_TLS, the per-thread storage of large work arrays (shared with an FMU's glue)
+#: KB_TLS, the per-thread storage of a bond graph's work arrays (bondgraph/, an FMU's graph)
 TLS_RUNTIME = c_source("runtime_tls.c")
-#: the dense LU solve shared by the integration core and the bond-graph runtime
+#: the dense LU shared by the integration core, RODAS4, the FMU and the bond-graph runtime
 DENSE_RUNTIME = c_source("runtime_dense.c")
-#: the band LU of B_d (shared with the tree runtime), then the assembly and right-hand sides
-LU_RUNTIME = TLS_RUNTIME + c_source("runtime_lu.c")
+#: the status, the shared part of a work and the band LU of B_d (shared with the tree runtime)
+LU_RUNTIME = c_source("runtime_lu.c")
 _C_RUNTIME = LU_RUNTIME + c_source("runtime.c", "runtime_out.c")
 
 
@@ -243,10 +245,13 @@ def _c_header(prog: Program) -> str:
     )
 
 
-def c_sources(prog: Program) -> tuple[list[str], str, str, int, int]:
+def c_sources(prog: Program, extra: tuple[str, str, str] | None = None
+              ) -> tuple[list[str], str, str, int, int]:
     """([kernel k_pos, kernel k_vel], runtime, kernel k_dot) C sources and the operation counts
     of k_pos + k_vel and of k_dot. k_pos and k_vel are separate translation units so that the
-    compiler runs on them (and the runtime) in parallel."""
+    compiler runs on them (and the runtime) in parallel. ``extra``: (kernels, macros, runtime)
+    of prescribed flows and adjoined constraints: the kernels go with k_vel, the macros before
+    the runtime (they size its work) and their runtime after it."""
     g = prog.g
     L = prog.layout
     groups = {"t": 1, "q": L.R, "f": L.S, "c": L.K}
@@ -256,7 +261,10 @@ def c_sources(prog: Program) -> tuple[list[str], str, str, int, int]:
     dot = head + emit_c(g, groups, prog.dot, "k_dot")
     n_main = len(g.needed(prog.pos + prog.vel))
     n_dot = len(g.needed(prog.dot))
-    return main, head + _C_RUNTIME, dot, n_main, n_dot
+    if extra is None:
+        return main, head + _C_RUNTIME, dot, n_main, n_dot
+    main[-1] += extra[0]
+    return main, head + extra[1] + _C_RUNTIME + extra[2], dot, n_main, n_dot
 
 
 #: Kernels with more operations than this are compiled with -O0: gcc's optimizer costs about
@@ -383,29 +391,31 @@ def source_library(prefix: str, src: str, flags: tuple[str, ...] = ("-O1",)) -> 
     return lib
 
 
-def call_speeds(fn, n_u: int, t, q, f, c, part) -> tuple[np.ndarray, int]:
-    """(all speeds u (N, n_u), return code) of a compiled kb_speeds_* ``fn``(n, t, q, f, c,
+def call_speeds(fn, work: int, n_u: int, t, q, f, c, part) -> tuple[np.ndarray, Status]:
+    """(all speeds u (N, n_u), status) of a compiled kb_speeds_* ``fn``(work, n, t, q, f, c,
     part, u) at a batch."""
     n = len(t)
     t, q, f, c = (np.ascontiguousarray(a, dtype=float) for a in (t, q, f, c))
     uo = np.empty((n, n_u))
-    code = fn(n, t.ctypes.data, q.ctypes.data, f.ctypes.data, c.ctypes.data, part.ctypes.data,
-              uo.ctypes.data)
-    return uo, code
+    return uo, status(fn(work, n, t.ctypes.data, q.ctypes.data, f.ctypes.data, c.ctypes.data,
+                         part.ctypes.data, uo.ctypes.data), work)
+
+
+def status(kind: int, work: int) -> Status:
+    """The status of a call that returned ``kind`` (the point read from the work if not OK)."""
+    return Status.of(work) if kind else Status(0)
 
 
 class CBackend:
     name = "c"
 
-    def __init__(self, prog: Program, extra: tuple[str, str] | None = None) -> None:
-        """``extra``: (kernels, runtime) C sources of prescribed flows and adjoined constraints
-        (:func:`~kanebond.numeric._c.constraints.constraint_sources`), compiled into the same
-        library."""
+    def __init__(self, prog: Program, extra: tuple[str, str, str] | None = None) -> None:
+        """``extra``: (kernels, macros, runtime) C sources of prescribed flows and adjoined
+        constraints (:func:`~kanebond.numeric._c.constraints.constraint_sources`), compiled
+        into the same library."""
         self.L = prog.layout
-        main, runtime, dot, n_main, n_dot = c_sources(prog)
+        main, runtime, dot, n_main, n_dot = c_sources(prog, extra)
         self.has_constraints = extra is not None
-        if extra is not None:
-            main[-1], runtime = main[-1] + extra[0], runtime + extra[1]
         self._dot_source, self._n_dot = dot, n_dot
         self.source = "".join(main) + runtime
         flags = kernel_flags(n_main)
@@ -417,36 +427,44 @@ class CBackend:
 
         lib, self.cached = load_library(self.path, build)
         vp = ctypes.c_void_p
-        lib.kb_parts.argtypes = [ctypes.c_int] + [vp] * 12
-        lib.kb_rhs.argtypes = [ctypes.c_int, vp, vp, vp, vp]
-        lib.kb_rhs_momentum.argtypes = [ctypes.c_int, vp, vp, vp, vp, vp]
-        lib.kb_work.argtypes = [ctypes.c_int, vp, vp, vp, vp, ctypes.c_int, vp]
-        lib.kb_rhs_emb.argtypes = [ctypes.c_int] + [vp] * 6
-        lib.kb_rhs_momentum_emb.argtypes = [ctypes.c_int] + [vp] * 6
-        for fn in (lib.kb_parts, lib.kb_rhs, lib.kb_rhs_momentum, lib.kb_work, lib.kb_rhs_emb,
-                   lib.kb_rhs_momentum_emb):
+        vi = [vp, ctypes.c_int]  # every entry point: (work, n, ...)
+        lib.kb_parts.argtypes = vi + [vp] * 12
+        lib.kb_rhs.argtypes = vi + [vp] * 4
+        lib.kb_rhs_momentum.argtypes = vi + [vp] * 5
+        lib.kb_kernel_work.argtypes = vi + [vp, vp, vp, vp, ctypes.c_int, vp]
+        lib.kb_rhs_emb.argtypes = vi + [vp] * 6
+        lib.kb_rhs_momentum_emb.argtypes = vi + [vp] * 6
+        for fn in (lib.kb_parts, lib.kb_rhs, lib.kb_rhs_momentum, lib.kb_kernel_work,
+                   lib.kb_rhs_emb, lib.kb_rhs_momentum_emb):
             fn.restype = ctypes.c_int
         if extra is not None:
-            lib.kb_con.argtypes = [ctypes.c_int, vp, vp, vp, vp, ctypes.c_double, vp, vp, vp, vp]
+            lib.kb_con.argtypes = vi + [vp, vp, vp, vp, ctypes.c_double, vp, vp, vp, vp]
             lib.kb_con.restype = ctypes.c_int
         if hasattr(lib, "kb_outputs_emb"):  # embedded constraints (runtime_out.c)
-            lib.kb_outputs_emb.argtypes = [ctypes.c_int] + [vp] * 8
+            lib.kb_outputs_emb.argtypes = vi + [vp] * 8
             lib.kb_outputs_emb.restype = ctypes.c_int
-            lib.kb_speeds_emb.argtypes = [ctypes.c_int] + [vp] * 6
+            lib.kb_speeds_emb.argtypes = vi + [vp] * 6
             lib.kb_speeds_emb.restype = ctypes.c_int
         self.lib = lib
+        #: one kb_work per thread, on this library's kb_model (numeric/_c/work.py)
+        self.works = Works(lib, "a compiled model")
         self._dot_lib = None
+        self._dot_lock = threading.Lock()
 
     def need_dot(self) -> None:
-        """Compile (or load) the k_dot kernel on first use and hand it to the runtime."""
+        """Compile (or load) the k_dot kernel on first use and hand it to the model struct
+        (kb_model_set_dot: every work of the model then sees it; a work that needs it before
+        returns the status NO_KERNEL, never calls through NULL)."""
         if self._dot_lib is not None:
             return
-        flags = kernel_flags(self._n_dot)
-        path = cache_dir() / f"kb_{library_key(self._dot_source + ' '.join(flags))}.so"
-        self._dot_lib = load_library(
-            path, lambda p: build_library([(self._dot_source, flags)], p))[0]
-        addr = ctypes.cast(self._dot_lib.k_dot, ctypes.c_void_p).value
-        ctypes.c_void_p.in_dll(self.lib, "kb_k_dot").value = addr
+        with self._dot_lock:
+            if self._dot_lib is not None:
+                return
+            flags = kernel_flags(self._n_dot)
+            path = cache_dir() / f"kb_{library_key(self._dot_source + ' '.join(flags))}.so"
+            lib = load_library(path, lambda p: build_library([(self._dot_source, flags)], p))[0]
+            self.works.set_dot(ctypes.cast(lib.k_dot, ctypes.c_void_p).value)
+            self._dot_lib = lib
 
     @staticmethod
     def _p(a: np.ndarray | None):
@@ -471,11 +489,14 @@ class CBackend:
                 out[k] = np.zeros(shapes[k])
         if "e" in want and len(L.loads) == 0:
             out["eload"] = np.zeros(shapes["eload"])
-        self.lib.kb_parts(
-            n, t.ctypes.data, q.ctypes.data, f.ctypes.data, c.ctypes.data,
+        w = self.works.get()
+        kind = self.lib.kb_parts(
+            w, n, t.ctypes.data, q.ctypes.data, f.ctypes.data, c.ctypes.data,
             *(self._p(out.get(k)) for k in ("Q", "A", "Df", "e", "p_hat", "e_hat", "T_star")),
             self._p(out.get("eload")) if len(L.loads) else None,
         )
+        if kind:
+            raise ModelError(f"the compiled model's kb_parts failed ({Status.of(w)}).")
         return out
 
     def work(self, kind: str, t, q, u, c) -> np.ndarray:
@@ -487,34 +508,40 @@ class CBackend:
         n = len(t)
         t, q, u, c = (np.ascontiguousarray(a, dtype=float) for a in (t, q, u, c))
         out = np.zeros((n, max(size, 1)))
-        self.lib.kb_work(n, t.ctypes.data, q.ctypes.data, u.ctypes.data, c.ctypes.data, which,
-                         out.ctypes.data)
+        w = self.works.get()
+        if self.lib.kb_kernel_work(w, n, t.ctypes.data, q.ctypes.data, u.ctypes.data,
+                                   c.ctypes.data, which, out.ctypes.data):
+            raise ModelError(f"the compiled model's kernel {kind!r} failed ({Status.of(w)}).")
         return np.ascontiguousarray(out[:, :size].T)
 
-    def rhs(self, t, x, c) -> tuple[np.ndarray, int]:
+    def rhs(self, t, x, c) -> tuple[np.ndarray, Status]:
         n = len(t)
         out = np.empty((n, self.L.R + self.L.S))
-        code = self.lib.kb_rhs(n, t.ctypes.data, x.ctypes.data, c.ctypes.data, out.ctypes.data)
-        return out, code
+        w = self.works.get()
+        kind = self.lib.kb_rhs(w, n, t.ctypes.data, x.ctypes.data, c.ctypes.data,
+                               out.ctypes.data)
+        return out, status(kind, w)
 
-    def rhs_momentum(self, t, y, c) -> tuple[np.ndarray, np.ndarray, int]:
+    def rhs_momentum(self, t, y, c) -> tuple[np.ndarray, np.ndarray, Status]:
         self.need_dot()
         n = len(t)
         out = np.empty((n, self.L.R + self.L.S))
         fo = np.empty((n, self.L.S))
-        code = self.lib.kb_rhs_momentum(
-            n, t.ctypes.data, y.ctypes.data, c.ctypes.data, out.ctypes.data, fo.ctypes.data
+        w = self.works.get()
+        kind = self.lib.kb_rhs_momentum(
+            w, n, t.ctypes.data, y.ctypes.data, c.ctypes.data, out.ctypes.data, fo.ctypes.data
         )
-        return out, fo, code
+        return out, fo, status(kind, w)
 
-    def speeds(self, t, q, f, c, part) -> tuple[np.ndarray, int]:
-        """(all speeds u (N, n_u), return code) from the independent speeds f by the numeric
+    def speeds(self, t, q, f, c, part) -> tuple[np.ndarray, Status]:
+        """(all speeds u (N, n_u), status) from the independent speeds f by the numeric
         embedding (runtime_out.c's kb_speeds_emb), as TreeBackend.speeds on the tree path."""
-        return call_speeds(self.lib.kb_speeds_emb, self.L.S, t, q, f, c, part)
+        return call_speeds(self.lib.kb_speeds_emb, self.works.get(), self.L.S, t, q, f, c,
+                           part)
 
     def rhs_embedded(self, t, x, c, part, momentum: bool = False):
         """Velocity (or momentum) form with the numeric embedding for the partition ``part``
-        (see runtime.c): (out (N, R+S_f), all speeds u (N, n_u), code)."""
+        (see runtime.c): (out (N, R+S_f), all speeds u (N, n_u), status)."""
         if momentum:
             self.need_dot()
         n = len(t)
@@ -522,6 +549,7 @@ class CBackend:
         out = np.empty((n, L.R + L.S_f))
         uo = np.empty((n, L.S))
         fn = self.lib.kb_rhs_momentum_emb if momentum else self.lib.kb_rhs_emb
-        code = fn(n, t.ctypes.data, x.ctypes.data, c.ctypes.data, part.ctypes.data,
+        w = self.works.get()
+        kind = fn(w, n, t.ctypes.data, x.ctypes.data, c.ctypes.data, part.ctypes.data,
                   out.ctypes.data, uo.ctypes.data)
-        return out, uo, code
+        return out, uo, status(kind, w)

@@ -75,9 +75,10 @@ def constraint_expressions(system) -> tuple[list, list] | None:
     return cf, rest
 
 
-def constraint_sources(prog, system) -> tuple[str, str] | None:
-    """(kernels k_cf and k_con, constrained runtime) C sources of ``system`` on the graph of
-    its program ``prog``, or None where an expression cannot be compiled."""
+def constraint_sources(prog, system) -> tuple[str, str, str] | None:
+    """(kernels k_cf and k_con, the macros that size the runtime's work, the constrained
+    runtime) C sources of ``system`` on the graph of its program ``prog``, or None where an
+    expression cannot be compiled."""
     exprs = constraint_expressions(system)
     if exprs is None:
         return None
@@ -99,7 +100,7 @@ def constraint_sources(prog, system) -> tuple[str, str] | None:
         f"#define NA_ {len(system.adjoined)}", f"#define NCON_ {len(rest)}",
         arr("CON_UI", ui), arr("CON_CI", ci), "",
     ])
-    return kernels, head + _RUNTIME
+    return kernels, head, _RUNTIME
 
 
 class ConstraintKernel:
@@ -112,29 +113,33 @@ class ConstraintKernel:
         self.relaxed, self.n_state, self.baumgarte = relaxed, n_state, baumgarte
         self.sizes = {"lam": L, "reactions": n_prescribed, "acf": L}
         self._fn = relaxed.evaluator.backend.lib.kb_con
+        self._works = relaxed.evaluator.backend.works
         part = relaxed.binding.part
         self._part = None if part is None else part.ctypes.data
         self._tls = threading.local()  # per-thread buffers: ctypes releases the GIL
 
     def _point_buffers(self) -> tuple:
-        """This thread's single-point buffers (t, x, out) and the C call's pointers."""
+        """This thread's single-point buffers (t, x, out), its work and the C call's
+        pointers."""
         b = getattr(self._tls, "b", None)
         if b is None:
             t1, x1, o1 = np.zeros(1), np.zeros(self.n_state), np.zeros(self.n_state)
-            ptrs = (t1.ctypes.data, x1.ctypes.data, self.relaxed.binding.c1.ctypes.data,
-                    self._part, self.baumgarte, o1.ctypes.data)
-            b = self._tls.b = (t1, x1, o1, ptrs)
+            w = self._works.handle()
+            ptrs = (w.ptr, 1, t1.ctypes.data, x1.ctypes.data,
+                    self.relaxed.binding.c1.ctypes.data, self._part, self.baumgarte,
+                    o1.ctypes.data)
+            b = self._tls.b = (t1, x1, o1, ptrs, w)
         return b
 
     def point(self, t: float, x: np.ndarray) -> np.ndarray | None:
         """[q', ᵘf'] at one state x = [q, ᵘf], or None where the NumPy path is to answer."""
         try:
-            t1, x1, o1, ptrs = self._tls.b
+            t1, x1, o1, ptrs, _ = self._tls.b
         except AttributeError:
-            t1, x1, o1, ptrs = self._point_buffers()
+            t1, x1, o1, ptrs, _ = self._point_buffers()
         t1[0] = t
         x1[:] = x
-        return o1.copy() if self._fn(1, *ptrs, None, None, None) == 0 else None
+        return o1.copy() if self._fn(*ptrs, None, None, None) == 0 else None
 
     def solve(self, tt, xb, *, lam: bool = False, react: bool = False,
               acf: bool = False) -> dict | None:
@@ -150,8 +155,8 @@ class ConstraintKernel:
         for key, on in (("lam", lam), ("reactions", react), ("acf", acf)):
             if on:
                 res[key] = np.zeros((n, self.sizes[key]))
-        code = self._fn(n, tt.ctypes.data, xb.ctypes.data, c.ctypes.data, self._part,
-                        self.baumgarte, res["out"].ctypes.data,
+        code = self._fn(self._works.get(), n, tt.ctypes.data, xb.ctypes.data, c.ctypes.data,
+                        self._part, self.baumgarte, res["out"].ctypes.data,
                         *(res[k].ctypes.data if k in res else None
                           for k in ("lam", "reactions", "acf")))
         return None if code else res

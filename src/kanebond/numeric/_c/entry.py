@@ -57,14 +57,22 @@ class Entry:
     t_off: int = 0
     """where kb_work_tree writes T* (the tree path)."""
     keep: int = 0
-    """address of the runtime's kb_keep_energy (the powers and T* of every evaluation kept)."""
+    """address of the runtime's kb_keep_energy(work, on) (the powers and T* of every
+    evaluation kept in the work)."""
     last: int = 0
-    """address of kb_last_energy, which hands them over."""
+    """address of kb_last_energy(work, P, T), which hands them over."""
     beta: float = 0.0
     """the Baumgarte rate of adjoined constraints (CONSTRAINED)."""
     speeds: int = 0
     """EMBEDDED velocity form: the address of kb_speeds_tree / kb_speeds_emb (all speeds from
     f alone, for the output points), else 0."""
+    model: int = 0
+    """the library's kb_model (its kernels: k_dot), handed to work_new; 0 where it has none."""
+    work_new: int = 0
+    """address of the library's kb_work_new(model): the integration core makes one work per
+    run with it (every entry point above takes that work first), and frees it with
+    ``work_free``."""
+    work_free: int = 0
     keep_alive: list = field(default_factory=list)
 
 
@@ -99,6 +107,12 @@ def _addr(fn: Any) -> int:
     return int(ctypes.cast(fn, ctypes.c_void_p).value)
 
 
+def _works(lib: Any, works: Any) -> dict:
+    """The Entry fields of a library's Model + Work (numeric/_c/work.py's Works)."""
+    return {"model": works.model.ptr or 0, "work_new": _addr(lib.kb_work_new),
+            "work_free": _addr(lib.kb_work_free)}
+
+
 def tree_entry(be: Any, b: Any, R: int, n_u: int, S: int, nl: int, momentum: bool) -> Entry:
     """The entry of a tree path's library ``be`` (:class:`~kanebond.numeric._c.tree.
     TreeBackend`) for the binding ``b`` of a model (not the embedded momentum form)."""
@@ -112,8 +126,8 @@ def tree_entry(be: Any, b: Any, R: int, n_u: int, S: int, nl: int, momentum: boo
     return Entry(kind, _addr(fn), TREE_POWER, _addr(lib.kb_work_tree), R, nside, nl,
                  b.c1, b.part, _addr(lib.kb_pivot_ratio) if emb else 0, be.L.POW,
                  be.L.n_work, t_off=be.L.T, keep=_addr(lib.kb_keep_energy),
-                 last=_addr(lib.kb_last_energy), keep_alive=[lib],
-                 speeds=_addr(lib.kb_speeds_tree) if emb else 0)
+                 last=_addr(lib.kb_last_energy), keep_alive=[lib, be],
+                 speeds=_addr(lib.kb_speeds_tree) if emb else 0, **_works(lib, be.works))
 
 
 def bodies_entry(be: Any, b: Any, R: int, n_u: int, S: int, nl: int, momentum: bool) -> Entry:
@@ -133,14 +147,17 @@ def bodies_entry(be: Any, b: Any, R: int, n_u: int, S: int, nl: int, momentum: b
     return Entry(kind, _addr(fn), PARTS_POWER, _addr(lib.kb_parts), R, nside, nl, b.c1, b.part,
                  _addr(lib.kb_pivot_ratio) if emb else 0, keep=_addr(lib.kb_keep_energy),
                  last=_addr(lib.kb_last_energy), keep_alive=[lib, be],
-                 speeds=_addr(lib.kb_speeds_emb) if emb and not momentum else 0)
+                 speeds=_addr(lib.kb_speeds_emb) if emb and not momentum else 0,
+                 **_works(lib, be.works))
 
 
 def graph_entry(got: dict, R: int, nl: int) -> Entry:
     """The entry of a model that compiles itself (a bond graph: bondgraph/cgraph.py), from
-    its {"fn", "keep", "last", "c", "lib"}."""
+    its {"fn", "keep", "last", "c", "lib"} (the library has kb_work_new / kb_work_free)."""
+    lib = got["lib"]
     return Entry(PLAIN, _addr(got["fn"]), KEPT_POWER, 0, R, 0, nl, got["c"],
-                 keep=_addr(got["keep"]), last=_addr(got["last"]), keep_alive=[got["lib"]])
+                 keep=_addr(got["keep"]), last=_addr(got["last"]), keep_alive=[lib],
+                 work_new=_addr(lib.kb_work_new), work_free=_addr(lib.kb_work_free))
 
 
 def constrained_entry(model: Any, momentum: bool) -> tuple[Entry | None, str]:
@@ -162,4 +179,4 @@ def constrained_entry(model: Any, momentum: bool) -> tuple[Entry | None, str]:
                  len(model.load_names), b.c1, b.part,
                  _addr(lib.kb_con_pivot_ratio), keep=_addr(lib.kb_keep_energy),
                  last=_addr(lib.kb_con_last_energy), beta=float(model.baumgarte),
-                 keep_alive=[lib, be]), ""
+                 keep_alive=[lib, be], **_works(lib, be.works)), ""

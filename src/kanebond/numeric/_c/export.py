@@ -91,7 +91,6 @@ def c_model(num: Any) -> CModel:
         raise ModelError(f"the C of {num.system.name!r} is made from the per-body path; make its "
                          f"numeric model with path='bodies' (this one has path={rel.path!r}).")
     prog = rel.program
-    main, runtime, _dot, n_main, _ = c_sources(prog)
     kind = "embedded" if rel.embedded else "plain"
     extra = None
     if num is not rel:
@@ -101,8 +100,8 @@ def c_model(num: Any) -> CModel:
                 f"the prescribed flows or adjoined constraints of {num.system.name!r} cannot be "
                 f"compiled to C (a prescribed value g(t) that depends on the state, or an "
                 f"expression the code generator does not know); they need Python at run time.")
-        main[-1], runtime = main[-1] + extra[0], runtime + extra[1]
         kind = "constrained"
+    main, runtime, _dot, n_main, _ = c_sources(prog, extra)
     lay = rel.layout
     cfg, q_dep, n_cfg = config_kernel(rel, lay.K)
     units = [*main, runtime + cfg]

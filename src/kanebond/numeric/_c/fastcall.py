@@ -50,17 +50,18 @@ def _module():
     return mod
 
 
-def point_caller(fn, embedded: bool, c: np.ndarray, part: np.ndarray | None, out: np.ndarray,
-                 u: np.ndarray, nx: int) -> Callable | None:
-    """``call(t, x)`` → the runtime's code of ``fn`` (a ctypes function of the model's library:
-    ``kb_rhs``-like, or ``kb_rhs_emb``-like when ``embedded``) at the one point (t, x), the
-    result in ``out`` (and all speeds in ``u``); None from ``call`` where x is not a
-    C-contiguous float64 array of nx numbers. None where the module cannot be had. The arrays
-    must outlive the caller."""
+def point_caller(fn, work: int, embedded: bool, c: np.ndarray, part: np.ndarray | None,
+                 out: np.ndarray, u: np.ndarray, nx: int) -> Callable | None:
+    """``call(t, x)`` → the runtime's status kind of ``fn`` (a ctypes function of the model's
+    library: ``kb_rhs``-like, or ``kb_rhs_emb``-like when ``embedded``) on the kb_work at
+    address ``work`` (the calling thread's own) at the one point (t, x), the result in ``out``
+    (and all speeds in ``u``); None from ``call`` where x is not a C-contiguous float64 array
+    of nx numbers. None where the module cannot be had. The arrays and the work must outlive
+    the caller."""
     mod = _module()
     if mod is None:
         return None
     ptr = ctypes.cast(fn, ctypes.c_void_p).value
-    return functools.partial(mod.point, ptr, int(embedded), c.ctypes.data,
+    return functools.partial(mod.point, ptr, work, int(embedded), c.ctypes.data,
                              part.ctypes.data if part is not None else 0, out.ctypes.data,
                              u.ctypes.data, nx)

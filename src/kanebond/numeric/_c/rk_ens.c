@@ -41,9 +41,9 @@ static double kb_ens_energy(KbSim *s, double t, const double *q, const double *u
     const KbModelC *m = &s->m;
     double T = NAN;
     if (m->pkind == 1)
-        ((kb_parts_fn)m->pfn)(1, &t, q, u, m->c, 0, 0, 0, 0, 0, 0, &T, 0);
+        ((kb_parts_fn)m->pfn)(s->w, 1, &t, q, u, m->c, 0, 0, 0, 0, 0, 0, &T, 0);
     else if (m->pkind == 2) {
-        ((kb_work_fn)m->pfn)(1, &t, q, u, m->c, s->work);
+        ((kb_work_fn)m->pfn)(s->w, 1, &t, q, u, m->c, s->work);
         T = s->work[m->t_off];
     }
     return T;
@@ -52,9 +52,9 @@ static double kb_ens_energy(KbSim *s, double t, const double *q, const double *u
 /* One trajectory from x0 with constants c: out (nt rows of [x (n), W, T*, g (ncfg)]; NaN
    after a failure), steps; returns 0 (the end reached), 1 (more than max_steps steps) or 2
    (failed: a singular point, a start that cannot be made consistent, no memory). */
-static int kb_ens_point(const KbModelC *m0, const double *c, int n, const double *x0,
-                        const double *ts, long nt, double rtol, double atol, long max_steps,
-                        const int *qdep, double *out, long *steps) {
+static int kb_ens_point(const KbModelC *m0, const KbSimOptions *o0, const double *c, int n,
+                        const double *x0, const double *ts, long nt, const int *qdep,
+                        double *out, long *steps) {
     KbModelC m = *m0;
     const int ncol = n + 2 + m.ncfg, ng = m.ncfg;
     double *y = (double *)calloc((size_t)(n + ng * (ng + 1) + 1 + m.nl + 1), sizeof(double));
@@ -67,12 +67,13 @@ static int kb_ens_point(const KbModelC *m0, const double *c, int n, const double
     double *w = y + n, *W0 = w + ng * (ng + 1) + 1;
     memcpy(y, x0, sizeof(double) * n);
     if (m.cfg && kb_ens_newton(&m, ts[0], y, qdep, w)) goto fill;
-    s = kb_sim_new(&m, n, ts[0], ts[nt - 1], y, W0, rtol, &atol, 1, INFINITY, 0.0, 0, 0, 0.0,
-                   ts, nt, 1);
+    KbSimOptions o = *o0; /* the caller's method, rtol, atol and max_steps */
+    o.atol_n = 1;
+    o.t_eval = ts;
+    o.n_eval = nt;
+    o.store_side = o.with_T = 1;
+    s = kb_sim_new(&m, &o, n, ts[0], ts[nt - 1], y, W0);
     if (!s) goto fill;
-    s->max_steps = max_steps;
-    s->with_T = 1;
-    s->width += 1;
     for (;;) {
         int code = kb_sim_run(s, 0);
         if (code == KB_SIM_LOOK) { /* drifted from g(q) = 0: kept, then projected */
@@ -107,16 +108,16 @@ fill:
     return status;
 }
 
-/* Points [first, last) of a batch: X (npts x n) starts, Cs (npts x K) constants, out (npts x
-   nt x (n + 2 + ncfg)), status and steps per point. Returns the number of points run. */
-KB_API long kb_sim_ensemble(const KbModelC *m, int n, long first, long last, const double *X,
-                            const double *Cs, int K, const double *ts, long nt, double rtol,
-                            double atol, long max_steps, const int *qdep, double *out,
+/* Points [first, last) of a batch under the options o (method, rtol, one atol, max_steps):
+   X (npts x n) starts, Cs (npts x K) constants, out (npts x nt x (n + 2 + ncfg)), status and
+   steps per point. Returns the number of points run. */
+KB_API long kb_sim_ensemble(const KbModelC *m, const KbSimOptions *o, int n, long first,
+                            long last, const double *X, const double *Cs, int K,
+                            const double *ts, long nt, const int *qdep, double *out,
                             int *status, long *steps) {
     const int ncol = n + 2 + m->ncfg;
     for (long i = first; i < last; i++)
-        status[i] = kb_ens_point(m, Cs + (size_t)i * (K > 0 ? K : 1), n, X + (size_t)i * n, ts,
-                                 nt, rtol, atol, max_steps, qdep,
-                                 out + (size_t)i * nt * ncol, steps + i);
+        status[i] = kb_ens_point(m, o, Cs + (size_t)i * (K > 0 ? K : 1), n, X + (size_t)i * n,
+                                 ts, nt, qdep, out + (size_t)i * nt * ncol, steps + i);
     return last - first;
 }

@@ -10,29 +10,37 @@
    `tick` steps), when it ends or fails, and for a step that Python must look at before it is
    kept: every step when watch_all is set (a closed loop's configuration to project), or one
    in which the smallest pivot ratio of B_d seen at its stages fell below the gate (the
-   constraint watch of kanebond.simulation.monitor decides there). */
+   constraint watch of kanebond.simulation.monitor decides there).
+   Needs: runtime_dense.c, rk.c, rodas.c (put before it). Provides: KbModelC (a model's entry
+   points, as kanebond.numeric._c.entry.Entry describes them), KbSimOptions (the integrator's
+   settings by name) and the kb_sim_* functions. Every run makes its own work of the model
+   (the model's kb_work_new) and passes it first to each of the model's functions, so that
+   runs in parallel threads (ensembles, an FMU's instances) share nothing. */
 #if defined(_WIN32)
 #define KB_API __declspec(dllexport)
 #else
 #define KB_API __attribute__((visibility("default")))
 #endif
 
-typedef int (*kb_f5)(int, const double *, const double *, const double *, double *);
-typedef int (*kb_f6)(int, const double *, const double *, const double *, double *, double *);
-typedef int (*kb_f7)(int, const double *, const double *, const double *, const int *, double *,
+typedef int (*kb_f5)(void *, int, const double *, const double *, const double *, double *);
+typedef int (*kb_f6)(void *, int, const double *, const double *, const double *, double *,
                      double *);
-typedef int (*kb_fcon)(int, const double *, const double *, const double *, const int *, double,
-                       double *, double *, double *, double *);
-typedef int (*kb_fconp)(int, const double *, const double *, const double *, const int *, double,
-                        double *, double *);
-typedef int (*kb_parts_fn)(int, const double *, const double *, const double *, const double *,
-                           double *, double *, double *, double *, double *, double *, double *,
-                           double *);
-typedef int (*kb_work_fn)(int, const double *, const double *, const double *, const double *,
-                          double *);
-typedef double (*kb_ratio_fn)(void);
-typedef void (*kb_keep_fn)(int);
-typedef void (*kb_last_fn)(double *, double *);
+typedef int (*kb_f7)(void *, int, const double *, const double *, const double *, const int *,
+                     double *, double *);
+typedef int (*kb_fcon)(void *, int, const double *, const double *, const double *, const int *,
+                       double, double *, double *, double *, double *);
+typedef int (*kb_fconp)(void *, int, const double *, const double *, const double *, const int *,
+                        double, double *, double *);
+typedef int (*kb_parts_fn)(void *, int, const double *, const double *, const double *,
+                           const double *, double *, double *, double *, double *, double *,
+                           double *, double *, double *);
+typedef int (*kb_work_fn)(void *, int, const double *, const double *, const double *,
+                          const double *, double *);
+typedef double (*kb_ratio_fn)(const void *);
+typedef void (*kb_keep_fn)(void *, int);
+typedef void (*kb_last_fn)(const void *, double *, double *);
+typedef void *(*kb_work_new_fn)(const void *);
+typedef void (*kb_work_free_fn)(void *);
 
 /* The model, as Python describes it (the ctypes Structure KbModelC, fields in this order). */
 typedef struct {
@@ -42,7 +50,7 @@ typedef struct {
                     4: kb_con_momentum(n, t, y, c, part, beta, out, side) */
     int pkind;   /* the loads' powers: 0 none, 1 kb_parts' eload . side, 2 kb_work_tree,
                     3 only those the runtime keeps (an evaluation of fn with keep on) */
-    int R, nside, nl, pow_off, nwork, method;
+    int R, nside, nl, pow_off, nwork;
     void *fn, *pfn, *ratio;
     const double *c;
     const int *part;
@@ -61,9 +69,29 @@ typedef struct {
     int mom;     /* ... of the momentum form */
     void *speeds; /* kind 2, velocity form: speeds(n, t, q, f, c, part, u), all speeds u from
                      f alone (an output point's side row), or NULL */
+    const void *model; /* the library's kb_model (its k_dot), or NULL */
+    void *work_new, *work_free; /* kb_work_new(model), kb_work_free(work) of the library */
 } KbModelC;
 
-typedef int (*kb_speeds_fn)(int, const double *, const double *, const double *,
+/* The integrator's settings (the ctypes Structure KbSimOptions, fields by name). */
+typedef struct {
+    int method;          /* KB_RK45, KB_DOP853 (rk.c) or KB_RODAS4 (rodas.c) */
+    int atol_n;          /* 1: one atol for every state, else n of them */
+    double rtol;
+    const double *atol;
+    double max_step;     /* INFINITY: none */
+    double first_step;   /* 0: chosen by the core */
+    long max_nfev;       /* 0: no limit */
+    long max_steps;      /* 0: no limit */
+    int stall_steps;     /* the steps over which a stalling advance is measured */
+    double tiny;         /* a smaller advance over them is a stall */
+    const double *t_eval; /* the output times (NULL: every step's end) and how many */
+    long n_eval;
+    int store_side;      /* each output row holds the side row (all speeds, or f) */
+    int with_T;          /* ... and ends with T* */
+} KbSimOptions;
+
+typedef int (*kb_speeds_fn)(void *, int, const double *, const double *, const double *,
                             const double *, const int *, double *);
 
 typedef int (*kb_jac_fn)(double, const double *, const double *, int, int, double *, double *);
@@ -81,6 +109,7 @@ typedef void (*kb_ev_fn)(const double *, const double *, double *);
 typedef struct {
     KbRk rk;
     KbModelC m;
+    void *w;     /* this run's work of the model (m.work_new) */
     int n, nl, store_side, width, pending, watch_all, with_T;
     int keeping; /* the runtime keeps the powers and T* of each evaluation (kb_sim_energy_on) */
     unsigned pk_have;
@@ -116,20 +145,21 @@ static int kb_sim_f(void *ctx, double t, const double *y, double *dy, double *si
     double tt = t;
     int code;
     if (m->kind == 0) {
-        code = ((kb_f5)m->fn)(1, &tt, y, m->c, dy);
+        code = ((kb_f5)m->fn)(s->w, 1, &tt, y, m->c, dy);
         if (side) memcpy(side, y + m->R, sizeof(double) * m->nside);
     } else if (m->kind == 1) {
-        code = ((kb_f6)m->fn)(1, &tt, y, m->c, dy, side ? side : s->yd);
+        code = ((kb_f6)m->fn)(s->w, 1, &tt, y, m->c, dy, side ? side : s->yd);
     } else if (m->kind == 3) {
-        code = ((kb_fcon)m->fn)(1, &tt, y, m->c, m->part, m->beta, dy, 0, 0, 0);
+        code = ((kb_fcon)m->fn)(s->w, 1, &tt, y, m->c, m->part, m->beta, dy, 0, 0, 0);
         if (side) memcpy(side, y + m->R, sizeof(double) * m->nside);
     } else if (m->kind == 4) {
-        code = ((kb_fconp)m->fn)(1, &tt, y, m->c, m->part, m->beta, dy, side ? side : s->yd);
+        code = ((kb_fconp)m->fn)(s->w, 1, &tt, y, m->c, m->part, m->beta, dy,
+                                 side ? side : s->yd);
     } else {
-        code = ((kb_f7)m->fn)(1, &tt, y, m->c, m->part, dy, side ? side : s->yd);
+        code = ((kb_f7)m->fn)(s->w, 1, &tt, y, m->c, m->part, dy, side ? side : s->yd);
     }
     if (m->ratio) {
-        const double r = ((kb_ratio_fn)m->ratio)();
+        const double r = ((kb_ratio_fn)m->ratio)(s->w);
         if (!(r >= s->rmin)) s->rmin = r;
         if (row == 0) { /* a (re)start: the ratio there begins the history */
             s->r_end = r == r ? r : 0.0;
@@ -147,7 +177,7 @@ static int kb_sim_f(void *ctx, double t, const double *y, double *dy, double *si
     if (m->last && s->keeping && !code && s->nl > 0) {
         const int k = row >= 0 ? row : KB_RK_ROWS;
         double *P = s->PK + (size_t)k * (s->nl > 0 ? s->nl : 1);
-        ((kb_last_fn)m->last)(P, s->TK + k);
+        ((kb_last_fn)m->last)(s->w, P, s->TK + k);
         if (row >= 0) s->pk_have |= 1u << row;
         if (s->rk.n > s->n) memcpy(dy + s->n, P, sizeof(double) * s->nl); /* W' = P */
     } else if (!code && s->rk.n > s->n) {
@@ -171,14 +201,14 @@ static int kb_sim_power(KbSim *s, int row, double t) {
     const double *y = s->rk.Y + (size_t)row * s->n, *u = s->rk.side + (size_t)row * m->nside;
     double *P = s->PK + (size_t)row * (nl > 0 ? nl : 1);
     if (m->pkind == 1) {
-        ((kb_parts_fn)m->pfn)(1, &t, y, u, m->c, 0, 0, 0, 0, 0, 0, 0, s->eload);
+        ((kb_parts_fn)m->pfn)(s->w, 1, &t, y, u, m->c, 0, 0, 0, 0, 0, 0, 0, s->eload);
         for (int l = 0; l < nl; l++) {
             double p = 0.0;
             for (int j = 0; j < m->nside; j++) p += s->eload[j * nl + l] * u[j];
             P[l] = p;
         }
     } else if (m->pkind == 2) {
-        ((kb_work_fn)m->pfn)(1, &t, y, u, m->c, s->work);
+        ((kb_work_fn)m->pfn)(s->w, 1, &t, y, u, m->c, s->work);
         for (int l = 0; l < nl; l++) P[l] = s->work[m->pow_off + l];
     } else if (m->pkind == 3) { /* the right-hand side again, its powers kept; the watch's
                                    samples and the side rows left as they were */
@@ -258,8 +288,8 @@ static int kb_sim_dense_at(KbSim *s, double t, double *y, double *W, double *sid
     if (side && s->store_side) {
         const KbModelC *m = &s->m;
         double tt = t;
-        if (m->speeds) return ((kb_speeds_fn)m->speeds)(1, &tt, y, y + m->R, m->c, m->part,
-                                                        side) != 0;
+        if (m->speeds) return ((kb_speeds_fn)m->speeds)(s->w, 1, &tt, y, y + m->R, m->c,
+                                                        m->part, side) != 0;
         const double rm = s->rmin;
         if (kb_sim_f(s, t, y, s->dy, side, -1)) return 1;
         s->rmin = rm;
@@ -362,24 +392,25 @@ KB_API void kb_sim_free(KbSim *s) {
     free(s->g_prev);
     free(s->W);
     free(s->out);
+    if (s->w && s->m.work_free) ((kb_work_free_fn)s->m.work_free)(s->w);
     free(s);
 }
 
-/* A run from (t0, y0) with the loads' work W0; NULL without memory. The first evaluation is
-   made by kb_sim_run. */
-KB_API KbSim *kb_sim_new(const KbModelC *m, int n, double t0, double tf, const double *y0,
-                         const double *W0, double rtol, const double *atol, int atol_n,
-                         double max_step, double first_step, long max_nfev, int stall,
-                         double tiny, const double *t_eval, long n_eval, int store_side) {
+/* A run from (t0, y0) with the loads' work W0 under the options o; NULL without memory (for
+   the run's buffers or the model's work). The first evaluation is made by kb_sim_run. */
+KB_API KbSim *kb_sim_new(const KbModelC *m, const KbSimOptions *o, int n, double t0, double tf,
+                         const double *y0, const double *W0) {
     KbSim *s = (KbSim *)calloc(1, sizeof(KbSim));
     if (!s) return 0;
     s->m = *m;
     s->n = n;
     s->nl = m->pkind ? m->nl : 0;
-    const int stiff = m->method == KB_RODAS4, nst = n + (stiff ? s->nl : 0);
-    if (kb_rk_alloc(&s->rk, nst, m->nside)) { free(s); return 0; }
+    const int stall = o->stall_steps, stiff = o->method == KB_RODAS4;
+    const int nst = n + (stiff ? s->nl : 0);
+    if (!m->work_new || !(s->w = ((kb_work_new_fn)m->work_new)(m->model))) { free(s); return 0; }
+    if (kb_rk_alloc(&s->rk, nst, m->nside)) { kb_sim_free(s); return 0; }
     s->rk.nerr = n; /* the stiff method's extra states, the loads' work, are not measured */
-    if (stiff && kb_ros_alloc(&s->rk)) { kb_rk_free(&s->rk); free(s); return 0; }
+    if (stiff && kb_ros_alloc(&s->rk)) { kb_sim_free(s); return 0; }
     const int nl1 = s->nl > 0 ? s->nl : 1, ns1 = m->nside > 0 ? m->nside : 1;
     const size_t big = (size_t)3 * nl1 + (size_t)(KB_RK_ROWS + 1) * (nl1 + 1)
                        + (size_t)ns1 * nl1
@@ -387,7 +418,7 @@ KB_API KbSim *kb_sim_new(const KbModelC *m, int n, double t0, double tf, const d
                        + (size_t)ns1 + (size_t)nl1
                        + (size_t)stall + 1;
     s->W = (double *)calloc(big, sizeof(double));
-    if (!s->W) { kb_rk_free(&s->rk); free(s); return 0; }
+    if (!s->W) { kb_sim_free(s); return 0; }
     s->Wn = s->W + nl1;
     s->PK = s->Wn + nl1;
     s->TK = s->PK + (KB_RK_ROWS + 1) * nl1;
@@ -410,7 +441,7 @@ KB_API KbSim *kb_sim_new(const KbModelC *m, int n, double t0, double tf, const d
         s->g_new = s->g_prev + m->nev;
         s->xev = s->g_new + m->nev;
     }
-    kb_rk_method(&s->rk, m->method);
+    kb_rk_method(&s->rk, o->method);
     KbRk *r = &s->rk;
     r->f = kb_sim_f;
     r->ctx = s;
@@ -418,21 +449,23 @@ KB_API KbSim *kb_sim_new(const KbModelC *m, int n, double t0, double tf, const d
     r->t = t0;
     r->t_bound = tf;
     r->direction = tf > t0 ? 1.0 : -1.0;
-    r->rtol = rtol;
-    r->atol = atol;
-    r->atol_n = atol_n;
-    r->max_step = max_step;
-    r->h_abs = first_step > 0 ? first_step : 0.0;
+    r->rtol = o->rtol;
+    r->atol = o->atol;
+    r->atol_n = o->atol_n;
+    r->max_step = o->max_step;
+    r->h_abs = o->first_step > 0 ? o->first_step : 0.0;
     memcpy(r->y, y0, sizeof(double) * n);
     if (stiff && s->nl) memcpy(r->y + n, W0, sizeof(double) * s->nl);
     s->tf = tf;
-    s->store_side = store_side && m->nside > 0;
-    s->width = 1 + n + (s->store_side ? m->nside : 0) + s->nl;
-    s->t_eval = t_eval;
-    s->n_eval = t_eval ? n_eval : 0;
-    s->max_nfev = max_nfev;
+    s->store_side = o->store_side && m->nside > 0;
+    s->with_T = o->with_T != 0;
+    s->width = 1 + n + (s->store_side ? m->nside : 0) + s->nl + s->with_T;
+    s->t_eval = o->t_eval;
+    s->n_eval = o->t_eval ? o->n_eval : 0;
+    s->max_nfev = o->max_nfev;
+    s->max_steps = o->max_steps;
     s->stall = stall;
-    s->tiny = tiny;
+    s->tiny = o->tiny;
     s->gate = 0.0;
     s->rmin = 1.0;
     s->r_end = 1.0;
@@ -628,7 +661,7 @@ static int kb_sim_loop(KbSim *s, long tick) {
 }
 
 static void kb_sim_energy_on(KbSim *s, int on) {
-    if (s->m.keep) ((kb_keep_fn)s->m.keep)(on);
+    if (s->m.keep) ((kb_keep_fn)s->m.keep)(s->w, on);
     s->keeping = on && s->m.keep;
 }
 

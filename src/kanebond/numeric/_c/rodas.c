@@ -12,7 +12,9 @@
    loads' work, which nothing depends on) have zero columns but rows of their own, so that
    they are integrated by the same method. The step-size control is KPP's: factor
    min(6, max(0.2, 0.9 err^(-1/4))), no increase right after a rejection, a tenth after two. The
-   dense output is the cubic Hermite interpolant through both ends. */
+   dense output is the cubic Hermite interpolant through both ends.
+   Needs: rk.c (KbRk) and runtime_dense.c (its LU, kb_dense_lu: the one dense LU of the core).
+   Provides: kb_ros_alloc, kb_ros_step, kb_ros_dense. */
 
 static const double KB_RO_GAMMA = 0.25;
 static const double KB_RO_ALPHA[6] = {0.0, 0.386, 0.21, 0.63, 1.0, 1.0};
@@ -41,46 +43,6 @@ static int kb_ros_alloc(KbRk *r) {
     if (!r->J || !r->piv) return 1;
     r->G = r->J + n1 * n1;
     return 0;
-}
-
-/* LU with partial pivoting of the n x n A in place; 1 where a pivot is 0 or not finite */
-static int kb_ros_lu(int n, double *A, int *piv) {
-    for (int k = 0; k < n; k++) {
-        int p = k;
-        for (int i = k + 1; i < n; i++)
-            if (fabs(A[i * n + k]) > fabs(A[p * n + k])) p = i;
-        piv[k] = p;
-        if (!(fabs(A[p * n + k]) > 0.0) || !isfinite(A[p * n + k])) return 1;
-        if (p != k)
-            for (int j = 0; j < n; j++) {
-                const double s = A[k * n + j];
-                A[k * n + j] = A[p * n + j];
-                A[p * n + j] = s;
-            }
-        for (int i = k + 1; i < n; i++) {
-            const double l = A[i * n + k] / A[k * n + k];
-            A[i * n + k] = l;
-            if (l != 0.0)
-                for (int j = k + 1; j < n; j++) A[i * n + j] -= l * A[k * n + j];
-        }
-    }
-    return 0;
-}
-
-/* solve A x = b in place with kb_ros_lu's factors: the row interchanges first (they moved
-   whole rows, multipliers included, as LAPACK's getrf), then L and U */
-static void kb_ros_solve(int n, const double *LU, const int *piv, double *b) {
-    for (int k = 0; k < n; k++) {
-        const int p = piv[k];
-        if (p != k) { const double s = b[k]; b[k] = b[p]; b[p] = s; }
-    }
-    for (int k = 0; k < n; k++)
-        for (int i = k + 1; i < n; i++) b[i] -= LU[i * n + k] * b[k];
-    for (int k = n - 1; k >= 0; k--) {
-        double s = b[k];
-        for (int j = k + 1; j < n; j++) s -= LU[k * n + j] * b[j];
-        b[k] = s / LU[k * n + k];
-    }
 }
 
 /* J = df/dy and f_t into K row 15: the model's analytic Jacobian where it has one
@@ -130,7 +92,7 @@ static int kb_ros_step(KbRk *r) {
         double err = NAN;
         for (int i = 0; i < n * n; i++) r->G[i] = -r->J[i];
         for (int i = 0; i < n; i++) r->G[i * n + i] += 1.0 / (h * KB_RO_GAMMA);
-        int bad = kb_ros_lu(n, r->G, r->piv);
+        int bad = kb_dense_lu(n, r->G, r->piv, 0, 0.0);
         for (int st = 0; st < 6 && !bad; st++) {
             double *k = KB_RO_STAGE(r, st);
             const int base = st * (st - 1) / 2;
@@ -151,7 +113,7 @@ static int kb_ros_step(KbRk *r) {
             }
             if (KB_RO_G[st] != 0.0)
                 for (int i = 0; i < n; i++) k[i] += h * KB_RO_G[st] * ft[i];
-            kb_ros_solve(n, r->G, r->piv, k);
+            kb_dense_lu_solve(n, r->G, r->piv, k);
         }
         double *ynew = r->Y + (size_t)6 * n;
         if (!bad) {

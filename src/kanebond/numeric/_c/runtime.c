@@ -1,18 +1,88 @@
-/* kanebond C runtime: appended to the generated kernels of every compiled model.
-   Needs the macros R_, S_, K_, NB_, NL_, KMAX_, NPOS_, NVEL_, NDOT_, the layout tables and the
-   kernels k_pos, k_vel, k_dot (see numeric.py). */
+/* kanebond C runtime of the per-body path: appended to the generated kernels of every
+   compiled model (numeric/_c/backend.py), after runtime_lu.c.
+   Needs: the macros R_, S_, K_, NB_, NL_, NG_, KMAX_, NPOS_, NVEL_, NDOT_, SF_, KC_, B_OFF,
+   QD_OFF, NB_ENT, BUD_OFF, BDOT_OFF and the layout tables (backend.py's _c_header); with
+   prescribed flows or adjoined constraints, NF_, NC_, NA_, NCON_ (constraints.py) before this
+   file; the kernels k_pos and k_vel (linked in), and k_dot (a library of its own, compiled on
+   first use, handed over with kb_model_set_dot); runtime_lu.c.
+   Provides: the model (kb_model: the derivative kernel k_dot, a checked field) and the work
+   (kb_work: every buffer of an evaluation, allocated once on the heap, sized from the layout
+   macros; one per model per thread, never shared); kb_model_new/free, kb_model_set_dot,
+   kb_work_new (kb_work_free, kb_keep_energy, kb_last_energy and kb_pivot_ratio are
+   runtime_lu.c's, on the work's shared part); the entry points
+   kb_parts, kb_rhs, kb_rhs_momentum, kb_kernel_work, kb_rhs_emb, kb_rhs_momentum_emb (each
+   takes its work first and returns a status kind, runtime_lu.c's kb_status in the work).
+   runtime_out.c and runtime_con.c, appended after it, add entries on the same work. */
 typedef void (*kb_kernel)(const double *, const double *, const double *, const double *,
                           double *);
 void k_pos(const double *, const double *, const double *, const double *, double *);
 void k_vel(const double *, const double *, const double *, const double *, double *);
-/* k_dot (the rates of the partial velocities, for e_hat) lives in a second library that is
-   compiled only when the momentum form or e_hat is first needed; Python sets this pointer. */
-kb_kernel kb_k_dot = 0;
 
+#define NPOS (NPOS_ > 0 ? NPOS_ : 1)
+#define NVEL (NVEL_ > 0 ? NVEL_ : 1)
+#define NDOT (NDOT_ > 0 ? NDOT_ : 1)
+#define KC1 (KC_ > 0 ? KC_ : 1)
+#define K1 (K_ > 0 ? K_ : 1)
+#ifdef NA_
+#define NF1 (NF_ > 0 ? NF_ : 1)
+#define NC1 (NC_ > 0 ? NC_ : 1)
+#define NA1 (NA_ > 0 ? NA_ : 1)
+#define NCON1 (NCON_ > 0 ? NCON_ : 1)
+#endif
+
+/* What the system is, beyond the layout tables compiled into this library: the kernel of the
+   rates of the partial velocities (for e_hat and the momentum form), NULL until loaded. */
+typedef struct {
+    kb_kernel k_dot;
+} kb_model;
+
+/* One evaluation's buffers (kb_shared first: a caller reads the status at offset 0). */
+typedef struct {
+    kb_shared sh;
+    const kb_model *m;
+    double wp[NPOS], wv[NVEL], wd[NDOT];                 /* the kernels' work arrays */
+    double A[S1 * S1], Au[S1 * S1], IW[3 * KMAX_ + 1];   /* mass matrices, I W of a body */
+    double Df[S1], e[S1], eh[S1], ph[S1], f[S1], u[S1], um[S1], ct[S1], eu[S1], z[S1];
+    double ud[S1], r[S1];
+    int tn[S1], ts[S1 * SF1], ind[S1];                   /* T's nonzeros by row */
+    double tv[S1 * SF1], Af[SF1 * SF1 + 1], rhs[SF1 + 1], ehf[SF1 + 1];
+    double Vdt[3 * SF1 + 1], Wdt[3 * SF1 + 1], cc[KC1], yv[KC1];
+#ifdef NA_  /* prescribed flows and adjoined constraints (runtime_con.c) */
+    double con_ratio, con_lastP[NC_ + NA_ > 0 ? NC_ + NA_ : 1];
+    double cA[SF1 * SF1], cr[SF1], cu[S1], cu0[S1], cf[SF1], wcf[NC1], wc[NCON1];
+    double gf[NA1], bc[NA1], Gf[NA1 * SF1], lm[NA1], rk[NC1], ak[NA1];
+    double Auu[NF1 * NF1], X[NF1 * (NA_ + 1)], M[NA1 * NA1], vo[R_ + NF_ + 1];
+    double mo[R_ + SF_ + 1];
+#endif
+} kb_work;
+
+kb_model *kb_model_new(void) { return (kb_model *)calloc(1, sizeof(kb_model)); }
+void kb_model_free(kb_model *m) { free(m); }
+/* hand the model its k_dot (once, before any work of it needs e_hat); 1 for a NULL model */
+int kb_model_set_dot(kb_model *m, kb_kernel k_dot) {
+    if (!m) return 1;
+    m->k_dot = k_dot;
+    return 0;
+}
+/* a work of model m, or NULL where there is no memory (Python raises a clear error) */
+kb_work *kb_work_new(const kb_model *m) {
+    kb_work *w = (kb_work *)calloc(1, sizeof(kb_work));
+    if (!w) return 0;
+    w->m = m;
+    w->sh.lu_ratio = 1.0;
+    return w;
+}
+/* the status kind of a call; KB_NO_KERNEL where k_dot is needed and not loaded */
+static int kb_begin(kb_work *w, int dot) {
+    w->sh.st.kind = KB_OK;
+    w->sh.st.index = 0;
+    if (dot && !(w->m && w->m->k_dot)) return kb_fail(&w->sh, KB_NO_KERNEL, 0);
+    return KB_OK;
+}
 
 /* Assemble the system quantities of one point from the kernels' work arrays ([PA21] (53)-(57)).
-   Any output pointer may be NULL. */
-static void kb_assemble(const double *f, const double *wp, const double *wv, const double *wd,
+   Any output pointer may be NULL; w gives the scratch I W. */
+static void kb_assemble(kb_work *w_, const double *f, const double *wp, const double *wv, const double *wd,
                         double *A, double *Df, double *e, double *ph, double *eh, double *T,
                         double *eload) {
     if (A) memset(A, 0, sizeof(double) * S_ * S_);
@@ -50,7 +120,7 @@ static void kb_assemble(const double *f, const double *wp, const double *wv, con
         if (T) *T += 0.5 * m * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2])
                     + 0.5 * (w[0] * h[0] + w[1] * h[1] + w[2] * h[2]);
         const double *a = Df ? wv + B_A[b] : 0;
-        double IW[3 * KMAX_];
+        double *IW = w_->IW;
         if (A && W) {
             for (int i = 0; i < 3; i++)
                 for (int j = 0; j < k; j++)
@@ -117,14 +187,10 @@ static void kb_assemble(const double *f, const double *wp, const double *wv, con
     }
 }
 
-#define NPOS (NPOS_ > 0 ? NPOS_ : 1)
-#define NVEL (NVEL_ > 0 ? NVEL_ : 1)
-#define NDOT (NDOT_ > 0 ? NDOT_ : 1)
-
-/* kb_lastP, kb_lastT (runtime_lu.c) at speeds u from the kernels' work arrays of the
-   evaluation just made ([PA21] (18); P_L = u . e_L, (53)) */
-static void kb_keep_pw(const double *u, const double *wp, const double *wv) {
-    kb_assemble(u, wp, wv, 0, 0, 0, 0, 0, 0, &kb_lastT, 0);
+/* the work's lastP, lastT at speeds u from the kernels' work arrays of the evaluation just
+   made ([PA21] (18); P_L = u . e_L, (53)) */
+static void kb_keep_pw(kb_work *w, const double *u, const double *wp, const double *wv) {
+    kb_assemble(w, u, wp, wv, 0, 0, 0, 0, 0, 0, &w->sh.lastT, 0);
     for (int l = 0; l < NL_; l++) {
         const int k = L_K[l];
         const int *cols = COLS + L_COLS[l];
@@ -132,94 +198,97 @@ static void kb_keep_pw(const double *u, const double *wp, const double *wv) {
         double p = 0.0;
         for (int r = 0; r < k; r++)
             p += (V[r] * F[0] + V[k + r] * F[1] + V[2 * k + r] * F[2]) * u[cols[r]];
-        kb_lastP[l] = p;
+        w->sh.lastP[l] = p;
     }
 }
 
-/* Evaluate the pieces at n points; any output may be NULL. Returns 0. */
-int kb_parts(int n, const double *t, const double *q, const double *f, const double *c,
-             double *Q, double *A, double *Df, double *e, double *ph, double *eh, double *T,
-             double *eload) {
-    double *wp = (double *)malloc(sizeof(double) * NPOS);
-    double *wv = (double *)malloc(sizeof(double) * NVEL);
-    double *wd = (double *)malloc(sizeof(double) * NDOT);
+/* Evaluate the pieces at n points; any output may be NULL. Returns 0 (KB_NO_KERNEL where
+   e_hat is asked for and k_dot is not loaded). */
+int kb_parts(kb_work *w, int n, const double *t, const double *q, const double *f,
+             const double *c, double *Q, double *A, double *Df, double *e, double *ph,
+             double *eh, double *T, double *eload) {
+    double *wp = w->wp, *wv = w->wv, *wd = w->wd;
+    if (kb_begin(w, eh != 0)) return w->sh.st.kind;
     for (int i = 0; i < n; i++) {
-        const double *ti = t + i, *qi = q + i * R_, *fi = f + i * S_, *ci = c + i * (K_ > 0 ? K_ : 1);
+        const double *ti = t + i, *qi = q + i * R_, *fi = f + i * S_, *ci = c + i * K1;
         k_pos(ti, qi, fi, ci, wp);
         if (Df || e || eload) k_vel(ti, qi, fi, ci, wv);
-        if (eh) kb_k_dot(ti, qi, fi, ci, wd);
+        if (eh) w->m->k_dot(ti, qi, fi, ci, wd);
         if (Q) memcpy(Q + i * R_ * S_, wp, sizeof(double) * R_ * S_);
-        kb_assemble(fi, wp, wv, wd, A ? A + i * S_ * S_ : 0, Df ? Df + i * S_ : 0,
+        kb_assemble(w, fi, wp, wv, wd, A ? A + i * S_ * S_ : 0, Df ? Df + i * S_ : 0,
                     e ? e + i * S_ : 0, ph ? ph + i * S_ : 0, eh ? eh + i * S_ : 0,
                     T ? T + i : 0, eload ? eload + i * S_ * NL_ : 0);
     }
-    free(wp); free(wv); free(wd);
     return 0;
 }
 
-/* Velocity form [PA21] (14): x = [q, f] -> [Q f, A^-1 (e - D f)]. Returns 0, or 1 + the index
-   of the first point whose mass matrix is not positive definite. */
-int kb_rhs(int n, const double *t, const double *x, const double *c, double *out) {
-    double wp[NPOS], wv[NVEL], A[S_ * S_], Df[S_], e[S_];
-    int bad = 0;
+/* Velocity form [PA21] (14): x = [q, f] -> [Q f, A^-1 (e - D f)]. Returns KB_OK,
+   KB_SINGULAR_MASS at the first point whose mass matrix is not positive definite, or
+   KB_NONFINITE (the outputs filled). */
+int kb_rhs(kb_work *w, int n, const double *t, const double *x, const double *c,
+           double *out) {
+    double *wp = w->wp, *wv = w->wv, *A = w->A, *Df = w->Df, *e = w->e;
+    kb_begin(w, 0);
     for (int i = 0; i < n; i++) {
-        const double *ti = t + i, *qi = x + i * (R_ + S_), *fi = qi + R_, *ci = c + i * (K_ > 0 ? K_ : 1);
+        const double *ti = t + i, *qi = x + i * (R_ + S_), *fi = qi + R_, *ci = c + i * K1;
         double *o = out + i * (R_ + S_);
         k_pos(ti, qi, fi, ci, wp);
         k_vel(ti, qi, fi, ci, wv);
-        kb_assemble(fi, wp, wv, 0, A, Df, e, 0, 0, 0, 0);
+        kb_assemble(w, fi, wp, wv, 0, A, Df, e, 0, 0, 0, 0);
         for (int r = 0; r < R_; r++) o[r] = wv[QD_OFF + r];
         for (int s = 0; s < S_; s++) o[R_ + s] = e[s] - Df[s];
-        if (kb_chol(S_, A)) return i + 1;
+        if (kb_chol(S_, A)) return kb_fail(&w->sh, KB_SINGULAR_MASS, i);
         kb_chol_solve(S_, A, o + R_);
-        if (kb_keep) kb_keep_pw(fi, wp, wv);
-        if (!bad) bad = kb_nonfinite(o, R_ + S_, i);
+        if (w->sh.keep) kb_keep_pw(w, fi, wp, wv);
+        kb_nonfinite(&w->sh, o, R_ + S_, i);
     }
-    return bad;
+    return w->sh.st.kind;
 }
 
 /* [q', e + ê] at the speeds f ([PA21] (25)-(28)), wp the position kernel's work at q; the
    loads' powers and T* kept for the core. */
-static void kb_momentum_rate(const double *ti, const double *qi, const double *f,
+static void kb_momentum_rate(kb_work *w, const double *ti, const double *qi, const double *f,
                              const double *ci, const double *wp, double *o) {
-    double wv[NVEL], wd[NDOT], e[S_], eh[S_];
+    double *wv = w->wv, *wd = w->wd, *e = w->e, *eh = w->eh;
     k_vel(ti, qi, f, ci, wv);
-    kb_k_dot(ti, qi, f, ci, wd);
-    kb_assemble(f, wp, wv, wd, 0, 0, e, 0, eh, 0, 0);
+    w->m->k_dot(ti, qi, f, ci, wd);
+    kb_assemble(w, f, wp, wv, wd, 0, 0, e, 0, eh, 0, 0);
     for (int r = 0; r < R_; r++) o[r] = wv[QD_OFF + r];
     for (int s = 0; s < S_; s++) o[R_ + s] = e[s] + eh[s];
-    if (kb_keep) kb_keep_pw(f, wp, wv);
+    if (w->sh.keep) kb_keep_pw(w, f, wp, wv);
 }
 
 /* Momentum form [PA21] (25)-(28): y = [q, p] -> [Q f, e + e_hat] with f = A^-1 p.
    fout (n x S, may be NULL) receives f. */
-int kb_rhs_momentum(int n, const double *t, const double *y, const double *c, double *out,
-                    double *fout) {
-    double wp[NPOS], A[S_ * S_], f[S_];
+int kb_rhs_momentum(kb_work *w, int n, const double *t, const double *y, const double *c,
+                    double *out, double *fout) {
+    double *wp = w->wp, *A = w->A, *f = w->f;
+    if (kb_begin(w, 1)) return w->sh.st.kind;
     for (int i = 0; i < n; i++) {
-        const double *ti = t + i, *qi = y + i * (R_ + S_), *pi = qi + R_, *ci = c + i * (K_ > 0 ? K_ : 1);
+        const double *ti = t + i, *qi = y + i * (R_ + S_), *pi = qi + R_, *ci = c + i * K1;
         double *o = out + i * (R_ + S_);
         k_pos(ti, qi, pi, ci, wp); /* the position kernel does not read f */
-        kb_assemble(pi, wp, 0, 0, A, 0, 0, 0, 0, 0, 0);
-        if (kb_chol(S_, A)) return i + 1;
+        kb_assemble(w, pi, wp, 0, 0, A, 0, 0, 0, 0, 0, 0);
+        if (kb_chol(S_, A)) return kb_fail(&w->sh, KB_SINGULAR_MASS, i);
         for (int s = 0; s < S_; s++) f[s] = pi[s];
         kb_chol_solve(S_, A, f);
         if (fout) memcpy(fout + i * S_, f, sizeof(double) * S_);
-        kb_momentum_rate(ti, qi, f, ci, wp, o);
+        kb_momentum_rate(w, ti, qi, f, ci, wp, o);
     }
     return 0;
 }
 
 /* Raw work arrays of one kernel at n points (which: 0 pos, 1 vel, 2 dot); out is n x NWORK. */
-int kb_work(int n, const double *t, const double *q, const double *u, const double *c,
-            int which, double *out) {
+int kb_kernel_work(kb_work *w, int n, const double *t, const double *q, const double *u,
+                   const double *c, int which, double *out) {
     const int size = which == 0 ? NPOS : (which == 1 ? NVEL : NDOT);
+    if (kb_begin(w, which == 2)) return w->sh.st.kind;
     for (int i = 0; i < n; i++) {
-        const double *ti = t + i, *qi = q + i * R_, *ui = u + i * S_, *ci = c + i * (K_ > 0 ? K_ : 1);
+        const double *ti = t + i, *qi = q + i * R_, *ui = u + i * S_, *ci = c + i * K1;
         double *o = out + (long)i * size;
         if (which == 0) k_pos(ti, qi, ui, ci, o);
         else if (which == 1) k_vel(ti, qi, ui, ci, o);
-        else kb_k_dot(ti, qi, ui, ci, o);
+        else w->m->k_dot(ti, qi, ui, ci, o);
     }
     return 0;
 }
@@ -233,9 +302,9 @@ int kb_work(int n, const double *t, const double *q, const double *u, const doub
    when u_j = f_s and -(1 + r) when u_j is the r-th dependent speed. B and Ḃ are stored by their
    structural nonzeros (B_ROW, B_COL). Everything below costs the number of bodies, loads and
    constraint entries times the (small) bandwidth and S_f, never n_u², so chains of loops are
-   linear in their length. Return codes of the entry points: 0, 1 + i when the projected mass
-   matrix is not positive definite at point i, -(1 + i) when B_d is singular there (a pivot of
-   its LU factorization with partial pivoting below 1e-12 of the largest entry of B). */
+   linear in their length. Status of the entry points: KB_SINGULAR_MASS when the projected mass
+   matrix is not positive definite at a point, KB_SINGULAR_BD when B_d is singular there (a
+   pivot of its LU factorization with partial pivoting below 1e-12 of the largest entry of B). */
 #if KC_ > 0
 
 
@@ -278,9 +347,9 @@ static void kb_times_t(const double *X, int k, const int *cols, const int *tn, c
     }
 }
 
-static void kb_assemble_emb(const double *u, const double *T, const double *ct, const double *wp,
-                            const double *wv, const double *wd, double *Af, double *rhs,
-                            double *ph, double *eh) {
+static void kb_assemble_emb(kb_work *w_, const double *u, const double *T, const double *ct,
+                            const double *wp, const double *wv, const double *wd, double *Af,
+                            double *rhs, double *ph, double *eh) {
     if (Af) memset(Af, 0, sizeof(double) * SF_ * SF_);
     if (rhs) memset(rhs, 0, sizeof(double) * SF_);
     if (ph) memset(ph, 0, sizeof(double) * S_);
@@ -288,9 +357,8 @@ static void kb_assemble_emb(const double *u, const double *T, const double *ct, 
     /* A_u (its lower triangle) and e_u - D_u u - A_u c~ in all speeds, summed over the bodies on
        each body's own speeds, then projected once with T ([PA21] (55), (56)): T's nonzeros by
        row (a row of an independent speed is a unit vector, so the projection costs little) */
-    double Vdt[3 * SF_ + 1], Wdt[3 * SF_ + 1], Au[Af ? S_ * S_ : 1], eu[S_];
-    int tn[S_], ts[S_ * (SF_ > 0 ? SF_ : 1)];
-    double tv[S_ * (SF_ > 0 ? SF_ : 1)];
+    double *Vdt = w_->Vdt, *Wdt = w_->Wdt, *Au = w_->Au, *eu = w_->eu, *tv = w_->tv;
+    int *tn = w_->tn, *ts = w_->ts;
     for (int c = 0; c < S_; c++) {
         tn[c] = 0;
         for (int s = 0; s < SF_; s++)
@@ -300,7 +368,7 @@ static void kb_assemble_emb(const double *u, const double *T, const double *ct, 
             }
     }
     if (Af) memset(Au, 0, sizeof(double) * S_ * S_);
-    memset(eu, 0, sizeof eu);
+    memset(eu, 0, sizeof(double) * S_);
     for (int b = 0; b < NB_; b++) {
         const int k = B_K[b];
         if (k == 0) continue;
@@ -308,7 +376,7 @@ static void kb_assemble_emb(const double *u, const double *T, const double *ct, 
         const double m = wp[B_M[b]];
         const double *V = wp + B_V[b];
         double v[3] = {0, 0, 0}, vc[3] = {0, 0, 0}, w[3] = {0, 0, 0}, wc[3] = {0, 0, 0};
-        double h[3] = {0, 0, 0}, IW[3 * KMAX_ + 1];
+        double h[3] = {0, 0, 0}, *IW = w_->IW;
         for (int i = 0; i < 3; i++)
             for (int j = 0; j < k; j++) {
                 v[i] += V[i * k + j] * u[cols[j]];
@@ -427,59 +495,57 @@ static void kb_assemble_emb(const double *u, const double *T, const double *ct, 
 }
 
 /* The velocity form's pieces at one point (q, f) with the numeric embedding: the position and
-   velocity kernels' work wp, wv at all speeds u = T f (B_d's band LU in LU, piv; G, T), the
+   velocity kernels' work wp, wv at all speeds u = T f (B_d's band LU, G, T in the work), the
    dependent accelerations cc = −B_d⁻¹ Ḃu and ct (cc at the dependent speeds, else 0), A_f =
    Tᵀ A_u T and rhs = Tᵀ (e_u − D_u u − A_u c̃). Shared by kb_rhs_emb, runtime_con.c and
    runtime_out.c. Returns 0, or 1 where B_d is singular. */
-static int kb_emb_velocity(const double *ti, const double *qi, const double *fi,
-                           const double *ci, const int *part, double *LU, int *piv, double *G,
-                           double *T, double *u, double *wp, double *wv, double *cc,
-                           double *ct, double *Af, double *rhs) {
+static int kb_emb_velocity(kb_work *w, const double *ti, const double *qi, const double *fi,
+                           const double *ci, const int *part, double *u, double *wp,
+                           double *wv, double *cc, double *ct, double *Af, double *rhs) {
     memset(u, 0, sizeof(double) * S_);
     k_pos(ti, qi, u, ci, wp);
-    if (kb_embed_speeds(wp + B_OFF, part, fi, LU, piv, G, T, u)) return 1;
+    if (kb_embed_speeds(&w->sh, wp + B_OFF, part, fi, u)) return 1;
     k_vel(ti, qi, u, ci, wv);
     for (int r = 0; r < KC_; r++) cc[r] = -wv[BUD_OFF + r];
-    kb_lu_solve(LU, piv, KB_KL, KB_KU, cc);
+    kb_lu_solve(w->sh.LU, w->sh.piv, KB_KL, KB_KU, cc);
     memset(ct, 0, sizeof(double) * S_);
     for (int r = 0; r < KC_; r++) ct[KB_DEP[r]] = cc[r];
-    kb_assemble_emb(u, T, ct, wp, wv, 0, Af, rhs, 0, 0);
+    kb_assemble_emb(w, u, w->sh.T, ct, wp, wv, 0, Af, rhs, 0, 0);
     return 0;
 }
 
 /* Velocity form with the numeric embedding: x = [q, f] -> [q', f'] with
    Tᵀ A_u T f' = Tᵀ (e_u − D_u u − A_u c̃), c̃[dep] = c = −B_d⁻¹ Ḃu. uout (n x S_) receives u. */
-int kb_rhs_emb(int n, const double *t, const double *x, const double *c, const int *part,
-               double *out, double *uout) {
-    static KB_TLS double LU[KC_ * KC_];
-    double wp[NPOS], wv[NVEL], u[S_], ct[S_], G[KC_ * (SF_ > 0 ? SF_ : 1)];
-    double T[S_ * (SF_ > 0 ? SF_ : 1)], cc[KC_], Af[SF_ * SF_ + 1];
-    int piv[KC_], bad = 0;
+int kb_rhs_emb(kb_work *w, int n, const double *t, const double *x, const double *c,
+               const int *part, double *out, double *uout) {
+    double *wp = w->wp, *wv = w->wv, *u = w->u, *ct = w->ct, *cc = w->cc, *Af = w->Af;
+    kb_begin(w, 0);
     for (int i = 0; i < n; i++) {
         const double *ti = t + i, *qi = x + i * (R_ + SF_), *fi = qi + R_;
-        const double *ci = c + i * (K_ > 0 ? K_ : 1);
+        const double *ci = c + i * K1;
         double *o = out + i * (R_ + SF_);
-        if (kb_emb_velocity(ti, qi, fi, ci, part, LU, piv, G, T, u, wp, wv, cc, ct, Af, o + R_))
-            return -(i + 1);
+        if (kb_emb_velocity(w, ti, qi, fi, ci, part, u, wp, wv, cc, ct, Af, o + R_))
+            return kb_fail(&w->sh, KB_SINGULAR_BD, i);
         if (uout) memcpy(uout + i * S_, u, sizeof(double) * S_);
         for (int r = 0; r < R_; r++) o[r] = wv[QD_OFF + r];
-        if (kb_chol(SF_, Af)) return i + 1;
+        if (kb_chol(SF_, Af)) return kb_fail(&w->sh, KB_SINGULAR_MASS, i);
         kb_chol_solve(SF_, Af, o + R_);
-        if (kb_keep) kb_keep_pw(u, wp, wv);
-        if (!bad) bad = kb_nonfinite(o, R_ + SF_, i);
+        if (w->sh.keep) kb_keep_pw(w, u, wp, wv);
+        kb_nonfinite(&w->sh, o, R_ + SF_, i);
     }
-    return bad;
+    return w->sh.st.kind;
 }
 
 /* [q', e_f + ê_f] at the independent speeds f with the numeric embedding at q (T, the LU of
    B_d; wp the position kernel's work): u = T f, e_f = Tᵀ e_u, ê_f = Tᵀ ê_u + Ġᵀ p̂_u[dep],
    Ġ = −B_d⁻¹ Ḃ T, so that Ġᵀ p̂_d = −Tᵀ Ḃᵀ B_d⁻ᵀ p̂_d. uout (may be NULL) receives u. */
-static void kb_momentum_rate_emb(const double *ti, const double *qi, const double *f,
-                                 const double *ci, const int *part, const double *wp,
-                                 const double *T, const double *LU, const int *piv, double *o,
-                                 double *uout) {
-    double wv[NVEL], wd[NDOT], u[S_], ph[S_], z[S_], yv[KC_], eh[SF_ + 1];
-    const int *dep = KB_DEP;
+static void kb_momentum_rate_emb(kb_work *w, const double *ti, const double *qi,
+                                 const double *f, const double *ci, const int *part,
+                                 const double *wp, double *o, double *uout) {
+    double *wv = w->wv, *wd = w->wd, *u = w->um, *ph = w->ph, *z = w->z, *yv = w->yv;
+    double *eh = w->ehf;
+    const double *T = w->sh.T, *LU = w->sh.LU;
+    const int *dep = KB_DEP, *piv = w->sh.piv;
     for (int j = 0; j < S_; j++) {
         double v = 0.0;
         for (int s = 0; s < SF_; s++) v += T[j * SF_ + s] * f[s];
@@ -487,9 +553,9 @@ static void kb_momentum_rate_emb(const double *ti, const double *qi, const doubl
     }
     if (uout) memcpy(uout, u, sizeof(double) * S_);
     k_vel(ti, qi, u, ci, wv);
-    kb_k_dot(ti, qi, u, ci, wd);
+    w->m->k_dot(ti, qi, u, ci, wd);
     /* e_f: the rhs of the velocity form without inertia terms is built from loads only */
-    kb_assemble_emb(u, T, 0, wp, 0, wd, 0, 0, ph, eh);
+    kb_assemble_emb(w, u, T, 0, wp, 0, wd, 0, 0, ph, eh);
     for (int s = 0; s < SF_; s++) o[R_ + s] = eh[s];
     for (int l = 0; l < NL_; l++) {
         const int k = L_K[l];
@@ -505,7 +571,7 @@ static void kb_momentum_rate_emb(const double *ti, const double *qi, const doubl
     /* + Ġᵀ p̂_u[dep] = −Tᵀ Ḃᵀ B_d⁻ᵀ p̂_d */
     for (int r = 0; r < KC_; r++) yv[r] = ph[dep[r]];
     kb_lu_solve_t(LU, piv, KB_KL, KB_KU, yv);
-    memset(z, 0, sizeof(z));
+    memset(z, 0, sizeof(double) * S_);
     const double *Bdot = wd + BDOT_OFF;
     for (int e = 0; e < NB_ENT; e++) z[B_COL[e]] += Bdot[e] * yv[B_ROW[e]];
     for (int s = 0; s < SF_; s++) {
@@ -514,64 +580,61 @@ static void kb_momentum_rate_emb(const double *ti, const double *qi, const doubl
         o[R_ + s] -= v;
     }
     for (int r = 0; r < R_; r++) o[r] = wv[QD_OFF + r];
-    if (kb_keep) kb_keep_pw(u, wp, wv);
+    if (w->sh.keep) kb_keep_pw(w, u, wp, wv);
 }
 
 /* Momentum form with the numeric embedding: y = [q, p] -> [q', e_f + ê_f] with f = A_f⁻¹ p
    (kb_momentum_rate_emb). */
-int kb_rhs_momentum_emb(int n, const double *t, const double *y, const double *c,
+int kb_rhs_momentum_emb(kb_work *w, int n, const double *t, const double *y, const double *c,
                         const int *part, double *out, double *uout) {
-    static KB_TLS double LU[KC_ * KC_];
-    double wp[NPOS], u[S_], G[KC_ * (SF_ > 0 ? SF_ : 1)];
-    double T[S_ * (SF_ > 0 ? SF_ : 1)], Af[SF_ * SF_ + 1], f[SF_ + 1];
-    int piv[KC_];
+    double *wp = w->wp, *u = w->u, *Af = w->Af, *f = w->f;
+    if (kb_begin(w, 1)) return w->sh.st.kind;
     for (int i = 0; i < n; i++) {
         const double *ti = t + i, *qi = y + i * (R_ + SF_), *pi = qi + R_;
-        const double *ci = c + i * (K_ > 0 ? K_ : 1);
-        memset(u, 0, sizeof(u));
+        const double *ci = c + i * K1;
+        memset(u, 0, sizeof(double) * S_);
         k_pos(ti, qi, u, ci, wp);
-        if (kb_embed_speeds(wp + B_OFF, part, 0, LU, piv, G, T, u)) return -(i + 1);
-        kb_assemble_emb(u, T, 0, wp, 0, 0, Af, 0, 0, 0);
-        if (kb_chol(SF_, Af)) return i + 1;
+        if (kb_embed_speeds(&w->sh, wp + B_OFF, part, 0, u))
+            return kb_fail(&w->sh, KB_SINGULAR_BD, i);
+        kb_assemble_emb(w, u, w->sh.T, 0, wp, 0, 0, Af, 0, 0, 0);
+        if (kb_chol(SF_, Af)) return kb_fail(&w->sh, KB_SINGULAR_MASS, i);
         for (int s = 0; s < SF_; s++) f[s] = pi[s];
         kb_chol_solve(SF_, Af, f);
-        kb_momentum_rate_emb(ti, qi, f, ci, part, wp, T, LU, piv, out + i * (R_ + SF_),
+        kb_momentum_rate_emb(w, ti, qi, f, ci, part, wp, out + i * (R_ + SF_),
                              uout ? uout + i * S_ : 0);
     }
     return 0;
 }
 
 /* [q', p'] of the momentum form at the independent speeds f (not from p: a ConstrainedModel's
-   relaxed A_f may be singular where ᵘᵘA is not); 0, or 1 where B_d is singular. */
-static int kb_momentum_at(const double *ti, const double *qi, const double *f, const double *ci,
-                          const int *part, double *o) {
-    static KB_TLS double LU[KC_ * KC_];
-    double wp[NPOS], u[S_], G[KC_ * (SF_ > 0 ? SF_ : 1)], T[S_ * (SF_ > 0 ? SF_ : 1)];
-    int piv[KC_];
-    memset(u, 0, sizeof(u));
+   relaxed A_f may be singular where ᵘᵘA is not); 0, or 1 where B_d is singular. The caller
+   has checked that k_dot is loaded. */
+static int kb_momentum_at(kb_work *w, const double *ti, const double *qi, const double *f,
+                          const double *ci, const int *part, double *o) {
+    double *wp = w->wp, *u = w->u;
+    memset(u, 0, sizeof(double) * S_);
     k_pos(ti, qi, u, ci, wp);
-    if (kb_embed_speeds(wp + B_OFF, part, 0, LU, piv, G, T, u)) return 1;
-    kb_momentum_rate_emb(ti, qi, f, ci, part, wp, T, LU, piv, o, 0);
+    if (kb_embed_speeds(&w->sh, wp + B_OFF, part, 0, u)) return 1;
+    kb_momentum_rate_emb(w, ti, qi, f, ci, part, wp, o, 0);
     return 0;
 }
 
 #else
-int kb_rhs_emb(int n, const double *t, const double *x, const double *c, const int *part,
-               double *out, double *uout) {
+int kb_rhs_emb(kb_work *w, int n, const double *t, const double *x, const double *c,
+               const int *part, double *out, double *uout) {
     (void)part; (void)uout;
-    return kb_rhs(n, t, x, c, out);
+    return kb_rhs(w, n, t, x, c, out);
 }
-int kb_rhs_momentum_emb(int n, const double *t, const double *y, const double *c,
+int kb_rhs_momentum_emb(kb_work *w, int n, const double *t, const double *y, const double *c,
                         const int *part, double *out, double *uout) {
     (void)part; (void)uout;
-    return kb_rhs_momentum(n, t, y, c, out, 0);
+    return kb_rhs_momentum(w, n, t, y, c, out, 0);
 }
-static int kb_momentum_at(const double *ti, const double *qi, const double *f, const double *ci,
-                          const int *part, double *o) {
-    double wp[NPOS];
+static int kb_momentum_at(kb_work *w, const double *ti, const double *qi, const double *f,
+                          const double *ci, const int *part, double *o) {
     (void)part;
-    k_pos(ti, qi, f, ci, wp);
-    kb_momentum_rate(ti, qi, f, ci, wp, o);
+    k_pos(ti, qi, f, ci, w->wp);
+    kb_momentum_rate(w, ti, qi, f, ci, w->wp, o);
     return 0;
 }
 #endif

@@ -1,59 +1,52 @@
-/* kanebond C runtime of prescribed flows and adjoined constraints: appended to runtime.c for a
-   system that has them (see constraints.py). Needs, besides runtime.c's macros, NF_ (free speeds),
-   NC_ (prescribed speeds), NA_ (adjoined constraints), NCON_ (outputs of k_con), the index
-   tables CON_UI (free) and CON_CI (prescribed) into the independent speeds f (SF_ of them), and
-   the kernels k_cf (ᶜf = g(t)) and k_con ([ᶜf', φ, ᴾφ, ᴾφ', ∂φ/∂uᵀ (NA_ x S_), γ] in all speeds). */
+/* kanebond C runtime of prescribed flows and adjoined constraints: appended to runtime.c (and
+   runtime_out.c) for a system that has them (see constraints.py).
+   Needs: runtime.c (kb_work, whose constraint buffers are sized by the macros below, defined
+   before it), NF_ (free speeds), NC_ (prescribed speeds), NA_ (adjoined constraints), NCON_
+   (outputs of k_con), the index tables CON_UI (free) and CON_CI (prescribed) into the
+   independent speeds f (SF_ of them), and the kernels k_cf (ᶜf = g(t)) and k_con ([ᶜf', φ, ᴾφ,
+   ᴾφ', ∂φ/∂uᵀ (NA_ x S_), γ] in all speeds).
+   Provides: kb_con, kb_con_momentum (work first, a status kind returned), kb_con_pivot_ratio
+   and kb_con_last_energy. */
 void k_cf(const double *, const double *, const double *, const double *, double *);
 void k_con(const double *, const double *, const double *, const double *, double *);
 
-#define NF1 (NF_ > 0 ? NF_ : 1)
-#define NC1 (NC_ > 0 ? NC_ : 1)
-#define NA1 (NA_ > 0 ? NA_ : 1)
-#define SF1 (SF_ > 0 ? SF_ : 1)
-#define KC1 (KC_ > 0 ? KC_ : 1)
-#define NCON1 (NCON_ > 0 ? NCON_ : 1)
-
-/* For kanebond's integration core (rk_sim.c), per thread: the smallest pivot ratio of the last
-   evaluation (B_d's, and the Schur complement's diagonal min/max: it falls to 0 where the
-   adjoined constraints lose rank), and, while the core keeps energies (kb_keep_energy), the
-   powers of the prescribed flows ᶜf_k ᶜe_k and of the adjoined constraints ᵃᶜf_ℓ λ_ℓ beside
-   the loads' ([PA21] (53), [PA-VP] (19)), in the order of ConstrainedModel.load_names. */
-static KB_TLS double kb_con_ratio = 1.0, kb_con_lastP[NC_ + NA_ > 0 ? NC_ + NA_ : 1];
-double kb_con_pivot_ratio(void) {
+/* For kanebond's integration core (rk_sim.c), of the work's last evaluation: the smallest pivot
+   ratio (B_d's, and the Schur complement's diagonal min/max: it falls to 0 where the adjoined
+   constraints lose rank), and, while the core keeps energies (kb_keep_energy), the powers of
+   the prescribed flows ᶜf_k ᶜe_k and of the adjoined constraints ᵃᶜf_ℓ λ_ℓ beside the loads'
+   ([PA21] (53), [PA-VP] (19)), in the order of ConstrainedModel.load_names. */
+double kb_con_pivot_ratio(const kb_work *w) {
 #if KC_ > 0
-    if (kb_pivot_ratio() < kb_con_ratio) return kb_pivot_ratio();
+    if (kb_pivot_ratio(&w->sh) < w->con_ratio) return kb_pivot_ratio(&w->sh);
 #endif
-    return kb_con_ratio;
+    return w->con_ratio;
 }
-void kb_con_last_energy(double *P, double *T) {
-    kb_last_energy(P, T);
-    memcpy(P + NL_, kb_con_lastP, sizeof(double) * (NC_ + NA_));
+void kb_con_last_energy(const kb_work *w, double *P, double *T) {
+    kb_last_energy(&w->sh, P, T);
+    memcpy(P + NL_, w->con_lastP, sizeof(double) * (NC_ + NA_));
 }
 
 /* The relaxed system at one point, in the independent speeds f (prescribed ones included):
    A_f (SF_ x SF_), r = e_f − [D f]_f, q' (R_), all speeds u and, with embedded constraints, the
    embedding G_emb = −B_d⁻¹ B_f (KC_ x SF_) and c = −B_d⁻¹ Ḃu. Returns 0, or 1 where B_d is
    singular. */
-static int kb_con_relaxed(const double *ti, const double *qi, const double *f, const double *ci,
-                          const int *part, double *A, double *r, double *qd, double *u,
-                          double *Ge, double *cc) {
-    double wp[NPOS], wv[NVEL];
+static int kb_con_relaxed(kb_work *w, const double *ti, const double *qi, const double *f,
+                          const double *ci, const int *part, double *A, double *r, double *qd,
+                          double *u, double *cc) {
+    double *wp = w->wp, *wv = w->wv;
 #if KC_ > 0
-    static KB_TLS double LU[KC_ * KC_];
-    double T[S_ * SF1], ct[S_];
-    int piv[KC_];
-    if (kb_emb_velocity(ti, qi, f, ci, part, LU, piv, Ge, T, u, wp, wv, cc, ct, A, r)) return 1;
+    if (kb_emb_velocity(w, ti, qi, f, ci, part, u, wp, wv, cc, w->ct, A, r)) return 1;
 #else
-    double Df[S_], e[S_];
-    (void)part; (void)Ge; (void)cc;
+    double *Df = w->Df, *e = w->e;
+    (void)part; (void)cc;
     memcpy(u, f, sizeof(double) * S_);
     k_pos(ti, qi, u, ci, wp);
     k_vel(ti, qi, u, ci, wv);
-    kb_assemble(u, wp, wv, 0, A, Df, e, 0, 0, 0, 0);
+    kb_assemble(w, u, wp, wv, 0, A, Df, e, 0, 0, 0, 0);
     for (int s = 0; s < S_; s++) r[s] = e[s] - Df[s];
 #endif
     for (int k = 0; k < R_; k++) qd[k] = wv[QD_OFF + k];
-    if (kb_keep) kb_keep_pw(u, wp, wv); /* the loads' powers and T* in the full speeds */
+    if (w->sh.keep) kb_keep_pw(w, u, wp, wv); /* the loads' powers and T* in the full speeds */
     return 0;
 }
 
@@ -81,9 +74,9 @@ static void kb_con_project(const double *Gu, const double *gam, const int *part,
 /* ᵘf' and λ of  ᵘᵘA ᵘf' − ᵘGᵀλ = ᵘr − ᵘᶜA ᶜf',  ᵘG ᵘf' = bc  ([PA21] (47), [PA-VP] (27)) by the
    Cholesky factor of ᵘᵘA and the Schur complement M = ᵘG ᵘᵘA⁻¹ ᵘGᵀ. Returns 0, 1 when ᵘᵘA is not
    positive definite, 2 when M is singular (a pivot ≤ 1e-7 of the largest, as constrained.py). */
-static int kb_con_solve(const double *A, const double *r, const double *cfd, const double *Gf,
-                        const double *bc, double *ufd, double *lam) {
-    double Auu[NF1 * NF1], X[NF1 * (NA_ + 1)], M[NA1 * NA1];
+static int kb_con_solve(kb_work *w, const double *A, const double *r, const double *cfd,
+                        const double *Gf, const double *bc, double *ufd, double *lam) {
+    double *Auu = w->Auu, *X = w->X, *M = w->M;
     for (int j = 0; j < NF_; j++) {
         const int a = CON_UI[j];
         double b = r[a];
@@ -112,7 +105,7 @@ static int kb_con_solve(const double *A, const double *r, const double *cfd, con
             if (d < dmin) dmin = d;
             if (d > dmax) dmax = d;
         }
-        if (dmin < kb_con_ratio * dmax) kb_con_ratio = dmin / dmax;
+        if (dmin < w->con_ratio * dmax) w->con_ratio = dmin / dmax;
         if (!(dmin > 1e-7 * dmax)) return 2;
         kb_chol_solve(NA_, M, lam);
     }
@@ -139,13 +132,13 @@ static void kb_con_reactions(const double *A, const double *r, const double *ufd
 }
 
 /* The full speeds f = [ᵘf; ᶜf(t)] ([PA21] (2)) from the free ones uf (NULL: ᵘf = 0). */
-static void kb_con_full(const double *ti, const double *qi, const double *uf, const double *ci,
-                        double *f) {
-    double u[S_ > 0 ? S_ : 1], wcf[NC1];
+static void kb_con_full(kb_work *w, const double *ti, const double *qi, const double *uf,
+                        const double *ci, double *f) {
+    double *u = w->cu0, *wcf = w->wcf;
     memset(f, 0, sizeof(double) * SF1);
     for (int j = 0; j < NF_ && uf; j++) f[CON_UI[j]] = uf[j];
     if (NC_ > 0) {
-        memset(u, 0, sizeof(u));
+        memset(u, 0, sizeof(double) * S1);
         k_cf(ti, qi, u, ci, wcf);
         for (int k = 0; k < NC_; k++) f[CON_CI[k]] = wcf[k];
     }
@@ -154,12 +147,17 @@ static void kb_con_full(const double *ti, const double *qi, const double *uf, co
 /* One point of the velocity form at the full speeds f: o = [q', ᵘf'], lm = λ, rk = ᶜe (when
    `react` or the core keeps energies), ak = ᵃᶜf, Gf = ∂φ/∂fᵀ. Returns 0; 1 where ᵘᵘA, −1 where
    B_d, 2 where the Schur complement is singular. */
-static int kb_con_point(const double *ti, const double *qi, const double *f, const double *ci,
-                        const int *part, double beta, int react, double *o, double *lm,
-                        double *rk, double *ak, double *Gf) {
-    double u[S_ > 0 ? S_ : 1], A[SF1 * SF1], r[SF1], Ge[KC1 * SF1], cc[KC1];
-    double wc[NCON1], gf[NA1], bc[NA1];
-    if (kb_con_relaxed(ti, qi, f, ci, part, A, r, o, u, Ge, cc)) return -1;
+static int kb_con_point(kb_work *w, const double *ti, const double *qi, const double *f,
+                        const double *ci, const int *part, double beta, int react, double *o,
+                        double *lm, double *rk, double *ak, double *Gf) {
+    double *u = w->cu, *A = w->cA, *r = w->cr, *cc = w->cc, *wc = w->wc, *gf = w->gf;
+    double *bc = w->bc;
+#if KC_ > 0
+    const double *Ge = w->sh.G;
+#else
+    const double *Ge = 0;
+#endif
+    if (kb_con_relaxed(w, ti, qi, f, ci, part, A, r, o, u, cc)) return -1;
     k_con(ti, qi, u, ci, wc);
     const double *cfd = wc, *phi = wc + NC_, *val = phi + NA_, *vald = val + NA_;
     const double *Gu = vald + NA_, *gam = Gu + NA_ * S_;
@@ -169,88 +167,96 @@ static int kb_con_point(const double *ti, const double *qi, const double *f, con
         for (int k = 0; k < NC_; k++) v -= Gf[l * SF_ + CON_CI[k]] * cfd[k];
         bc[l] = v;
     }
-    const int code = kb_con_solve(A, r, cfd, Gf, bc, o + R_, lm);
+    const int code = kb_con_solve(w, A, r, cfd, Gf, bc, o + R_, lm);
     if (code) return code;
-    if (react || kb_keep) kb_con_reactions(A, r, o + R_, cfd, Gf, lm, rk);
+    if (react || w->sh.keep) kb_con_reactions(A, r, o + R_, cfd, Gf, lm, rk);
     for (int l = 0; l < NA_; l++) {
         double v = 0.0;
         for (int s = 0; s < SF_; s++) v += Gf[l * SF_ + s] * f[s];
         ak[l] = v;
     }
-    if (kb_keep) {
-        for (int k = 0; k < NC_; k++) kb_con_lastP[k] = f[CON_CI[k]] * rk[k];
-        for (int l = 0; l < NA_; l++) kb_con_lastP[NC_ + l] = ak[l] * lm[l];
+    if (w->sh.keep) {
+        for (int k = 0; k < NC_; k++) w->con_lastP[k] = f[CON_CI[k]] * rk[k];
+        for (int l = 0; l < NA_; l++) w->con_lastP[NC_ + l] = ak[l] * lm[l];
     }
     return 0;
 }
 
+/* the status kind of kb_con_point's code at point i */
+static int kb_con_fail(kb_work *w, int code, int i) {
+    return kb_fail(&w->sh, code == 1 ? KB_SINGULAR_MASS
+                           : (code < 0 ? KB_SINGULAR_BD : KB_SINGULAR_SCHUR), i);
+}
+
 /* Velocity form of a system with prescribed flows and adjoined constraints at n points:
    x = [q, ᵘf] -> [q', ᵘf'] (constrained.py states the equations); lam (n x NA_), react (n x NC_)
-   and acf = (∂φ/∂fᵀ) f (n x NA_) may be NULL. beta is the Baumgarte rate. Returns 0; 1 + i when
-   ᵘᵘA, −(1 + i) when B_d, 2²⁷ + i when the Schur complement is singular at point i; 2²⁸ + i when a
-   result is not finite. (Python re-evaluates a failing batch on the NumPy path for its message.) */
-int kb_con(int n, const double *t, const double *x, const double *c, const int *part,
-           double beta, double *out, double *lam, double *react, double *acf) {
-    double f[SF1], Gf[NA1 * SF1], lm[NA1], rk[NC1], ak[NA1];
-    int bad = 0;
-    kb_con_ratio = 1.0;
+   and acf = (∂φ/∂fᵀ) f (n x NA_) may be NULL. beta is the Baumgarte rate. Returns KB_OK, or
+   KB_SINGULAR_MASS (ᵘᵘA), KB_SINGULAR_BD (B_d), KB_SINGULAR_SCHUR (the Schur complement),
+   KB_NONFINITE (a result not finite), the point in the status. (Python re-evaluates a failing
+   batch on the NumPy path for its message.) */
+int kb_con(kb_work *w, int n, const double *t, const double *x, const double *c,
+           const int *part, double beta, double *out, double *lam, double *react,
+           double *acf) {
+    double *f = w->cf, *Gf = w->Gf, *lm = w->lm, *rk = w->rk, *ak = w->ak;
+    kb_begin(w, 0);
+    w->con_ratio = 1.0;
     for (int i = 0; i < n; i++) {
         const double *ti = t + i, *qi = x + i * (R_ + NF_);
-        const double *ci = c + i * (K_ > 0 ? K_ : 1);
+        const double *ci = c + i * K1;
         double *o = out + i * (R_ + NF_);
-        kb_con_full(ti, qi, qi + R_, ci, f);
-        const int code = kb_con_point(ti, qi, f, ci, part, beta, react != 0, o, lm, rk, ak, Gf);
-        if (code) return code == 1 ? i + 1 : (code < 0 ? -(i + 1) : (1 << 27) + i);
+        kb_con_full(w, ti, qi, qi + R_, ci, f);
+        const int code = kb_con_point(w, ti, qi, f, ci, part, beta, react != 0, o, lm, rk, ak,
+                                      Gf);
+        if (code) return kb_con_fail(w, code, i);
         if (lam) memcpy(lam + i * NA_, lm, sizeof(double) * NA_);
         if (react) memcpy(react + i * NC_, rk, sizeof(double) * NC_);
         if (acf) memcpy(acf + i * NA_, ak, sizeof(double) * NA_);
-        if (!bad) bad = kb_nonfinite(o, R_ + NF_, i);
+        kb_nonfinite(&w->sh, o, R_ + NF_, i);
     }
-    return bad;
+    return w->sh.st.kind;
 }
 
 /* Momentum form at n points ([PA21] (49), (50)): y = [q, ᵘp̂] -> [q', ᵘe + ᵘê + ᵘGᵀλ], with
    ᵘf = ᵘᵘA⁻¹(ᵘp̂ − ᵘᶜA ᶜf) and λ of the velocity form at the full f; e + ê is the relaxed
    momentum form's rate at the full f (runtime.c's kb_momentum_at).
    side (n x NF_, may be NULL) receives ᵘf. Returns as kb_con. */
-int kb_con_momentum(int n, const double *t, const double *y, const double *c, const int *part,
-                    double beta, double *out, double *side) {
-    double f[SF1], Gf[NA1 * SF1], lm[NA1], rk[NC1], ak[NA1], A[SF1 * SF1], r[SF1];
-    double u[S_ > 0 ? S_ : 1], Ge[KC1 * SF1], cc[KC1], Auu[NF1 * NF1];
-    double vo[R_ + NF_ + 1], mo[R_ + SF_ + 1];
-    int bad = 0;
-    kb_con_ratio = 1.0;
+int kb_con_momentum(kb_work *w, int n, const double *t, const double *y, const double *c,
+                    const int *part, double beta, double *out, double *side) {
+    double *f = w->cf, *Gf = w->Gf, *lm = w->lm, *rk = w->rk, *ak = w->ak, *A = w->cA;
+    double *r = w->cr, *u = w->cu, *cc = w->cc, *Auu = w->Auu, *vo = w->vo, *mo = w->mo;
+    if (kb_begin(w, 1)) return w->sh.st.kind;
+    w->con_ratio = 1.0;
     for (int i = 0; i < n; i++) {
         const double *ti = t + i, *qi = y + i * (R_ + NF_), *pi = qi + R_;
-        const double *ci = c + i * (K_ > 0 ? K_ : 1);
+        const double *ci = c + i * K1;
         double *o = out + i * (R_ + NF_);
-        const int keep = kb_keep;
-        kb_con_full(ti, qi, 0, ci, f); /* ᶜf, and A at q: the relaxed system with ᵘf = 0 */
-        kb_keep = 0;
-        const int sing = kb_con_relaxed(ti, qi, f, ci, part, A, r, vo, u, Ge, cc);
-        kb_keep = keep;
-        if (sing) return -(i + 1);
+        const int keep = w->sh.keep;
+        kb_con_full(w, ti, qi, 0, ci, f); /* ᶜf, and A at q: the relaxed system with ᵘf = 0 */
+        w->sh.keep = 0;
+        const int sing = kb_con_relaxed(w, ti, qi, f, ci, part, A, r, vo, u, cc);
+        w->sh.keep = keep;
+        if (sing) return kb_fail(&w->sh, KB_SINGULAR_BD, i);
         for (int j = 0; j < NF_; j++) {
             double b = pi[j];
             for (int k = 0; k < NC_; k++) b -= A[CON_UI[j] * SF_ + CON_CI[k]] * f[CON_CI[k]];
             f[CON_UI[j]] = b;
             for (int m = 0; m < NF_; m++) Auu[j * NF1 + m] = A[CON_UI[j] * SF_ + CON_UI[m]];
         }
-        if (NF_ > 0 && kb_chol(NF_, Auu)) return i + 1;
+        if (NF_ > 0 && kb_chol(NF_, Auu)) return kb_fail(&w->sh, KB_SINGULAR_MASS, i);
         for (int j = 0; j < NF_; j++) r[j] = f[CON_UI[j]];
         kb_chol_solve(NF_, Auu, r);
         for (int j = 0; j < NF_; j++) f[CON_UI[j]] = r[j];
         if (side) for (int j = 0; j < NF_; j++) side[i * NF_ + j] = r[j];
-        const int code = kb_con_point(ti, qi, f, ci, part, beta, 0, vo, lm, rk, ak, Gf);
-        if (code) return code == 1 ? i + 1 : (code < 0 ? -(i + 1) : (1 << 27) + i);
-        if (kb_momentum_at(ti, qi, f, ci, part, mo)) return -(i + 1);
+        const int code = kb_con_point(w, ti, qi, f, ci, part, beta, 0, vo, lm, rk, ak, Gf);
+        if (code) return kb_con_fail(w, code, i);
+        if (kb_momentum_at(w, ti, qi, f, ci, part, mo)) return kb_fail(&w->sh, KB_SINGULAR_BD, i);
         memcpy(o, mo, sizeof(double) * R_);
         for (int j = 0; j < NF_; j++) {
             double v = mo[R_ + CON_UI[j]];
             for (int l = 0; l < NA_; l++) v += Gf[l * SF_ + CON_UI[j]] * lm[l];
             o[R_ + j] = v;
         }
-        if (!bad) bad = kb_nonfinite(o, R_ + NF_, i);
+        kb_nonfinite(&w->sh, o, R_ + NF_, i);
     }
-    return bad;
+    return w->sh.st.kind;
 }

@@ -1,26 +1,60 @@
-/* kanebond C runtime, shared by runtime.c and runtime_tree.c: the non-finite check, dense
-   Cholesky, and the numeric embedding of velocity constraints B u = 0 (the band LU of the
-   dependent-speed block B_d and the dependent speeds). Needs KB_TLS (runtime_tls.c), KC_,
-   SF_, S_, NB_ENT, B_ROW, B_COL, NL_; B is passed by its nonzeros. */
+/* kanebond C runtime, shared by runtime.c and runtime_tree.c (put before them).
+   Needs: the layout macros KC_, SF_, S_, NL_, NB_ENT and the tables B_ROW, B_COL (B is passed
+   by its nonzeros); <math.h>, <string.h>.
+   Provides: kb_status (what a call of an entry point found, and where), the part of a work
+   every runtime shares (kb_shared: the status, the keep flag, the last powers and T*, the
+   band LU of B_d and its pivot ratio) and the functions on it (kb_work_free, kb_keep_energy,
+   kb_last_energy, kb_pivot_ratio), the non-finite check, dense Cholesky and the numeric
+   embedding of velocity constraints B u = 0 (the band LU of the dependent-speed block B_d and
+   the dependent speeds). No state outside the work a caller passes. */
+#if defined(__FAST_MATH__) || (defined(__FINITE_MATH_ONLY__) && __FINITE_MATH_ONLY__)
+#error "kanebond's C must be built without -ffast-math / -ffinite-math-only (IEEE NaN checks)"
+#endif
 
-/* The loads' powers u . e_L and T* of this thread's last evaluation of a right-hand side,
-   kept while kanebond's integration core asks for them (kb_keep_energy(1)): its stage work
-   and energy audit then cost no evaluation of their own. */
-static KB_TLS int kb_keep = 0;
-static KB_TLS double kb_lastP[NL_ > 0 ? NL_ : 1], kb_lastT = 0.0;
-void kb_keep_energy(int on) { kb_keep = on; }
-void kb_last_energy(double *P, double *T) {
-    memcpy(P, kb_lastP, sizeof(double) * (NL_ > 0 ? NL_ : 1));
-    *T = kb_lastT;
+#define NL1 (NL_ > 0 ? NL_ : 1)
+#define SF1 (SF_ > 0 ? SF_ : 1)
+#define S1 (S_ > 0 ? S_ : 1)
+
+/* What a call of an entry point found (numeric/_c/status.py mirrors the kinds): ok, a mass
+   matrix that is not positive definite, a singular B_d (the dependent speeds cannot be
+   solved), a singular Schur complement of adjoined constraints, a result that is not finite
+   (the call still fills its outputs), a kernel that is not loaded (k_dot), no memory. index:
+   the point of the batch where it happened. Every entry point returns the kind (0: ok) and
+   leaves the status in its work. */
+enum { KB_OK = 0, KB_SINGULAR_MASS = 1, KB_SINGULAR_BD = 2, KB_SINGULAR_SCHUR = 3,
+       KB_NONFINITE = 4, KB_NO_KERNEL = 5, KB_NO_MEMORY = 6 };
+typedef struct { int kind, index; } kb_status;
+
+/* The part of every runtime's work (its kb_work, first member) that this file reads: the
+   status of the last call; the keep flag (kb_keep_energy) and what the last evaluation kept
+   while it is on: the loads' powers u . e_L and T* (kanebond's integration core then costs no
+   evaluation of its own for its stage work and energy audit); the band LU of B_d, its pivots
+   and the smallest pivot ratio of the last factorization. */
+typedef struct {
+    kb_status st;
+    int keep;
+    double lastT, lu_ratio;
+    double lastP[NL1];
+#if KC_ > 0
+    double LU[KC_ * KC_], G[KC_ * SF1], T[S1 * SF1], Bf[KC_ * SF1];
+    double col[KC_], res[KC_], scale[KC_];
+    int piv[KC_];
+#endif
+} kb_shared;
+
+/* the status kind at point i (kept, and returned for the entry point to return) */
+static int kb_fail(kb_shared *w, int kind, int i) {
+    w->st.kind = kind;
+    w->st.index = i;
+    return kind;
 }
 
-/* Return code of a right-hand side whose result is not finite at point i (the run goes on:
-   Python names the quantity, or the non-finite input, see numeric.py). */
-#define KB_NONFINITE (1 << 28)
-static int kb_nonfinite(const double *o, int m, int i) {
+/* KB_NONFINITE at point i where a result o (m numbers) is not finite and no earlier point
+   failed (the run goes on: Python names the quantity, or the non-finite input) */
+static void kb_nonfinite(kb_shared *w, const double *o, int m, int i) {
     double s = 0.0;
     for (int k = 0; k < m; k++) s += o[k] * 0.0;  /* NaN or inf anywhere makes s NaN */
-    return s == 0.0 ? 0 : KB_NONFINITE + i;
+    if (!(s == 0.0) && w->st.kind == KB_OK) kb_fail(w, KB_NONFINITE, i);
 }
 
 /* Cholesky factorization in place (lower triangle) of an n x n SPD matrix: 1 if it is not
@@ -68,22 +102,11 @@ static void kb_chol_solve(int n, const double *L, double *b) {
    as singular) fails. piv[j] is the row swapped with j at step j;
    as in LINPACK's dgbfa, a swap moves only the columns from j on, so the multiplier of column
    j stays in the row it was computed for and the solves interleave swaps and eliminations. */
-/* the smallest pivot of the last factorization over ``big`` (0 where it failed): a cheap
-   watch on how close B_d is to singular, read by an FMU between steps */
-static KB_TLS double kb_lu_ratio = 1.0;
-
-/* the ratio of this thread's last factorization, for kb.simulate's compiled loop (which
-   watches it at every stage and hands a step whose ratio dips to kanebond.simulation.monitor) */
-#ifndef KB_NORMAL_
-#define KB_NORMAL_ 0
-#endif
-/* (B_d of a redundant closure is B_dᵀ B_d of its stated rows, KB_NORMAL_: its pivots are
-   squares, and the watch sees their square root, on the scale of an independent set's) */
-double kb_pivot_ratio(void) { return KB_NORMAL_ ? sqrt(kb_lu_ratio) : kb_lu_ratio; }
-
-static int kb_lu(double *M, int *piv, int kl, int ku, double big) {
+/* *ratio: the smallest pivot of the factorization over ``big`` (0 where it failed), a cheap
+   watch on how close B_d is to singular (kept in the work's lu_ratio: kb_pivot_ratio). */
+static int kb_lu(double *M, int *piv, int kl, int ku, double big, double *ratio_out) {
     const int k = KC_, w = kl + ku;
-    kb_lu_ratio = 0.0;
+    *ratio_out = 0.0;
     if (!(big > 0.0) || !isfinite(big)) return 1;
     double ratio = 1.0;
     for (int j = 0; j < k; j++) {
@@ -110,7 +133,7 @@ static int kb_lu(double *M, int *piv, int kl, int ku, double big) {
             for (int c = j + 1; c <= cend; c++) M[i * k + c] -= l * M[j * k + c];
         }
     }
-    kb_lu_ratio = ratio;
+    *ratio_out = ratio;
     return 0;
 }
 
@@ -131,16 +154,18 @@ static void kb_lu_solve(const double *LU, const int *piv, int kl, int ku, double
     }
 }
 
-/* B_d (from B by its nonzeros B_ROW, B_COL and the partition's roles) into the band of LU,
-   factorized; B_f into Bf (KC_ x SF_) where Bf is given; *big the largest |B| entry. */
-static int kb_factor_bd(const double *B, const int *part, double *LU, int *piv, double *Bf,
+/* B_d (from B by its nonzeros B_ROW, B_COL and the partition's roles) into the band of the
+   work's LU, factorized (its pivot ratio kept); B_f into Bf (KC_ x SF_) where Bf is given;
+   *big the largest |B| entry. */
+static int kb_factor_bd(kb_shared *ws, const double *B, const int *part, double *Bf,
                         double *big) {
     const int kl = KB_KL, ku = KB_KU, w = kl + ku, *role = KB_ROLE;
+    double *LU = ws->LU;
     for (int i = 0; i < KC_; i++) {
         const int c0 = i - kl > 0 ? i - kl : 0, c1 = i + w < KC_ - 1 ? i + w : KC_ - 1;
         for (int c = c0; c <= c1; c++) LU[i * KC_ + c] = 0.0;
     }
-    if (Bf) memset(Bf, 0, sizeof(double) * KC_ * (SF_ > 0 ? SF_ : 1));
+    if (Bf) memset(Bf, 0, sizeof(double) * KC_ * SF1);
     *big = 0.0;
     for (int e = 0; e < NB_ENT; e++) {
         const int r = B_ROW[e], rl = role[B_COL[e]];
@@ -150,15 +175,15 @@ static int kb_factor_bd(const double *B, const int *part, double *LU, int *piv, 
         if (rl < 0) LU[r * KC_ + (-rl - 1)] = B[e];
         else if (Bf) Bf[r * SF_ + rl] = B[e];
     }
-    return kb_lu(LU, piv, kl, ku, *big);
+    return kb_lu(LU, ws->piv, kl, ku, *big, &ws->lu_ratio);
 }
 
 /* Whether B u = 0 holds row by row against the size of its terms (and, for terms that are
    all tiny, round-off of the whole system): a wrong u never passes. */
-static int kb_speeds_ok(const double *B, const double *u, double big) {
-    double res[KC_], scale[KC_];
-    memset(res, 0, sizeof(res));
-    memset(scale, 0, sizeof(scale));
+static int kb_speeds_ok(kb_shared *ws, const double *B, const double *u, double big) {
+    double *res = ws->res, *scale = ws->scale;
+    memset(res, 0, sizeof(double) * KC_);
+    memset(scale, 0, sizeof(double) * KC_);
     for (int e = 0; e < NB_ENT; e++) {
         const double x = B[e] * u[B_COL[e]];
         res[B_ROW[e]] += x;
@@ -172,15 +197,14 @@ static int kb_speeds_ok(const double *B, const double *u, double big) {
     return 1;
 }
 
-/* B_d factorized, G = -B_d⁻¹ B_f (KC_ x SF_, row-major), T (S_ x SF_) and, when f is given,
-   u = T f; from B by its nonzeros (B_ROW, B_COL). */
-static int kb_embed_speeds(const double *B, const int *part, const double *f, double *LU,
-                           int *piv, double *G, double *T, double *u) {
+/* B_d factorized into the work's LU, piv, G = -B_d⁻¹ B_f (KC_ x SF_, row-major), T (S_ x SF_)
+   and, when f is given, u = T f; from B by its nonzeros (B_ROW, B_COL). */
+static int kb_embed_speeds(kb_shared *ws, const double *B, const int *part, const double *f,
+                           double *u) {
     const int kl = KB_KL, ku = KB_KU, *role = KB_ROLE;
-    static KB_TLS double Bf[KC_ * (SF_ > 0 ? SF_ : 1)];
-    double big;
-    if (kb_factor_bd(B, part, LU, piv, Bf, &big)) return 1;
-    double col[KC_];
+    double *LU = ws->LU, *G = ws->G, *T = ws->T, *Bf = ws->Bf, *col = ws->col, big;
+    const int *piv = ws->piv;
+    if (kb_factor_bd(ws, B, part, Bf, &big)) return 1;
     for (int s = 0; s < SF_; s++) {
         for (int r = 0; r < KC_; r++) col[r] = -Bf[r * SF_ + s];
         kb_lu_solve(LU, piv, kl, ku, col);
@@ -198,27 +222,58 @@ static int kb_embed_speeds(const double *B, const int *part, const double *f, do
             if (!isfinite(v)) return 1;
             u[j] = v;
         }
-        if (!kb_speeds_ok(B, u, big)) return 1;
+        if (!kb_speeds_ok(ws, B, u, big)) return 1;
     }
     return 0;
 }
 
 /* All speeds u from the independent f alone (no G, T: one solve of B_d u_d = -B_f f, for the
-   tree path, which never projects). Returns 1 where B_d is singular or u fails the check. */
-static int kb_embed_u(const double *B, const int *part, const double *f, double *LU, int *piv,
+   tree path, which never projects), B_d's factors in the work. Returns 1 where B_d is
+   singular or u fails the check. */
+static int kb_embed_u(kb_shared *ws, const double *B, const int *part, const double *f,
                       double *u) {
     const int *role = KB_ROLE;
-    double big, ud[KC_];
-    if (kb_factor_bd(B, part, LU, piv, 0, &big)) return 1;
-    memset(ud, 0, sizeof(ud));
+    double big, *ud = ws->col;
+    if (kb_factor_bd(ws, B, part, 0, &big)) return 1;
+    memset(ud, 0, sizeof(double) * KC_);
     for (int e = 0; e < NB_ENT; e++)
         if (role[B_COL[e]] >= 0) ud[B_ROW[e]] -= B[e] * f[role[B_COL[e]]];
-    kb_lu_solve(LU, piv, KB_KL, KB_KU, ud);
+    kb_lu_solve(ws->LU, ws->piv, KB_KL, KB_KU, ud);
     for (int j = 0; j < S_; j++) {
         u[j] = role[j] >= 0 ? f[role[j]] : ud[-role[j] - 1];
         if (!isfinite(u[j])) return 1;
     }
-    return !kb_speeds_ok(B, u, big);
+    return !kb_speeds_ok(ws, B, u, big);
 }
 
+/* the ratio of the last factorization in work w, for kb.simulate's compiled loop (which
+   watches it at every stage and hands a step whose ratio dips to kanebond.simulation.monitor)
+   and an FMU's watch between steps. (B_d of a redundant closure is B_dᵀ B_d of its stated rows,
+   KB_NORMAL_: its pivots are squares, and the watch sees their square root, on the scale of
+   an independent set's.) */
+#ifndef KB_NORMAL_
+#define KB_NORMAL_ 0
 #endif
+static double kb_shared_ratio(const kb_shared *w) {
+    return KB_NORMAL_ ? sqrt(w->lu_ratio) : w->lu_ratio;
+}
+#endif
+
+/* Of every runtime's work (its kb_shared first, so that these take the work itself): free it;
+   while on, keep the loads' powers and T* of every evaluation in it (kb_last_energy hands
+   them over); B_d's smallest pivot ratio at its last factorization (1 without embedded
+   constraints). */
+void kb_work_free(void *w) { free(w); }
+void kb_keep_energy(kb_shared *w, int on) { w->keep = on; }
+void kb_last_energy(const kb_shared *w, double *P, double *T) {
+    memcpy(P, w->lastP, sizeof(double) * NL1);
+    *T = w->lastT;
+}
+double kb_pivot_ratio(const kb_shared *w) {
+#if KC_ > 0
+    return kb_shared_ratio(w);
+#else
+    (void)w;
+    return 1.0;
+#endif
+}

@@ -1,7 +1,8 @@
 /* kanebond C runtime of the tree path with constant, local embedded constraints (URDF mimic
    joints, gears): one articulated-body pass in which every constraint group is a composite
-   joint (numeric/_program/mimic.py). Appended to runtime_tree.c where MG_N_ > 0; needs its
-   tables MG_OF, MG_LOFF (per body), MG_ANCHOR, MG_BOFF, MG_BODY, MG_NSG, MG_NRG, MG_NOFF and
+   joint (numeric/_program/mimic.py). Appended to runtime_tree.c where MG_N_ > 0 (its kb_work
+   holds this file's buffers of a whole pass; a group's own, sized by MG_NS_ and MG_NR_, are
+   small and on the stack); needs its tables MG_OF, MG_LOFF (per body), MG_ANCHOR, MG_BOFF, MG_BODY, MG_NSG, MG_NRG, MG_NOFF and
    MG_NV (per group), MG_NS_ and MG_NR_ (the largest n_s, n_r).
 
    Group g: the bodies Sigma below its anchor body A whose joints carry its constraints, their
@@ -148,9 +149,9 @@ static void kbm_fwd(const double *w, int b, double *acc, const double *ud) {
 /* All accelerations (full + R_, S_; q' in full) under the group constraints at one point: the
    ABA with every group condensed at its anchor (see the top). Returns 1 where a joint's or a
    group's inertia is not positive definite. */
-static int kbm_accel(const double *w, double *full) {
-    double IA[36 * NT_], pA[6 * NT_], U[6 * NS], Dl[T_NDL], uv[NS], acc[6 * NT_];
-    double Y[MG_N_ * 6 * MGR], z[MG_N_ * MGR], *ud = full + R_;
+static int kbm_accel(kb_work *wk, const double *w, double *full) {
+    double *IA = wk->IA, *pA = wk->pA, *U = wk->U, *Dl = wk->Dl, *uv = wk->uv, *acc = wk->acc;
+    double *Y = wk->mY, *z = wk->mz, *ud = full + R_;
     static const double zero6[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
     kbt_init(w, full, IA, pA);
     for (int b = NT_ - 1; b >= -1; b--) {

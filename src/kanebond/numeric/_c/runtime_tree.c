@@ -1,7 +1,13 @@
 /* kanebond C runtime of the tree path: the articulated-body algorithm (Featherstone 2008,
    ch. 7) on the per-joint quantities of numeric/_program/tree.py, in N components at the mass centres.
-   Needs R_, S_, K_, NT_, NWT_, TQD_OFF, TTAU_OFF, the tables T_PARENT, T_NJ, T_COLS, T_COFF,
-   T_OFF, T_DOFF and the kernel k_tree.
+   Needs R_, S_, K_, NT_, NWT_, TQD_OFF, TTAU_OFF, TT_OFF, TPOW_OFF, NL_, KC_, SF_, NB_ENT,
+   TBUD_OFF, MG_N_, the tables T_PARENT, T_NJ, T_COLS, T_COFF, T_OFF, T_DOFF, B_ROW, B_COL, the
+   kernels k_tree, k_tree_v (and k_treeB with embedded constraints) and runtime_lu.c, put
+   before it; runtime_mimic.c is appended where MG_N_ > 0.
+   Provides: kb_work (one evaluation's buffers, on the heap, sized by the macros; one per
+   thread), kb_work_new (runtime_lu.c: kb_work_free, kb_keep_energy, ...) and the entry
+   points kb_rhs_tree, kb_rhs_momentum_tree, kb_f_from_p_tree, kb_momentum_tree,
+   kb_work_tree, kb_rhs_tree_emb, kb_speeds_tree: work first, a status kind returned.
 
    Spatial motion m = (w; v) at a body's mass centre G, force f = (tau about G; F).
    X (parent -> child, shift by d = G_child - G_parent): w' = w, v' = v + w x d;
@@ -97,6 +103,33 @@ static void kbt_pass3(const double *w, const double *U, const double *Dl, const 
 
 #define NWT (NWT_ > 0 ? NWT_ : 1)
 #define NS (S_ > 0 ? S_ : 1)
+
+/* One evaluation's buffers (kb_shared first: a caller reads the status at offset 0): the
+   kernel's work w, the ABA's articulated inertias, bias forces, U, the joints' factors, ... */
+typedef struct {
+    kb_shared sh;
+    double w[NWT], IA[36 * NT_], pA[6 * NT_], U[6 * NS], Dl[T_NDL], uv[NS], acc[6 * NT_];
+    double f[NS], full[R_ + NS], H[6 * NT_], Fe[6 * NT_], u0[NS];
+#if KC_ > 0
+    double wB[NB_ENT > 0 ? NB_ENT : 1], u[S_], r[KC_], Y[KC_ * S_], Bd[KC_ * S_];
+    double Gm[KC_ * KC_];
+#if MG_N_ > 0  /* runtime_mimic.c's condensed groups */
+    double mY[MG_N_ * 6 * (MG_NR_ > 0 ? MG_NR_ : 1)], mz[MG_N_ * (MG_NR_ > 0 ? MG_NR_ : 1)];
+#endif
+#endif
+} kb_work;
+
+/* a work (the tree path has no model struct: m is ignored), or NULL without memory */
+kb_work *kb_work_new(const void *m) {
+    kb_work *w = (kb_work *)calloc(1, sizeof(kb_work));
+    (void)m;
+    if (w) w->sh.lu_ratio = 1.0;
+    return w;
+}
+static void kbt_begin(kb_work *w) {
+    w->sh.st.kind = KB_OK;
+    w->sh.st.index = 0;
+}
 
 /* q' into o, and every body's rigid inertia and bias force into IA, pA (the ABA's start). */
 static void kbt_init(const double *w, double *o, double *IA, double *pA) {
@@ -230,26 +263,28 @@ static void kbt_minv(const double *w, const double *U, const double *Dl, const d
     kbt_pass3(w, U, Dl, uv, acc, out);
 }
 
-/* Velocity form [PA21] (14) by the ABA at n points: x = [q, f] -> [Q f, f']. Returns 0, 1 + the
-   index of the first point with a singular joint inertia, or KB_NONFINITE + i. */
-/* kb_lastP, kb_lastT (runtime_lu.c) from the kernel's work array of the evaluation just made */
-static void kbt_keep_pw(const double *w) {
-    kb_lastT = w[TT_OFF];
-    for (int l = 0; l < NL_; l++) kb_lastP[l] = w[TPOW_OFF + l];
+/* Velocity form [PA21] (14) by the ABA at n points: x = [q, f] -> [Q f, f']. Returns KB_OK,
+   KB_SINGULAR_MASS at the first point with a singular joint inertia, or KB_NONFINITE. */
+/* the work's lastP, lastT from the kernel's work array of the evaluation just made */
+static void kbt_keep_pw(kb_work *wk, const double *w) {
+    wk->sh.lastT = w[TT_OFF];
+    for (int l = 0; l < NL_; l++) wk->sh.lastP[l] = w[TPOW_OFF + l];
 }
 
-int kb_rhs_tree(int n, const double *t, const double *x, const double *c, double *out) {
-    double w[NWT], IA[36 * NT_], pA[6 * NT_], U[6 * NS], Dl[T_NDL], uv[NS], acc[6 * NT_];
-    int bad = 0;
+int kb_rhs_tree(kb_work *wk, int n, const double *t, const double *x, const double *c,
+                double *out) {
+    double *w = wk->w, *IA = wk->IA, *pA = wk->pA, *U = wk->U, *Dl = wk->Dl, *uv = wk->uv;
+    double *acc = wk->acc;
+    kbt_begin(wk);
     for (int i = 0; i < n; i++) {
         const double *qi = x + i * (R_ + S_), *fi = qi + R_, *ci = c + i * (K_ > 0 ? K_ : 1);
         double *o = out + i * (R_ + S_);
-        (kb_keep ? k_tree : k_tree_v)(t + i, qi, fi, ci, w); /* T*, powers where kept */
-        if (kbt_point(w, o, IA, pA, U, Dl, uv, acc)) return i + 1;
-        if (kb_keep) kbt_keep_pw(w);
-        if (!bad) bad = kb_nonfinite(o, R_ + S_, i);
+        (wk->sh.keep ? k_tree : k_tree_v)(t + i, qi, fi, ci, w); /* T*, powers where kept */
+        if (kbt_point(w, o, IA, pA, U, Dl, uv, acc)) return kb_fail(&wk->sh, KB_SINGULAR_MASS, i);
+        if (wk->sh.keep) kbt_keep_pw(wk, w);
+        kb_nonfinite(&wk->sh, o, R_ + S_, i);
     }
-    return bad;
+    return wk->sh.st.kind;
 }
 
 /* The spatial momentum (I w; m v) of body wb about its mass centre ([PA21] (54)). */
@@ -263,11 +298,11 @@ static void kbt_body_momentum(const double *wb, double *h) {
 
 /* f = A(q)^-1 p at one point: the ABA's factors at (q, u = 0), then kbt_minv. Returns 1 where
    a joint inertia is singular. */
-static int kbt_f_from_p(const double *ti, const double *qi, const double *ci, const double *p,
-                        double *f, double *w, double *IA, double *pA, double *U, double *Dl,
-                        double *uv, double *acc, double *full) {
-    double u0[NS];
-    memset(u0, 0, sizeof(u0));
+static int kbt_f_from_p(kb_work *wk, const double *ti, const double *qi, const double *ci,
+                        const double *p, double *f, double *w, double *IA, double *pA,
+                        double *U, double *Dl, double *uv, double *acc, double *full) {
+    double *u0 = wk->u0;
+    memset(u0, 0, sizeof(double) * NS);
     k_tree(ti, qi, u0, ci, w);
     if (kbt_point(w, full, IA, pA, U, Dl, uv, acc)) return 1;
     kbt_minv(w, U, Dl, p, pA, acc, uv, f);
@@ -280,13 +315,13 @@ static int kbt_f_from_p(const double *ti, const double *qi, const double *ci, co
    p'_s = tau_s + S_s . Fe_j + Sdot_s . H_j - W_s . (v_j x L_j)   (= e + e_hat, [PA21] (53), (57):
    the partial velocities of a body b in j's subtree are W_s and V_s + W_s x (G_b - G_j)).
    fout (n x S_, may be NULL) receives f. */
-static int kbt_momentum_point(const double *ti, const double *qi, const double *pi,
-                              const double *ci, double *o, double *f, double *w, double *H,
-                              double *Fe, double *IA, double *pA, double *U, double *Dl,
-                              double *uv, double *acc, double *full) {
-    if (kbt_f_from_p(ti, qi, ci, pi, f, w, IA, pA, U, Dl, uv, acc, full)) return 1;
+static int kbt_momentum_point(kb_work *wk, const double *ti, const double *qi,
+                              const double *pi, const double *ci, double *o) {
+    double *f = wk->f, *w = wk->w, *H = wk->H, *Fe = wk->Fe, *IA = wk->IA, *pA = wk->pA;
+    double *U = wk->U, *Dl = wk->Dl, *uv = wk->uv, *acc = wk->acc, *full = wk->full;
+    if (kbt_f_from_p(wk, ti, qi, ci, pi, f, w, IA, pA, U, Dl, uv, acc, full)) return 1;
     k_tree(ti, qi, f, ci, w);
-    if (kb_keep) kbt_keep_pw(w);
+    if (wk->sh.keep) kbt_keep_pw(wk, w);
     for (int r = 0; r < R_; r++) o[r] = w[TQD_OFF + r];
     for (int b = 0; b < NT_; b++) {
         const double *wb = w + T_OFF[b];
@@ -315,41 +350,40 @@ static int kbt_momentum_point(const double *ti, const double *qi, const double *
     return 0;
 }
 
-int kb_rhs_momentum_tree(int n, const double *t, const double *y, const double *c,
-                         double *out, double *fout) {
-    double w[NWT], f[NS], full[R_ + NS], H[6 * NT_], Fe[6 * NT_];
-    double IA[36 * NT_], pA[6 * NT_], U[6 * NS], Dl[T_NDL], uv[NS], acc[6 * NT_];
-    int bad = 0;
+int kb_rhs_momentum_tree(kb_work *wk, int n, const double *t, const double *y,
+                         const double *c, double *out, double *fout) {
+    kbt_begin(wk);
     for (int i = 0; i < n; i++) {
         const double *qi = y + i * (R_ + S_), *pi = qi + R_, *ci = c + i * (K_ > 0 ? K_ : 1);
         double *o = out + i * (R_ + S_);
-        if (kbt_momentum_point(t + i, qi, pi, ci, o, f, w, H, Fe, IA, pA, U, Dl, uv, acc, full))
-            return i + 1;
-        if (fout) memcpy(fout + i * S_, f, sizeof(double) * S_);
-        if (!bad) bad = kb_nonfinite(o, R_ + S_, i);
+        if (kbt_momentum_point(wk, t + i, qi, pi, ci, o))
+            return kb_fail(&wk->sh, KB_SINGULAR_MASS, i);
+        if (fout) memcpy(fout + i * S_, wk->f, sizeof(double) * S_);
+        kb_nonfinite(&wk->sh, o, R_ + S_, i);
     }
-    return bad;
+    return wk->sh.st.kind;
 }
 
 /* f = A(q)^-1 p at n points by the ABA's factors (returns 1 + i where a joint inertia is
    singular). */
-int kb_f_from_p_tree(int n, const double *t, const double *q, const double *p, const double *c,
-                     double *fout) {
-    double w[NWT], full[R_ + NS];
-    double IA[36 * NT_], pA[6 * NT_], U[6 * NS], Dl[T_NDL], uv[NS], acc[6 * NT_];
+int kb_f_from_p_tree(kb_work *wk, int n, const double *t, const double *q, const double *p,
+                     const double *c, double *fout) {
+    kbt_begin(wk);
     for (int i = 0; i < n; i++)
-        if (kbt_f_from_p(t + i, q + i * R_, c + i * (K_ > 0 ? K_ : 1), p + i * S_, fout + i * S_,
-                         w, IA, pA, U, Dl, uv, acc, full))
-            return i + 1;
+        if (kbt_f_from_p(wk, t + i, q + i * R_, c + i * (K_ > 0 ? K_ : 1), p + i * S_,
+                         fout + i * S_, wk->w, wk->IA, wk->pA, wk->U, wk->Dl, wk->uv, wk->acc,
+                         wk->full))
+            return kb_fail(&wk->sh, KB_SINGULAR_MASS, i);
     return 0;
 }
 
 /* Generalized momentum p_hat = A u ([PA21] (54)) at n points (all speeds u): the spatial
    momenta (I w; m v) about each mass centre summed from the leaves to the root (about the
    parent's mass centre: tau + d x F), p[s] = S_s . H_b for the body b that owns speed s. */
-int kb_momentum_tree(int n, const double *t, const double *q, const double *u, const double *c,
-                     double *out) {
-    double w[NWT], H[6 * NT_];
+int kb_momentum_tree(kb_work *wk, int n, const double *t, const double *q, const double *u,
+                     const double *c, double *out) {
+    double *w = wk->w, *H = wk->H;
+    kbt_begin(wk);
     for (int i = 0; i < n; i++) {
         k_tree(t + i, q + i * R_, u + i * S_, c + i * (K_ > 0 ? K_ : 1), w);
         for (int b = 0; b < NT_; b++) {
@@ -371,8 +405,9 @@ int kb_momentum_tree(int n, const double *t, const double *q, const double *u, c
 }
 
 /* The kernel's work arrays at n points (rows of NWT_), for checks and tests. */
-int kb_work_tree(int n, const double *t, const double *q, const double *f, const double *c,
-                 double *out) {
+int kb_work_tree(kb_work *wk, int n, const double *t, const double *q, const double *f,
+                 const double *c, double *out) {
+    kbt_begin(wk);
     for (int i = 0; i < n; i++)
         k_tree(t + i, q + i * R_, f + i * S_, c + i * (K_ > 0 ? K_ : 1), out + i * NWT);
     return 0;
@@ -382,18 +417,18 @@ int kb_work_tree(int n, const double *t, const double *q, const double *f, const
 void k_treeB(const double *, const double *, const double *, const double *, double *);
 
 #if MG_N_ > 0
-static int kbm_accel(const double *w, double *full); /* runtime_mimic.c */
+static int kbm_accel(kb_work *wk, const double *w, double *full); /* runtime_mimic.c */
 #else
 /* All accelerations u' (full + R_, S_) under the embedded constraints at one point, from the
    kernel's work w and B's nonzeros wB: u'_0 of the unconstrained tree, Y = M^-1 B^T by K_c
    more passes, and the multipliers of (B Y) lambda = -(B u'_0 + Bdot u): u' = u'_0 + Y lambda.
    Returns 1 where a joint inertia is singular, -1 where B M^-1 B^T is (dependent constraints).
    (runtime_mimic.c's kbm_accel replaces it where B is constant and local: mimic joints.) */
-static int kbt_emb_accel(const double *w, const double *wB, double *full) {
-    static KB_TLS double Y[KC_ * S_], Bd[KC_ * S_], Gm[KC_ * KC_];
-    double IA[36 * NT_], pA[6 * NT_], U[6 * NS], Dl[T_NDL], uv[NS], acc[6 * NT_], r[KC_];
+static int kbt_emb_accel(kb_work *wk, const double *w, const double *wB, double *full) {
+    double *Y = wk->Y, *Bd = wk->Bd, *Gm = wk->Gm, *IA = wk->IA, *pA = wk->pA, *U = wk->U;
+    double *Dl = wk->Dl, *uv = wk->uv, *acc = wk->acc, *r = wk->r;
     if (kbt_point(w, full, IA, pA, U, Dl, uv, acc)) return 1;
-    memset(Bd, 0, sizeof(Bd));
+    memset(Bd, 0, sizeof(double) * KC_ * S_);
     for (int e = 0; e < NB_ENT; e++) Bd[B_ROW[e] * S_ + B_COL[e]] = wB[e];
     for (int k = 0; k < KC_; k++) kbt_minv(w, U, Dl, Bd + k * S_, pA, acc, uv, Y + k * S_);
     for (int j = 0; j < KC_; j++) {
@@ -417,46 +452,45 @@ static int kbt_emb_accel(const double *w, const double *wB, double *full) {
 /* Velocity form with embedded constraints B(q) u = 0 by the ABA: the dependent speeds from
    B_d u_d = -B_f f (band LU, runtime_lu.c's kb_embed_u), then all accelerations u' by kbt_emb_accel (or
    kbm_accel), f' = u'[ind]. Same arguments and return codes as kb_rhs_emb. */
-int kb_rhs_tree_emb(int n, const double *t, const double *x, const double *c, const int *part,
-                    double *out, double *uout) {
-    static KB_TLS double LU[KC_ * KC_];
-    double wB[NB_ENT > 0 ? NB_ENT : 1], w[NWT], u[S_], full[R_ + S_];
-    int piv[KC_], bad = 0;
+int kb_rhs_tree_emb(kb_work *wk, int n, const double *t, const double *x, const double *c,
+                    const int *part, double *out, double *uout) {
+    double *wB = wk->wB, *w = wk->w, *u = wk->u, *full = wk->full;
     const int *ind = KB_IND;
+    kbt_begin(wk);
     for (int i = 0; i < n; i++) {
         const double *ti = t + i, *qi = x + i * (R_ + SF_), *fi = qi + R_;
         const double *ci = c + i * (K_ > 0 ? K_ : 1);
         double *o = out + i * (R_ + SF_);
-        memset(u, 0, sizeof(u));
+        memset(u, 0, sizeof(double) * S_);
         k_treeB(ti, qi, u, ci, wB);
-        if (kb_embed_u(wB, part, fi, LU, piv, u)) return -(i + 1);
+        if (kb_embed_u(&wk->sh, wB, part, fi, u)) return kb_fail(&wk->sh, KB_SINGULAR_BD, i);
         if (uout) memcpy(uout + i * S_, u, sizeof(double) * S_);
-        (kb_keep ? k_tree : k_tree_v)(ti, qi, u, ci, w);
+        (wk->sh.keep ? k_tree : k_tree_v)(ti, qi, u, ci, w);
 #if MG_N_ > 0
-        const int code = kbm_accel(w, full);
+        const int code = kbm_accel(wk, w, full);
 #else
-        const int code = kbt_emb_accel(w, wB, full);
+        const int code = kbt_emb_accel(wk, w, wB, full);
 #endif
-        if (code) return code > 0 ? i + 1 : -(i + 1);
-        if (kb_keep) kbt_keep_pw(w);
+        if (code) return kb_fail(&wk->sh, code > 0 ? KB_SINGULAR_MASS : KB_SINGULAR_BD, i);
+        if (wk->sh.keep) kbt_keep_pw(wk, w);
         for (int r0 = 0; r0 < R_; r0++) o[r0] = full[r0];
         for (int s = 0; s < SF_; s++) o[R_ + s] = full[R_ + ind[s]];
-        if (!bad) bad = kb_nonfinite(o, R_ + SF_, i);
+        kb_nonfinite(&wk->sh, o, R_ + SF_, i);
     }
-    return bad;
+    return wk->sh.st.kind;
 }
 
 /* All speeds u = [f; u_d] at n points (the dependent ones solved as above), for T* and the
-   loads' powers. Returns 0 or -(1 + i) where B_d is singular. */
-int kb_speeds_tree(int n, const double *t, const double *q, const double *f, const double *c,
-                   const int *part, double *uout) {
-    static KB_TLS double LU[KC_ * KC_];
-    double wB[NB_ENT > 0 ? NB_ENT : 1], u[S_];
-    int piv[KC_];
+   loads' powers. Returns KB_OK or KB_SINGULAR_BD (the point in the status). */
+int kb_speeds_tree(kb_work *wk, int n, const double *t, const double *q, const double *f,
+                   const double *c, const int *part, double *uout) {
+    double *wB = wk->wB, *u = wk->u;
+    kbt_begin(wk);
     for (int i = 0; i < n; i++) {
-        memset(u, 0, sizeof(u));
+        memset(u, 0, sizeof(double) * S_);
         k_treeB(t + i, q + i * R_, u, c + i * (K_ > 0 ? K_ : 1), wB);
-        if (kb_embed_u(wB, part, f + i * SF_, LU, piv, u)) return -(i + 1);
+        if (kb_embed_u(&wk->sh, wB, part, f + i * SF_, u))
+            return kb_fail(&wk->sh, KB_SINGULAR_BD, i);
         memcpy(uout + i * S_, u, sizeof(double) * S_);
     }
     return 0;

@@ -25,8 +25,10 @@ from .backend import (
     kernel_flags,
     library_key,
     load_library,
+    status,
 )
 from .emit import emit_c, emit_c_units
+from .work import Status, Works
 
 __all__ = ["TreeBackend"]
 
@@ -114,77 +116,85 @@ class TreeBackend:
 
         lib, self.cached = load_library(self.path, build)
         vp = ctypes.c_void_p
-        lib.kb_rhs_tree.argtypes = [ctypes.c_int, vp, vp, vp, vp]
-        lib.kb_work_tree.argtypes = [ctypes.c_int, vp, vp, vp, vp, vp]
-        lib.kb_momentum_tree.argtypes = [ctypes.c_int, vp, vp, vp, vp, vp]
-        lib.kb_rhs_momentum_tree.argtypes = [ctypes.c_int, vp, vp, vp, vp, vp]
-        lib.kb_f_from_p_tree.argtypes = [ctypes.c_int, vp, vp, vp, vp, vp]
+        vi = [vp, ctypes.c_int]  # every entry point: (work, n, ...)
+        lib.kb_rhs_tree.argtypes = vi + [vp] * 4
+        lib.kb_work_tree.argtypes = vi + [vp] * 5
+        lib.kb_momentum_tree.argtypes = vi + [vp] * 5
+        lib.kb_rhs_momentum_tree.argtypes = vi + [vp] * 5
+        lib.kb_f_from_p_tree.argtypes = vi + [vp] * 5
         lib.kb_rhs_momentum_tree.restype = lib.kb_f_from_p_tree.restype = ctypes.c_int
         lib.kb_rhs_tree.restype = lib.kb_work_tree.restype = ctypes.c_int
         if self.L.K_c:
-            lib.kb_rhs_tree_emb.argtypes = [ctypes.c_int] + [vp] * 6
-            lib.kb_speeds_tree.argtypes = [ctypes.c_int] + [vp] * 6
+            lib.kb_rhs_tree_emb.argtypes = vi + [vp] * 6
+            lib.kb_speeds_tree.argtypes = vi + [vp] * 6
             lib.kb_rhs_tree_emb.restype = lib.kb_speeds_tree.restype = ctypes.c_int
         self.lib = lib
+        #: one kb_work per thread (numeric/_c/work.py)
+        self.works = Works(lib, "a compiled tree model")
 
-    def rhs(self, t, x, c) -> tuple[np.ndarray, int]:
-        """(x' (N, R+S), return code) at a batch of states x = [q, f]."""
+    def rhs(self, t, x, c) -> tuple[np.ndarray, Status]:
+        """(x' (N, R+S), status) at a batch of states x = [q, f]."""
         n = len(t)
         t, x, c = (np.ascontiguousarray(a, dtype=float) for a in (t, x, c))
         out = np.empty((n, self.L.R + self.L.S))
-        code = self.lib.kb_rhs_tree(n, t.ctypes.data, x.ctypes.data, c.ctypes.data,
+        w = self.works.get()
+        code = self.lib.kb_rhs_tree(w, n, t.ctypes.data, x.ctypes.data, c.ctypes.data,
                                     out.ctypes.data)
-        return out, code
+        return out, status(code, w)
 
-    def rhs_embedded(self, t, x, c, part) -> tuple[np.ndarray, np.ndarray, int]:
-        """(x' (N, R+S_f), all speeds u (N, n_u), return code) with the embedded constraints,
+    def rhs_embedded(self, t, x, c, part) -> tuple[np.ndarray, np.ndarray, Status]:
+        """(x' (N, R+S_f), all speeds u (N, n_u), status) with the embedded constraints,
         for the partition array ``part`` of :class:`~kanebond.numeric.NumericModel`."""
         n, L = len(t), self.L
         t, x, c = (np.ascontiguousarray(a, dtype=float) for a in (t, x, c))
         out = np.empty((n, L.R + L.S_f))
         uo = np.empty((n, L.S))
-        code = self.lib.kb_rhs_tree_emb(n, t.ctypes.data, x.ctypes.data, c.ctypes.data,
+        w = self.works.get()
+        code = self.lib.kb_rhs_tree_emb(w, n, t.ctypes.data, x.ctypes.data, c.ctypes.data,
                                         part.ctypes.data, out.ctypes.data, uo.ctypes.data)
-        return out, uo, code
+        return out, uo, status(code, w)
 
-    def speeds(self, t, q, f, c, part) -> tuple[np.ndarray, int]:
-        """(all speeds u (N, n_u), return code) from the independent speeds f."""
-        return call_speeds(self.lib.kb_speeds_tree, self.L.S, t, q, f, c, part)
+    def speeds(self, t, q, f, c, part) -> tuple[np.ndarray, Status]:
+        """(all speeds u (N, n_u), status) from the independent speeds f."""
+        return call_speeds(self.lib.kb_speeds_tree, self.works.get(), self.L.S, t, q, f, c,
+                           part)
 
     def work(self, t, q, f, c) -> np.ndarray:
         """The kernel's work arrays (N, n_work): m, I, d, p, S of every body (see TreeLayout)."""
         n = len(t)
         t, q, f, c = (np.ascontiguousarray(a, dtype=float) for a in (t, q, f, c))
         out = np.zeros((n, max(self.L.n_work, 1)))
-        self.lib.kb_work_tree(n, t.ctypes.data, q.ctypes.data, f.ctypes.data, c.ctypes.data,
-                              out.ctypes.data)
+        self.lib.kb_work_tree(self.works.get(), n, t.ctypes.data, q.ctypes.data,
+                              f.ctypes.data, c.ctypes.data, out.ctypes.data)
         return out
 
-    def rhs_momentum(self, t, y, c) -> tuple[np.ndarray, np.ndarray, int]:
-        """(y' (N, R+S), f (N, S), return code) of the momentum form at y = [q, p]."""
+    def rhs_momentum(self, t, y, c) -> tuple[np.ndarray, np.ndarray, Status]:
+        """(y' (N, R+S), f (N, S), status) of the momentum form at y = [q, p]."""
         n = len(t)
         t, y, c = (np.ascontiguousarray(a, dtype=float) for a in (t, y, c))
         out = np.empty((n, self.L.R + self.L.S))
         fo = np.empty((n, self.L.S))
-        code = self.lib.kb_rhs_momentum_tree(n, t.ctypes.data, y.ctypes.data, c.ctypes.data,
+        w = self.works.get()
+        code = self.lib.kb_rhs_momentum_tree(w, n, t.ctypes.data, y.ctypes.data, c.ctypes.data,
                                              out.ctypes.data, fo.ctypes.data)
-        return out, fo, code
+        return out, fo, status(code, w)
 
-    def f_from_p(self, t, q, p, c) -> tuple[np.ndarray, int]:
-        """(f = A⁻¹ p (N, S), return code) at a batch."""
+    def f_from_p(self, t, q, p, c) -> tuple[np.ndarray, Status]:
+        """(f = A⁻¹ p (N, S), status) at a batch."""
         n = len(t)
         t, q, p, c = (np.ascontiguousarray(a, dtype=float) for a in (t, q, p, c))
         fo = np.empty((n, self.L.S))
-        code = self.lib.kb_f_from_p_tree(n, t.ctypes.data, q.ctypes.data, p.ctypes.data,
+        w = self.works.get()
+        code = self.lib.kb_f_from_p_tree(w, n, t.ctypes.data, q.ctypes.data, p.ctypes.data,
                                          c.ctypes.data, fo.ctypes.data)
-        return fo, code
+        return fo, status(code, w)
 
     def momentum(self, t, q, u, c) -> np.ndarray:
         """p̂ = A u ([PA21] (54)) in all speeds at a batch, (N, n_u)."""
         n = len(t)
         t, q, u, c = (np.ascontiguousarray(a, dtype=float) for a in (t, q, u, c))
         out = np.zeros((n, max(self.L.S, 1)))
-        self.lib.kb_momentum_tree(n, t.ctypes.data, q.ctypes.data, u.ctypes.data,
+        self.lib.kb_momentum_tree(self.works.get(), n, t.ctypes.data, q.ctypes.data, u.ctypes.data,
                                   c.ctypes.data, out.ctypes.data)
         return out[:, : self.L.S]
 
