@@ -75,8 +75,12 @@ def test_a_state_in_an_effort_on_numpy_c_and_jax():
     xs = np.ascontiguousarray(POINTS)
     out, tt = np.zeros_like(xs), np.zeros(len(xs))
     vp = ctypes.c_void_p
-    rc = entry["fn"](len(xs), tt.ctypes.data_as(vp), xs.ctypes.data_as(vp),
-                     np.tile(entry["c"], len(xs)).ctypes.data_as(vp), out.ctypes.data_as(vp))
+    from kanebond.numeric._c.work import Works
+
+    work = Works(entry["lib"], "the graph's test").new()  # the library's own kb_work
+    rc = entry["fn"](ctypes.c_void_p(work.ptr), len(xs), tt.ctypes.data_as(vp),
+                     xs.ctypes.data_as(vp), np.tile(entry["c"], len(xs)).ctypes.data_as(vp),
+                     out.ctypes.data_as(vp))
     assert rc == 0
     np.testing.assert_allclose(out, rates(POINTS), rtol=1e-13)
     jg = g.numeric({}, backend="jax")

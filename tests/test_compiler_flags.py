@@ -16,7 +16,6 @@ from conftest import needs_cc
 from kanebond import ModelError
 from kanebond.numeric._c.backend import (
     DENSE_RUNTIME,
-    TLS_RUNTIME,
     c_source,
     compiler_command,
     kernel_flags,
@@ -68,10 +67,9 @@ def test_fast_math_in_kanebond_cflags_is_refused(monkeypatch, flag):
 
 
 @needs_cc
-@pytest.mark.parametrize("unit", ["tls", "dense", "rk"])
+@pytest.mark.parametrize("unit", ["dense", "rk"])
 def test_the_c_sources_refuse_fast_math(tmp_path, unit):
-    text = {"tls": TLS_RUNTIME, "dense": DENSE_RUNTIME,
-            "rk": DENSE_RUNTIME + c_source("rk.c")}[unit]
+    text = {"dense": DENSE_RUNTIME, "rk": DENSE_RUNTIME + c_source("rk.c")}[unit]
     src = tmp_path / "unit.c"
     src.write_text(text)
     cc = compiler_command()

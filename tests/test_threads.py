@@ -4,8 +4,8 @@ ctypes releases the GIL during a call into the compiled runtimes, so a user's th
 Dask client with threads, a ThreadPoolExecutor) runs them in parallel. The single-point fast
 paths kept one state and one output buffer per model: threads read each other's points
 (13,212 wrong results of 80,000 on the rolling disk, 9,268 and spurious
-SingularConfigurationErrors on the bicycle). Each thread now has its own buffers, and the C
-runtimes keep their work arrays per thread (KB_TLS).
+SingularConfigurationErrors on the bicycle). Each thread now has its own buffers, and its own
+work of the C runtimes (numeric/_c/work.py: one kb_work per thread, no global state).
 """
 
 from __future__ import annotations

@@ -30,7 +30,6 @@ import sympy as sp
 
 from ..numeric._c.backend import (
     DENSE_RUNTIME,
-    TLS_RUNTIME,
     compiler_available,
     source_library,
 )
@@ -48,7 +47,11 @@ void k_E(const double *, const double *, const double *, const double *, double 
 void k_P(const double *, const double *, const double *, const double *, double *);
 #define KBF_NP1 (KBF_NP > 0 ? KBF_NP : 1)
 #define KBF_NE1 (KBF_NE > 0 ? KBF_NE : 1)
-typedef struct { int keep; double lastT, lastP[KBF_NP1]; } kb_work;
+typedef struct {
+    int keep;
+    double lastT, lastP[KBF_NP1], z[KBF_NZ1], E[KBF_NE1];
+    kb_graph_work g;
+} kb_work;
 kb_work *kb_work_new(const void *m) { (void)m; return (kb_work *)calloc(1, sizeof(kb_work)); }
 void kb_work_free(kb_work *w) { free(w); }
 void kb_keep_energy(kb_work *w, int on) { w->keep = on; }
@@ -58,10 +61,10 @@ void kb_last_energy(const kb_work *w, double *P, double *T) {
 }
 int kb_graph_rhs(kb_work *w, int n, const double *t, const double *x, const double *c,
                  double *out) {
-    double z[KBF_NZ1], E[KBF_NE1];
+    double *z = w->z, *E = w->E;
     for (int i = 0; i < n; i++) {
         const double *xi = x + (size_t)i * KBF_NXG, *ci = c + (size_t)i * KBF_NC1;
-        if (kb_graph_z(t[i], xi, ci, z)) return i + 1;
+        if (kb_graph_z(&w->g, t[i], xi, ci, z)) return i + 1;
         memcpy(out + (size_t)i * KBF_NXG, z, sizeof(double) * KBF_NXG);
         if (w->keep) {
             double S = 0.0;
@@ -123,7 +126,7 @@ def graph_library(num: Any) -> tuple[ctypes.CDLL | None, str]:
             *(f"#define KBF_{k} {v}" for k, v in sizes.items()),
             f"#define KBF_NC1 {max(len(num.parameters), 1)}",
             _int_array("M_ROW", at[0]), _int_array("M_COL", at[1]), ""])
-        src = head + TLS_RUNTIME + DENSE_RUNTIME + kernels + RUNTIME_GRAPH + _ENTRY
+        src = head + DENSE_RUNTIME + kernels + RUNTIME_GRAPH + _ENTRY
         lib = source_library("kbgraph", src)
         vp = ctypes.c_void_p
         lib.kb_graph_rhs.argtypes = [vp, ctypes.c_int, vp, vp, vp, vp]

@@ -63,7 +63,8 @@ class KbModelC(ctypes.Structure):
         ("ev", ctypes.c_void_p), ("nev", ctypes.c_int), ("nf", ctypes.c_int),
         ("fsel", ctypes.c_void_p), ("evdir", ctypes.c_void_p), ("jac", ctypes.c_void_p),
         ("mom", ctypes.c_int), ("speeds", ctypes.c_void_p), ("model", ctypes.c_void_p),
-        ("work_new", ctypes.c_void_p), ("work_free", ctypes.c_void_p)]
+        ("work_new", ctypes.c_void_p), ("work_free", ctypes.c_void_p),
+        ("jac_work_new", ctypes.c_void_p), ("jac_work_free", ctypes.c_void_p)]
 
 
 class KbSimOptions(ctypes.Structure):
@@ -165,7 +166,9 @@ class _Sim:
             jac, why = jacobian_kernel(run.active, run.momentum)
             if jac is not None:
                 self.jac_lib = jac
-                m.jac = ctypes.cast(jac.kb_jac, ctypes.c_void_p).value
+                m.jac, m.jac_work_new, m.jac_work_free = (
+                    ctypes.cast(fn, ctypes.c_void_p).value
+                    for fn in (jac.kb_jac, jac.kb_work_new, jac.kb_work_free))
                 m.mom = int(run.momentum)
             run.meta["jacobian"] = "analytic" if jac is not None else \
                 f"finite differences ({why})"

@@ -1,5 +1,6 @@
 /* kanebond's FMI 2.0 interface: Model Exchange and Co-Simulation in one unit, over the shared
-   core (kbcore.c, included before this file with the model's glue). */
+   core (kbcore.c, included before this file with the model's glue).
+   Needs: fmi2.h, kbcore.c (KbInst, kb_new, kb_free, ...). Provides: the fmi2* functions. */
 
 static void kb_log2(KbInst *m, int s, const char *cat, const char *msg) {
     ((fmi2CallbackLogger)m->logger)(m->env, m->name, (fmi2Status)s, cat, "%s", msg);

@@ -1,6 +1,7 @@
 /* kanebond's FMI 3.0 interface: Model Exchange and Co-Simulation in one unit, over the shared
    core (kbcore.c, included before this file with the model's glue). The independent variable
-   time has the value reference KBF_NV. */
+   time has the value reference KBF_NV.
+   Needs: fmi3.h, kbcore.c (KbInst, kb_new, kb_free, ...). Provides: the fmi3* functions. */
 
 static void kb_log3(KbInst *m, int s, const char *cat, const char *msg) {
     ((fmi3LogMessageCallback)m->logger)(m->env, (fmi3Status)s, cat, msg);

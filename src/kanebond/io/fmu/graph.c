@@ -2,6 +2,8 @@
    (kanebond.bondgraph.numeric), solved by LU with partial pivoting and checked by their
    residual (bondgraph/runtime_graph.c, put before this file). Needs KBF_NE (stores), KBF_NP
    (sources and resistors), the kernels k_E, k_P (at z) and what runtime_graph.c needs.
+   Provides what kbcore.c needs of a glue: kbf_work (an instance's buffers), kbf_work_new/free,
+   kbf_eval, kbf_project, kbf_gmax (kbglue.c's watch without one).
 
    State x = [graph states, W], W the work of every source and resistor since the start.
    Outputs: [stored energy, energy of each store, power of each source and resistor, audit
@@ -9,9 +11,10 @@
 void k_E(const double *, const double *, const double *, const double *, double *);
 void k_P(const double *, const double *, const double *, const double *, double *);
 
-/* an instance's work (kbcore.c): the graph's solve keeps its arrays per thread
-   (runtime_graph.c), so the unit's own work holds nothing */
-struct kbf_work { int unused; };
+/* an instance's work (kbcore.c): the buffers of the graph's solve (runtime_graph.c) */
+struct kbf_work {
+    kb_graph_work g;
+};
 static kbf_work *kbf_work_new(void) { return (kbf_work *)calloc(1, sizeof(kbf_work)); }
 static void kbf_work_free(kbf_work *g) { free(g); }
 
@@ -26,9 +29,9 @@ static double kbf_gmax(kbf_work *g, double t, const double *x, const double *c) 
 }
 
 
-static int kbf_solve_z(double t, const double *x, const double *c, double *z, char *msg,
-                       size_t len) {
-    if (!kb_graph_z(t, x, c, z)) return 0;
+static int kbf_solve_z(kbf_work *g, double t, const double *x, const double *c, double *z,
+                       char *msg, size_t len) {
+    if (!kb_graph_z(&g->g, t, x, c, z)) return 0;
     snprintf(msg, len, "the state equations M [x'; lambda] = b cannot be solved there (a store "
              "in derivative causality with no inertia, or constraints that lose rank)");
     return 1;
@@ -36,9 +39,8 @@ static int kbf_solve_z(double t, const double *x, const double *c, double *z, ch
 
 static int kbf_eval(kbf_work *g, double t, const double *x, const double *c, double *xd,
                     double *y, double T0, char *msg, size_t len) {
-    (void)g;
     double z[KBF_NZ1], P[KBF_NP > 0 ? KBF_NP : 1], E[KBF_NE > 0 ? KBF_NE : 1], S = 0.0, W = 0.0;
-    if (kbf_solve_z(t, x, c, z, msg, len)) return 1;
+    if (kbf_solve_z(g, t, x, c, z, msg, len)) return 1;
     for (int i = 0; i < KBF_NXG; i++) xd[i] = z[i];
     if (KBF_NP > 0) k_P(&t, x, z, c, P);
     for (int i = 0; i < KBF_NP; i++) W += P[i];

@@ -21,7 +21,6 @@ from ...bondgraph.cgraph import RUNTIME_GRAPH, graph_kernels
 from ...bondgraph.numeric import GraphNumeric
 from ...errors import ModelError
 from ...kanemodel.parameters import lookup_value, name_of
-from ...numeric._c.backend import TLS_RUNTIME
 from .build import HERE, c_array, check_unit, integrator_defaults, wrapper
 from .variables import UnitParts, Variable
 
@@ -51,7 +50,7 @@ class GraphUnit(UnitParts):
 
     @property
     def units(self) -> list[str]:
-        return [_HEAD + TLS_RUNTIME + self.kernels]
+        return [_HEAD + self.kernels]
 
     def glue(self, guid: str, fmi: str = "2") -> str:
         nx, nc, ny = len(self.states), len(self.constants), len(self.outputs)

@@ -2,7 +2,11 @@
    runtime_con.c for prescribed flows and adjoined constraints). Needs the runtime's macros and
    KBF_KIND (0 plain: kb_rhs, 1 embedded: kb_rhs_emb, 2 constrained: kb_con), KBF_NS (speeds in
    the state), KBF_NG (configuration constraints, kernel k_cfg and Q_DEP), KBF_PART (the
-   partition of the speeds), KBF_BETA (Baumgarte rate).
+   partition of the speeds), KBF_BETA (Baumgarte rate), KBF_STATUS_TEXT (the words of the
+   runtime's status kinds: kanebond.numeric._c.work.MESSAGES).
+   Provides what kbcore.c needs of a glue: kbf_work (an instance's buffers: the runtime's
+   kb_work and the glue's own), kbf_work_new/free, kbf_eval, kbf_project, kbf_gmax and, with
+   embedded constraints, the constraint watch kbf_ratio and kbf_watch.
 
    State x = [q (R_), f (KBF_NS), W], W the work of every source (loads, prescribed flows,
    adjoined constraints), so that T* - T*(t0) - W is the energy audit's residual. Outputs:

@@ -1,7 +1,9 @@
 /* kanebond FMU: what the glue of Kane models (kane_unit.c) and bond graphs (graph.c) shares,
    included before it (after rk.c, whose dense LU solve, kb_dense_solve, both use: Newton on
    a closed loop's g(q) = 0, a bond graph's M z = b): the constraint watch of a model without
-   velocity constraints (KBF_NO_WATCH), which has nothing to watch. */
+   velocity constraints (KBF_NO_WATCH), which has nothing to watch.
+   Needs: rk.c. Provides: the type name kbf_work (the glue defines the struct) and, with
+   KBF_NO_WATCH, kbf_ratio and kbf_watch. */
 
 /* an instance's work, defined by the glue (kane_unit.c, graph.c) after this file */
 typedef struct kbf_work kbf_work;

@@ -164,8 +164,6 @@ def c_source(*names: str) -> str:
     return "".join((here / name).read_text(encoding="utf-8") for name in names)
 
 
-#: KB_TLS, the per-thread storage of a bond graph's work arrays (bondgraph/, an FMU's graph)
-TLS_RUNTIME = c_source("runtime_tls.c")
 #: the dense LU shared by the integration core, RODAS4, the FMU and the bond-graph runtime
 DENSE_RUNTIME = c_source("runtime_dense.c")
 #: the status, the shared part of a work and the band LU of B_d (shared with the tree runtime)
@@ -401,9 +399,12 @@ def call_speeds(fn, work: int, n_u: int, t, q, f, c, part) -> tuple[np.ndarray, 
                          part.ctypes.data, uo.ctypes.data), work)
 
 
+_OK = Status(0)
+
+
 def status(kind: int, work: int) -> Status:
     """The status of a call that returned ``kind`` (the point read from the work if not OK)."""
-    return Status.of(work) if kind else Status(0)
+    return Status.of(work) if kind else _OK
 
 
 class CBackend:

@@ -36,11 +36,11 @@ from ...symbolic.dag import Graph
 from .._numpy.symbolic import load_matrix
 from .backend import (
     DENSE_RUNTIME,
-    TLS_RUNTIME,
     compiler_available,
     source_library,
 )
 from .emit import emit_c
+from .work import Works
 
 __all__ = ["jacobian_kernel", "jacobian_function", "JACOBIAN_LIMIT"]
 
@@ -56,29 +56,35 @@ _RUNTIME = r"""
 #define V_P (R_ + S_ + S_ * S_)
 void k_jac(const double *, const double *, const double *, const double *, double *);
 
+/* One evaluation's buffers (kb_work_new: on the heap, one per run or per thread; the model
+   pointer is unused), as every runtime's work (numeric/_c/work.py). */
+typedef struct {
+    double V[NV_ + NV_ * ND_], W[S1 * S1], f[S1], fd[S1], b[S1], dfx[S1 * ND_], zero[S1];
+} kb_work;
+kb_work *kb_work_new(const void *m) { (void)m; return (kb_work *)calloc(1, sizeof(kb_work)); }
+void kb_work_free(void *w) { free(w); }
+
 /* x = A⁻¹ b (A S_ x S_, kept; b overwritten): 0, or 1 where A is singular */
-static int kbj_solve(const double *A, double *b) {
-    double W[S1 * S1];
-    memcpy(W, A, sizeof(double) * S_ * S_);
-    return kb_dense_solve(S_, W, b, 0.0);
+static int kbj_solve(kb_work *w, const double *A, double *b) {
+    memcpy(w->W, A, sizeof(double) * S_ * S_);
+    return kb_dense_solve(S_, w->W, b, 0.0);
 }
 
 /* J (n x n, row-major; n = R_ + S_, or R_ + S_ + NL_ with the loads' work as states) and the
    time derivative dt (n) of the velocity form (mom = 0) or the momentum form (mom = 1) at
-   (t, y): 0, or 1 where A is singular. */
-int kb_jac(double t, const double *y, const double *c, int mom, int n, double *J,
+   (t, y) with the work w: 0, or 1 where A is singular. */
+int kb_jac(kb_work *w, double t, const double *y, const double *c, int mom, int n, double *J,
            double *dt) {
-    static KB_TLS double V[NV_ + NV_ * ND_];
-    double f[S1], fd[S1], b[S1], dfx[S1 * (ND_)], zero[S1];
+    double *V = w->V, *f = w->f, *fd = w->fd, *b = w->b, *dfx = w->dfx, *zero = w->zero;
     const double *D = V + NV_, *q = y;
     const int R = R_, S = S_, rows = n > R_ + S_ ? R_ + S_ + NL_ : R_ + S_;
     if (n != R_ + S_ && n != R_ + S_ + NL_) return 2;
     memset(J, 0, sizeof(double) * n * n);
-    memset(zero, 0, sizeof zero);
+    memset(zero, 0, sizeof(double) * S1);
     if (mom) { /* f = A⁻¹ p, A from a first evaluation (it does not depend on f) */
         k_jac(&t, q, zero, c, V);
         memcpy(f, y + R, sizeof(double) * S);
-        if (kbj_solve(V + V_A, f)) return 1;
+        if (kbj_solve(w, V + V_A, f)) return 1;
     } else {
         memcpy(f, y + R, sizeof(double) * S);
     }
@@ -92,18 +98,18 @@ int kb_jac(double t, const double *y, const double *c, int mom, int n, double *J
                 for (int j = 0; j < S; j++) v += D[(V_A + i * S + j) * ND_ + k] * f[j];
                 b[i] = -v;
             }
-            if (kbj_solve(A, b)) return 1;
+            if (kbj_solve(w, A, b)) return 1;
             for (int j = 0; j < S; j++) dfx[j * ND_ + k] = b[j];
         }
         for (int m = 0; m < S; m++) {
             memset(b, 0, sizeof(double) * S);
             b[m] = 1.0;
-            if (kbj_solve(A, b)) return 1;
+            if (kbj_solve(w, A, b)) return 1;
             for (int j = 0; j < S; j++) dfx[j * ND_ + 1 + R + m] = b[j];
         }
     } else {
         memcpy(fd, V + V_G, sizeof(double) * S); /* f' = A⁻¹ r */
-        if (kbj_solve(A, fd)) return 1;
+        if (kbj_solve(w, A, fd)) return 1;
     }
     /* the rows of the values themselves (Q f; h in the momentum form; P): their total
        derivatives in t and the state */
@@ -129,7 +135,7 @@ int kb_jac(double t, const double *y, const double *c, int mom, int n, double *J
                 for (int j = 0; j < S; j++) v -= D[(V_A + i * S + j) * ND_ + k] * fd[j];
                 b[i] = v;
             }
-            if (kbj_solve(A, b)) return 1;
+            if (kbj_solve(w, A, b)) return 1;
             for (int i = 0; i < S; i++) {
                 if (k == 0) dt[R + i] = b[i];
                 else J[(R + i) * n + k - 1] = b[i];
@@ -211,10 +217,10 @@ def _build(model: Any, momentum: bool) -> tuple[Any, str]:
     kernel = emit_c(g, {"t": 1, "q": max(R, 1), "f": max(S, 1), "c": K}, outs, "k_jac")
     head = (f"#include <math.h>\n#include <stdlib.h>\n#include <string.h>\n#define R_ {R}\n"
             f"#define S_ {S}\n#define NL_ {P.shape[1]}\n")
-    src = head + TLS_RUNTIME + DENSE_RUNTIME + kernel + _RUNTIME
+    src = head + DENSE_RUNTIME + kernel + _RUNTIME
     lib = source_library("kbjac", src)
     vp = ctypes.c_void_p
-    lib.kb_jac.argtypes = [ctypes.c_double, vp, vp, ctypes.c_int, ctypes.c_int, vp, vp]
+    lib.kb_jac.argtypes = [vp, ctypes.c_double, vp, vp, ctypes.c_int, ctypes.c_int, vp, vp]
     lib.kb_jac.restype = ctypes.c_int
     return lib, ""
 
@@ -230,11 +236,13 @@ def jacobian_function(model: Any, momentum: bool, n: int) -> tuple[Any, str]:
     fn = lib.kb_jac
     c = np.ascontiguousarray(model.binding.c1, dtype=float)
     mom = int(momentum)
+    works = Works(lib, "an analytic Jacobian")  # one kb_work per thread
 
     def jac(t: float, z: np.ndarray) -> np.ndarray:
         zc = np.ascontiguousarray(np.asarray(z, dtype=float).reshape(-1)[:n])
         J, dt = np.zeros((n, n)), np.zeros(n)
-        if fn(float(t), zc.ctypes.data, c.ctypes.data, mom, n, J.ctypes.data, dt.ctypes.data):
+        if fn(works.get(), float(t), zc.ctypes.data, c.ctypes.data, mom, n, J.ctypes.data,
+              dt.ctypes.data):
             J[:] = np.nan  # a singular A there: the solver rejects the step, as for f
         return J
 

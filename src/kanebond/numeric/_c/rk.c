@@ -15,7 +15,10 @@
    step with the smallest step factor, as a NaN does in SciPy. side (may be NULL) is a row of
    the caller's per-stage side outputs (the speeds the evaluation solved), kept with the stage:
    row i belongs to the stage state Y_i = y_old + h sum_j a_ij K_j (row is i; -1 for an
-   evaluation outside the table). */
+   evaluation outside the table).
+   Needs: runtime_dense.c (kb_dense_solve, put before it). Provides: KbRk and kb_rk_* (the
+   pairs' steps, dense output, the first step, Newton on g(q) = 0, the Hermite cubic). The
+   integrator's state is the caller's KbRk; nothing is global. */
 /* IEEE arithmetic is required: the non-finite checks (x != x, o * 0.0) vanish under
    -ffast-math, and a NaN would pass as a number. kanebond refuses such flags in Python too. */
 #if defined(__FAST_MATH__) || (defined(__FINITE_MATH_ONLY__) && __FINITE_MATH_ONLY__)

@@ -1,5 +1,6 @@
 /* kanebond's C ensemble (kanebond.simulation.cbatch): appended to rk_sim.c, whose loop runs each
-   trajectory. */
+   trajectory. Needs: rk_sim.c (KbSim, KbModelC, KbSimOptions), rk.c. Provides: kb_sim_newton,
+   kb_sim_dense_many, kb_sim_snap_eval_many, kb_sim_ensemble. */
 
 /* Many trajectories of one compiled model with constants of their own, each integrated by the
    loop of rk_sim.c in the velocity form from a start made consistent on its own configuration

@@ -65,12 +65,14 @@ typedef struct {
     int nev, nf; /* how many; f_j = side[fsel[j]] (the system's own speeds) */
     const int *fsel;
     const double *evdir; /* their directions (+1, -1, 0) */
-    void *jac;   /* kb_jac(t, y, c, mom, n, J, dfdt): the analytic Jacobian (RODAS4), or NULL */
+    void *jac;   /* kb_jac(work, t, y, c, mom, n, J, dfdt): the analytic Jacobian (RODAS4), or
+                    NULL; on a work of its own library (jac_work_new, jac_work_free) */
     int mom;     /* ... of the momentum form */
     void *speeds; /* kind 2, velocity form: speeds(n, t, q, f, c, part, u), all speeds u from
                      f alone (an output point's side row), or NULL */
     const void *model; /* the library's kb_model (its k_dot), or NULL */
     void *work_new, *work_free; /* kb_work_new(model), kb_work_free(work) of the library */
+    void *jac_work_new, *jac_work_free;
 } KbModelC;
 
 /* The integrator's settings (the ctypes Structure KbSimOptions, fields by name). */
@@ -94,7 +96,8 @@ typedef struct {
 typedef int (*kb_speeds_fn)(void *, int, const double *, const double *, const double *,
                             const double *, const int *, double *);
 
-typedef int (*kb_jac_fn)(double, const double *, const double *, int, int, double *, double *);
+typedef int (*kb_jac_fn)(void *, double, const double *, const double *, int, int, double *,
+                         double *);
 
 typedef void (*kb_ev_fn)(const double *, const double *, double *);
 
@@ -110,6 +113,7 @@ typedef struct {
     KbRk rk;
     KbModelC m;
     void *w;     /* this run's work of the model (m.work_new) */
+    void *jw;    /* ... and of its analytic Jacobian (m.jac_work_new), or NULL */
     int n, nl, store_side, width, pending, watch_all, with_T;
     int keeping; /* the runtime keeps the powers and T* of each evaluation (kb_sim_energy_on) */
     unsigned pk_have;
@@ -189,7 +193,7 @@ static int kb_sim_f(void *ctx, double t, const double *y, double *dy, double *si
 /* the model's analytic Jacobian for RODAS4 (numeric/_c/jacobian.py), the loads' work rows included */
 static int kb_sim_jac(void *ctx, double t, const double *y, double *J, double *dfdt) {
     KbSim *s = (KbSim *)ctx;
-    return ((kb_jac_fn)s->m.jac)(t, y, s->m.c, s->m.mom, s->rk.n, J, dfdt);
+    return ((kb_jac_fn)s->m.jac)(s->jw, t, y, s->m.c, s->m.mom, s->rk.n, J, dfdt);
 }
 
 static int m_last(const KbSim *s) { return s->m.last != 0 && s->keeping; }
@@ -393,6 +397,7 @@ KB_API void kb_sim_free(KbSim *s) {
     free(s->W);
     free(s->out);
     if (s->w && s->m.work_free) ((kb_work_free_fn)s->m.work_free)(s->w);
+    if (s->jw && s->m.jac_work_free) ((kb_work_free_fn)s->m.jac_work_free)(s->jw);
     free(s);
 }
 
@@ -445,7 +450,13 @@ KB_API KbSim *kb_sim_new(const KbModelC *m, const KbSimOptions *o, int n, double
     KbRk *r = &s->rk;
     r->f = kb_sim_f;
     r->ctx = s;
-    if (stiff && m->jac) r->jac = kb_sim_jac;
+    if (stiff && m->jac) {
+        if (!m->jac_work_new || !(s->jw = ((kb_work_new_fn)m->jac_work_new)(0))) {
+            kb_sim_free(s);
+            return 0;
+        }
+        r->jac = kb_sim_jac;
+    }
     r->t = t0;
     r->t_bound = tf;
     r->direction = tf > t0 ? 1.0 : -1.0;

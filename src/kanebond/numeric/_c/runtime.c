@@ -120,7 +120,7 @@ static void kb_assemble(kb_work *w_, const double *f, const double *wp, const do
         if (T) *T += 0.5 * m * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2])
                     + 0.5 * (w[0] * h[0] + w[1] * h[1] + w[2] * h[2]);
         const double *a = Df ? wv + B_A[b] : 0;
-        double *IW = w_->IW;
+        double *restrict IW = w_->IW; /* (restrict: no other pointer here reaches it) */
         if (A && W) {
             for (int i = 0; i < 3; i++)
                 for (int j = 0; j < k; j++)
@@ -357,8 +357,9 @@ static void kb_assemble_emb(kb_work *w_, const double *u, const double *T, const
     /* A_u (its lower triangle) and e_u - D_u u - A_u c~ in all speeds, summed over the bodies on
        each body's own speeds, then projected once with T ([PA21] (55), (56)): T's nonzeros by
        row (a row of an independent speed is a unit vector, so the projection costs little) */
-    double *Vdt = w_->Vdt, *Wdt = w_->Wdt, *Au = w_->Au, *eu = w_->eu, *tv = w_->tv;
-    int *tn = w_->tn, *ts = w_->ts;
+    double *restrict Vdt = w_->Vdt, *restrict Wdt = w_->Wdt, *restrict Au = w_->Au;
+    double *restrict eu = w_->eu, *restrict tv = w_->tv;
+    int *restrict tn = w_->tn, *restrict ts = w_->ts;
     for (int c = 0; c < S_; c++) {
         tn[c] = 0;
         for (int s = 0; s < SF_; s++)
@@ -376,7 +377,7 @@ static void kb_assemble_emb(kb_work *w_, const double *u, const double *T, const
         const double m = wp[B_M[b]];
         const double *V = wp + B_V[b];
         double v[3] = {0, 0, 0}, vc[3] = {0, 0, 0}, w[3] = {0, 0, 0}, wc[3] = {0, 0, 0};
-        double h[3] = {0, 0, 0}, *IW = w_->IW;
+        double h[3] = {0, 0, 0}, *restrict IW = w_->IW;
         for (int i = 0; i < 3; i++)
             for (int j = 0; j < k; j++) {
                 v[i] += V[i * k + j] * u[cols[j]];
