@@ -218,13 +218,17 @@ def test_values_read_during_initialization_are_the_start(units):
 @pytest.mark.parametrize("fmi", ["2", "3"])
 def test_failure_is_an_fmi_error_not_a_crash(units, fmi):
     """Links that cannot close the loop: initialization fails through the FMI status with
-    the unit's message in the log."""
+    the unit's message in the log, which kanebond's one results enum reads as a failed run
+    (kb.RESULTS, simulation/results.py's fmi_result)."""
+    from kanebond.simulation.results import fmi_result
+
     path, _ = units("four_bar", fmi)
-    messages = []
+    messages, results = [], []
 
     def logger(*args):  # FMI 2.0: (env, instance, status, category, message); 3.0: no instance
         message = args[-1]
         messages.append(message.decode() if isinstance(message, bytes) else str(message))
+        results.append(fmi_result(int(args[-3]), messages[-1]))
 
     from fmpy.fmi1 import FMICallException
 
@@ -232,6 +236,7 @@ def test_failure_is_an_fmi_error_not_a_crash(units, fmi):
         simulate_fmu(str(path), stop_time=0.1, fmi_type="CoSimulation", logger=logger,
                      debug_logging=True, start_values={"d": 100.0})
     assert any("configuration constraints" in m for m in messages), messages
+    assert kb.RESULTS.failed in results, results
 
 
 @pytest.mark.parametrize("fmi", ["2", "3"])
