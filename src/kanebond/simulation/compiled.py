@@ -47,7 +47,7 @@ TICK = 256
 #: the pivot ratio of B_d below which a step goes to the constraint watch
 GATE = 0.05
 
-_SOURCE = DENSE_RUNTIME + c_source("rk.c", "rodas.c", "rk_sim.c", "rk_ens.c")
+_SOURCE = DENSE_RUNTIME + c_source("rk.c", "rodas.c", "rk_sim.c", "rk_sim_io.c", "rk_ens.c")
 _LIB: ctypes.CDLL | None = None
 
 

@@ -159,7 +159,7 @@ def c_source(*names: str) -> str:
     """The text of C files of this package, in the order given: every C source kanebond
     compiles lives here, the kernels' runtimes (``runtime*.c``) and the integration core that
     :func:`kanebond.simulate`, the ensembles and an FMU share (``rk.c``, ``rodas.c``,
-    ``rk_sim.c``, ``rk_ens.c``)."""
+    ``rk_sim.c``, ``rk_sim_io.c``, ``rk_ens.c``)."""
     here = Path(__file__).parent
     return "".join((here / name).read_text(encoding="utf-8") for name in names)
 
@@ -168,7 +168,7 @@ def c_source(*names: str) -> str:
 DENSE_RUNTIME = c_source("runtime_dense.c")
 #: the status, the shared part of a work and the band LU of B_d (shared with the tree runtime)
 LU_RUNTIME = c_source("runtime_lu.c")
-_C_RUNTIME = LU_RUNTIME + c_source("runtime.c", "runtime_out.c")
+_C_RUNTIME = LU_RUNTIME + c_source("runtime.c", "runtime_emb.c", "runtime_out.c")
 
 
 def _c_header(prog: Program) -> str:
