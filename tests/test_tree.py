@@ -415,3 +415,24 @@ def test_tree_energy_reads_a_state_dependent_constant_at_q_f():
     for num in (tree, bodies):
         np.testing.assert_allclose(num.T_star(0.2, q, f), T, rtol=1e-12)
         np.testing.assert_allclose(num.load_powers(0.2, q, f), P, rtol=1e-12, atol=1e-13)
+
+
+def test_mimic_groups_merge_where_they_share_a_body():
+    """numeric/_program/mimic.py on a hand-made tree (body: parent; speed s of body s):
+    0: ground, 1: 0, 2: 1, 3: 0, 4: 1. u2 = u3 spans Σ = {1, 2, 3} under body 0, u4 = u1 spans
+    {1, 4} under 0: they share body 1, so one group of 4 speeds and 2 rows, whose N is an
+    orthonormal basis of the rows' null space; a B with a coordinate in it is refused."""
+    from types import SimpleNamespace
+
+    from kanebond.numeric._program.mimic import mimic_groups
+
+    layout = SimpleNamespace(parent=[-1, 0, 1, 0, 1], nj=[1] * 5, cols=list(range(5)),
+                             col_off=list(range(5)))
+    B = sp.Matrix([[0, 0, 1, -1, 0], [0, 2, 0, 0, -1]])
+    (grp,), why = mimic_groups(layout, B)
+    assert why == "" and grp.anchor == 0 and grp.bodies == grp.cols == [1, 2, 3, 4]
+    Bg = np.array(B.tolist(), dtype=float)[:, 1:]
+    assert grp.N.shape == (4, 2)
+    assert np.allclose(Bg @ grp.N, 0.0) and np.allclose(grp.N.T @ grp.N, np.eye(2))
+    q = sp.Symbol("q")
+    assert mimic_groups(layout, B.subs(2, sp.cos(q)))[0] == []

@@ -88,6 +88,15 @@ def _rows_grouped(B: np.ndarray) -> list[list[int]]:
     return [sorted(rows) for _, rows in groups]
 
 
+def _overlap(parts: list) -> tuple[int, int] | None:
+    """The first (i, j), i < j, of two groups whose Σ share a body, or None."""
+    for i in range(len(parts)):
+        for j in range(i + 1, len(parts)):
+            if parts[i][2] & parts[j][2]:
+                return i, j
+    return None
+
+
 def mimic_groups(layout, B) -> tuple[list[MimicGroup], str]:
     """(the groups, "") of the embedded constraints' matrix B (SymPy, K_c × n_u) on the tree
     ``layout`` (:class:`~kanebond.numeric._program.tree.TreeLayout`), or ([], why the
@@ -98,24 +107,13 @@ def mimic_groups(layout, B) -> tuple[list[MimicGroup], str]:
         return [], "the embedded constraints' B(q) is not constant"
     owner = {c: b for b, (o, n) in enumerate(zip(layout.col_off, layout.nj, strict=True))
              for c in layout.cols[o:o + n]}
-    parts = []  # (rows, anchor, Σ), merged while two Σ share a body
+    parts = []  # (rows, anchor, Σ)
     for rows in _rows_grouped(Bn):
         owners = {owner[int(c)] for c in np.flatnonzero(Bn[rows].any(axis=0))}
         parts.append((rows, *_sigma(layout.parent, owners)))
-    merged = True
-    while merged:
-        merged = False
-        for i in range(len(parts)):
-            for j in range(i + 1, len(parts)):
-                if parts[i][2] & parts[j][2]:
-                    rows = parts[i][0] + parts[j][0]
-                    owners = {owner[int(c)] for c in np.flatnonzero(Bn[rows].any(axis=0))}
-                    parts[i] = (rows, *_sigma(layout.parent, owners | parts[i][2] | parts[j][2]))
-                    del parts[j]
-                    merged = True
-                    break
-            if merged:
-                break
+    while (pair := _overlap(parts)) is not None:  # merged while two Σ share a body
+        a, b = parts[pair[0]], parts.pop(pair[1])
+        parts[pair[0]] = (a[0] + b[0], *_sigma(layout.parent, a[2] | b[2]))
     return _bases(layout, Bn, parts)
 
 
