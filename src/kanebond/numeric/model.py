@@ -7,8 +7,8 @@ Three paths give the same numbers (tests prove it to 1e-12):
   :data:`TREE_EMBEDDED_MIN_R` coordinates, where the per-body path's dense solve beats the ABA's
   extra passes and its outputs are compiled too: 1.3–4.4× on the bicycle, the rolling disk, A03 and
   A04, benchmarks/README.md; constant ones, mimic joints, are condensed into the one ABA pass of
-  :mod:`kanebond.numeric._program.mimic` at any size: 0.7–0.8× the per-body path on the Panda and
-  Baxter, benchmarks/rhs.py):
+  :mod:`kanebond.numeric._program.mimic` at any size: a call 0.45–0.6× the per-body path's on
+  Baxter and the Panda, benchmarks/README.md's rhs.py):
   the velocity form's right-hand side by the articulated-body algorithm on per-joint code (the tree
   program and its C, ``numeric/_program/tree.py`` and ``numeric/_c/tree.py``), O(n) per call with
   code that grows linearly with the number of bodies; T*, powers, p̂ and the momentum form too (see
