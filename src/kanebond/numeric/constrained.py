@@ -44,16 +44,11 @@ from ._numpy.backend import as_batch
 from ._numpy.lambdified import Lambdified, adjoined_expressions
 from .manifold import check_initial_adjoined, check_initial_embedding, check_initial_prescribed
 from .model import NumericModel
-from .redundant import min_norm_multipliers, numeric_rank
+from .multipliers import cholesky_solve, solve_adjoined
+from .redundant import numeric_rank
 
 __all__ = ["ConstrainedModel", "INITIAL_TOL"]
 
-
-
-def _cholesky_solve(chol: np.ndarray, rhs: np.ndarray) -> np.ndarray:
-    """A⁻¹ rhs from the Cholesky factor ``chol`` of A, for rhs (N, n, k)."""
-    y = np.linalg.solve(chol, rhs)
-    return np.linalg.solve(np.swapaxes(chol, -1, -2), y)
 
 
 def _baumgarte_rate(baumgarte: float | None) -> float:
@@ -261,9 +256,9 @@ class ConstrainedModel:
         lam = np.zeros((N, self.L))
         chol = self._free_mass_cholesky(Auu, q)
         if self.L:
-            ufd, lam = self._solve_adjoined(tt, q, f, pcs, chol, b, cfd)
+            ufd, lam = solve_adjoined(self, tt, q, f, pcs, chol, b, cfd)
         else:
-            ufd = _cholesky_solve(chol, b[..., None])[..., 0]
+            ufd = cholesky_solve(chol, b[..., None])[..., 0]
         out.update(ufd=ufd, lam=lam)
         if want_reactions and len(ci):
             out["reactions"] = self._reactions(parts, pcs, ufd, cfd, lam)
@@ -291,27 +286,6 @@ class ConstrainedModel:
                 f"or a zero or negative mass or inertia ([PA21] (47))."
             ) from None
 
-    def _solve_adjoined(self, tt, q, f, pcs: dict, chol: np.ndarray, b: np.ndarray,
-                        cfd: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(ᵘf', λ) of (47) with differentiated (4) by the Schur complement ([PA-VP] (27))."""
-        ui, ci = self.ui, self.ci
-        G = pcs["G"]
-        Gu, Gc = G[:, :, ui], G[:, :, ci]
-        phi, val = pcs["phi"][..., 0], pcs["val"][..., 0]
-        bc = (pcs["vald"][..., 0] - pcs["gamma"][..., 0]
-              - np.einsum("nlj,nj->nl", Gc, cfd) - self.baumgarte * (phi - val))
-        X = _cholesky_solve(chol, np.concatenate([b[..., None], np.swapaxes(Gu, 1, 2)], axis=2))
-        M = np.einsum("nlj,njk->nlk", Gu, X[:, :, 1:])
-        rhs_l = bc - np.einsum("nlj,nj->nl", Gu, X[:, :, 0])
-        if self.adjoined_rank is not None:  # redundant: minimum-norm λ (numeric/redundant.py)
-            lam = self._min_norm(tt, q, f, Gu, M, rhs_l)
-        else:
-            Lm = self._schur_cholesky(tt, q, f, Gu, M)
-            y = np.linalg.solve(Lm, rhs_l[..., None])
-            lam = np.linalg.solve(np.swapaxes(Lm, -1, -2), y)[..., 0]
-        ufd = X[:, :, 0] + np.einsum("nij,nj->ni", X[:, :, 1:], lam)
-        return ufd, lam
-
     def _rank_at_start(self, Gu: np.ndarray) -> None:
         """Adjoined constraints of rank 0 < r < L at the start (stated redundantly, as a loop
         closure in full) get minimum-norm multipliers from then on, in NumPy."""
@@ -335,45 +309,6 @@ class ConstrainedModel:
         path is to answer."""
         return self._kernel.solve(tt, xb, **want) if self.compiled else None
 
-    def _min_norm(self, tt, q, f, Gu, M, rhs) -> np.ndarray:
-        """Minimum-norm λ of redundant adjoined constraints, or ConstraintError where they lose
-        rank or are inconsistent (:func:`~kanebond.numeric.redundant.min_norm_multipliers`)."""
-        lam, lost, off = min_norm_multipliers(M, rhs, self.adjoined_rank)
-        if np.any(lost):
-            k = int(np.argmax(lost))
-            self._singular_constraints(tt[k], q[k], f[k], Gu[k])
-        if np.any(off):
-            k = int(np.argmax(off))
-            raise ConstraintError(
-                f"the redundant adjoined constraints {', '.join(map(repr, self.adjoined_names))}"
-                f" of {self.system.name!r} (rank {self.adjoined_rank} of {self.L}) demand, at "
-                f"t={tt[k]:.6g}, accelerations that no multipliers give: they are not "
-                f"consistent there; check their prescribed values ᴾφ(t) against each other."
-            )
-        return lam
-
-    def _schur_cholesky(self, tt, q, f, Gu: np.ndarray, M: np.ndarray) -> np.ndarray:
-        """Cholesky factor of M = ᵘG ᵘᵘA⁻¹ ᵘGᵀ, or ConstraintError where ᵘG is rank deficient."""
-        N = len(tt)
-        # M = ᵘG ᵘᵘA⁻¹ ᵘGᵀ is positive definite exactly when the rows of ᵘG are independent
-        try:
-            Lm = np.linalg.cholesky(M)
-            d = np.abs(np.diagonal(Lm, axis1=1, axis2=2))
-            bad = ~np.all(np.isfinite(d), axis=1) | (
-                np.min(d, axis=1) <= 1e-7 * np.max(d, axis=1))
-        except np.linalg.LinAlgError:  # find the first point that fails
-            bad = np.zeros(N, dtype=bool)
-            for k in range(N):
-                try:
-                    np.linalg.cholesky(M[k])
-                except np.linalg.LinAlgError:
-                    bad[k] = True
-                    break
-        if np.any(bad):
-            k = int(np.argmax(bad))
-            self._singular_constraints(tt[k], q[k], f[k], Gu[k])
-        return Lm
-
     def _reactions(self, parts: dict, pcs: dict, ufd: np.ndarray, cfd: np.ndarray,
                    lam: np.ndarray) -> np.ndarray:
         """ᶜe = ᶜᵘA ᵘf' + ᶜᶜA ᶜf' + ᶜ[D f] − ᶜe_impressed − ᶜGᵀ λ ([PA21] (48))."""
@@ -386,29 +321,6 @@ class ConstrainedModel:
         if self.L:
             react -= np.einsum("nlj,nl->nj", pcs["G"][:, :, ci], lam)
         return react
-
-    def _singular_constraints(self, tt, q, f, Gu: np.ndarray):
-        names = self.adjoined_names
-        state = ", ".join(f"{n}={v:.6g}" for n, v in
-                          zip([show(x) for x in self.coordinates + self.all_speeds],
-                              np.concatenate([q, f]), strict=True))
-        culprit = None
-        for k in range(self.L if self.adjoined_rank is None else 0):
-            if np.linalg.matrix_rank(Gu[: k + 1], tol=1e-10 * (1 + np.abs(Gu).max())) < k + 1:
-                culprit = names[k]
-                break
-        why = (f"the row ∂φ/∂ᵘfᵀ of adjoined constraint {culprit!r} is zero or a combination "
-               f"of the rows of the constraints before it" if culprit else
-               "the constraints are dependent")
-        if self.adjoined_rank is not None:
-            why = f"their rank falls below the {self.adjoined_rank} of the redundant set"
-        raise ConstraintError(
-            f"the matrix [A Gᵀ; G 0] of {self.system.name!r} is singular at t={tt:.6g} "
-            f"({state}): {why}, so the multipliers are not determined ([PA-VP] (27)). Remove "
-            f"a redundant constraint, or start from a state where the constraints are "
-            f"independent (a constraint with no component along the free speeds cannot be "
-            f"enforced)."
-        )
 
     def _batch_state(self, t, x) -> tuple[bool, np.ndarray, np.ndarray]:
         x = np.asarray(x, dtype=float)
