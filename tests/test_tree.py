@@ -365,7 +365,7 @@ def test_welded_body_and_two_roots():
                            kinematics=[q1.diff() - u1, q2.diff() - u2], bodies=bodies,
                            loads=loads, name="welded")
     tree, bodies_path = _both(system, {"m": 1.1, "l": 0.9, "g": 9.81})
-    assert tree.path == "tree" and 0 in tree.evaluator.backend.L.nj
+    assert tree.path == "tree" and 0 in tree.evaluator.backend.layout.nj
     _agree(tree, bodies_path)
     y = np.array([[0.3, -0.2, 0.5, 0.1], [1.0, 0.4, -0.3, 0.2]])
     assert np.allclose(tree.rhs_momentum(0.0, y), bodies_path.rhs_momentum(0.0, y),

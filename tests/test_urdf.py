@@ -235,8 +235,8 @@ def test_mimic_groups_are_one_aba_pass(tmp_path):
     s = kb.from_urdf(path)
     num = s.numeric(backend="c")
     assert num.path == "tree"
-    groups, names = num.evaluator.backend.L.groups, num.evaluator.backend.L.names
-    assert not num.evaluator.backend.L.generalized_loads  # fa's damping: at fa's G + a torque
+    groups, names = num.evaluator.backend.layout.groups, num.evaluator.backend.layout.names
+    assert not num.evaluator.backend.layout.generalized_loads  # fa's damping: at fa's G + a torque
     assert sorted((g.anchor, len(g.bodies), g.N.shape[1]) for g in groups) == [
         (-1, 2, 1), (names.index("hand"), 3, 1)]
     model = pin.buildModelFromXML(_GRIPPER)

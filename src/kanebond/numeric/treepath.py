@@ -126,8 +126,8 @@ class TreeEvaluator(Assembled):
     def energy(self, t, q, u, c, b: Binding) -> tuple[np.ndarray, np.ndarray]:
         # the parameter rows at x = [q, f], as every other path (a callable of (t, x) reads f)
         w = self.backend.work(t, q, u, b.values(t, q, u[:, b.ind]))
-        L = self.backend.L
-        return w[:, L.T].copy(), w[:, L.POW: L.POW + L.n_loads].copy()
+        lay = self.backend.layout
+        return w[:, lay.T].copy(), w[:, lay.POW: lay.POW + lay.n_loads].copy()
 
     def _energy_of(self, t, q, f, b: Binding) -> tuple[np.ndarray, np.ndarray]:
         """(T*, load powers) at f: all speeds by the tree kernel first where embedded."""

@@ -87,8 +87,8 @@ def constraint_sources(prog, system) -> tuple[str, str, str] | None:
         rest = [prog.node(e) for e in exprs[1]]
     except (KanebondError, KeyError, TypeError, ValueError, NotImplementedError):
         return None
-    L = prog.layout
-    groups = {"t": 1, "q": L.R, "f": L.S, "c": L.K}
+    lay = prog.layout
+    groups = {"t": 1, "q": lay.R, "f": lay.S, "c": lay.K}
     kernels = emit_c(prog.g, groups, cf, "k_cf") + emit_c(prog.g, groups, rest, "k_con")
     ui, ci = speed_indices(system)
 

@@ -124,8 +124,8 @@ def tree_entry(be: Any, b: Any, R: int, n_u: int, S: int, nl: int, momentum: boo
     else:
         kind, fn, nside = PLAIN, lib.kb_rhs_tree, S
     return Entry(kind, _addr(fn), TREE_POWER, _addr(lib.kb_work_tree), R, nside, nl,
-                 b.c1, b.part, _addr(lib.kb_pivot_ratio) if emb else 0, be.L.POW,
-                 be.L.n_work, t_off=be.L.T, keep=_addr(lib.kb_keep_energy),
+                 b.c1, b.part, _addr(lib.kb_pivot_ratio) if emb else 0, be.layout.POW,
+                 be.layout.n_work, t_off=be.layout.T, keep=_addr(lib.kb_keep_energy),
                  last=_addr(lib.kb_last_energy), keep_alive=[lib, be],
                  speeds=_addr(lib.kb_speeds_tree) if emb else 0, **_works(lib, be.works))
 

@@ -91,11 +91,11 @@ class NumpyBackend:
         self.source = src
         exec(compile(src, "<kanebond generated>", "exec"), ns)  # our own generated code
         self.kernels = {"pos": ns["k_pos"], "vel": ns["k_vel"], "dot": ns["k_dot"]}
-        self.lay = lay
+        self.layout = lay
 
     def work(self, kind: str, t, q, u, c) -> np.ndarray:
         """The work array (rows, N) of kernel ``kind`` ('pos', 'vel' or 'dot')."""
-        size = {"pos": self.lay.n_pos, "vel": self.lay.n_vel, "dot": self.lay.n_dot}[kind]
+        size = {"pos": self.layout.n_pos, "vel": self.layout.n_vel, "dot": self.layout.n_dot}[kind]
         n = len(t)
         dtype = np.result_type(t, q, u, c, float)
         out = np.zeros((size, n), dtype=dtype)

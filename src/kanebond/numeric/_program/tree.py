@@ -339,17 +339,17 @@ class TreeProgram(GraphBuilder):
     # ------------------------------------------------------------------ outputs
     def _emit(self, bodies: list, parent: list[int], order: list[int]) -> None:
         g = self.g
-        L = self.layout = TreeLayout(self.R, self.S, self.K)
+        lay = self.layout = TreeLayout(self.R, self.S, self.K)
         out: list[int] = []
-        L.QD = 0
+        lay.QD = 0
         out.extend(self.qdot)
         ext, tau, powers = self._loads(bodies)
-        L.TAU = len(out)
+        lay.TAU = len(out)
         out.extend(tau)
-        L.T = len(out)
+        lay.T = len(out)
         out.append(self._co_energy(bodies, order))
-        L.POW = len(out)
-        L.n_loads = len(powers)
+        lay.POW = len(out)
+        lay.n_loads = len(powers)
         out.extend(powers)
         pos = {i: k for k, i in enumerate(order)}
         for i in order:
@@ -366,12 +366,12 @@ class TreeProgram(GraphBuilder):
             p = [g.sub(g.add(Ial[r], gyro[r]), fe[r]) for r in range(3)]
             p += [g.sub(g.mul(m, a[r]), fe[3 + r]) for r in range(3)]
             cols = sorted(self.S_cols[i])
-            L.names.append(b.name)
-            L.parent.append(pos[parent[i]] if parent[i] >= 0 else -1)
-            L.nj.append(len(cols))
-            L.col_off.append(len(L.cols))
-            L.cols.extend(cols)
-            L.off.append(len(out))
+            lay.names.append(b.name)
+            lay.parent.append(pos[parent[i]] if parent[i] >= 0 else -1)
+            lay.nj.append(len(cols))
+            lay.col_off.append(len(lay.cols))
+            lay.cols.extend(cols)
+            lay.off.append(len(out))
             out.append(m)
             out.extend(I)
             out.extend(self.d[i])
@@ -384,12 +384,12 @@ class TreeProgram(GraphBuilder):
                 out.extend(g.dt(x, self.rates) for x in self.S_cols[i][s])
         self._constraint_outputs(out)
         self.outputs = out
-        L.n_work = len(out)
+        lay.n_work = len(out)
         #: the outputs the velocity form's ABA reads (q', τ, m, I, d, p and S of every body,
         #: Ḃu): the kernel's k_tree_v computes only these (no T*, powers, ω, v, loads or Ṡ)
-        self.velocity_outputs = [*range(L.QD, L.QD + L.R), *range(L.TAU, L.TAU + L.S),
-                                 *range(L.BUD, L.BUD + L.K_c)]
-        for o, nj in zip(L.off, L.nj, strict=True):
+        self.velocity_outputs = [*range(lay.QD, lay.QD + lay.R), *range(lay.TAU, lay.TAU + lay.S),
+                                 *range(lay.BUD, lay.BUD + lay.K_c)]
+        for o, nj in zip(lay.off, lay.nj, strict=True):
             self.velocity_outputs += [*range(o, o + 19), *range(o + 31, o + 31 + 6 * nj)]
 
     def _inertia(self, b) -> list[int]:
@@ -411,24 +411,24 @@ class TreeProgram(GraphBuilder):
         """B(q) at its structural nonzeros (``outputs_B``, a kernel of q alone: the dependent
         speeds are solved before the tree kernel runs) and Ḃu = d(Bu)/dt at u' = 0 (in ``out``),
         as :meth:`kanebond.numeric._program.program.Program._constraints`."""
-        g, L = self.g, self.layout
+        g, lay = self.g, self.layout
         emb = self.system.embedding
-        L.S_f, L.K_c = len(self.system.speeds), len(emb.dependent_speeds)
+        lay.S_f, lay.K_c = len(self.system.speeds), len(emb.dependent_speeds)
         self.outputs_B: list[int] = []
-        L.BUD = len(out)
-        if not L.K_c:
+        lay.BUD = len(out)
+        if not lay.K_c:
             return
         u = [self.sym[x] for x in self.system.all_speeds]
         nodes = self.sparse_nodes(emb.B)
         for i, row in enumerate(nodes):
             for j, x in enumerate(row):
                 if x != g.ZERO:
-                    L.B_rows.append(i)
-                    L.B_cols.append(j)
+                    lay.B_rows.append(i)
+                    lay.B_cols.append(j)
                     self.outputs_B.append(x)
             Bu = g.add(*(g.mul(x, u[j]) for j, x in enumerate(row) if x != g.ZERO))
             out.append(g.dt(Bu, self.rates))
-        L.groups, L.mimic_note = mimic_groups(L, emb.B)
+        lay.groups, lay.mimic_note = mimic_groups(lay, emb.B)
 
     def _co_energy(self, bodies: list, order: list[int]) -> int:
         """T* = ½ Σ m v·v + ω·Iω ([PA21] (18))."""
