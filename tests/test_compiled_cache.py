@@ -100,10 +100,15 @@ def test_the_one_call_fast_path_gives_the_batch_paths_numbers(path):
     if os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")):
         o, u = np.zeros(2), np.zeros(1)
         work = c.evaluator.backend.works.handle()  # this thread's kb_work (numeric/_c/work.py)
-        call = point_caller(c.evaluator.point_kernel(c.binding), work.ptr, False, c.binding.c1,
-                            None, o, u, 2)
-        assert call(0.25, x) == 0 and np.array_equal(o, want)
-        assert call(0.25, np.repeat(x, 2)[::2]) is None  # (not read: the caller copies)
+        call, bound = point_caller(c.evaluator.point_kernel(c.binding), work.ptr, False,
+                                   c.binding.c1, None, o, u, 2)
+        got = call(bound, 0.25, x)  # a new array, equal to the buffer it was copied from
+        assert np.array_equal(got, want) and np.array_equal(o, want) and got is not o
+        got[0] += 1.0
+        assert np.array_equal(o, want)
+        assert call(bound, 0.25, np.repeat(x, 2)[::2]) is None  # (not read: the caller copies)
+        assert call(bound, 0.25, x[None, :]) is None  # (a batch: the general path)
+        assert call(bound, np.zeros(2), x) is None  # (not one time)
 
 
 @needs_cc

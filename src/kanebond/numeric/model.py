@@ -242,9 +242,9 @@ class NumericModel:
             # ctypes objects, not ints: a call then converts nothing (a tenth of a µs)
             ptrs = (ctypes.c_void_p(work), ctypes.c_int(1), *(ctypes.c_void_p(p) for p in ptrs))
             # one C call that reads x in place where the extension can be had (_c/fastcall.py)
-            call = point_caller(self._kb_rhs, work, self.embedded, c1, part, o1, u1,
-                                self._xshape[0])
-            b = self._tls.b = (t1, x1, o1, u1, ptrs, call)
+            fast = point_caller(self._kb_rhs, work, self.embedded, c1, part, o1, u1,
+                                self._xshape[0]) or (None, None)
+            b = self._tls.b = (*fast, (t1, x1, o1, u1, ptrs))
         return b
 
     # ------------------------------------------------------------------ plumbing
@@ -444,25 +444,33 @@ class NumericModel:
     # ------------------------------------------------------------------ right-hand sides
     def rhs(self, t, x) -> np.ndarray:
         """Velocity form ([PA21] (14)): x = [q, f] → x' = [Q f, A⁻¹(e − D f)]."""
-        if self._fast and getattr(x, "shape", None) == self._xshape:
-            try:  # this thread's buffers (inline: the call is microseconds)
-                t1, x1, o1, _, ptrs, call = self._tls.b
+        if self._fast:
+            try:  # this thread's buffers (inline: the call is a fraction of a microsecond)
+                call, bound, bufs = self._tls.b
             except AttributeError:
-                t1, x1, o1, _, ptrs, call = self._point()
-            code = None if call is None else call(t, x)
-            if code is None:  # (no extension, or x not a C-contiguous float64 array)
-                t1[0] = t
-                x1[:] = x
-                code = self._kb_rhs(*ptrs)
-            if code:
-                t1[0] = t
-                x1[:] = x
-                failures.fail(self, Status.of(ptrs[0].value), t1, x1[None, :], o1[None, :])
-            return o1.copy()
+                call, bound, bufs = self._point()
+            got = None if call is None else call(bound, t, x)
+            if got.__class__ is np.ndarray:  # one C call: x read in place, a new array out
+                return got
+            if got is not None or getattr(x, "shape", None) == self._xshape:
+                return self._rhs_point(t, x, got, bufs)
         single, tt, xb = self.checked_states(t, x, "x")
         c = self.parameter_values(tt, xb[:, : self.R], xb[:, self.R :])
         out = self.call_evaluator(self.evaluator.rhs, tt, xb, c, self.binding)
         return out[0] if single else out
+
+    def _rhs_point(self, t, x, code: int | None, bufs: tuple) -> np.ndarray:
+        """The single-point path through ctypes (t and x copied into this thread's buffers)
+        where the extension could not read them (``code`` None), and the error naming the
+        point where the runtime failed (``code`` its status kind)."""
+        t1, x1, o1, _, ptrs = bufs
+        t1[0] = t
+        x1[:] = x
+        if code is None:
+            code = self._kb_rhs(*ptrs)
+        if code:
+            failures.fail(self, Status.of(ptrs[0].value), t1, x1[None, :], o1[None, :])
+        return o1.copy()
 
     def rhs_momentum(self, t, y) -> np.ndarray:
         """Momentum form ([PA21] (25)–(28)): y = [q, p] → y' = [Q f, e + ê], f = A⁻¹ p."""

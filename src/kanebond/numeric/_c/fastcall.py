@@ -11,11 +11,11 @@ keeps its ctypes path.
 from __future__ import annotations
 
 import ctypes
-import functools
 import importlib.util
 import sysconfig
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -51,17 +51,19 @@ def _module():
 
 
 def point_caller(fn, work: int, embedded: bool, c: np.ndarray, part: np.ndarray | None,
-                 out: np.ndarray, u: np.ndarray, nx: int) -> Callable | None:
-    """``call(t, x)`` → the runtime's status kind of ``fn`` (a ctypes function of the model's
+                 out: np.ndarray, u: np.ndarray, nx: int) -> tuple[Callable, Any] | None:
+    """(point, bound): ``point(bound, t, x)`` runs ``fn`` (a ctypes function of the model's
     library: ``kb_rhs``-like, or ``kb_rhs_emb``-like when ``embedded``) on the kb_work at
-    address ``work`` (the calling thread's own) at the one point (t, x), the result in ``out``
-    (and all speeds in ``u``); None from ``call`` where x is not a C-contiguous float64 array
-    of nx numbers. None where the module cannot be had. The arrays and the work must outlive
-    the caller."""
+    address ``work`` (the calling thread's own) at the one point (t, x) and returns a new array
+    of the result (a copy of ``out``; all speeds in ``u``), or the runtime's status kind (an int)
+    where it failed, or None, calling nothing, where t is not a number or x not a C-contiguous
+    one-dimensional float64 array of nx numbers. None where the module cannot be had. The
+    arrays and the work must outlive ``bound``."""
     mod = _module()
     if mod is None:
         return None
     ptr = ctypes.cast(fn, ctypes.c_void_p).value
-    return functools.partial(mod.point, ptr, work, int(embedded), c.ctypes.data,
-                             part.ctypes.data if part is not None else 0, out.ctypes.data,
-                             u.ctypes.data, nx)
+    bound = mod.bind(ptr, work, int(embedded), c.ctypes.data,
+                     part.ctypes.data if part is not None else 0, out.ctypes.data,
+                     u.ctypes.data, nx, out.copy)
+    return mod.point, bound
