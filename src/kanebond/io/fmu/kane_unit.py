@@ -49,7 +49,7 @@ class KaneUnit(UnitParts):
 
     @property
     def description(self) -> str:
-        return (f"{self.name}: Kane's equations in the velocity form [PA21] (14) "
+        return (f"{self.name}: Kane's equations, states of the velocity form [PA21] (14) "
                 f"({self.cm.kind} constraints), exported by kanebond")
 
     @property
@@ -164,6 +164,8 @@ def _glue(cm: CModel, nx: int, nc: int, ny: int, guid: str, xs: np.ndarray, c0: 
         f"#define KBF_NY {ny}",
         f"#define KBF_NG {cm.n_config}",
         f"#define KBF_NPROJ {cm.n_config}",
+        f"#define KBF_MOMENTUM {int(cm.momentum)}",
+        f"#define KBF_NERR {nx - 1}",
         *(["#define KBF_NO_WATCH"] if cm.n_velocity == 0 else []),
         f"#define KBF_BETA {cm.baumgarte!r}",
         f'#define KBF_GUID "{guid}"',

@@ -8,6 +8,9 @@
      KBF_METHOD, KBF_TOL, KBF_ATOL the Co-Simulation integrator's defaults, kb.simulate's
                                   (rk.c's KB_DOP853, rtol, atol: kanebond.simulation.runs);
      KBF_NPROJ                    > 0 when the configuration is projected (closed loops);
+     KBF_MOMENTUM                 1 where Co-Simulation integrates the momentum form, the
+                                  glue's y = [q, p, W]: kbf_momentum_of, kbf_rate_momentum,
+                                  kbf_state_of (kane_unit.c; 0 or undefined: x itself);
      KBF_START, KBF_INPUT         start values of every value reference; which c are inputs;
      kbf_work, kbf_work_new(), kbf_work_free(g)  an instance's work (the model runtime's
                                   kb_work and the glue's buffers: one per instance, nothing
@@ -21,7 +24,8 @@
    Value references: [0, NX) the states, [NX, 2 NX) their derivatives, [2 NX, 2 NX + NC) the
    constants and inputs (the generated code's array c), then the NY outputs (FMI 3.0: then
    time). Co-Simulation integrates with kanebond's integration core (rk.c, included before
-   the glue; the same code and defaults kb.simulate runs: KBF_METHOD, DOP853) under error
+   the glue; the same code, form and defaults kb.simulate runs: KBF_MOMENTUM, KBF_METHOD,
+   DOP853) under error
    control (relative tolerance KBF_TOL and absolute KBF_ATOL, or the importer's tolerance rtol
    and atol = rtol KBF_ATOL / KBF_TOL) and projects the configuration back onto the
    constraint manifold after every communication step; Model Exchange projects it in an
@@ -30,6 +34,12 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#ifndef KBF_MOMENTUM /* (a bond graph's glue: its own states) */
+#define KBF_MOMENTUM 0
+#endif
+#ifndef KBF_NERR /* the states whose error steers the step size: the first KBF_NERR */
+#define KBF_NERR KBF_NX
+#endif
 #define KBF_NV (2 * KBF_NX + KBF_NC + KBF_NY)
 /* Model Exchange: a closed loop's states are projected back onto g(q) = 0 (in an event) once
    the largest |g| at a completed step exceeds KBF_DRIFT times the tolerance (the importer's,
@@ -102,10 +112,15 @@ static int kb_update(KbInst *m, int outputs) {
 }
 
 /* ---------------------------------------------------------------- Co-Simulation integrator */
-/* one evaluation for the integrator: 0, or 1 with the reason in m->msg */
+/* one evaluation for the integrator (of y in the momentum form: KBF_MOMENTUM); 0, or 1 with
+   the reason in m->msg */
 static int kb_f(KbInst *m, double t, const double *x, double *out) {
     m->msg[0] = 0;
+#if KBF_MOMENTUM
+    if (kbf_rate_momentum(m->work, t, x, C(m), out, 0, m->msg, sizeof m->msg)) return 1;
+#else
     if (kbf_eval(m->work, t, x, C(m), out, 0, m->T0, m->msg, sizeof m->msg)) return 1;
+#endif
     double r = kbf_ratio(m->work);
     if (r < m->rmin) m->rmin = r;
     return 0;
@@ -119,7 +134,9 @@ static int kb_rk_f(void *ctx, double t, const double *x, double *out, double *si
 }
 
 /* integrate the states from m->time to t_end with the core's KBF_METHOD (rk.c), the
-   constraint watch after every accepted step; 0 on success */
+   constraint watch after every accepted step; 0 on success. With KBF_MOMENTUM the integrator's
+   state is the glue's y = [q, p, W] (the momentum form, as kb.simulate integrates), made from
+   X(m) at a new start and turned back into X(m) at t_end. */
 static int kb_integrate(KbInst *m, double t_end) {
     KbRk *r = &m->rk;
     long steps = 0;
@@ -134,7 +151,14 @@ static int kb_integrate(KbInst *m, double t_end) {
     r->atol_n = 1;
     r->max_step = INFINITY;
     if (!m->fsal) { /* a new start: X(m) may have been set; the step size is kept */
+#if KBF_MOMENTUM
+        if (kbf_momentum_of(m->work, m->time, X(m), C(m), r->y, m->msg, sizeof m->msg)) {
+            kb_log(m, KB_ERR, "logStatusError", "t = %.17g: %s", m->time, m->msg);
+            return 1;
+        }
+#else
         memcpy(r->y, X(m), sizeof(double) * KBF_NX);
+#endif
         m->rmin = 1.0;
         r->h_abs = m->h;
         if (kb_rk_start(r)) {
@@ -168,7 +192,14 @@ static int kb_integrate(KbInst *m, double t_end) {
             return 1;
         }
     }
+#if KBF_MOMENTUM
+    if (kbf_state_of(m->work, r->t, r->y, C(m), X(m), m->msg, sizeof m->msg)) {
+        kb_log(m, KB_ERR, "logStatusError", "t = %.17g: %s", r->t, m->msg);
+        return 1;
+    }
+#else
     memcpy(X(m), r->y, sizeof(double) * KBF_NX);
+#endif
     m->h = r->h_abs;
     m->time = t_end;
     m->fsal = 1;
@@ -220,6 +251,7 @@ static KbInst *kb_new(const char *name, const char *token, int type, int logging
     m->type = type;
     m->logging = logging;
     kb_rk_bind(&m->rk, KBF_NX, 0, m->rkbuf, m->rkside);
+    m->rk.nerr = KBF_NERR;
     kb_defaults(m);
     return m;
 }

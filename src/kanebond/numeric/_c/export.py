@@ -1,7 +1,7 @@
 """The C of a numeric model for use outside kanebond (an FMU, :mod:`kanebond.io.fmu`).
 
 :func:`c_model` gathers what the C backend compiles for a :class:`NumericModel` on the per-body
-path (the kernels k_pos, k_vel and the runtime of [PA21] (53)–(57), with the numeric embedding of
+path (the kernels k_pos, k_vel, k_dot and the runtime of [PA21] (53)–(57), with the numeric embedding of
 B(q) u = 0 and, for a :class:`ConstrainedModel`, the kernels and runtime of prescribed flows and
 adjoined constraints), plus the configuration constraints g(q) = 0 of a closed loop and their
 Jacobian ∂g/∂q_dᵀ in the dependent coordinates (kernel ``k_cfg``), and the numbers the runtime
@@ -54,6 +54,10 @@ class CModel:
     """the numbers of c (constants, and inputs at their given values)."""
     callables: list[str] = field(default_factory=list)
     """the constants and inputs given as Python callables (they cannot run in C)."""
+    momentum: bool = False
+    """``units`` hold k_dot (a kernel unit before the runtime), for the momentum form
+    [PA21] (25)–(28) (kb_rhs_momentum, kb_rhs_momentum_emb): not with prescribed flows or
+    adjoined constraints."""
 
 
 def config_kernel(num: Any, K: int) -> tuple[str, list[int], int]:
@@ -101,10 +105,11 @@ def c_model(num: Any) -> CModel:
                 f"compiled to C (a prescribed value g(t) that depends on the state, or an "
                 f"expression the code generator does not know); they need Python at run time.")
         kind = "constrained"
-    main, runtime, _dot, n_main, _ = c_sources(prog, extra)
+    main, runtime, dot, n_main, _ = c_sources(prog, extra)
     lay = rel.layout
     cfg, q_dep, n_cfg = config_kernel(rel, lay.K)
-    units = [*main, runtime + cfg]
+    momentum = kind != "constrained"
+    units = [*main, *([dot] if momentum else []), runtime + cfg]
     return CModel(
         units=units, kind=kind, R=rel.R, S=num.S, K=lay.K, n_all=lay.S,
         load_names=list(rel.load_names),
@@ -118,5 +123,5 @@ def c_model(num: Any) -> CModel:
         baumgarte=float(getattr(num, "baumgarte", 0.0)),
         flags=kernel_flags(n_main),
         values=[float(v) for v in rel.c0],
-        callables=[show(s) for s in rel.callable_parameters],
+        callables=[show(s) for s in rel.callable_parameters], momentum=momentum,
     )

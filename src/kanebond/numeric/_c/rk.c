@@ -302,11 +302,11 @@ static double *kb_rk_scale(KbRk *r, const double *ynew, int m) {
 }
 
 static double kb_rk_error(KbRk *r, double h) {
-    const int n = r->n, ns = r->ns;
-    const double *sc = kb_rk_scale(r, r->Y + (size_t)ns * n, n);
+    const int n = r->n, ns = r->ns, ne = r->nerr; /* the first ne states measured */
+    const double *sc = kb_rk_scale(r, r->Y + (size_t)ns * n, ne);
     if (r->method == KB_DOP853) {
         double e5 = 0.0, e3 = 0.0;
-        for (int i = 0; i < n; i++) {
+        for (int i = 0; i < ne; i++) {
             double a5 = 0.0, a3 = 0.0;
             for (int j = 0; j <= ns; j++) {
                 a5 += r->K[(size_t)j * n + i] * KB_DOP_E5[j];
@@ -318,16 +318,16 @@ static double kb_rk_error(KbRk *r, double h) {
             e3 += a3 * a3;
         }
         if (e5 == 0.0 && e3 == 0.0) return 0.0;
-        return fabs(h) * e5 / sqrt((e5 + 0.01 * e3) * n);
+        return fabs(h) * e5 / sqrt((e5 + 0.01 * e3) * ne);
     }
     double s = 0.0;
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < ne; i++) {
         double a = 0.0;
         for (int j = 0; j <= ns; j++) a += r->K[(size_t)j * n + i] * KB_DP5_E[j];
         a = a * h / sc[i];
         s += a * a;
     }
-    return n ? sqrt(s / n) : 0.0;
+    return ne ? sqrt(s / ne) : 0.0;
 }
 
 /* the stages of a trial step of size h from (t, y): K rows 1..ns, Y rows 1..ns (row ns the
