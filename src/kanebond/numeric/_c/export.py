@@ -1,11 +1,12 @@
 """The C of a numeric model for use outside kanebond (an FMU, :mod:`kanebond.io.fmu`).
 
 :func:`c_model` gathers what the C backend compiles for a :class:`NumericModel` on the per-body
-path (the kernels k_pos, k_vel, k_dot and the runtime of [PA21] (53)–(57), with the numeric embedding of
-B(q) u = 0 and, for a :class:`ConstrainedModel`, the kernels and runtime of prescribed flows and
-adjoined constraints), plus the configuration constraints g(q) = 0 of a closed loop and their
-Jacobian ∂g/∂q_dᵀ in the dependent coordinates (kernel ``k_cfg``), and the numbers the runtime
-needs: the partition of the speeds, the Baumgarte rate, the sizes. Nothing here compiles.
+path (the kernels k_pos, k_vel, k_dot and the runtime of [PA21] (53)–(57), with the numeric
+embedding of B(q) u = 0 and, for a :class:`ConstrainedModel`, the kernels and runtime of
+prescribed flows and adjoined constraints), plus the configuration constraints g(q) = 0 of a
+closed loop and their Jacobian ∂g/∂q_dᵀ in the dependent coordinates (kernel ``k_cfg``), and the
+numbers the runtime needs: the partition of the speeds, the Baumgarte rate, the sizes. Nothing
+here compiles.
 """
 
 from __future__ import annotations
