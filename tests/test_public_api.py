@@ -68,7 +68,8 @@ API: dict = {
                     'rhs': 'property',
                     'state': 'property'},
  'Linearization': {'__init__': '(self, state, A, B, inputs, op_point, constants, residual, '
-                               'coordinates, speeds, dropped=(), eliminated=())',
+                               'coordinates, speeds, dropped=(), eliminated=(), outputs=<factory>, '
+                               'C=None, D=None)',
                    'drop': '(self, coordinates, *, check=True, tol=1e-12)',
                    'drop_ignorable': '(self, tol=1e-12)',
                    'eig': '(self)',
@@ -76,7 +77,8 @@ API: dict = {
                    'ignorable': '(self, tol=1e-12)',
                    'index': '(self, symbol)',
                    'reduce': '(self, tol=1e-12)',
-                   'select': '(self, states, *, tol=1e-12)'},
+                   'select': '(self, states, *, tol=1e-12)',
+                   'to_statespace': '(self)'},
  'LoadError': 'exception',
  'ModelError': 'exception',
  'ModelFileError': 'exception',

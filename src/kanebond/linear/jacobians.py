@@ -402,10 +402,12 @@ class Linearizer:
 
     def reduce_to_manifold(
         self, A: np.ndarray, B: np.ndarray, x0: np.ndarray, p0: np.ndarray, r0: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray, list, list]:
-        """(𝔸, 𝔹, kept state, eliminated coordinates) in the independent state [q_i, f]."""
+    ) -> tuple[np.ndarray, np.ndarray, list, list, np.ndarray]:
+        """(𝔸, 𝔹, kept state, eliminated coordinates, T) in the independent state [q_i, f];
+        T = ∂[q, f]/∂[q_i, f] (the dependent coordinates through δq_d = P δq_i)."""
         if not self._dq:
-            return A, B, self.coordinates + self.speeds, []
+            n = self.R + self.S
+            return A, B, self.coordinates + self.speeds, [], np.eye(n)
         man = self.num.manifold
         c = self.c_vector(p0, r0)
         J = man_eval(man, x0[: self.R], c)[1]
@@ -425,7 +427,10 @@ class Linearizer:
         cols = A[:, keep].copy()
         cols[:, : len(self._iq)] += A[:, self._dq] @ P
         state = [self.coordinates[i] for i in self._iq] + self.speeds
-        return cols[keep, :], B[keep, :], state, list(self.dependent_coordinates)
+        T = np.zeros((self.R + self.S, len(keep)))
+        T[keep, range(len(keep))] = 1.0
+        T[np.ix_(self._dq, range(len(self._iq)))] = P
+        return cols[keep, :], B[keep, :], state, list(self.dependent_coordinates), T
 
 
 def _chop(D: np.ndarray) -> np.ndarray:

@@ -42,6 +42,7 @@ from ..errors import ModelError
 from ..kanemodel.parameters import name_of
 from ..mechanics.kinematics import t
 from .jacobians import Linearizer
+from .outputs import output_matrices, selected_inputs
 
 if TYPE_CHECKING:  # pragma: no cover - import for annotations only
 
@@ -58,7 +59,7 @@ ZERO_TOL = 1e-12
 # ---------------------------------------------------------------------------------- results
 @dataclass(frozen=True, eq=False)
 class Linearization:
-    r"""A linear model δx' = A δx + B δr of a system about an operating point.
+    r"""A linear model δx' = A δx + B δr, δy = C δx + D δr of a system about an operating point.
 
     Attributes
     ----------
@@ -70,7 +71,13 @@ class Linearization:
         ∂x'/∂r for the inputs :attr:`inputs`, a float array of shape (n, len(inputs)); shape
         (n, 0) when the system has no inputs.
     inputs:
-        The system's time-varying inputs r (``system.inputs``).
+        The inputs r of the columns of :attr:`B` and :attr:`D` (``system.inputs``, or those
+        given to ``linearize(inputs=...)`` in that order).
+    outputs, C, D:
+        The names of the measured outputs given to ``linearize(outputs=...)`` and δy = C δx̂ +
+        D δr (:mod:`kanebond.linear.outputs`): C (len(outputs), n), D (len(outputs),
+        len(inputs)); empty without outputs. :meth:`to_statespace` gives python-control's
+        ``StateSpace``.
     op_point:
         The operating point used: {coordinate, speed or input: float}, every coordinate, speed
         and input of the system (inputs not given are 0, coordinates that appear in no equation
@@ -103,6 +110,34 @@ class Linearization:
     speeds: list
     dropped: tuple = field(default=())
     eliminated: tuple = field(default=())
+    outputs: list = field(default_factory=list)
+    C: np.ndarray | None = None
+    D: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        if self.C is None:  # no outputs: C (0, n) and D (0, len(inputs)) (a frozen dataclass)
+            object.__setattr__(self, "C", np.zeros((len(self.outputs), len(self.state))))
+        if self.D is None:
+            object.__setattr__(self, "D", np.zeros((len(self.outputs), self.B.shape[1])))
+
+    def to_statespace(self) -> Any:
+        """A python-control ``StateSpace`` (A, B, C, D) whose states, inputs and outputs are
+        named as :attr:`state`, :attr:`inputs` and :attr:`outputs`, for ``control.lqr``,
+        ``place``, ``bode``, ``feedback`` and ``interconnect``. Without outputs, the outputs
+        are the states (C = I, D = 0). Needs the ``control`` extra
+        (``pip install kanebond[control]``)."""
+        try:
+            import control
+        except ImportError as err:
+            raise ModelError(
+                "to_statespace needs python-control: pip install 'kanebond[control]' (or "
+                "pip install control).") from err
+        states = [name_of(s) for s in self.state]
+        C, D, outs = self.C, self.D, list(self.outputs)
+        if not outs:
+            C, D, outs = np.eye(len(states)), np.zeros((len(states), self.B.shape[1])), states
+        return control.ss(self.A, self.B, C, D, states=states,
+                          inputs=[name_of(r) for r in self.inputs], outputs=outs)
 
     @property
     def eigenvalues(self) -> np.ndarray:
@@ -185,6 +220,7 @@ class Linearization:
             state=[self.state[i] for i in kept],
             A=self.A[np.ix_(kept, kept)].copy(),
             B=self.B[kept, :].copy(),
+            C=self.C[:, kept].copy(),
             coordinates=[c for c in self.coordinates if c not in dropped_syms],
             dropped=self.dropped + dropped_syms,
         )
@@ -229,6 +265,7 @@ class Linearization:
             state=[self.state[i] for i in keep],
             A=self.A[np.ix_(keep, keep)].copy(),
             B=self.B[keep, :].copy(),
+            C=self.C[:, keep].copy(),
             coordinates=[self.state[i] for i in keep if self.state[i] in self.coordinates],
             speeds=[self.state[i] for i in keep if self.state[i] in self.speeds],
             dropped=self.dropped + dropped,
@@ -284,10 +321,15 @@ def ignorable_indices(nonzero: np.ndarray, R: int) -> list[int]:
 
 # ---------------------------------------------------------------------------------- numeric
 def linearization_at(lz: Linearizer, x0: np.ndarray, r0: np.ndarray, p0: np.ndarray,
-          t0: float) -> Linearization:
-    """The :class:`Linearization` of the velocity form at one operating point."""
+                     t0: float, inputs: Iterable | None = None,
+                     outputs: Mapping | None = None) -> Linearization:
+    """The :class:`Linearization` of the velocity form at one operating point, with the B
+    columns and D of ``inputs`` (default: every input of the system) and the rows C, D of
+    ``outputs`` (:mod:`kanebond.linear.outputs`)."""
     A, B, f_dot = lz.evaluate(x0, r0, p0, t0)
-    A, B, state, eliminated = lz.reduce_to_manifold(A, B, x0, p0, r0)
+    A, B, state, eliminated, T = lz.reduce_to_manifold(A, B, x0, p0, r0)
+    cols = selected_inputs(lz.inputs, inputs)
+    names, C, D = output_matrices(lz, outputs or {}, cols, x0, r0, p0, t0, T)
     states = lz.coordinates + lz.speeds
     op = {s: float(v) for s, v in zip(states, x0, strict=True)}
     op.update({s: float(v) for s, v in zip(lz.inputs, r0, strict=True)})
@@ -297,14 +339,17 @@ def linearization_at(lz: Linearizer, x0: np.ndarray, r0: np.ndarray, p0: np.ndar
     return Linearization(
         state=state,
         A=A,
-        B=B,
-        inputs=list(lz.inputs),
+        B=B[:, cols],
+        inputs=[lz.inputs[j] for j in cols],
         op_point=op,
         constants={s: float(v) for s, v in zip(lz.constants, p0, strict=True)},
         residual=f_dot,
         coordinates=kept_q,
         speeds=list(lz.speeds),
         eliminated=tuple(eliminated),
+        outputs=names,
+        C=C,
+        D=D,
     )
 
 
@@ -328,6 +373,9 @@ def linearize(
     system: KaneModel,
     op_point: Mapping | None = None,
     constants: Mapping | None = None,
+    *,
+    inputs: Iterable | None = None,
+    outputs: Mapping | None = None,
 ) -> Linearization:
     r"""Linearize the velocity form of ``system`` about an operating point.
 
@@ -347,6 +395,14 @@ def linearize(
         :attr:`Linearization.residual`.
     constants:
         {parameter: number} for every symbol of ``system.constants``.
+    inputs:
+        The inputs whose columns B (and D) has, symbols or names of ``system.inputs``, in
+        that order (default: all of them); the others stay at their operating values.
+    outputs:
+        {name: SymPy expression of t, the coordinates, speeds and inputs}: the measured
+        outputs y = h; the result then has C = ∂y/∂x and D = ∂y/∂r (:mod:`kanebond.linear.
+        outputs`), on the constraint manifold as 𝔸, and :meth:`Linearization.to_statespace`
+        names them.
 
     Raises
     ------
@@ -378,4 +434,4 @@ def linearize(
     """
     lz = linearizer(system)
     x0, r0, p0, t0 = lz.resolve(op_point, constants)
-    return linearization_at(lz, x0, r0, p0, t0)
+    return linearization_at(lz, x0, r0, p0, t0, inputs, outputs)
