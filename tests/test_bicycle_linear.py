@@ -196,3 +196,27 @@ def test_forming_and_linearizing_is_fast():
     assert lin.select(list(spec.lean_steer)).A.shape == (4, 4)
     assert elapsed < 15.0, f"forming + linearizing whipple_bicycle() took {elapsed:.1f} s"
 
+
+
+def test_the_torques_enter_as_the_benchmark_says():
+    """Meijaard et al. 2007: M q'' + v C1 q' + (g K0 + v² K2) q = [T_phi, T_delta], so the
+    lean/steer rows of B at any speed are [0; M⁻¹] of the published M (3 m/s: weave-unstable),
+    and the torques reach no other state's rate at the upright steady motion."""
+    from test_bicycle_reference import PUBLISHED_M
+
+    from kanebond.models.bicycle import whipple_bicycle
+
+    spec = SPECS["moore"]
+    system = whipple_bicycle()
+    assert sorted(str(r.func) for r in system.inputs) == ["T_delta", "T_phi"]
+    by_name = {str(s.func): s for s in system.coordinates + system.speeds}
+    lin = system.linearize(upright_op(spec, 3.0), spec.constants, inputs=["T_phi", "T_delta"],
+                           outputs={"roll": by_name["q4"], "steer_rate": by_name["u7"]})
+    idx = [lin.index(n) for n in spec.lean_steer]
+    want = np.vstack([np.zeros((2, 2)), np.linalg.inv(PUBLISHED_M)])
+    np.testing.assert_allclose(lin.B[idx], want, rtol=0, atol=1e-10 * np.abs(want).max())
+    others = [i for i in range(len(lin.state)) if i not in idx]
+    assert np.abs(lin.B[others]).max() <= 1e-12
+    assert max(np.linalg.eigvals(lin.select(list(spec.lean_steer)).A).real) > 0  # weave
+    np.testing.assert_array_equal(lin.C[0], np.eye(len(lin.state))[lin.index("q4")])
+    np.testing.assert_array_equal(lin.C[1], np.eye(len(lin.state))[lin.index("u7")])

@@ -279,8 +279,9 @@ def _moore_bodies(
     return bodies, loads
 
 
-def _build_whipple_bicycle() -> tuple[ModelParts, dict[str, list]]:
-    """The SymPy objects of Moore's Whipple bicycle and its constraint keywords."""
+def _build_whipple_bicycle(torques: bool = False) -> tuple[ModelParts, dict[str, list]]:
+    """The SymPy objects of Moore's Whipple bicycle and its constraint keywords; ``torques``:
+    with the roll and steer torque inputs ``T_phi``, ``T_delta`` (the ready-made system's)."""
     t = me.dynamicsymbols._t
     q = me.dynamicsymbols("q1:9")
     u = me.dynamicsymbols("u1:9")
@@ -293,6 +294,14 @@ def _build_whipple_bicycle() -> tuple[ModelParts, dict[str, list]]:
     points = _moore_points(frames, (q1, q2), (u1, u2), (rf, rr, d1, d2, d3, l1, l2, l3, l4))
     velocity_constraints, configuration_constraints = _moore_constraints(frames, points, rr)
     bodies, loads = _moore_bodies(frames, points, (mc, md, me_, mf), tuple(inertias), g)
+    # Meijaard et al. 2007's inputs: the roll torque T_phi of the ground on the rear frame
+    # about the lean axis A.x, and the steer torque T_delta of the rear frame on the front
+    # frame about the steer axis C.z (their generalized forces are T_phi on u4, T_delta on u7)
+    inputs: tuple = ()
+    if torques:
+        T_phi, T_delta = inputs = tuple(me.dynamicsymbols("T_phi T_delta"))
+        C, E, A = frames["C"], frames["E"], frames["A"]
+        loads = loads + [(C, T_phi * A.x - T_delta * C.z), (E, T_delta * C.z)]
 
     parts = ModelParts(
         frame=frames["N"],
@@ -303,7 +312,7 @@ def _build_whipple_bicycle() -> tuple[ModelParts, dict[str, list]]:
         loads=loads,
         name="Whipple bicycle (Moore)",
         parameters=parameters,
-        inputs=(),
+        inputs=inputs,
         points=points,
         frames=frames,
     )
@@ -378,6 +387,11 @@ def whipple_bicycle() -> KaneSystem:
         ``A.y`` (its ``A.z`` component vanishes identically) and the front one's along
         ``A.x, A.y, A.z`` (the last is the derivative of the configuration constraint):
         five constraints for the five dependent speeds.
+    Inputs
+        ``T_phi``, the roll torque of the ground on the rear frame about the lean axis ``A.x``,
+        and ``T_delta``, the steer torque of the rear frame on the front frame about ``C.z``
+        (``system.inputs``; zero unless given): the benchmark's right-hand side
+        ``M q'' + v C1 q' + (g K0 + v² K2) q = [T_phi, T_delta]`` (Meijaard et al. 2007).
     Parameters
         ``rf, rr, d1, d2, d3, l1..l4, g``, masses ``mc, md, me, mf``, inertias ``ic11, ic22,
         ic33, ic31`` (rear frame, in ``C``), ``id11, id22`` (rear wheel, in ``C``), ``ie11, ie22,
@@ -388,7 +402,7 @@ def whipple_bicycle() -> KaneSystem:
         rates are ``u6 = -v/rr``, ``u8 = -v/rf``; upright, the pitch is the steer axis tilt
         ``lam``. :func:`whipple_operating_point` gives the upright steady motion.
     """
-    parts, constraints = _build_whipple_bicycle()
+    parts, constraints = _build_whipple_bicycle(torques=True)
     return dress(to_system(parts, **constraints), drawings.whipple_bicycle)
 
 
