@@ -3,7 +3,7 @@
    residual (bondgraph/runtime_graph.c, put before this file). Needs KBF_NE (stores), KBF_NP
    (sources and resistors), the kernels k_E, k_P (at z) and what runtime_graph.c needs.
    Provides what kbcore.c needs of a glue: kbf_work (an instance's buffers), kbf_work_new/free,
-   kbf_eval, kbf_project, kbf_gmax (kbglue.c's watch without one).
+   kbf_eval (no closed loop: KBF_NPROJ 0, kbcore.c's kbf_project and kbf_gmax do nothing).
 
    State x = [graph states, W], W the work of every source and resistor since the start.
    Outputs: [stored energy, energy of each store, power of each source and resistor, audit
@@ -17,16 +17,6 @@ struct kbf_work {
 };
 static kbf_work *kbf_work_new(void) { return (kbf_work *)calloc(1, sizeof(kbf_work)); }
 static void kbf_work_free(kbf_work *g) { free(g); }
-
-static int kbf_project(kbf_work *g, double t, double *x, const double *c, char *msg,
-                       size_t len) {
-    (void)g; (void)t; (void)x; (void)c; (void)msg; (void)len;
-    return 0;
-}
-static double kbf_gmax(kbf_work *g, double t, const double *x, const double *c) {
-    (void)g; (void)t; (void)x; (void)c;
-    return 0.0;
-}
 
 
 static int kbf_solve_z(kbf_work *g, double t, const double *x, const double *c, double *z,

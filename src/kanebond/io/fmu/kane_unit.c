@@ -5,7 +5,8 @@
    partition of the speeds), KBF_BETA (Baumgarte rate), KBF_STATUS_TEXT (the words of the
    runtime's status kinds: kanebond.numeric._c.work.MESSAGES).
    Provides what kbcore.c needs of a glue: kbf_work (an instance's buffers: the runtime's
-   kb_work and the glue's own), kbf_work_new/free, kbf_eval, kbf_project, kbf_gmax and, with
+   kb_work and the glue's own), kbf_work_new/free, kbf_eval, for a closed loop (KBF_NG > 0,
+   equal to KBF_NPROJ) kbf_project and kbf_gmax (kbcore.c's do nothing otherwise) and, with
    embedded constraints, the constraint watch kbf_ratio and kbf_watch; with KBF_MOMENTUM (no
    prescribed flows or adjoined constraints) the momentum form's kbf_momentum_of,
    kbf_rate_momentum and kbf_state_of, which Co-Simulation integrates (kbcore.c).
@@ -213,16 +214,6 @@ static double kbf_gmax(kbf_work *g, double t, const double *x, const double *c) 
     k_cfg(&t, x, c, w);
     for (int k = 0; k < KBF_NG; k++) gmax = fabs(w[k]) > gmax ? fabs(w[k]) : gmax;
     return gmax == gmax ? gmax : INFINITY;
-}
-#else
-static int kbf_project(kbf_work *g, double t, double *x, const double *c, char *msg,
-                       size_t len) {
-    (void)g; (void)t; (void)x; (void)c; (void)msg; (void)len;
-    return 0;
-}
-static double kbf_gmax(kbf_work *g, double t, const double *x, const double *c) {
-    (void)g; (void)t; (void)x; (void)c;
-    return 0.0;
 }
 #endif
 

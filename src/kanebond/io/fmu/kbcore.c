@@ -18,7 +18,8 @@
      kbf_eval(g, t, x, c, xd, y, T0, msg, len)  the derivatives xd and (y not NULL) the outputs;
      kbf_project(g, t, x, c, msg, len)          the dependent coordinates solved from g(q) = 0;
    both return 0, or non-zero with a message naming what failed;
-     kbf_gmax(g, t, x, c)                       the largest |g(q)| (0 without a closed loop);
+     kbf_gmax(g, t, x, c)                       the largest |g(q)| (a glue with KBF_NPROJ 0
+                                  defines neither: this file's do nothing, below);
      kbf_ratio(g), kbf_watch(g, ...)            the constraint watch (kbglue.c without one).
 
    Value references: [0, NX) the states, [NX, 2 NX) their derivatives, [2 NX, 2 NX + NC) the
@@ -51,6 +52,19 @@ enum { KB_INSTANTIATED, KB_INIT, KB_EVENT, KB_CONT, KB_STEP, KB_TERMINATED, KB_E
 
 #define KB_OK 0
 #define KB_ERR 3
+
+#if !KBF_NPROJ
+/* a glue without a closed loop (KBF_NPROJ 0): nothing to project, no drift */
+static int kbf_project(kbf_work *g, double t, double *x, const double *c, char *msg,
+                       size_t len) {
+    (void)g; (void)t; (void)x; (void)c; (void)msg; (void)len;
+    return 0;
+}
+static double kbf_gmax(kbf_work *g, double t, const double *x, const double *c) {
+    (void)g; (void)t; (void)x; (void)c;
+    return 0.0;
+}
+#endif
 
 #if defined(_WIN32)
 #define KB_EXPORT __declspec(dllexport)
