@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 import sympy as sp
+from sympy.core.function import AppliedUndef
 
 from ..errors import ModelError
 from ..kanemodel.parameters import name_of
@@ -75,8 +76,6 @@ def _expressions(system: Any, outputs: Mapping) -> tuple[list[str], list[sp.Expr
 
 
 def _check_symbols(name: str, expr: sp.Expr, known: set) -> None:
-    from sympy.core.function import AppliedUndef
-
     unknown = [s for s in expr.atoms(sp.Symbol, AppliedUndef) if s not in known and s != t]
     if unknown:
         raise ModelError(
