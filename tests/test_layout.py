@@ -31,7 +31,7 @@ FLOORS: list[set[str]] = [
     {"simulation", "linear", "view"},  # integration, trajectories; linear models; the 3D view
     {"bondgraph"},  # elements, graph, causality, equations, Kane's graphs, drawing, files
     {"system"},  # KaneSystem, the facade
-    {"models", "io"},  # ready-made models; ways in and out (SymPy, URDF, model files, FMUs)
+    {"models", "io", "control"},  # ready-made models; ways in and out; closed loops
     {"runspec"},  # a run named by text
     {"report", "sweeps"},  # the HTML report, Dask sweeps
     {"demo", "cli", "cli_options", ""},  # the command, its shared options; "" is __init__

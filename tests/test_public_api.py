@@ -34,7 +34,15 @@ API: dict = {
                       'rhs': '(self, t, x)',
                       'rhs_momentum': '(self, t, y)',
                       'state_names': 'property'},
+ 'ClosedLoop': {'linearize': '(self, op_point=None, constants=None)',
+                'numeric': "(self, constants=None, *, backend='auto', path='auto', "
+                           "baumgarte=None)",
+                'state_names': 'property'},
+ 'ColumnError': 'exception',
  'ConstraintError': 'exception',
+ 'PID': {'__init__': '(self, kp, ki=0.0, kd=0.0, tf=None, tt=None)'},
+ 'closed_loop': '(plant, controller, *, inputs, outputs, at=None, reference=None, '
+                'limits=None, name=None)',
  'Event': {'__init__': '(self, condition, *, terminal=False, direction=0, name=None)'},
  'ExpressionError': 'exception',
  'FormError': 'exception',

@@ -7,9 +7,11 @@ compatible velocity and momentum forms* (ECCOMAS Multibody 2021, cited as [PA21]
 from . import models  # kb.models.<model>() right after `import kanebond`
 from ._version import __version__
 from .constraints.adjoined import AdjoinedConstraint, VelocityConstraint
+from .control import PID, ClosedLoop, closed_loop
 from .errors import (
     BondGraphError,
     CausalityError,
+    ColumnError,
     ConstraintError,
     ExpressionError,
     FormError,
@@ -54,6 +56,9 @@ __all__ = [
     "HamiltonianForm",
     "Linearization",
     "simulate",
+    "closed_loop",
+    "ClosedLoop",
+    "PID",
     "RESULTS",
     "Trajectory",
     "Event",
@@ -70,6 +75,7 @@ __all__ = [
     "TrajectoryFileError",
     "BondGraphError",
     "CausalityError",
+    "ColumnError",
     "ExpressionError",
     "ModelFileError",
     "UrdfError",

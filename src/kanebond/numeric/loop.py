@@ -1,0 +1,298 @@
+"""A plant's numeric model with the signals that drive it: inputs computed from its state and
+extra first-order states of its own (a controller's, an actuator's, a filter's).
+
+A :class:`LoopLaw` says, in expressions, what drives a plant whose numeric model ``plant`` is
+a :class:`~kanebond.numeric.NumericModel` or a :class:`~kanebond.numeric.ConstrainedModel`:
+extra states z with
+
+    z' = g(t, q, u, z, v, v̄),        v = h(t, q, u, z),        v̄ = clip(v, lo, hi),
+
+where q and u are the plant's coordinates and all its speeds, v the raw values of the plant's
+inputs the law drives and v̄ their saturated values, which the plant's loads see (g reads
+both: anti-windup). A :class:`LoopModel` is the plant with its law: its state is
+[q, z, f] (or [q, z, p] in the momentum form), so that z are, for the simulation, coordinates
+beside q without speeds: the plant's equations ([PA21] (14), (25)–(28)) and its constraints are
+unchanged, evaluated with the driven inputs' parameter slots set to v̄ at every evaluation
+(the inputs enter only the loads: e and the loads' powers fᵀe_L, never A, D or ê, which
+:func:`check_law` checks), and z' = g appended. The energy audit of a loop is the plant's:
+the driven inputs are loads, and their work is the controller's work on the plant.
+
+The law is evaluated in NumPy here (``numpy_law``) and in C by the wrapper library of
+:mod:`kanebond.numeric._c.loop`, whose entry the compiled core and the ensembles call.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from ..errors import ModelError
+from ..kanemodel.parameters import name_of
+from ._program.law import LoopLaw, check_law, numpy_law
+
+__all__ = ["LoopModel"]
+
+
+class LoopModel:
+    """The numeric model of a plant driven by a :class:`LoopLaw` (see the module docstring):
+    the numeric contract (:class:`~kanebond.numeric.evaluator.NumericContract`) over states
+    [q, z, f], the plant's quantities at its own states, the driven inputs set at each."""
+
+    def __init__(self, plant: Any, law: LoopLaw, name: str | None = None) -> None:
+        check_law(plant, law)
+        self.plant, self.law = plant, law
+        self.system = plant.system
+        self.name = name or f"{plant.system.name} (closed loop)"
+        self.R0, self.nz = plant.R, len(law.states)
+        self.R, self.S, self.n_u = plant.R + self.nz, plant.S, plant.n_u
+        self.coordinates = list(plant.coordinates) + list(law.states)
+        self.speeds, self.all_speeds = list(plant.speeds), list(plant.all_speeds)
+        self.load_names, self.parameters = list(plant.load_names), list(plant.parameters)
+        self.slots = np.array([self.parameters.index(v) for v in law.inputs], dtype=np.intc)
+        self.constants = {k: v for k, v in plant.constants.items()
+                          if name_of(k) not in law.input_names}
+        for flag in ("backend", "path", "embedded", "has_embedding", "n_adjoined",
+                     "adjoined_rank", "adjoined_names", "ind_index", "dep_index"):
+            setattr(self, flag, getattr(plant, flag, None))
+        self.n_adjoined = self.n_adjoined or 0
+        self.adjoined_names = self.adjoined_names or []
+        self.lo, self.hi = (np.asarray(law.lo, float), np.asarray(law.hi, float))
+        self.k_h, self.k_g = numpy_law(plant, law)
+
+    # ------------------------------------------------------------------ the law
+    def split(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(q, z, speeds or momenta) of loop states (N, R + S)."""
+        return x[:, : self.R0], x[:, self.R0 : self.R], x[:, self.R :]
+
+    def drive(self, t, q, u, z, c) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(the plant's parameter rows with the driven inputs set, z', v̄) at a batch: t (N,),
+        q (N, R0), all speeds u (N, n_u), z (N, nz), the plant's parameter rows c (N, K)."""
+        N = len(t)
+        cols = [np.asarray(t, float)[None, :], q.T, u.T, z.T, c.T]
+        pad = [a if a.shape[0] else np.zeros((1, N)) for a in cols]
+        vr = self.k_h(*pad, np.zeros((1, N)), np.zeros((1, N)),
+                      np.zeros((len(self.law.inputs), N)))
+        vr = np.broadcast_to(vr, (len(self.law.inputs), N))
+        vs = np.clip(vr, self.lo[:, None], self.hi[:, None])
+        zd = self.k_g(*pad, vr if vr.shape[0] else np.zeros((1, N)),
+                      vs if vs.shape[0] else np.zeros((1, N)), np.zeros((self.nz, N)))
+        cd = np.array(c, dtype=float, copy=True)
+        cd[:, self.slots] = vs.T
+        return cd, np.broadcast_to(zd, (self.nz, N)).T, vs.T
+
+    def _speeds_of(self, t, q, s, momentum: bool) -> tuple[np.ndarray, np.ndarray]:
+        """(f, all speeds u) at a batch from the integrated speeds or momenta ``s``."""
+        p = self.plant
+        f = p.f_from_p(t, q, s) if momentum else s
+        f = np.atleast_2d(f)
+        u = np.atleast_2d(p.all_speed_values(t, q, f)) if self.embedded else f
+        return f, u
+
+    def driven_rows(self, t, q, f, u, z) -> tuple[np.ndarray, Any, np.ndarray, np.ndarray]:
+        """(c rows, the plant's binding over them, z', v̄) at a batch."""
+        c = self.plant.parameter_values(t, q, f)
+        cd, zd, vs = self.drive(t, q, u, z, c)
+        bound = dataclasses.replace(self.plant.binding, values=lambda *_: cd)
+        return cd, bound, zd, vs
+
+    def _batch(self, t, x) -> tuple[bool, np.ndarray, np.ndarray]:
+        x = np.asarray(x, dtype=float)
+        single = x.ndim == 1
+        xb = x[None, :] if single else x
+        if xb.ndim != 2 or xb.shape[1] != self.R + self.S:
+            raise ModelError(f"a state of {self.name!r} has {self.R + self.S} entries "
+                             f"[q, z, f], got shape {x.shape}.")
+        tt = np.broadcast_to(np.asarray(t, dtype=float), (len(xb),)).copy()
+        return single, tt, xb
+
+    def _rhs(self, t, x, momentum: bool) -> np.ndarray:
+        single, tt, xb = self._batch(t, x)
+        q, z, s = self.split(xb)
+        f, u = self._speeds_of(tt, q, s, momentum)
+        cd, bound, zd, _ = self.driven_rows(tt, q, f, u, z)
+        ev = self.plant.evaluator
+        fn = ev.rhs_momentum if momentum else ev.rhs
+        out = self.plant.call_evaluator(fn, tt, np.hstack([q, s]), cd, bound)
+        out = np.hstack([out[:, : self.R0], zd, out[:, self.R0 :]])
+        return out[0] if single else out
+
+    def rhs(self, t, x) -> np.ndarray:
+        """x' = [Q f, z', f'] at x = [q, z, f] (the plant's velocity form, [PA21] (14))."""
+        return self._rhs(t, x, False)
+
+    def rhs_momentum(self, t, y) -> np.ndarray:
+        """y' = [Q f, z', p'] at y = [q, z, p] ([PA21] (25)–(28))."""
+        return self._rhs(t, y, True)
+
+    def rhs_and_speeds(self, t, y, momentum: bool = False) -> None:
+        """None: a loop's load powers are evaluated with its driven inputs (load_powers)."""
+        return None
+
+    # ------------------------------------------------------------------ quantities
+    def _qf(self, t, q, f) -> tuple[bool, np.ndarray, np.ndarray, np.ndarray]:
+        q, f = np.asarray(q, dtype=float), np.asarray(f, dtype=float)
+        single = q.ndim == 1
+        qb, fb = np.atleast_2d(q), np.atleast_2d(f)
+        tt = np.broadcast_to(np.asarray(t, dtype=float), (len(qb),)).copy()
+        return single, tt, qb, fb
+
+    def T_star(self, t, q, f) -> np.ndarray:
+        """T* = ½ fᵀ A f of the plant ([PA21] (18)) at loop coordinates [q, z]."""
+        return self.plant.T_star(t, np.asarray(q)[..., : self.R0], f)
+
+    def p_hat(self, t, q, f) -> np.ndarray:
+        """p̂ = A f of the plant ([PA21] (54))."""
+        return self.plant.p_hat(t, np.asarray(q)[..., : self.R0], f)
+
+    def f_from_p(self, t, q, p) -> np.ndarray:
+        """f = A⁻¹ p̂ of the plant ([PA21] (26))."""
+        return self.plant.f_from_p(t, np.asarray(q)[..., : self.R0], p)
+
+    def all_speed_values(self, t, q, f) -> np.ndarray:
+        return self.plant.all_speed_values(t, np.asarray(q)[..., : self.R0], f)
+
+    def load_powers(self, t, q, f) -> np.ndarray:
+        """fᵀ e_L of every load with the driven inputs at (t, [q, z], f): the controller's
+        power on the plant is its inputs' loads' ([PA21] (53))."""
+        single, tt, qb, fb = self._qf(t, q, f)
+        qp, z = qb[:, : self.R0], qb[:, self.R0 :]
+        u = np.atleast_2d(self.plant.all_speed_values(tt, qp, fb)) if self.embedded else fb
+        cd, bound, _, _ = self.driven_rows(tt, qp, fb, u, z)
+        eload = self.plant.call_evaluator(self.plant.evaluator.parts, tt, qp, fb, cd, {"eload"},
+                                          bound)["eload"]
+        out = np.einsum("ns,nsl->nl", fb, eload)
+        return out[0] if single else out
+
+    def energy_and_powers(self, t, q, u) -> tuple[np.ndarray, np.ndarray]:
+        """(T*, the loads' powers) from all speeds u, the driven inputs set."""
+        q, u = np.atleast_2d(np.asarray(q, float)), np.atleast_2d(np.asarray(u, float))
+        T, _ = self.plant.energy_and_powers(t, q[:, : self.R0], u)
+        return T, np.atleast_2d(self.load_powers(t, q, u[:, self.ind_index]))
+
+    def signals(self, t, q, f) -> dict[str, np.ndarray]:
+        """The driven inputs (saturated, as the plant sees them) and the law's signals by
+        name along states ([q, z], f)."""
+        single, tt, qb, fb = self._qf(t, q, f)
+        qp, z = qb[:, : self.R0], qb[:, self.R0 :]
+        u = np.atleast_2d(self.plant.all_speed_values(tt, qp, fb)) if self.embedded else fb
+        cd, _, _, vs = self.driven_rows(tt, qp, fb, u, z)
+        out = {name: vs[:, i] for i, name in enumerate(self.law.input_names)}
+        for name, k in self.signal_kernels().items():
+            out[name] = k(tt, qp, u, z, cd)
+        return {k: (v[0] if single else v) for k, v in out.items()}
+
+    def signal_kernels(self) -> dict:
+        got = self.__dict__.get("_signal_kernels")
+        if got is None:
+            law = self.law
+            # the signals in the place of h (law_groups names them by position)
+            sig = dataclasses.replace(law, h=list(law.signals.values()))
+            k_h, _ = numpy_law(self.plant, sig) if law.signals else (None, None)
+            n = len(law.signals)
+
+            def one(i: int):
+                def k(t, q, u, z, c):
+                    N = len(t)
+                    cols = [t[None, :], q.T, u.T, z.T, c.T]
+                    pad = [a if a.shape[0] else np.zeros((1, N)) for a in cols]
+                    out = k_h(*pad, np.zeros((1, N)), np.zeros((1, N)), np.zeros((n, N)))
+                    return np.broadcast_to(out[i], (N,)).copy()
+                return k
+            got = self.__dict__["_signal_kernels"] = {
+                name: one(i) for i, name in enumerate(law.signals)}
+        return got
+
+    def outputs(self, t, q, f) -> dict[str, np.ndarray]:
+        """Extra trajectory columns: the plant's, the driven inputs and the signals."""
+        q = np.asarray(q, dtype=float)
+        out = dict(self.plant.outputs(t, q[..., : self.R0], f))
+        out.update(self.signals(t, q, f))
+        return out
+
+    def reaction_outputs(self, t, q, u) -> dict[str, np.ndarray]:
+        """No reaction columns: the constraint forces of a loop depend on its driven inputs,
+        which the plant's reactions do not see (evaluate them on the plant)."""
+        return {}
+
+    # ------------------------------------------------------------------ states
+    @property
+    def state_names(self) -> list[str]:
+        names = self.plant.state_names
+        return names[: self.R0] + self.law.state_names + names[self.R0 :]
+
+    def initial_state(self, initial: Any, t0: float = 0.0) -> np.ndarray:
+        """[q0, z0, f0]: the plant's initial state from ``initial`` (a mapping, where the
+        loop's states may be named and default to the law's z0, or a sequence [q, z, f])."""
+        z0 = np.array(self.law.z0 if self.law.z0 else np.zeros(self.nz), dtype=float)
+        if isinstance(initial, Mapping):
+            names = self.law.state_names
+            rest = {}
+            for k, v in initial.items():
+                key = name_of(k)
+                if key in names:
+                    z0[names.index(key)] = float(v)
+                else:
+                    rest[k] = v
+            x0 = self.plant.initial_state(rest, t0)
+        elif initial is None:
+            x0 = self.plant.initial_state(None, t0)
+        else:
+            x = np.asarray(initial, dtype=float).reshape(-1)
+            if x.size != self.R + self.S:
+                raise ModelError(f"initial for {self.name!r} must have {self.R + self.S} "
+                                 f"entries [q, z, f], got {x.size}.")
+            z0 = x[self.R0 : self.R]
+            x0 = self.plant.initial_state(np.concatenate([x[: self.R0], x[self.R :]]), t0)
+        return np.concatenate([x0[: self.R0], z0, x0[self.R0 :]])
+
+    # ------------------------------------------------------------------ views
+    def with_constants(self, constants: Mapping) -> LoopModel:
+        """The same loop with other constants of the plant (the driven inputs held 0 there)."""
+        held = {v: 0.0 for v in self.law.inputs}
+        return LoopModel(self.plant.with_constants({**dict(constants), **held}), self.law,
+                         self.name)
+
+    def repartition(self, independent) -> LoopModel:
+        return LoopModel(self.plant.repartition(independent), self.law, self.name)
+
+    def best_partition(self, q) -> list:
+        return self.plant.best_partition(np.asarray(q)[..., : self.R0])
+
+    def embedding_condition(self, q) -> np.ndarray:
+        return self.plant.embedding_condition(np.asarray(q)[..., : self.R0])
+
+    @property
+    def dependent_speed_symbols(self) -> list:
+        return self.plant.dependent_speed_symbols
+
+    @property
+    def binding(self) -> Any:
+        return self.plant.binding
+
+    @property
+    def c0(self) -> np.ndarray:
+        return self.plant.c0
+
+    @property
+    def varying(self) -> bool:
+        return bool(getattr(self.plant, "varying", False))
+
+    def check_constants(self, C, points=None) -> None:
+        self.plant.check_constants(C, points)
+
+    def compiled_kernels(self, momentum: bool = False) -> tuple[Any, str]:
+        """(the Entry of the loop's compiled right-hand side, "") or (None, why not): the
+        plant's, wrapped by :mod:`kanebond.numeric._c.loop` (the law in C)."""
+        entry, why = self.plant.compiled_kernels(momentum)
+        if entry is None:
+            return None, why
+        from ._c.loop import loop_entry
+
+        return loop_entry(self, entry, momentum)
+
+    def __repr__(self) -> str:
+        return (f"LoopModel({self.name!r}: R={self.R0}+{self.nz} loop states, S={self.S}, "
+                f"inputs driven: {', '.join(self.law.input_names)})")
