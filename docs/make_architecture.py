@@ -37,6 +37,8 @@ HOLDS = {
     "system": "KaneSystem, the facade",
     "models": "ready-made models",
     "io": "SymPy objects, URDF, model files, FMUs",
+    "control": "closed loops: plant, outputs, controller",
+    "calling": "time first: the calling convention",
     "runspec": "a run named by text",
     "report": "the HTML report",
     "sweeps": "Dask sweeps",

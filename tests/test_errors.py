@@ -100,6 +100,7 @@ def test_every_error_class_is_a_kanebond_error() -> None:
         kb.ReportError,
         kb.SweepError,
         kb.UrdfError,
+        kb.ColumnError,
     ]
     for cls in classes:
         assert issubclass(cls, kb.KanebondError), cls
@@ -112,6 +113,8 @@ def test_every_error_class_is_a_kanebond_error() -> None:
     # a configuration where the dependent speeds cannot be solved is a singular matrix, which
     # a simulation steps back from like a singular mass matrix
     assert issubclass(kb.SingularConfigurationError, kb.SingularMassMatrixError)
+    # a missing trajectory column is a KeyError too (traj["F"] as a mapping's)
+    assert issubclass(kb.ColumnError, kb.ModelError) and issubclass(kb.ColumnError, KeyError)
     exported = {getattr(kb, n) for n in kb.__all__ if isinstance(getattr(kb, n), type)}
     errors = {c for c in exported if issubclass(c, Exception) and not issubclass(c, Warning)}
     assert errors == set(classes) | {kb.KanebondError}

@@ -12,7 +12,9 @@ linearization (Ak = ∂G/∂z, Bk = ∂G/∂e, Ck = ∂H/∂z, Dk = ∂H/∂e) c
 
 * a gain matrix K (m × p): Δv = −K e (negative feedback, as ``control.lqr``'s K);
 * a python-control ``StateSpace`` or ``TransferFunction`` (continuous) from e to Δv:
-  z' = A_c z + B_c e, Δv = C_c z + D_c e (no sign added);
+  z' = A_c z + B_c e, Δv = C_c z + D_c e (no sign added); or discrete (``dt`` > 0), sampled
+  at t_k = t0 + k dt with a zero-order hold: z_{k+1} = A_d z_k + B_d e_k, Δv_k = C_d z_k +
+  D_d e_k, held until t_{k+1} (a gain K sampled: ``control.ss([], [], [], -K, dt)``);
 * a :class:`PID` on one output and one input, on the error ε = r − y = −e:
   Δv = k_p ε + k_i x_i + k_d (ε − x_f)/T_f, with the derivative filtered
   (x_f' = (ε − x_f)/T_f: k_d s/(T_f s + 1)) and the integral with back-calculation anti-windup
@@ -112,19 +114,20 @@ def _statespace(ctrl: Any, m: int, p: int, names: list[str]) -> Law:
         raise ModelError(f"the controller maps {ss.ninputs} signals to {ss.noutputs}; the loop "
                          f"measures {p} outputs and drives {m} inputs.")
     dt = ss.dt
-    if dt not in (0, None) and dt is not True:
-        raise ModelError(
-            f"the controller is discrete (dt = {dt}); sampled controllers with a zero-order "
-            f"hold are not in this release yet: give its continuous design (control.ss(A, B, "
-            f"C, D)), or discretise the plant and simulate it by segments.")
     if dt is True:
-        raise ModelError("the controller's dt is True (discrete, unspecified step): give dt.")
+        raise ModelError("the controller is discrete with an unspecified step (dt=True): give "
+                         "its sampling period, control.ss(A, B, C, D, dt).")
+    dt = float(dt or 0.0)
+    if not (dt >= 0 and math.isfinite(dt)):
+        raise ModelError(f"the controller's sampling period dt must be > 0, got {dt}.")
     A, B, C, D = (np.asarray(M, dtype=float) for M in (ss.A, ss.B, ss.C, ss.D))
     e = _symbols("e", p)
     z = [dynamicsymbols(n) for n in names[: ss.nstates]]
     ev, zv = sp.Matrix(e), sp.Matrix(z) if z else sp.zeros(0, 1)
     H = list(sp.Matrix(C) * zv + sp.Matrix(D) * ev) if z else list(sp.Matrix(D) * ev)
     G = list(sp.Matrix(A) * zv + sp.Matrix(B) * ev) if z else []
+    if dt > 0:  # G is the next state z_{k+1} = A z_k + B e_k of a sampled controller
+        return Law(e, z, H, G, kind="discrete", dt=dt)
     return Law(e, z, H, G, kind="statespace")
 
 

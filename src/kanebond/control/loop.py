@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 import sympy as sp
+from sympy.physics.vector import dynamicsymbols
 
 from ..errors import ModelError
 from ..kanemodel.parameters import name_of
@@ -33,7 +34,7 @@ from ..mechanics.kinematics import t as time_symbol
 from ..numeric._program.law import LoopLaw
 from ..numeric.loop import LoopModel
 from ..symbolic.expressions import show
-from .controllers import controller_law
+from .controllers import Law, controller_law
 
 __all__ = ["ClosedLoop", "closed_loop"]
 
@@ -176,9 +177,22 @@ class ClosedLoop:
         v_at = [self.at.get(v, 0.0) for v in self.inputs]
         h = [v_at[i] + sp.sympify(c.H[i]).xreplace(err) for i in range(len(self.inputs))]
         g = [sp.sympify(gk).xreplace(err) for gk in c.G]
+        if c.kind == "discrete":
+            return self._sampled_law(c, h, g, limits)
         return LoopLaw(self.inputs, h, states=list(c.z), g=g, raw=list(c.raw),
                        held=list(c.held), lo=limits[0], hi=limits[1],
                        signals=dict(self.outputs), description=repr(self.name))
+
+    def _sampled_law(self, c: Law, v_new: list, z_new: list, limits: tuple) -> LoopLaw:
+        """A discrete controller with a zero-order hold: states [z, v_held] of zero rate, the
+        inputs read from v_held, both replaced at every sample (v_held saturated there)."""
+        held = [dynamicsymbols(f"{name_of(v)}_held") for v in self.inputs]
+        states = list(c.z) + held
+        nd = len(c.z)
+        return LoopLaw(self.inputs, list(held), states=states, g=[sp.S.Zero] * len(states),
+                       lo=limits[0], hi=limits[1], signals=dict(self.outputs),
+                       description=repr(self.name), dt=c.dt, sample=list(z_new) + v_new,
+                       hold=tuple(range(nd, nd + len(held))))
 
     # ------------------------------------------------------------------ as a model
     @property
@@ -218,6 +232,11 @@ class ClosedLoop:
         if self.ctrl is None:
             raise ModelError("an expressions controller is linearized with its plant: "
                              "plant.linearize(..., inputs=..., outputs=...).")
+        if self.ctrl.kind == "discrete":
+            raise ModelError(
+                f"{self.name!r} has a sampled controller (dt = {self.ctrl.dt}): its loop is "
+                f"linear in discrete time; discretise the plant's linearization "
+                f"(control.c2d(lin.to_statespace(), dt)) and form control.feedback there.")
         point = {**self.at, **_point(self.plant, op_point)} if op_point else dict(self.at)
         for v in self.inputs:
             point.setdefault(v, self.at.get(v, 0.0))

@@ -33,7 +33,33 @@ from ..errors import ModelError
 from ..kanemodel.parameters import name_of
 from ._program.law import LoopLaw, check_law, numpy_law
 
-__all__ = ["LoopModel"]
+__all__ = ["LoopModel", "LoopManifold"]
+
+
+class LoopManifold:
+    """The plant's :class:`~kanebond.numeric.manifold.ConstraintManifold` at a loop's
+    coordinates [q, z]: g(q) = 0 and B(q) read q, and the loop's states z are kept."""
+
+    def __init__(self, manifold: Any, R0: int) -> None:
+        self.plant_manifold, self.R0 = manifold, R0
+        self.compiled = manifold.compiled
+        self.dep_names = manifold.dep_names
+
+    def solve_coordinates(self, q: np.ndarray, tol: float = 1e-13, iters: int = 50
+                          ) -> np.ndarray:
+        out = np.array(q, dtype=float)
+        out[..., : self.R0] = self.plant_manifold.solve_coordinates(out[..., : self.R0], tol,
+                                                                    iters)
+        return out
+
+    def stated_B(self, q: np.ndarray) -> np.ndarray:
+        return self.plant_manifold.stated_B(np.asarray(q)[..., : self.R0])
+
+    def outputs_from_all_speeds(self, tt, q, u) -> dict[str, np.ndarray]:
+        return self.plant_manifold.outputs_from_all_speeds(tt, np.asarray(q)[..., : self.R0], u)
+
+    def configuration_residuals(self, q) -> np.ndarray:
+        return self.plant_manifold.configuration_residuals(np.asarray(q)[..., : self.R0])
 
 
 class LoopModel:
@@ -60,7 +86,8 @@ class LoopModel:
         self.n_adjoined = self.n_adjoined or 0
         self.adjoined_names = self.adjoined_names or []
         self.lo, self.hi = (np.asarray(law.lo, float), np.asarray(law.hi, float))
-        self.k_h, self.k_g = numpy_law(plant, law)
+        self.k_h, self.k_g, self.k_s = numpy_law(plant, law)
+        self.sample_dt = float(law.dt)
 
     # ------------------------------------------------------------------ the law
     def split(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -161,9 +188,8 @@ class LoopModel:
         qp, z = qb[:, : self.R0], qb[:, self.R0 :]
         u = np.atleast_2d(self.plant.all_speed_values(tt, qp, fb)) if self.embedded else fb
         cd, bound, _, _ = self.driven_rows(tt, qp, fb, u, z)
-        eload = self.plant.call_evaluator(self.plant.evaluator.parts, tt, qp, fb, cd, {"eload"},
-                                          bound)["eload"]
-        out = np.einsum("ns,nsl->nl", fb, eload)
+        out = self.plant.call_evaluator(self.plant.evaluator.load_powers, tt, qp, fb, cd,
+                                        bound)
         return out[0] if single else out
 
     def energy_and_powers(self, t, q, u) -> tuple[np.ndarray, np.ndarray]:
@@ -176,13 +202,21 @@ class LoopModel:
         """The driven inputs (saturated, as the plant sees them) and the law's signals by
         name along states ([q, z], f)."""
         single, tt, qb, fb = self._qf(t, q, f)
-        qp, z = qb[:, : self.R0], qb[:, self.R0 :]
+        qp = qb[:, : self.R0]
         u = np.atleast_2d(self.plant.all_speed_values(tt, qp, fb)) if self.embedded else fb
-        cd, _, _, vs = self.driven_rows(tt, qp, fb, u, z)
+        out = self.signals_from_all_speeds(tt, qb, u)
+        return {k: (v[0] if single else v) for k, v in out.items()}
+
+    def signals_from_all_speeds(self, t, q, u) -> dict[str, np.ndarray]:
+        """:meth:`signals` from rows of all speeds u (an embedded run's stored rows)."""
+        qb, u = np.atleast_2d(np.asarray(q, float)), np.atleast_2d(np.asarray(u, float))
+        tt = np.broadcast_to(np.asarray(t, dtype=float), (len(qb),)).copy()
+        qp, z = qb[:, : self.R0], qb[:, self.R0 :]
+        cd, _, _, vs = self.driven_rows(tt, qp, u[:, self.ind_index], u, z)
         out = {name: vs[:, i] for i, name in enumerate(self.law.input_names)}
         for name, k in self.signal_kernels().items():
             out[name] = k(tt, qp, u, z, cd)
-        return {k: (v[0] if single else v) for k, v in out.items()}
+        return out
 
     def signal_kernels(self) -> dict:
         got = self.__dict__.get("_signal_kernels")
@@ -190,7 +224,7 @@ class LoopModel:
             law = self.law
             # the signals in the place of h (law_groups names them by position)
             sig = dataclasses.replace(law, h=list(law.signals.values()))
-            k_h, _ = numpy_law(self.plant, sig) if law.signals else (None, None)
+            k_h = numpy_law(self.plant, sig)[0] if law.signals else None
             n = len(law.signals)
 
             def one(i: int):
@@ -226,26 +260,82 @@ class LoopModel:
     def initial_state(self, initial: Any, t0: float = 0.0) -> np.ndarray:
         """[q0, z0, f0]: the plant's initial state from ``initial`` (a mapping, where the
         loop's states may be named and default to the law's z0, or a sequence [q, z, f])."""
+        z0, rest = self._initial_split(initial)
+        x0 = self.plant.initial_state(rest, t0)
+        x0 = np.concatenate([x0[: self.R0], z0, x0[self.R0 :]])
+        return self.sampled(t0, x0) if self.sample_dt > 0 else x0
+
+    def sampled(self, t: float, x: np.ndarray) -> np.ndarray:
+        """x = [q, z, f] after a sampled law's sample at t (its first: at the start of a run):
+        z replaced by the sample map, the held inputs saturated."""
+        law, x = self.law, np.array(x, dtype=float)
+        tt = np.array([float(t)])
+        q, z, f = self.split(x[None, :])
+        u = np.atleast_2d(self.plant.all_speed_values(tt, q, f)) if self.embedded else f
+        c = self.plant.parameter_values(tt, q, f)
+        cols = [tt[None, :], q.T, u.T, z.T, c.T]
+        pad = [a if a.shape[0] else np.zeros((1, 1)) for a in cols]
+        zn = np.broadcast_to(self.k_s(*pad, np.zeros((1, 1)), np.zeros((1, 1)),
+                                      np.zeros((self.nz, 1))), (self.nz, 1))[:, 0].copy()
+        for i, k in enumerate(law.hold):
+            zn[k] = min(max(zn[k], self.lo[i]), self.hi[i])
+        x[self.R0 : self.R] = zn
+        return x
+
+    def _initial_split(self, initial: Any) -> tuple[np.ndarray, Any]:
+        """(z0, the plant's part of ``initial``)."""
         z0 = np.array(self.law.z0 if self.law.z0 else np.zeros(self.nz), dtype=float)
+        if initial is None:
+            return z0, None
         if isinstance(initial, Mapping):
-            names = self.law.state_names
-            rest = {}
+            names, rest = self.law.state_names, {}
             for k, v in initial.items():
                 key = name_of(k)
                 if key in names:
                     z0[names.index(key)] = float(v)
                 else:
                     rest[k] = v
-            x0 = self.plant.initial_state(rest, t0)
-        elif initial is None:
-            x0 = self.plant.initial_state(None, t0)
-        else:
-            x = np.asarray(initial, dtype=float).reshape(-1)
-            if x.size != self.R + self.S:
-                raise ModelError(f"initial for {self.name!r} must have {self.R + self.S} "
-                                 f"entries [q, z, f], got {x.size}.")
-            z0 = x[self.R0 : self.R]
-            x0 = self.plant.initial_state(np.concatenate([x[: self.R0], x[self.R :]]), t0)
+            return z0, rest
+        x = np.asarray(initial, dtype=float).reshape(-1)
+        if x.size != self.R + self.S:
+            raise ModelError(f"initial for {self.name!r} must have {self.R + self.S} "
+                             f"entries [q, z, f], got {x.size}.")
+        return x[self.R0 : self.R], np.concatenate([x[: self.R0], x[self.R :]])
+
+    # ------------------------------------------------------------------ the manifold
+    @property
+    def manifold(self) -> LoopManifold:
+        got = self.__dict__.get("_manifold")
+        if got is None:
+            got = self.__dict__["_manifold"] = LoopManifold(self.plant.manifold, self.R0)
+        return got
+
+    @property
+    def layout(self) -> Any:
+        return self.plant.layout
+
+    @property
+    def redundant(self) -> bool:
+        return bool(getattr(self.plant, "redundant", False))
+
+    def configuration_residuals(self, q) -> np.ndarray:
+        return self.plant.configuration_residuals(np.asarray(q)[..., : self.R0])
+
+    def work_arrays(self, kind: str, t, q, u, c=None) -> np.ndarray:
+        return self.plant.work_arrays(kind, t, np.asarray(q)[..., : self.R0], u, c)
+
+    def project(self, x) -> np.ndarray:
+        """x = [q, z, f] with the plant's dependent coordinates re-solved from g(q) = 0."""
+        x = np.array(x, dtype=float)
+        rows = np.atleast_2d(x)
+        plant = np.hstack([rows[:, : self.R0], rows[:, self.R :]])
+        rows[:, : self.R0] = np.atleast_2d(self.plant.project(plant))[:, : self.R0]
+        return rows[0] if x.ndim == 1 else rows
+
+    def consistent_initial(self, initial: Any) -> np.ndarray:
+        """[q0, z0, f0] with the plant's dependent coordinates solved from g(q) = 0."""
+        z0, rest = self._initial_split(initial)
+        x0 = self.plant.consistent_initial(rest)
         return np.concatenate([x0[: self.R0], z0, x0[self.R0 :]])
 
     # ------------------------------------------------------------------ views
@@ -291,7 +381,13 @@ class LoopModel:
             return None, why
         from ._c.loop import loop_entry
 
-        return loop_entry(self, entry, momentum)
+        memo = self.__dict__.setdefault("_entries", {})
+        key = (momentum, entry.kind, entry.fn, entry.model, entry.c.ctypes.data,
+               None if entry.part is None else entry.part.ctypes.data)
+        got = memo.get(key)
+        if got is None:
+            got = memo[key] = loop_entry(self, entry, momentum)
+        return got
 
     def __repr__(self) -> str:
         return (f"LoopModel({self.name!r}: R={self.R0}+{self.nz} loop states, S={self.S}, "

@@ -65,6 +65,7 @@ def run_batch(num: Any, X: np.ndarray, C: np.ndarray, ts: np.ndarray, *, rtol: f
     n, N, nt = X.shape[1], X.shape[0], len(ts)
     m = model_struct(entry, entry.nl, cfg, ncfg)
     m.speeds = None  # (an output row's side row from the right-hand side, as before)
+    m.t_sample0, m.sample_start = float(ts[0]), 1  # a sampled controller's first instant
     atol1 = ctypes.c_double(float(atol))
     opts = KbSimOptions(method=COMPILED_METHODS[method], rtol=float(rtol),
                         atol=ctypes.addressof(atol1), atol_n=1, max_step=float("inf"),

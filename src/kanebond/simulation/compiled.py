@@ -47,7 +47,8 @@ TICK = 256
 #: the pivot ratio of B_d below which a step goes to the constraint watch
 GATE = 0.05
 
-_SOURCE = DENSE_RUNTIME + c_source("rk.c", "rodas.c", "rk_sim.c", "rk_sim_io.c", "rk_ens.c")
+_SOURCE = DENSE_RUNTIME + c_source("rk.c", "rodas.c", "rk_sim.c", "rk_sim_events.c",
+                                   "rk_sim_io.c", "rk_ens.c")
 _LIB: ctypes.CDLL | None = None
 
 
@@ -64,7 +65,9 @@ class KbModelC(ctypes.Structure):
         ("fsel", ctypes.c_void_p), ("evdir", ctypes.c_void_p), ("jac", ctypes.c_void_p),
         ("mom", ctypes.c_int), ("speeds", ctypes.c_void_p), ("model", ctypes.c_void_p),
         ("work_new", ctypes.c_void_p), ("work_free", ctypes.c_void_p),
-        ("jac_work_new", ctypes.c_void_p), ("jac_work_free", ctypes.c_void_p)]
+        ("jac_work_new", ctypes.c_void_p), ("jac_work_free", ctypes.c_void_p),
+        ("sample", ctypes.c_void_p), ("dt", ctypes.c_double), ("t_sample0", ctypes.c_double),
+        ("sample_start", ctypes.c_int)]
 
 
 class KbSimOptions(ctypes.Structure):
@@ -90,7 +93,7 @@ def model_struct(entry: Any, nl: int, cfg: int, ncfg: int) -> KbModelC:
         ncfg=ncfg, ptol=PROJECT_TOL, t_off=entry.t_off, keep=entry.keep or None,
         last=entry.last or None, beta=entry.beta, speeds=entry.speeds or None,
         model=entry.model or None, work_new=entry.work_new or None,
-        work_free=entry.work_free or None)
+        work_free=entry.work_free or None, sample=entry.sample or None, dt=entry.dt)
 
 
 def core_library() -> ctypes.CDLL:
@@ -162,6 +165,8 @@ class _Sim:
         self.lib, self.entry, self.n, self.nl = lib, entry, run.n, run.nl
         o = run.opts
         m = model_struct(entry, run.nl, cfg, ncfg)
+        # a sampled controller's instants: t0 + k dt, the first one in the initial state
+        m.t_sample0, m.sample_start = run.t0, 0
         if run.method_name == "RODAS4":
             jac, why = jacobian_kernel(run.active, run.momentum)
             if jac is not None:

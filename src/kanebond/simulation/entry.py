@@ -249,6 +249,12 @@ def simulate(
     if not why:
         entry, why = num.compiled_kernels(form == "momentum")
         run_cls = CompiledRun if entry is not None else Run
+    if getattr(num, "sample_dt", 0.0) > 0:  # a sampled controller: its instants in the core
+        if run_cls is Run:
+            raise ModelError(f"a sampled controller (dt = {num.sample_dt}) runs in kanebond's "
+                             f"compiled core, which cannot run this simulation: {why}.")
+        if direction < 0:
+            raise ModelError("a sampled controller runs forward in time only.")
     if run_cls is Run and method_name in COMPILED_ONLY:
         raise ModelError(f"method {method_name!r} runs only in kanebond's compiled core, which "
                          f"cannot run this simulation: {why}. Use SciPy's 'Radau' or 'BDF' "

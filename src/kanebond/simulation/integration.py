@@ -203,6 +203,9 @@ def derived_all_speeds(num: NumericModel, t: np.ndarray, q: np.ndarray, u: np.nd
         P = np.asarray(P).reshape(N, nl)
         extras = num.manifold.outputs_from_all_speeds(t, q, u)
         extras.update(num.reaction_outputs(t, q, u))
+        signals = getattr(num, "signals_from_all_speeds", None)  # a closed loop's
+        if signals is not None:
+            extras.update(signals(t, q, u))
     else:
         Ts, P, extras = np.zeros(0), np.zeros((0, nl)), {}
     return f, p, np.asarray(Ts).reshape(N), P, extras

@@ -73,6 +73,14 @@ class Entry:
     run with it (every entry point above takes that work first), and frees it with
     ``work_free``."""
     work_free: int = 0
+    sample: int = 0
+    """a sampled controller's map sample(work, t, y, c) at t0 + k dt (a closed loop's:
+    rk_sim_events.c), else 0; ``dt`` its period."""
+    dt: float = 0.0
+    hook: int = 0
+    """the momentum forms (WITH_SIDE, EMBEDDED momentum): the address of the library's
+    kb_set_hook(work, hook, ctx), through which a closed loop's law sets the parameters once
+    f = A⁻¹p is known (runtime_lu.c), else 0."""
     keep_alive: list = field(default_factory=list)
 
 
@@ -127,7 +135,9 @@ def tree_entry(be: Any, b: Any, R: int, n_u: int, S: int, nl: int, momentum: boo
                  b.c1, b.part, _addr(lib.kb_pivot_ratio) if emb else 0, be.layout.POW,
                  be.layout.n_work, t_off=be.layout.T, keep=_addr(lib.kb_keep_energy),
                  last=_addr(lib.kb_last_energy), keep_alive=[lib, be],
-                 speeds=_addr(lib.kb_speeds_tree) if emb else 0, **_works(lib, be.works))
+                 speeds=_addr(lib.kb_speeds_tree) if emb else 0,
+                 hook=_addr(lib.kb_set_hook) if momentum and not emb else 0,
+                 **_works(lib, be.works))
 
 
 def bodies_entry(be: Any, b: Any, R: int, n_u: int, S: int, nl: int, momentum: bool) -> Entry:
@@ -148,7 +158,7 @@ def bodies_entry(be: Any, b: Any, R: int, n_u: int, S: int, nl: int, momentum: b
                  _addr(lib.kb_pivot_ratio) if emb else 0, keep=_addr(lib.kb_keep_energy),
                  last=_addr(lib.kb_last_energy), keep_alive=[lib, be],
                  speeds=_addr(lib.kb_speeds_emb) if emb and not momentum else 0,
-                 **_works(lib, be.works))
+                 hook=_addr(lib.kb_set_hook) if momentum else 0, **_works(lib, be.works))
 
 
 def graph_entry(got: dict, R: int, nl: int) -> Entry:

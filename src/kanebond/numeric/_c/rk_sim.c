@@ -74,6 +74,10 @@ typedef struct {
     const void *model; /* the library's kb_model (its k_dot), or NULL */
     void *work_new, *work_free; /* kb_work_new(model), kb_work_free(work) of the library */
     void *jac_work_new, *jac_work_free;
+    void *sample; /* sample(work, t, y, c): a sampled controller's map at t = t_sample0 + k dt
+                     (rk_sim_events.c), or NULL */
+    double dt, t_sample0;
+    int sample_start; /* ... applied at the run's start too (not at a restart) */
 } KbModelC;
 
 /* The integrator's settings (the ctypes Structure KbSimOptions, fields by name). */
@@ -138,6 +142,7 @@ typedef struct {
     double *g_prev, *g_new, *xev; /* the events' functions at the last kept step's end and at
                                      the new one's, and x there */
     int ev_hit;
+    long k_next; /* the next sample: t_sample0 + k_next dt */
 } KbSim;
 
 static void kb_sim_energy_on(KbSim *s, int on);
@@ -367,24 +372,11 @@ static int kb_sim_dip(KbSim *s) {
     return dip || falling;
 }
 
-/* 1 where an event's function changed sign over the step just taken, as SciPy's driver sees
-   it (kanebond.simulation.events.active_events), or is not a number there: Python locates the
-   zeros on the dense output. g at the step's end from x = [q, f] (f from the end's side row). */
-static int kb_sim_events(KbSim *s) {
-    const KbModelC *m = &s->m;
-    const KbRk *r = &s->rk;
-    const double *side = r->side + (size_t)r->ns * r->nside, t = r->t;
-    int hit = 0;
-    memcpy(s->xev, r->y, sizeof(double) * m->R);
-    for (int j = 0; j < m->nf; j++) s->xev[m->R + j] = side[m->fsel[j]];
-    ((kb_ev_fn)m->ev)(&t, s->xev, s->g_new);
-    for (int k = 0; k < m->nev; k++) {
-        const double a = s->g_prev[k], b = s->g_new[k], d = m->evdir[k];
-        const int up = a <= 0 && b >= 0, down = a >= 0 && b <= 0;
-        if (!(b == b) || (up && d > 0) || (down && d < 0) || ((up || down) && d == 0)) hit = 1;
-    }
-    return hit;
-}
+/* rk_sim_events.c: the events' signs over a step; a sampled controller's instants */
+static int kb_sim_events(KbSim *s);
+static void kb_sim_sample_init(KbSim *s, double t0);
+static int kb_sim_sample_due(const KbSim *s);
+static int kb_sim_sample(KbSim *s);
 
 enum { KB_SIM_DONE = 0, KB_SIM_LOOK = 1, KB_SIM_TICK = 2, KB_SIM_SMALL = -1, KB_SIM_NFEV = -2,
        KB_SIM_STALL = -3, KB_SIM_NONFINITE = -4, KB_SIM_START = -5, KB_SIM_MEMORY = -6,
@@ -469,6 +461,7 @@ KB_API KbSim *kb_sim_new(const KbModelC *m, const KbSimOptions *o, int n, double
     memcpy(r->y, y0, sizeof(double) * n);
     if (stiff && s->nl) memcpy(r->y + n, W0, sizeof(double) * s->nl);
     s->tf = tf;
+    kb_sim_sample_init(s, t0);
     s->store_side = o->store_side && m->nside > 0;
     s->with_T = o->with_T != 0;
     s->width = 1 + n + (s->store_side ? m->nside : 0) + s->nl + s->with_T;
@@ -535,17 +528,21 @@ static int kb_sim_loop(KbSim *s, long tick) {
     KbRk *r = &s->rk;
     long done = 0;
     if (s->pending) return KB_SIM_LOOK;
-    if (!r->have_f) {
-        s->pk_have = 0;
-        if (kb_rk_start(r)) return KB_SIM_START;
-        if (s->nl && !(s->pk_have & 1u)) {
-            if (kb_sim_power(s, 0, r->t)) return KB_SIM_START;
-        }
-        s->pk_have &= 1u;
-        s->rmin = 1.0;
-    }
     for (;;) {
-        if (r->direction * (r->t - r->t_bound) >= 0) return KB_SIM_DONE;
+        if (!r->have_f) { /* a start: the first, after a sample or after Python's restate */
+            s->pk_have = 0;
+            if (kb_rk_start(r)) return KB_SIM_START;
+            if (s->nl && !(s->pk_have & 1u)) {
+                if (kb_sim_power(s, 0, r->t)) return KB_SIM_START;
+            }
+            s->pk_have &= 1u;
+            s->rmin = 1.0;
+        }
+        if (r->direction * (r->t - r->t_bound) >= 0) {
+            if (!kb_sim_sample_due(s)) return KB_SIM_DONE;
+            if (kb_sim_sample(s)) return KB_SIM_EVAL;
+            continue;
+        }
         if (r->n == 0) { r->t_old = r->t; r->t = r->t_bound; }
         s->pk_have &= 1u;
         if (r->method == KB_RODAS4) {

@@ -274,7 +274,7 @@ int kb_rhs_momentum(kb_work *w, int n, const double *t, const double *y, const d
         for (int s = 0; s < S_; s++) f[s] = pi[s];
         kb_chol_solve(S_, A, f);
         if (fout) memcpy(fout + i * S_, f, sizeof(double) * S_);
-        kb_momentum_rate(w, ti, qi, f, ci, wp, o);
+        kb_momentum_rate(w, ti, qi, f, kb_hooked(&w->sh, ti, qi, f, ci), wp, o);
     }
     return 0;
 }

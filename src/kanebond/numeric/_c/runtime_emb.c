@@ -312,8 +312,8 @@ int kb_rhs_momentum_emb(kb_work *w, int n, const double *t, const double *y, con
         if (kb_chol(SF_, Af)) return kb_fail(&w->sh, KB_SINGULAR_MASS, i);
         for (int s = 0; s < SF_; s++) f[s] = pi[s];
         kb_chol_solve(SF_, Af, f);
-        kb_momentum_rate_emb(w, ti, qi, f, ci, part, wp, out + i * (R_ + SF_),
-                             uout ? uout + i * S_ : 0);
+        kb_momentum_rate_emb(w, ti, qi, f, kb_hooked(&w->sh, ti, qi, f, ci), part, wp,
+                             out + i * (R_ + SF_), uout ? uout + i * S_ : 0);
     }
     return 0;
 }

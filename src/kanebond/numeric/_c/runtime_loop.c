@@ -42,11 +42,19 @@ typedef struct {
     const int *slot;   /* KL_M: the parameter slots of the driven inputs */
     const int *from_x; /* KL_NU: where speed j is in s (or -1) */
     const int *from_side; /* KL_NU: where speed j is in the side row (or -1) */
+    const int *from_f; /* KL_NU: where speed j is in the f a momentum form solves (or -1) */
+    int hooked;        /* the law is evaluated by the plant's hook, once f = A⁻¹p is known */
     const double *lo, *hi; /* KL_M: the saturation limits */
     void *fn, *pfn, *ratio, *keep, *last, *speeds;
     const void *pmodel;
     void *(*pwork_new)(const void *);
     void (*pwork_free)(void *);
+    void (*set_hook)(void *, const double *(*)(void *, double, const double *, const double *,
+                                                const double *), void *);
+    const int *hold;   /* KL_M: the state holding input i (a sampled law), or -1 */
+    const int *part;   /* the plant's partition array and Baumgarte rate (kinds 2, 3, 4) */
+    double beta;
+    int sample_side;   /* the sample map reads a speed only the plant's side row holds */
 } kl_model;
 
 typedef struct {
@@ -55,7 +63,25 @@ typedef struct {
     void *pw;          /* the plant's own work */
     double c[KL_1(KL_K)], x[KL_R + KL_1(KL_NX)], dy[KL_R + KL_1(KL_NX)];
     double side[KL_1(KL_NS)], u[KL_1(KL_NU)], vr[KL_1(KL_M)], vs[KL_1(KL_M)], zd[KL_1(KL_NZ)];
+    double zn[KL_1(KL_NZ)];
+    const double *z;   /* the loop's states of the evaluation under way (the hook reads them) */
+    int hook_on;
 } kl_work;
+
+static void kl_drive(kl_work *w, double t, const double *q, const double *z, const double *c);
+
+/* the plant's hook (runtime_lu.c's kb_set_hook): the driven c at (t, q, f) */
+static const double *kl_hook(void *ctx, double t, const double *q, const double *f,
+                             const double *c) {
+    kl_work *w = (kl_work *)ctx;
+    if (!w->hook_on) return c;
+    for (int j = 0; j < KL_NU; j++) {
+        const int a = w->m->from_f[j];
+        w->u[j] = a >= 0 ? f[a] : 0.0;
+    }
+    kl_drive(w, t, q, w->z, c);
+    return w->c;
+}
 
 void *kl_work_new(const kl_model *m) {
     kl_work *w = (kl_work *)calloc(1, sizeof(kl_work));
@@ -66,6 +92,7 @@ void *kl_work_new(const kl_model *m) {
         free(w);
         return 0;
     }
+    if (m->hooked && m->set_hook && w->pw) m->set_hook(w->pw, kl_hook, w);
     return w;
 }
 
@@ -125,6 +152,16 @@ static int kl_point(kl_work *w, const double *t, const double *xi, const double 
     double *sd = side ? side : w->side;
     memcpy(w->x, q, sizeof(double) * KL_R);
     memcpy(w->x + KL_R, s, sizeof(double) * KL_NX);
+    if (w->m->hooked) { /* one evaluation: the plant calls kl_hook once f is known */
+        w->z = z;
+        w->hook_on = 1;
+        const int code = kl_plant(w, t, c, part, beta, sd);
+        w->hook_on = 0;
+        memcpy(out, w->dy, sizeof(double) * KL_R);
+        memcpy(out + KL_R, w->zd, sizeof(double) * KL_NZ);
+        memcpy(out + KL_R + KL_NZ, w->dy + KL_R, sizeof(double) * KL_NX);
+        return code;
+    }
     if (w->m->need_side) {
         const int code = kl_plant(w, t, c, part, beta, sd);
         if (code) return code;
@@ -210,4 +247,33 @@ void kl_keep(kl_work *w, int on) { ((void (*)(void *, int))w->m->keep)(w->pw, on
 
 void kl_last(const kl_work *w, double *P, double *T) {
     ((void (*)(const void *, double *, double *))w->m->last)(w->pw, P, T);
+}
+
+/* a sampled law at t (rk_sim_events.c): the states' new values k_s at the state y = [q, z, s],
+   the held inputs among them saturated; the speeds from s, or from the plant's side row */
+int kl_sample(kl_work *w, double t, double *y, const double *c) {
+    const kl_model *m = w->m;
+    const double *q = y, *s = y + KL_R + KL_NZ;
+    double *z = y + KL_R;
+    memcpy(w->x, q, sizeof(double) * KL_R);
+    memcpy(w->x + KL_R, s, sizeof(double) * KL_NX);
+    if (m->sample_side) {
+        const double tt = t;
+        const int code = kl_plant(w, &tt, c, m->part, m->beta, w->side);
+        if (code) return code;
+        kl_speeds_of(w, s, w->side);
+    } else {
+        kl_speeds_of(w, s, 0);
+    }
+    k_s(&t, q, w->u, z, c, w->vr, w->vs, w->zn);
+    for (int i = 0; i < KL_M; i++) {
+        const int k = m->hold[i];
+        if (k < 0) continue;
+        double v = w->zn[k];
+        v = v < m->lo[i] ? m->lo[i] : v;
+        w->zn[k] = v > m->hi[i] ? m->hi[i] : v;
+    }
+    for (int k = 0; k < KL_NZ; k++) if (!isfinite(w->zn[k])) return 1;
+    memcpy(z, w->zn, sizeof(double) * KL_NZ);
+    return 0;
 }

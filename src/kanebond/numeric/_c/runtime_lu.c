@@ -29,10 +29,15 @@ typedef struct { int kind, index; } kb_status;
    status of the last call; the keep flag (kb_keep_energy) and what the last evaluation kept
    while it is on: the loads' powers u . e_L and T* (kanebond's integration core then costs no
    evaluation of its own for its stage work and energy audit); the band LU of B_d, its pivots
-   and the smallest pivot ratio of the last factorization. */
+   and the smallest pivot ratio of the last factorization; the momentum forms' hook (a closed
+   loop's law, kanebond.numeric._c.loop: the parameters at (t, q, f) once f = A⁻¹p is known). */
+typedef const double *(*kb_hook_fn)(void *, double, const double *, const double *,
+                                    const double *);
 typedef struct {
     kb_status st;
     int keep;
+    kb_hook_fn hook;
+    void *hook_ctx;
     double lastT, lu_ratio;
     double lastP[NL1];
 #if KC_ > 0
@@ -268,6 +273,15 @@ void kb_keep_energy(kb_shared *w, int on) { w->keep = on; }
 void kb_last_energy(const kb_shared *w, double *P, double *T) {
     memcpy(P, w->lastP, sizeof(double) * NL1);
     *T = w->lastT;
+}
+/* the momentum forms' parameters at (t, q, f): the hook's (kb_set_hook), or c itself */
+static const double *kb_hooked(kb_shared *w, const double *t, const double *q, const double *f,
+                               const double *c) {
+    return w->hook ? w->hook(w->hook_ctx, *t, q, f, c) : c;
+}
+void kb_set_hook(kb_shared *w, kb_hook_fn hook, void *ctx) {
+    w->hook = hook;
+    w->hook_ctx = ctx;
 }
 double kb_pivot_ratio(const kb_shared *w) {
 #if KC_ > 0

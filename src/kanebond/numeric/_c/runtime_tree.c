@@ -320,7 +320,7 @@ static int kbt_momentum_point(kb_work *wk, const double *ti, const double *qi,
     double *f = wk->f, *w = wk->w, *H = wk->H, *Fe = wk->Fe, *IA = wk->IA, *pA = wk->pA;
     double *U = wk->U, *Dl = wk->Dl, *uv = wk->uv, *acc = wk->acc, *full = wk->full;
     if (kbt_f_from_p(wk, ti, qi, ci, pi, f, w, IA, pA, U, Dl, uv, acc, full)) return 1;
-    k_tree(ti, qi, f, ci, w);
+    k_tree(ti, qi, f, kb_hooked(&wk->sh, ti, qi, f, ci), w);
     if (wk->sh.keep) kbt_keep_pw(wk, w);
     for (int r = 0; r < R_; r++) o[r] = w[TQD_OFF + r];
     for (int b = 0; b < NT_; b++) {

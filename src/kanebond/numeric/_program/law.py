@@ -30,7 +30,12 @@ class LoopLaw:
     the extra ``states`` z (symbols, with ``state_names``), their rates ``g`` (expressions
     that may also read ``raw`` (symbols of v) and ``held`` (symbols of v̄)), their initial
     values ``z0``, and ``signals``: named expressions recorded along a trajectory (the
-    outputs measured)."""
+    outputs measured).
+
+    A sampled law (``dt`` > 0, a discrete controller with a zero-order hold) has rates g = 0
+    and ``sample``: the states' new values at every t_k = t0 + k dt (expressions of t, q, the
+    speeds, z and the constants), ``hold``: the state holding each input (its new value is
+    saturated to [lo, hi] there); between samples the states, and so the inputs, are held."""
 
     inputs: list
     h: list
@@ -43,6 +48,9 @@ class LoopLaw:
     z0: tuple = ()
     signals: dict = field(default_factory=dict)
     description: str = "a closed loop"
+    dt: float = 0.0
+    sample: list = field(default_factory=list)
+    hold: tuple = ()
 
     @property
     def state_names(self) -> list[str]:
@@ -53,8 +61,9 @@ class LoopLaw:
         return [show(v) for v in self.inputs]
 
 
-def law_groups(plant: Any, law: LoopLaw) -> tuple[Graph, dict, dict, list, list]:
-    """(graph, groups, leaf map, outputs of h, outputs of g) of ``law`` on ``plant``'s symbols:
+def law_groups(plant: Any, law: LoopLaw) -> tuple[Graph, dict, dict, list, list, list]:
+    """(graph, groups, leaf map, outputs of h, of g and of the sample map) of ``law`` on
+    ``plant``'s symbols:
     input groups t, q (the plant's coordinates), u (all its speeds), z, c (its parameters),
     vr (raw inputs), vs (saturated inputs). An expression reading a symbol the plant does not
     know raises a ModelError naming it."""
@@ -90,16 +99,20 @@ def law_groups(plant: Any, law: LoopLaw) -> tuple[Graph, dict, dict, list, list]
     hs = [node(e, h_leaves, role) for e, role in zip(law.h, roles, strict=True)]
     gs = [node(e, leaves, f"the rate of the state {show(z)}")
           for e, z in zip(law.g, law.states, strict=True)]
-    return g, groups, leaves, hs, gs
+    ss = [node(e, h_leaves, f"the sampled value of the state {show(z)}")
+          for e, z in zip(law.sample, law.states, strict=True)] if law.sample else []
+    return g, groups, leaves, hs, gs, ss
 
 
 def numpy_law(plant: Any, law: LoopLaw) -> tuple[Any, Any]:
-    """(k_h, k_g): NumPy kernels of h and g (emitted from the law's graph; our own code)."""
-    g, groups, _, hs, gs = law_groups(plant, law)
-    src = emit_python(g, groups, hs, "k_h") + emit_python(g, groups, gs, "k_g")
+    """(k_h, k_g, k_s): NumPy kernels of h, g and the sample map (emitted from the law's
+    graph; our own code)."""
+    g, groups, _, hs, gs, ss = law_groups(plant, law)
+    src = emit_python(g, groups, hs, "k_h") + emit_python(g, groups, gs, "k_g") + \
+        emit_python(g, groups, ss, "k_s")
     ns: dict = {"np": np}
     exec(compile(src, "<kanebond loop law>", "exec"), ns)  # our own generated code
-    return ns["k_h"], ns["k_g"]
+    return ns["k_h"], ns["k_g"], ns["k_s"]
 
 
 def check_law(plant: Any, law: LoopLaw) -> None:
