@@ -115,7 +115,7 @@ def test_the_closed_loop_poles_are_python_controls_feedback(cart, lqr):
     assert np.all(got.real < 0)
 
 
-def _pendulum():
+def _pendulum(outputs=None):
     """A pendulum driven by a torque T about the pivot: m L² θ'' = T − m g L cos θ."""
     th, w = me.dynamicsymbols("theta omega")
     T = me.dynamicsymbols("T")
@@ -129,7 +129,8 @@ def _pendulum():
     P.v2pt_theory(O, N, B)
     return kb.KaneSystem(frame=N, coordinates=[th], speeds=[w], kinematics=[th.diff() - w],
                          bodies=[me.Particle("bob", P, m)],
-                         loads=[(P, -m * g * N.y), (B, T * N.z)], name="torque pendulum")
+                         loads=[(P, -m * g * N.y), (B, T * N.z)], name="torque pendulum",
+                         outputs=outputs and {k: v(th, w) for k, v in outputs.items()})
 
 
 PEND = {"m": 0.8, "g": 9.81, "L": 0.5}
@@ -174,6 +175,24 @@ def test_a_pid_with_its_states_and_anti_windup_equals_the_textbook_pid(limit):
     if math.isfinite(limit):
         assert np.max(np.abs(traj["T"])) == pytest.approx(limit)  # it saturates
     assert traj.energy_audit().rel_residual < 1e-8
+
+
+def test_a_systems_own_outputs_are_the_default():
+    plant = _pendulum({"angle": lambda th, w: th, "rate": lambda th, w: 2 * w})
+    assert list(plant.outputs) == ["angle", "rate"]
+    lin = plant.linearize({"theta": -math.pi / 2, "omega": 0.0}, PEND)
+    assert lin.outputs == ["angle", "rate"]
+    np.testing.assert_array_equal(lin.C, [[1.0, 0.0], [0.0, 2.0]])
+    loop = kb.closed_loop(plant, np.array([[1.0, 0.5]]), inputs=["T"],
+                          at={"theta": -math.pi / 2, "omega": 0.0})
+    assert list(loop.outputs) == ["angle", "rate"]
+    lin_cl = loop.linearize(constants=PEND)
+    np.testing.assert_allclose(lin_cl.A, lin.A - lin.B @ np.array([[1.0, 0.5]]) @ lin.C,
+                               atol=1e-12)
+    with pytest.raises(kb.ModelError, match="has no outputs of its own"):
+        kb.closed_loop(_pendulum(), np.zeros((1, 1)), inputs=["T"])
+    with pytest.raises(kb.ModelError, match="text is not parsed"):
+        _pendulum({"angle": lambda th, w: "theta"})
 
 
 def test_a_state_space_controller_is_integrated_with_the_plant(cart, lqr):

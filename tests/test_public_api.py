@@ -41,7 +41,7 @@ API: dict = {
  'ColumnError': 'exception',
  'ConstraintError': 'exception',
  'PID': {'__init__': '(self, kp, ki=0.0, kd=0.0, tf=None, tt=None)'},
- 'closed_loop': '(plant, controller, *, inputs, outputs, at=None, reference=None, '
+ 'closed_loop': '(plant, controller, *, inputs, outputs=None, at=None, reference=None, '
                 'limits=None, name=None)',
  'Event': {'__init__': '(self, condition, *, terminal=False, direction=0, name=None)'},
  'ExpressionError': 'exception',

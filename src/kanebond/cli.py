@@ -40,6 +40,7 @@ from .runspec import (
     cached_graph,
     cached_system,
     constant_values,
+    model_file,
     prepare,
     resolve_model,
     run_words,
@@ -244,6 +245,8 @@ def simulate(model: str, t_end: float | None, sets: dict, initial: dict, points:
                        overwrite=force)
     case = prepare(model, sets, initial, cached=False)
     _echo_notes(case.system)
+    if case.loop is not None:
+        click.echo(f"closed loop ([control]): {case.loop!r}")
     words = run_words(case.settings, {"t_end": t_end, "points": points})
     t_end, points = float(words.get("t_end", runs.T_END)), words.get("points")
     traj = simulate_case(case, t_end, points, progress=None, method=method, rtol=rtol,
@@ -343,11 +346,15 @@ def _write_plot(traj: Any, path: Path, force: bool) -> Path:
 @click.option("--sweep", "sweep_spec", callback=parse_sweep, metavar="NAME=START:STOP:NUM",
               help="Sweep a constant or operating-point value; also plots the real parts "
                    "and the root locus.")
+@click.option("--bode", is_flag=True, help="Also write bode.png: the frequency response of "
+              "every input-output channel (a model with [outputs]).")
 @output_option("Directory for the output files.")
 @force_option
-def linearize(model: str, sets: dict, at: dict, sweep_spec: tuple | None, output: Path,
-              force: bool) -> None:
-    """Eigenvalues of MODEL's linear model about an operating point (or along a sweep)."""
+def linearize(model: str, sets: dict, at: dict, sweep_spec: tuple | None, bode: bool,
+              output: Path, force: bool) -> None:
+    """Eigenvalues of MODEL's linear model about an operating point (or along a sweep); with
+    the model file's [outputs], C, D and the zeros of every channel; with its [control], the
+    closed loop's eigenvalues."""
     out = output
     if cached_graph(model) is not None:
         raise ModelError(
@@ -365,8 +372,13 @@ def linearize(model: str, sets: dict, at: dict, sweep_spec: tuple | None, output
     op_point = _states(system, {k: v for k, v in at.items() if k not in swept}, "--at",
                        solved=True)
     if sweep_spec is None:
+        if bode:
+            check_destinations(out, ("bode.png",), overwrite=force)
         lin = system.linearize(op_point, constants)
         _print_linearization(lin)
+        if len(lin.outputs):
+            _print_channels(lin, out if bode else None, force)
+        _print_loop(model, sets)
     else:
         _run_sweep(system, sweep_spec, op_point, constants, out, force)
 
@@ -381,6 +393,46 @@ def _print_linearization(lin: Any) -> None:
     residual = float(np.max(np.abs(lin.residual))) if len(lin.residual) else 0.0
     if residual > 1e-9:
         click.echo(f"note: the operating point is not stationary (max |f'| = {residual:.3g})")
+
+
+def _print_channels(lin: Any, out: Path | None, force: bool) -> None:
+    """C, D and each channel's zeros (kanebond.linear.frequency); bode.png into ``out``."""
+    import numpy as np
+
+    from .linear.frequency import bode_figure, channel_zeros
+
+    if not lin.B.shape[1]:
+        click.echo(f"outputs: [{', '.join(lin.outputs)}] (no inputs: no transfer functions)")
+        return
+    with np.printoptions(precision=6, suppress=True, linewidth=100):
+        click.echo(f"inputs: [{', '.join(_name(r) for r in lin.inputs)}]; outputs: "
+                   f"[{', '.join(lin.outputs)}]")
+        click.echo(f"C =\n{lin.C}\nD =\n{lin.D}")
+    click.echo("zeros of each channel (its poles are the eigenvalues):")
+    for (y, r), z in channel_zeros(lin).items():
+        shown = ", ".join(f"{v.real:.6g}{v.imag:+.6g}j" if abs(v.imag) > 1e-12 else
+                          f"{v.real:.6g}" for v in z) or "none"
+        click.echo(f"  {r} -> {y}: {shown}")
+    if out is not None:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        path = write_figure(outdir(out) / "bode.png", bode_figure(lin), overwrite=force)
+        click.echo(f"wrote {path}")
+
+
+def _print_loop(model: str, sets: dict) -> None:
+    """The closed loop's eigenvalues, where the model file has a [control] table."""
+    case = prepare(model, sets, {}, cached=False) if model_file(model) else None
+    if case is None or case.loop is None:
+        return
+    driven = {_name(v) for v in case.loop.inputs}
+    lin = case.loop.linearize(constants={k: v for k, v in case.constants.items()
+                                         if _name(k) not in driven})
+    click.echo(f"closed loop ([control]: {', '.join(driven)} from "
+               f"{', '.join(case.loop.outputs)}), eigenvalues:")
+    for ev in lin.eigenvalues:
+        click.echo(f"  {ev.real: .10g} {'+' if ev.imag >= 0 else '-'} {abs(ev.imag):.10g}j")
 
 
 def _run_sweep(system: Any, spec: tuple, op_point: dict, constants: dict, out: Path,

@@ -79,6 +79,7 @@ class _Resolved:
     settings: dict[str, Any] = field(default_factory=dict)
     graph: Any = None
     units: dict[str, str] = field(default_factory=dict)
+    control: Any = None
 
 
 def _resolve(spec: str, mesh_dirs: tuple = ()) -> _Resolved:
@@ -94,7 +95,8 @@ def _resolve(spec: str, mesh_dirs: tuple = ()) -> _Resolved:
         return _Resolved(loaded.system, dict(loaded.defaults),
                          dict(getattr(loaded, "initial", None) or {}),
                          dict(getattr(loaded, "simulation", None) or {}),
-                         getattr(loaded, "bondgraph", None), dict(loaded.units or {}))
+                         getattr(loaded, "bondgraph", None), dict(loaded.units or {}),
+                         loaded.control)
     if spec not in MODELS:
         known = ", ".join(sorted(MODELS))
         raise ModelError(f"unknown model {spec!r}: give a ready-made model ({known}), the "
@@ -271,6 +273,9 @@ class Case:
     that graph's, ``constants`` and ``x0`` are {name: float} of its parameters and states."""
     units: dict[str, str] = field(default_factory=dict)
     """{parameter name: unit} of a model file's parameters that give one."""
+    loop: Any = None
+    """The plant in closed loop with the controller of a model file's ``[control]``
+    (:class:`~kanebond.ClosedLoop`), which :func:`simulate_case` runs; None without one."""
 
     @property
     def name(self) -> str:
@@ -315,8 +320,9 @@ def prepare(spec: str, sets: Mapping[str, float] | None = None,
     x0 = state_values(r.system, start, "initial state")
     if dependent_coordinates(r.system):
         x0 = _with_guesses(spec, r.system, x0, start, constants)
+    loop = r.control.loop(r.system) if r.control is not None else None
     return Case((spec, sets, given), r.system, constants, x0, dict(r.settings),
-                units=dict(r.units))
+                units=dict(r.units), loop=loop)
 
 
 def _prepare_graph(spec: str, r: _Resolved, sets: dict, given: dict) -> Case:
@@ -357,6 +363,13 @@ def simulate_case(case: Case, t_end: float, points: int | None = None, *,
     if case.numeric is not None:
         return simulate(case.numeric, span, case.numeric.initial_state(case.x0),
                         t_eval=t_eval, progress=progress, **options)
+    if case.loop is not None:  # the model file's [control]: the loop, its inputs driven
+        driven = {name_of(v) for v in case.loop.inputs}
+        num = case.loop.numeric({k: v for k, v in case.constants.items()
+                                 if name_of(k) not in driven})
+        start = num.consistent_initial(case.x0) if dependent_coordinates(case.system) \
+            else case.x0
+        return simulate(num, span, start, t_eval=t_eval, progress=progress, **options)
     if dependent_coordinates(case.system):
         num = case.system.numeric(case.constants)
         return simulate(num, span, num.consistent_initial(case.x0), t_eval=t_eval,

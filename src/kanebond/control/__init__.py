@@ -2,7 +2,7 @@
 (:func:`closed_loop`), and the controllers it takes (gain matrices, python-control systems,
 :class:`PID`, expressions)."""
 
-from .controllers import PID
+from .controllers import PID, LinearController
 from .loop import ClosedLoop, closed_loop
 
-__all__ = ["ClosedLoop", "PID", "closed_loop"]
+__all__ = ["ClosedLoop", "LinearController", "PID", "closed_loop"]

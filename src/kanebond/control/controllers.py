@@ -35,7 +35,7 @@ from sympy.physics.vector import dynamicsymbols
 
 from ..errors import ModelError
 
-__all__ = ["PID", "Law", "controller_law"]
+__all__ = ["PID", "LinearController", "Law", "controller_law"]
 
 
 @dataclass(frozen=True)
@@ -106,6 +106,38 @@ def _symbols(prefix: str, n: int) -> list:
     return [sp.Symbol(f"_{prefix}{i}") for i in range(n)]
 
 
+@dataclass(frozen=True)
+class LinearController:
+    """A linear controller by its matrices (as a model file's ``[control] statespace`` gives
+    it, without python-control): z' = A z + B e, Δv = C z + D e, or with ``dt`` > 0 the
+    sampled z_{k+1} = A z_k + B e_k, Δv_k = C z_k + D e_k."""
+
+    A: Any
+    B: Any
+    C: Any
+    D: Any
+    dt: float = 0.0
+
+
+def _matrices_law(A, B, C, D, dt: float, m: int, p: int, names: list[str]) -> Law:
+    """The Law of z' = A z + B e (or z_{k+1} = ..., dt > 0), Δv = C z + D e."""
+    if not (dt >= 0 and math.isfinite(dt)):
+        raise ModelError(f"the controller's sampling period dt must be > 0, got {dt}.")
+    D = _matrix(D, (m, p), "the controller's D")
+    n = np.asarray(A, dtype=float).size and np.atleast_2d(np.asarray(A, dtype=float)).shape[0]
+    A = _matrix(A, (n, n), "the controller's A") if n else np.zeros((0, 0))
+    B = _matrix(B, (n, p), "the controller's B") if n else np.zeros((0, p))
+    C = _matrix(C, (m, n), "the controller's C") if n else np.zeros((m, 0))
+    e = _symbols("e", p)
+    z = [dynamicsymbols(name) for name in names[:n]]
+    ev = sp.Matrix(e)
+    H = list(sp.Matrix(C) * sp.Matrix(z) + sp.Matrix(D) * ev) if z else list(sp.Matrix(D) * ev)
+    G = list(sp.Matrix(A) * sp.Matrix(z) + sp.Matrix(B) * ev) if z else []
+    if dt > 0:  # G is the next state z_{k+1} = A z_k + B e_k of a sampled controller
+        return Law(e, z, H, G, kind="discrete", dt=dt)
+    return Law(e, z, H, G, kind="statespace")
+
+
 def _statespace(ctrl: Any, m: int, p: int, names: list[str]) -> Law:
     import control  # the 'control' extra: imported on first use
 
@@ -113,22 +145,10 @@ def _statespace(ctrl: Any, m: int, p: int, names: list[str]) -> Law:
     if ss.ninputs != p or ss.noutputs != m:
         raise ModelError(f"the controller maps {ss.ninputs} signals to {ss.noutputs}; the loop "
                          f"measures {p} outputs and drives {m} inputs.")
-    dt = ss.dt
-    if dt is True:
+    if ss.dt is True:
         raise ModelError("the controller is discrete with an unspecified step (dt=True): give "
                          "its sampling period, control.ss(A, B, C, D, dt).")
-    dt = float(dt or 0.0)
-    if not (dt >= 0 and math.isfinite(dt)):
-        raise ModelError(f"the controller's sampling period dt must be > 0, got {dt}.")
-    A, B, C, D = (np.asarray(M, dtype=float) for M in (ss.A, ss.B, ss.C, ss.D))
-    e = _symbols("e", p)
-    z = [dynamicsymbols(n) for n in names[: ss.nstates]]
-    ev, zv = sp.Matrix(e), sp.Matrix(z) if z else sp.zeros(0, 1)
-    H = list(sp.Matrix(C) * zv + sp.Matrix(D) * ev) if z else list(sp.Matrix(D) * ev)
-    G = list(sp.Matrix(A) * zv + sp.Matrix(B) * ev) if z else []
-    if dt > 0:  # G is the next state z_{k+1} = A z_k + B e_k of a sampled controller
-        return Law(e, z, H, G, kind="discrete", dt=dt)
-    return Law(e, z, H, G, kind="statespace")
+    return _matrices_law(ss.A, ss.B, ss.C, ss.D, float(ss.dt or 0.0), m, p, names)
 
 
 def _pid(pid: PID, m: int, p: int, prefix: str) -> Law:
@@ -158,6 +178,10 @@ def controller_law(ctrl: Any, m: int, p: int, *, output_names: list[str],
     """The :class:`Law` of ``ctrl`` for a loop driving ``m`` inputs from ``p`` outputs."""
     if isinstance(ctrl, PID):
         return _pid(ctrl, m, p, output_names[0] if output_names else prefix)
+    if isinstance(ctrl, LinearController):
+        n = np.asarray(ctrl.A, dtype=float).size and np.atleast_2d(ctrl.A).shape[0]
+        return _matrices_law(ctrl.A, ctrl.B, ctrl.C, ctrl.D, float(ctrl.dt), m, p,
+                             [f"{prefix}{i}" for i in range(n)])
     mod = type(ctrl).__module__ or ""
     if mod.startswith("control"):
         n = getattr(ctrl, "nstates", None)

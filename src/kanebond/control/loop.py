@@ -57,8 +57,9 @@ def _inputs(plant: Any, inputs: Iterable) -> list:
 
 def _outputs(plant: Any, outputs: Mapping) -> dict:
     if not isinstance(outputs, Mapping) or not outputs:
-        raise ModelError("outputs must be a non-empty mapping {name: SymPy expression of the "
-                         "plant's coordinates and speeds}.")
+        raise ModelError(f"outputs must be a non-empty mapping {{name: SymPy expression of the "
+                         f"plant's coordinates and speeds}}; {plant.name!r} has no outputs of "
+                         f"its own (KaneSystem(outputs=...)).")
     known = set(plant.coordinates) | set(plant.all_speeds) | set(plant.constants)
     out = {}
     for name, expr in outputs.items():
@@ -283,9 +284,10 @@ class ClosedLoop:
                 f"outputs {list(self.outputs)}, controller states {self.state_names})")
 
 
-def closed_loop(plant: Any, controller: Any, *, inputs: Iterable, outputs: Mapping,
-                at: Mapping | None = None, reference: Mapping | None = None,
-                limits: Mapping | None = None, name: str | None = None) -> ClosedLoop:
+def closed_loop(plant: Any, controller: Any, *, inputs: Iterable,
+                outputs: Mapping | None = None, at: Mapping | None = None,
+                reference: Mapping | None = None, limits: Mapping | None = None,
+                name: str | None = None) -> ClosedLoop:
     """The plant ``plant`` (a :class:`~kanebond.KaneSystem`) in closed loop with
     ``controller`` (see :mod:`kanebond.control.controllers`): a gain matrix K
     (Δv = −K (y − r)), a python-control ``StateSpace``/``TransferFunction`` from y − r to Δv,
@@ -293,8 +295,9 @@ def closed_loop(plant: Any, controller: Any, *, inputs: Iterable, outputs: Mappi
 
     ``inputs``: the plant's inputs the controller drives (in the order of the controller's
     outputs); ``outputs``: {name: expression} the measured outputs (the controller's inputs, in
-    that order); ``at``: the operating point {coordinate, speed or input: number} (the
-    inputs' values there are v_at, default 0; the outputs there are the references r);
+    that order; default: the plant's own ``outputs``); ``at``: the operating point
+    {coordinate, speed or input: number} (the inputs' values there are v_at, default 0; the
+    outputs there are the references r);
     ``reference``: {output name: number or expression of t} instead; ``limits``:
     {input: (lower, upper)} saturation of what the plant receives.
 
@@ -309,7 +312,7 @@ def closed_loop(plant: Any, controller: Any, *, inputs: Iterable, outputs: Mappi
     []
     """
     inputs_ = _inputs(plant, inputs)
-    outputs_ = _outputs(plant, outputs)
+    outputs_ = _outputs(plant, getattr(plant, "outputs", None) if outputs is None else outputs)
     return ClosedLoop(plant, controller, inputs_, outputs_, _point(plant, at), reference,
                       _limits(inputs_, limits), name)
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 import sympy as sp
 import sympy.physics.mechanics as me
@@ -11,7 +12,7 @@ from sympy.physics.vector import ReferenceFrame
 from ..errors import ModelError
 from ..mechanics.generalized import GeneralizedInertia
 
-__all__ = ["listed_bodies", "listed_inertias", "default_load_names"]
+__all__ = ["listed_bodies", "listed_inertias", "default_load_names", "listed_outputs"]
 
 
 def listed_bodies(bodies, inertias: list) -> list:
@@ -78,4 +79,28 @@ def default_load_names(loads: list) -> list[str]:
             name = f"load {i}"
         k = sum(1 for n in out if n == name or n.startswith(name + " ("))
         out.append(name if k == 0 else f"{name} ({k + 1})")
+    return out
+
+
+def listed_outputs(outputs: Any, name: str) -> dict[str, sp.Expr]:
+    """{name: SymPy expression} of a system's measured outputs (``KaneSystem(outputs=...)``),
+    checked: names are identifiers, values SymPy expressions or numbers (text is not parsed).
+    Which symbols they may read is checked where they are used (the linearization, a loop)."""
+    if outputs is None:
+        return {}
+    if not isinstance(outputs, Mapping):
+        raise ModelError(f"outputs of {name!r} must be a mapping {{name: SymPy expression}}, "
+                         f"got {type(outputs).__name__}.")
+    out: dict[str, sp.Expr] = {}
+    for key, expr in outputs.items():
+        if not isinstance(key, str) or not key.isidentifier():
+            raise ModelError(f"output name {key!r} of {name!r} must be a name (letters, digits, "
+                             f"_).")
+        if isinstance(expr, (int, float)) and not isinstance(expr, bool):
+            expr = sp.Float(expr)
+        if not isinstance(expr, sp.Expr):
+            raise ModelError(f"output {key!r} of {name!r} must be a SymPy expression of the "
+                             f"coordinates, speeds and inputs, got {type(expr).__name__} (text "
+                             f"is not parsed: build it from the system's symbols).")
+        out[key] = expr
     return out

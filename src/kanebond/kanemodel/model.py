@@ -40,7 +40,7 @@ from ..mechanics.kinematics import (
 )
 from ..mechanics.loads import listed_loads, resolve_loads
 from ..progress import working
-from .listing import default_load_names, listed_bodies, listed_inertias
+from .listing import default_load_names, listed_bodies, listed_inertias, listed_outputs
 
 __all__ = ["KaneModel"]
 
@@ -73,6 +73,7 @@ class KaneModel(ConstraintViews):
         inertias: Sequence = (),
         name: str = "system",
         strict: bool = False,
+        outputs: Mapping | None = None,
     ) -> None:
         # the arguments as given: the constraint views and the auxiliary speeds re-form from them
         self.init_args = dict(
@@ -82,7 +83,7 @@ class KaneModel(ConstraintViews):
             dependent_coordinates=dependent_coordinates,
             configuration_constraints=configuration_constraints, prescribed=prescribed,
             adjoined=adjoined, auxiliary_speeds=auxiliary_speeds, inertias=inertias, name=name,
-            strict=strict,
+            strict=strict, outputs=outputs,
         )
         if not isinstance(frame, ReferenceFrame):
             raise ModelError(
@@ -91,6 +92,8 @@ class KaneModel(ConstraintViews):
         self.name = name
         self.frame = frame
         self.strict = strict
+        #: {name: expression}: the measured outputs linearize and closed_loop take by default
+        self.outputs = listed_outputs(outputs, name)
         #: default values {name: float} of parameter symbols (a URDF's numbers named as
         #: parameters); :meth:`KaneSystem.numeric` uses them for constants not given
         self.defaults: dict[str, float] = {}

@@ -402,7 +402,8 @@ def linearize(
         {name: SymPy expression of t, the coordinates, speeds and inputs}: the measured
         outputs y = h; the result then has C = ∂y/∂x and D = ∂y/∂r (:mod:`kanebond.linear.
         outputs`), on the constraint manifold as 𝔸, and :meth:`Linearization.to_statespace`
-        names them.
+        names them. Default: the system's own ``outputs`` (``KaneSystem(outputs=...)``, a
+        model file's ``[outputs]``), none if it has none.
 
     Raises
     ------
@@ -434,4 +435,6 @@ def linearize(
     """
     lz = linearizer(system)
     x0, r0, p0, t0 = lz.resolve(op_point, constants)
+    if outputs is None:
+        outputs = getattr(system, "outputs", None) or None
     return linearization_at(lz, x0, r0, p0, t0, inputs, outputs)

@@ -24,6 +24,9 @@ Schema (every table is optional unless marked *required*; unknown keys are error
                                         #   "m/s^2", "N m", "rad/s", gives a warning)
     [inputs]                            # time-varying inputs F(t) (dynamicsymbols; default 0)
     names = ["F"]
+    [outputs]                           # measured outputs (KaneSystem(outputs=...)) and
+    x = "q0"                            #   [control], a controller in closed loop with the
+                                        #   plant: kanebond.io.modelfile.control
     [coordinates]                       # *required*: q (dynamicsymbols), in order
     names = ["x", "y", "theta"]
     [speeds]                            # *required*: u (dynamicsymbols), in order, dependent
@@ -157,6 +160,7 @@ from . import reader as _r
 from .bodies import build_bodies, build_loads
 from .bondgraph import build_bondgraph, graph_form
 from .constraints import build_constraints, initial_values, simulation_settings
+from .control import read_control, read_outputs
 from .frames import build_expressions, build_frames, build_points
 from .joints import build_joints, joint_coordinates
 from .reader import MAX_BYTES, MAX_COUNT
@@ -172,7 +176,7 @@ SHIPPED = Path(__file__).resolve().parents[2] / "models" / "files"
 
 _TOP = {"name", "parameters", "inputs", "coordinates", "speeds", "kinematics", "frames",
         "expressions", "points", "joints", "bodies", "loads", "constraints", "initial",
-        "simulation", "bondgraph", "urdf"}
+        "simulation", "bondgraph", "urdf", "outputs", "control"}
 
 
 class LoadedModel(NamedTuple):
@@ -192,6 +196,9 @@ class LoadedModel(NamedTuple):
     those given."""
     bondgraph: Any = None
     """The :class:`~kanebond.bondgraph.BondGraph` of ``[bondgraph]`` (None without one)."""
+    control: Any = None
+    """The :class:`~kanebond.io.modelfile.control.ControlSpec` of ``[control]`` (None
+    without one): ``control.loop(system)`` is the plant in closed loop."""
 
 
 def read_model(path: str | Path, *, mesh_dirs=()) -> LoadedModel:
@@ -233,11 +240,16 @@ def read_model(path: str | Path, *, mesh_dirs=()) -> LoadedModel:
         check_clashes(f, parts, bodies, loads)
         defaults = {**parts.defaults, **defaults}
         initial = {**parts.initial, **initial}
+    outputs = read_outputs(f, doc)
     system = _system(f, parts, name, coordinates, speeds, kinematics, bodies, loads,
                      constraints)
+    system.outputs.update(outputs)
     system.shapes.update(shapes)
     graph = build_bondgraph(f, doc, system)
-    return LoadedModel(system, defaults, units, initial, simulation, graph)
+    known = {str(getattr(s, "func", s)) for s in [*system.coordinates, *system.all_speeds,
+                                                   *system.inputs]}
+    control = read_control(f, doc, system.outputs, known)
+    return LoadedModel(system, defaults, units, initial, simulation, graph, control)
 
 
 def _system(f: _r.File, parts: Any, name: str, coordinates: list, speeds: list,
