@@ -27,9 +27,11 @@ import numpy as np
 
 from ...bondgraph.graph import BondGraph
 from ...bondgraph.numeric import GraphNumeric
+from ...control import ClosedLoop
 from ...errors import ModelError
 from ...files import check_destination
 from ...numeric.constrained import ConstrainedModel
+from ...numeric.loop import LoopModel
 from ...numeric.model import NumericModel
 from ...simulation.runs import RTOL, T_END
 from ...system import KaneSystem
@@ -98,6 +100,19 @@ def _numeric(model: Any, constants: Mapping | None, baumgarte: float | None) -> 
     return system.numeric(constants, path="bodies", baumgarte=baumgarte)
 
 
+def _loop_numeric(model: Any, constants: Mapping | None) -> LoopModel:
+    """The loop's numeric model over a per-body plant (a ClosedLoop's, or ``model``)."""
+    if isinstance(model, LoopModel):
+        if constants is not None:
+            raise ModelError("constants were given with a loop's numeric model, whose "
+                             "constants are fixed; pass the ClosedLoop instead.")
+        if model.plant.path != "bodies":
+            raise ModelError("a loop's unit takes a plant on the per-body path: "
+                             "loop.numeric(constants, path='bodies'), or the ClosedLoop.")
+        return model
+    return model.numeric(constants, path="bodies")
+
+
 def _start(num: Any, initial: Any) -> np.ndarray:
     """x0 = [q0, f0]: consistent for a closed loop (the dependent coordinates given are the
     Newton guess), checked against the constraints otherwise."""
@@ -147,6 +162,11 @@ def write_fmu(
         from .graph import graph_unit
 
         unit = graph_unit(model, constants, initial, dict(units or {}))
+    elif isinstance(model, (ClosedLoop, LoopModel)):
+        from .loop_unit import loop_unit
+
+        num = _loop_numeric(model, constants)
+        unit = loop_unit(num, _start(num, initial), dict(units or {}))
     else:
         from .kane_unit import kane_unit
 

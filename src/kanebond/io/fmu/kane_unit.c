@@ -21,6 +21,13 @@
 #define NC_ 0
 #define NA_ 0
 #endif
+/* a closed loop's unit (KBF_LOOP, io/fmu/loop_unit.py): x = [q, f, z, W], z its controller's
+   states (KL_NZ) after the speeds; its law (kl_drive, before this file) sets the driven
+   inputs at every evaluation */
+#ifndef KBF_LOOP
+#define KL_NZ 0
+#endif
+#define KBF_W (R_ + KBF_NS + KL_NZ)
 #define KBF_U1 (S_ > 0 ? S_ : 1)
 #define KBF_NL1 (NL_ > 0 ? NL_ : 1)
 #define KBF_NG1 (KBF_NG + KBF_NG * KBF_NG + 1)
@@ -31,7 +38,10 @@
 struct kbf_work {
     kb_work *w;
     double eload[KBF_U1 * KBF_NL1], cfg[KBF_NG1], u[KBF_U1], uz[KBF_U1];
-    double xs[R_ + SF_ + 1], o[R_ + SF_ + 1], r[KC1], yd[R_ + SF_ + 1];
+    double xs[R_ + SF_ + 1], o[R_ + SF_ + 1], r[KC1], yd[R_ + SF_ + 1 + KL_NZ];
+#ifdef KBF_LOOP
+    kl_state loop;
+#endif
 #if KBF_KIND == 2
     double lam[NA1], react[NC1], acf[NA1], cf[NC1], wc[NCON1];
 #endif
@@ -46,6 +56,9 @@ static kbf_work *kbf_work_new(void) {
     kbf_work *g = (kbf_work *)calloc(1, sizeof(kbf_work));
     if (!g) return 0;
     if (!(g->w = kb_work_new(&kbf_model))) { free(g); return 0; }
+#ifdef KBF_LOOP
+    kb_set_hook(&g->w->sh, kl_hook, &g->loop); /* the momentum form's driven inputs */
+#endif
     return g;
 }
 static void kbf_work_free(kbf_work *g) {
@@ -265,7 +278,12 @@ static int kbf_multipliers(kbf_work *g, double t, const double *x, const double 
 }
 #endif
 
-static int kbf_eval(kbf_work *g, double t, const double *x, const double *c, double *xd,
+#ifdef KBF_LOOP
+#define KBF_EVAL kbf_eval_plant
+#else
+#define KBF_EVAL kbf_eval
+#endif
+static int KBF_EVAL(kbf_work *g, double t, const double *x, const double *c, double *xd,
                     double *y, double T0, char *msg, size_t len) {
     kb_work *w = g->w;
     double *eload = g->eload, *u = g->u, *xs = g->xs, T = 0.0, P = 0.0;
@@ -321,10 +339,10 @@ static int kbf_eval(kbf_work *g, double t, const double *x, const double *c, dou
         if (y) y[o] = p;
     }
 #endif
-    xd[R_ + KBF_NS] = P;
+    xd[KBF_W] = P;
     if (!y) return 0;
     y[0] = T;
-    y[o++] = T - T0 - x[R_ + KBF_NS];
+    y[o++] = T - T0 - x[KBF_W];
 #if KC_ > 0
     {
         double *wp = w->wp, *r = g->r;
@@ -357,6 +375,22 @@ static int kbf_eval(kbf_work *g, double t, const double *x, const double *c, dou
     return 0;
 }
 
+#ifdef KBF_LOOP
+/* the loop's x' and outputs: the law at (t, q, f, z) sets the driven inputs (their values also
+   kept in c, the unit's local variables of those names), the plant evaluated there, z'
+   appended, the law's signals after the plant's outputs */
+static int kbf_eval(kbf_work *g, double t, const double *x, const double *c, double *xd,
+                    double *y, double T0, char *msg, size_t len) {
+    kl_state *L = &g->loop;
+    const double *cl = kl_drive(L, t, x, x + R_, x + R_ + KBF_NS, c);
+    const int code = kbf_eval_plant(g, t, x, cl, xd, y, T0, msg, len);
+    memcpy(xd + R_ + KBF_NS, L->zd, sizeof(double) * KL_NZ);
+    for (int i = 0; i < KL_M; i++) ((double *)c)[KL_SLOT[i]] = cl[KL_SLOT[i]];
+    if (y && !code) kl_signals(L, t, x, x + R_ + KBF_NS, cl, y + KBF_NY_PLANT);
+    return code;
+}
+#endif
+
 #if KBF_MOMENTUM
 /* ---- Co-Simulation in the momentum form [PA21] (25)-(28), the form kb.simulate integrates
    (kanebond.simulation.runs.FORM): y = [q, p, W], p = A_f f the momentum of the independent
@@ -374,7 +408,7 @@ static int kbf_momentum_of(kbf_work *g, double t, const double *x, const double 
     const int code = kb_parts(g->w, 1, &t, x, x + R_, c, 0, 0, 0, 0, y + R_, 0, 0, 0);
 #endif
     memcpy(y, x, sizeof(double) * R_);
-    y[R_ + KBF_NS] = x[R_ + KBF_NS];
+    memcpy(y + R_ + KBF_NS, x + R_ + KBF_NS, sizeof(double) * (KL_NZ + 1)); /* z, W */
     if (code) snprintf(msg, len, "%s", kb_code_text(code));
     return code != 0;
 }
@@ -386,6 +420,10 @@ static int kbf_rate_momentum(kbf_work *g, double t, const double *y, const doubl
                              double *yd, double *f, char *msg, size_t len) {
     kb_work *w = g->w;
     double P = 0.0;
+#ifdef KBF_LOOP
+    g->loop.z = y + R_ + KBF_NS; /* the hook reads them (kl_hook) */
+    g->loop.on = 1;
+#endif
     kb_keep_energy(&w->sh, 1);
 #if KC_ > 0
     const int code = kb_rhs_momentum_emb(w, 1, &t, y, c, KBF_PARTP, yd, 0);
@@ -393,12 +431,17 @@ static int kbf_rate_momentum(kbf_work *g, double t, const double *y, const doubl
     const int code = kb_rhs_momentum(w, 1, &t, y, c, yd, 0);
 #endif
     kb_keep_energy(&w->sh, 0);
+#ifdef KBF_LOOP
+    g->loop.on = 0;
+    memcpy(yd + R_ + KBF_NS, g->loop.zd, sizeof(double) * KL_NZ);
+    for (int i = 0; i < KL_M; i++) ((double *)c)[KL_SLOT[i]] = g->loop.cl[KL_SLOT[i]];
+#endif
     if (code) {
         snprintf(msg, len, "%s", kb_code_text(code));
         return 1;
     }
     for (int l = 0; l < NL_; l++) P += w->sh.lastP[l];
-    yd[R_ + KBF_NS] = P;
+    yd[KBF_W] = P;
     if (f) memcpy(f, w->f, sizeof(double) * KBF_NS);
     return 0;
 }
@@ -408,7 +451,7 @@ static int kbf_state_of(kbf_work *g, double t, const double *y, const double *c,
                         char *msg, size_t len) {
     if (kbf_rate_momentum(g, t, y, c, g->yd, x + R_, msg, len)) return 1;
     memcpy(x, y, sizeof(double) * R_);
-    x[R_ + KBF_NS] = y[R_ + KBF_NS];
+    memcpy(x + R_ + KBF_NS, y + R_ + KBF_NS, sizeof(double) * (KL_NZ + 1)); /* z, W */
     return 0;
 }
 #endif
