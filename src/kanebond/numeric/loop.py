@@ -218,6 +218,13 @@ class LoopModel:
             out[name] = k(tt, qp, u, z, cd)
         return out
 
+    @property
+    def signal_names(self) -> dict[str, list[str]]:
+        """{"inputs", "outputs", "states"}: the names of the driven inputs, the measured
+        outputs and the controller's states (a trajectory's ``metadata["loop"]``)."""
+        return {"inputs": self.law.input_names, "outputs": list(self.law.signals),
+                "states": self.law.state_names}
+
     def signal_kernels(self) -> dict:
         got = self.__dict__.get("_signal_kernels")
         if got is None:

@@ -149,6 +149,9 @@ class Run:
             "work": ("stages" if self.stage_work else "ode states") if self.nl else "trapezoid",
             "kanebond_version": __version__,
         }
+        signals = getattr(num, "signal_names", None)  # a closed loop's (numeric/loop.py)
+        if signals:
+            meta["loop"] = dict(signals)
         meta.update(o["metadata"] or {})
         return meta
 

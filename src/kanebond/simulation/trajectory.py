@@ -520,12 +520,14 @@ class Trajectory:
         force_names = self.multiplier_names + self.reaction_names
         forces = np.hstack([self.multipliers, self.reactions])
         res_names, res = self.constraint_residual_names, self.constraint_residuals
-        panels = 4 + bool(force_names) + bool(res_names)
+        loop = self.metadata.get("loop") or {}  # a closed loop's signals (kb.closed_loop)
+        panels = 4 + bool(force_names) + bool(res_names) + bool(loop)
         fig = Figure(figsize=figsize or (8.0, 9.0 + 2.0 * (panels - 4)), layout="constrained")
         axs = fig.subplots(panels, 1, sharex=True)
         t = self.t
         for i, n in enumerate(self.coordinate_names):
-            axs[0].plot(t, self.q[:, i], label=n)
+            if n not in loop.get("states", ()):
+                axs[0].plot(t, self.q[:, i], label=n)
         axs[0].set_ylabel("coordinates q")
         for i, n in enumerate(self.speed_names):
             axs[1].plot(t, self.f[:, i], label=n)
@@ -547,6 +549,15 @@ class Trajectory:
                         transform=axs[3].transAxes)
         axs[3].set_ylabel("power of each source")
         k = 4
+        if loop:  # what the controller measures (dashed), holds and applies
+            for n in loop["inputs"]:
+                axs[k].plot(t, self[n], label=f"{n} (applied)")
+            for n in loop["outputs"]:
+                axs[k].plot(t, self[n], "--", label=n)
+            for n in loop["states"]:
+                axs[k].plot(t, self[n], ":", label=n)
+            axs[k].set_ylabel("controller: inputs, outputs, states")
+            k += 1
         if force_names:
             for i, n in enumerate(self.multiplier_names):
                 axs[k].plot(t, forces[:, i], label=f"λ[{n}]")
