@@ -97,3 +97,22 @@ def test_what_a_loops_unit_cannot_hold_is_said(loops, tmp_path):
     with pytest.raises(kb.ModelError, match="sampled controller"):
         kb.export_fmu(sampled, tmp_path / "s.fmu", CART, initial=UP)
     assert not (tmp_path / "s.fmu").exists()
+
+
+def test_a_systems_extra_states_in_its_unit(tmp_path):
+    from test_extra_states import DOWN, VALUES, _motor_pendulum
+
+    plant = _motor_pendulum()
+    x0 = {"theta": DOWN + 0.3, "omega": 0.0, "i": 0.5}
+    consts = {**VALUES, "V": 3.0}
+    info = kb.export_fmu(plant, tmp_path / "motor.fmu", consts, initial=x0, t_end=1.0)
+    assert "i" in info.states and "V" in info.inputs
+    ref = kb.simulate(plant, (0.0, 1.0), x0, consts, t_eval=np.linspace(0, 1, 51),
+                      rtol=1e-11, atol=1e-13)
+    for kind in ("ModelExchange", "CoSimulation"):
+        res = simulate_fmu(str(info.path), fmi_type=kind, stop_time=1.0, output_interval=0.02,
+                           relative_tolerance=1e-11, output=["theta", "omega", "i",
+                                                             "output[current]"])
+        for n in ("theta", "omega", "i"):
+            assert np.max(np.abs(res[n] - ref[n])) < 1e-6 * max(1, np.abs(ref[n]).max()), n
+        assert np.max(np.abs(res["output[current]"] - ref["i"])) < 1e-6

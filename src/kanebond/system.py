@@ -11,6 +11,7 @@ way.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from functools import cached_property
 from typing import Any
@@ -19,10 +20,15 @@ import sympy as sp
 
 from .bondgraph import BondGraph
 from .bondgraph.from_system import kane_bond_graph
+from .errors import ModelError
 from .forms.equations import HamiltonianForm, LagrangianForm, MomentumForm, VelocityForm
 from .kanemodel.model import KaneModel
+from .kanemodel.parameters import name_of
 from .linear.linearization import Linearization, linearize
+from .linear.states import linearize_with_states
+from .numeric._program.law import LoopLaw
 from .numeric.constrained import ConstrainedModel
+from .numeric.loop import LoopModel
 from .numeric.model import NumericModel
 
 __all__ = ["KaneSystem"]
@@ -71,6 +77,16 @@ class KaneSystem(KaneModel):
         If True, velocities of bodies and load points must be written in the speeds f; a
         coordinate rate q' in a velocity raises :class:`~kanebond.ModelError`. By default q' is
         replaced by Q f, as SymPy's ``KanesMethod`` does.
+    outputs:
+        {name: SymPy expression} of the measured outputs (of t, the coordinates, speeds,
+        inputs and extra states): :meth:`linearize` gives their C and D, and
+        :func:`kanebond.closed_loop` measures them, by default.
+    extra_states:
+        {z: rate}: first-order states beside q and f, z' = g(t, q, f, z, r), which loads and
+        outputs may read (a motor's current, an activation, a filter; dynamicsymbols that are
+        no coordinate or speed). The numeric model integrates them with the mechanics (state
+        [q, z, f]; the mechanics reads them as inputs), :meth:`linearize` adds their rows and
+        columns, and :func:`kanebond.closed_loop` and :func:`kanebond.export_fmu` take them.
 
     Velocities must be linear in f with coefficients depending on q only ([PA21] (3)); explicit
     time dependence (embedded rheonomic constraints) is rejected ([PA-VP] §6.3).
@@ -171,6 +187,8 @@ class KaneSystem(KaneModel):
         closed-form matrices, small systems) or ``"auto"`` (the tree where there is one and the C
         backend is used, else the bodies; the model's ``tree_note`` says why not). """
         constants = self._with_defaults(constants)
+        if self.extra_states:  # the mechanics with its extra states driven by the law
+            return self._with_states(constants, backend, path, baumgarte)
         if backend == "jax":  # imported here: `import kanebond` never imports JAX
             from .numeric._jax.model import JaxModel
 
@@ -183,6 +201,35 @@ class KaneSystem(KaneModel):
         return self._numeric_model(
             constants, (backend, path),
             lambda: NumericModel(self, constants, backend=backend, path=path))
+
+    def _with_states(self, constants: Mapping | None, backend: str, path: str,
+                     baumgarte: float | None) -> LoopModel:
+        """The numeric model of a system with extra states: its mechanics' (the extra states
+        held 0 as its inputs) in a :class:`~kanebond.numeric.loop.LoopModel` that sets them
+        from its states [q, z, f] at every evaluation and integrates z' = g."""
+        given = {k if isinstance(k, str) else name_of(k) for k in (constants or {})}
+        z = list(self.extra_states)
+        clash = [name_of(s) for s in z if name_of(s) in given]
+        if clash:
+            raise ModelError(f"{clash[0]} is an extra state of {self.name!r}: give its start "
+                             f"in the initial state, not in constants.")
+        if backend == "jax":
+            raise ModelError(f"{self.name!r} has extra states; its numeric model runs with "
+                             f"backend 'c' or 'numpy' (not JAX yet).")
+        params = set(self.parameter_atoms[1])
+        driven = [s for s in z if s in params]
+        held = {**dict(constants or {}), **dict.fromkeys(driven, 0.0)}
+        kw = {"backend": backend, "path": path}
+        if self.prescribed or self.adjoined:
+            mech = self._numeric_model(held, (backend, path, repr(baumgarte)), lambda: (
+                ConstrainedModel(self, held, backend=backend, path=path, baumgarte=baumgarte)))
+        else:
+            mech = self._numeric_model(held, tuple(kw.values()), lambda: NumericModel(
+                self, held, **kw))
+        law = LoopLaw(driven, list(driven), states=z, g=list(self.extra_states.values()),
+                      lo=(-math.inf,) * len(driven), hi=(math.inf,) * len(driven),
+                      signals=dict(self.outputs), description=repr(self.name))
+        return LoopModel(mech, law, self.name)
 
     def _numeric_model(self, constants: Mapping | None, key: tuple,
                        make: Callable[[], Any]) -> Any:
@@ -223,6 +270,9 @@ class KaneSystem(KaneModel):
         **kwargs,
     ) -> Linearization:
         """Linearize the velocity form about an operating point: :mod:`kanebond.linear`."""
+        if self.extra_states:  # actuators, filters: their states' rows and columns too
+            return linearize_with_states(self, op_point, self._with_defaults(constants),
+                                         **kwargs)
         return linearize(self, op_point=op_point, constants=self._with_defaults(constants),
                          **kwargs)
 

@@ -31,7 +31,7 @@ from ..errors import ModelError
 from ..kanemodel.parameters import name_of
 from ..linear.linearization import Linearization
 from ..mechanics.kinematics import t as time_symbol
-from ..numeric._program.law import LoopLaw
+from ..numeric._program.law import LoopLaw, merged_laws
 from ..numeric.loop import LoopModel
 from ..symbolic.expressions import show
 from .controllers import Law, controller_law
@@ -42,7 +42,8 @@ __all__ = ["ClosedLoop", "closed_loop"]
 def _inputs(plant: Any, inputs: Iterable) -> list:
     if isinstance(inputs, (str, sp.Basic)):
         inputs = [inputs]
-    available = {name_of(r): r for r in plant.inputs}
+    states = set(getattr(plant, "extra_states", {}) or {})
+    available = {name_of(r): r for r in plant.inputs if r not in states}
     out = []
     for r in inputs:
         key = r if isinstance(r, str) else name_of(r)
@@ -223,6 +224,8 @@ class ClosedLoop:
             raise ModelError(f"{self.name!r}: a closed loop runs with backend 'c' or 'numpy' "
                              f"(not JAX yet).")
         plant_num = self.plant.numeric(self._plant_constants(constants), **kw)
+        if isinstance(plant_num, LoopModel):  # a plant with extra states: one law of both
+            return LoopModel(plant_num.plant, merged_laws(plant_num.law, self.law), self.name)
         return LoopModel(plant_num, self.law, self.name)
 
     def linearize(self, op_point: Mapping | None = None,

@@ -7,12 +7,14 @@ from typing import Any
 
 import sympy as sp
 import sympy.physics.mechanics as me
+from sympy.core.function import AppliedUndef
 from sympy.physics.vector import ReferenceFrame
 
 from ..errors import ModelError
 from ..mechanics.generalized import GeneralizedInertia
 
-__all__ = ["listed_bodies", "listed_inertias", "default_load_names", "listed_outputs"]
+__all__ = ["listed_bodies", "listed_inertias", "default_load_names", "listed_outputs",
+           "listed_states"]
 
 
 def listed_bodies(bodies, inertias: list) -> list:
@@ -103,4 +105,29 @@ def listed_outputs(outputs: Any, name: str) -> dict[str, sp.Expr]:
                              f"coordinates, speeds and inputs, got {type(expr).__name__} (text "
                              f"is not parsed: build it from the system's symbols).")
         out[key] = expr
+    return out
+
+
+def listed_states(states: Any, name: str, taken: set) -> dict:
+    """{z: rate}: a system's extra first-order states z' = g(t, q, f, z, inputs)
+    (``KaneSystem(extra_states=...)``), checked: each z a dynamicsymbol that is not a
+    coordinate or speed (``taken``), each rate a SymPy expression or a number."""
+    if states is None:
+        return {}
+    if not isinstance(states, Mapping):
+        raise ModelError(f"extra_states of {name!r} must be a mapping {{z: rate expression}}, "
+                         f"got {type(states).__name__}.")
+    out: dict = {}
+    for z, rate in states.items():
+        if not isinstance(z, AppliedUndef) or z.args != (me.dynamicsymbols._t,):
+            raise ModelError(f"extra state {z!r} of {name!r} must be a dynamicsymbol, e.g. "
+                             f"me.dynamicsymbols('i').")
+        if z in taken:
+            raise ModelError(f"extra state {z} of {name!r} is a coordinate or speed already.")
+        if isinstance(rate, (int, float)) and not isinstance(rate, bool):
+            rate = sp.Float(rate)
+        if not isinstance(rate, sp.Expr):
+            raise ModelError(f"the rate of the extra state {z} of {name!r} must be a SymPy "
+                             f"expression, got {type(rate).__name__} (text is not parsed).")
+        out[z] = rate
     return out

@@ -40,7 +40,13 @@ from ..mechanics.kinematics import (
 )
 from ..mechanics.loads import listed_loads, resolve_loads
 from ..progress import working
-from .listing import default_load_names, listed_bodies, listed_inertias, listed_outputs
+from .listing import (
+    default_load_names,
+    listed_bodies,
+    listed_inertias,
+    listed_outputs,
+    listed_states,
+)
 
 __all__ = ["KaneModel"]
 
@@ -74,6 +80,7 @@ class KaneModel(ConstraintViews):
         name: str = "system",
         strict: bool = False,
         outputs: Mapping | None = None,
+        extra_states: Mapping | None = None,
     ) -> None:
         # the arguments as given: the constraint views and the auxiliary speeds re-form from them
         self.init_args = dict(
@@ -83,7 +90,7 @@ class KaneModel(ConstraintViews):
             dependent_coordinates=dependent_coordinates,
             configuration_constraints=configuration_constraints, prescribed=prescribed,
             adjoined=adjoined, auxiliary_speeds=auxiliary_speeds, inertias=inertias, name=name,
-            strict=strict, outputs=outputs,
+            strict=strict, outputs=outputs, extra_states=extra_states,
         )
         if not isinstance(frame, ReferenceFrame):
             raise ModelError(
@@ -133,6 +140,10 @@ class KaneModel(ConstraintViews):
         if not embedding:
             self._check_every_speed_moves_a_body()
         self._set_loads_and_adjoined(loads, adjoined, sub_full)
+        #: {z: rate}: extra first-order states z' = g(t, q, f, z, r) (actuators, filters) that
+        #: loads and outputs may read; the numeric model integrates them beside q and f
+        self.extra_states = listed_states(extra_states, name,
+                                          set(self.coordinates) | set(self.all_speeds))
 
     def _set_auxiliary_speeds(
         self, auxiliary_speeds, dep_u: list, kinematics, velocity_constraints
@@ -430,6 +441,8 @@ class KaneModel(ConstraintViews):
             scan(x)
         for x in self._constraint_expressions():
             scan(x)
+        for x in getattr(self, "extra_states", {}).values():  # their rates' constants, inputs
+            scan(x)
         tree = frame_tree(self.frame)
         for x in orientation_entries(frames, tree):
             scan(x)
@@ -442,12 +455,16 @@ class KaneModel(ConstraintViews):
 
     @cached_property
     def inputs(self) -> list:
-        """Time-varying inputs: dynamicsymbols in the loads that are neither q nor u."""
+        """Time-varying inputs: dynamicsymbols in the loads that are neither q nor u, and in
+        the rates of the extra states (the extra states themselves are listed too: the
+        mechanics sees them as inputs, which the numeric model drives from its states)."""
         known = set(self.coordinates) | set(self.all_speeds)
         found: set = set()
         for _, vec in self.loads_all_speeds:
             for m, _ in vec.args:
                 found |= {a for a in m.atoms(AppliedUndef) if a not in known}
+        for rate in getattr(self, "extra_states", {}).values():
+            found |= {a for a in rate.atoms(AppliedUndef) if a not in known}
         return sorted(found, key=str)
 
     def _constraint_expressions(self) -> list:

@@ -213,7 +213,9 @@ class LoopModel:
         tt = np.broadcast_to(np.asarray(t, dtype=float), (len(qb),)).copy()
         qp, z = qb[:, : self.R0], qb[:, self.R0 :]
         cd, _, _, vs = self.driven_rows(tt, qp, u[:, self.ind_index], u, z)
-        out = {name: vs[:, i] for i, name in enumerate(self.law.input_names)}
+        states = set(self.law.states)  # an extra state driving itself is its own column
+        out = {name: vs[:, i] for i, name in enumerate(self.law.input_names)
+               if self.law.inputs[i] not in states}
         for name, k in self.signal_kernels().items():
             out[name] = k(tt, qp, u, z, cd)
         return out
@@ -222,7 +224,10 @@ class LoopModel:
     def signal_names(self) -> dict[str, list[str]]:
         """{"inputs", "outputs", "states"}: the names of the driven inputs, the measured
         outputs and the controller's states (a trajectory's ``metadata["loop"]``)."""
-        return {"inputs": self.law.input_names, "outputs": list(self.law.signals),
+        states = set(self.law.states)
+        return {"inputs": [n for v, n in zip(self.law.inputs, self.law.input_names,
+                                             strict=True) if v not in states],
+                "outputs": list(self.law.signals),
                 "states": self.law.state_names}
 
     def signal_kernels(self) -> dict:

@@ -169,9 +169,11 @@ def write_fmu(
         unit = loop_unit(num, _start(num, initial), dict(units or {}))
     else:
         from .kane_unit import kane_unit
+        from .loop_unit import loop_unit
 
         num = _numeric(model, constants, baumgarte)
-        unit = kane_unit(num, _start(num, initial), dict(units or {}))
+        make = loop_unit if isinstance(num, LoopModel) else kane_unit  # extra states: a law
+        unit = make(num, _start(num, initial), dict(units or {}))
     unknown = sorted(set(units or {}) - {v.name for v in unit.constants})
     if unknown:
         raise ModelError(f"units names {', '.join(unknown)}, which is not a constant or input "

@@ -154,8 +154,12 @@ def loop_unit(loop: Any, x0: np.ndarray, units: dict[str, str]) -> LoopUnit:
              for n, v in zip(loop.law.state_names, x0[R:R + nz], strict=True)]
     states = [*base.states[: R + S], *zvars, base.states[-1]]
     driven = set(int(k) for k in loop.slots)
-    constants = [replace(v, causality="local", variability="continuous", initial="calculated",
-                         start=None, description="driven by the controller")
+    states_in = {int(k) for k, v in zip(loop.slots, loop.law.inputs, strict=True)
+                 if v in loop.law.states}  # an extra state the mechanics reads as an input
+    constants = [replace(v, name=f"input[{v.name}]" if k in states_in else v.name,
+                         causality="local", variability="continuous", initial="calculated",
+                         start=None, description="the extra state as the mechanics reads it"
+                         if k in states_in else "driven by the controller")
                  if k in driven else v for k, v in enumerate(base.constants)]
     outputs = [*base.outputs, *(Variable(f"output[{n}]", "output", "continuous",
                                          description="the loop's measured output")

@@ -19,7 +19,7 @@ from ...errors import ModelError
 from ...symbolic.dag import Graph, emit_python
 from ...symbolic.expressions import show
 
-__all__ = ["LoopLaw", "check_law", "law_groups", "numpy_law"]
+__all__ = ["LoopLaw", "check_law", "law_groups", "merged_laws", "numpy_law"]
 
 
 @dataclass(frozen=True)
@@ -129,3 +129,36 @@ def check_law(plant: Any, law: LoopLaw) -> None:
     if lo.shape != (len(law.inputs),) or hi.shape != lo.shape or np.any(~(lo < hi)):
         raise ModelError(f"{law.description}: the saturation limits must be one (lo, hi) "
                          f"with lo < hi per input, got lo={law.lo}, hi={law.hi}.")
+
+
+def merged_laws(base: LoopLaw, top: LoopLaw) -> LoopLaw:
+    """One law of two on the same plant: ``base`` (a system's extra states, which drive the
+    inputs the mechanics reads) and ``top`` (a controller, driving the system's true inputs,
+    which base's rates may read: they read top's saturated values there). The inputs, their
+    raw and held symbols (by position), limits, states, rates, sample maps and signals are
+    concatenated, base first."""
+    m0, m1 = len(base.inputs), len(top.inputs)
+    raw = [sp.Symbol(f"_vr{k}") for k in range(m0 + m1)]
+    held = [sp.Symbol(f"_vs{k}") for k in range(m0 + m1)]
+    ren = {**dict(zip(base.raw, raw[: len(base.raw)], strict=True)),
+           **dict(zip(base.held, held[: len(base.held)], strict=True)),
+           **dict(zip(top.raw, raw[m0 : m0 + len(top.raw)], strict=True)),
+           **dict(zip(top.held, held[m0 : m0 + len(top.held)], strict=True))}
+    reads = dict(zip(top.inputs, held[m0:], strict=True))  # base's rates read top's v̄
+
+    def sub(exprs: list, extra: dict) -> list:
+        return [sp.sympify(e).xreplace({**ren, **extra}) for e in exprs]
+
+    nz0 = len(base.states)
+    sample = []
+    if base.sample or top.sample:
+        sample = (sub(base.sample, reads) if base.sample else list(base.states)) + \
+                 (sub(top.sample, {}) if top.sample else list(top.states))
+    return LoopLaw(
+        inputs=[*base.inputs, *top.inputs], h=[*sub(base.h, {}), *sub(top.h, {})],
+        states=[*base.states, *top.states], g=[*sub(base.g, reads), *sub(top.g, {})],
+        raw=raw, held=held, lo=(*base.lo, *top.lo), hi=(*base.hi, *top.hi),
+        z0=(*(base.z0 or (0.0,) * nz0), *(top.z0 or (0.0,) * len(top.states))),
+        signals={**base.signals, **top.signals}, description=top.description,
+        dt=top.dt or base.dt, sample=sample,
+        hold=(*base.hold, *(nz0 + k for k in top.hold)))
