@@ -63,3 +63,23 @@ def test_ports_are_checked():
     g = system.bond_graph("velocity", ports={"spin": v / sp.Symbol("r", positive=True)})
     with pytest.raises(kb.BondGraphError, match="junction 'spin' has 1 bond"):
         g.assign_causality()  # a port left unconnected is named
+
+
+def test_wheel_torques_drive_the_robot_as_the_energy_says():
+    """Equal torques T on both wheels from rest: w stays 0 and, from T = ½ (m + 2 m_w +
+    2 I_w / r²) v², v' = 2 T / (r (m + 2 m_w + 2 I_w / r²)); opposite torques turn it in
+    place, w' = 2 b T / (r (I_c + 2 m_w b² + 2 I_d + 2 I_w b² / r²))."""
+    system = differential_drive()
+    assert [str(s.func) for s in system.inputs] == ["T_l", "T_r"]
+    c = {"m": 4.0, "I_c": 0.1, "m_w": 0.3, "I_w": 0.002, "I_d": 0.001, "r": 0.05, "b": 0.15}
+    start = {"x": 0, "y": 0, "theta": 0, "phi_l": 0, "phi_r": 0, "v": 0, "w": 0}
+    T = 0.2
+    run = kb.simulate(system, (0, 1), start, {**c, "T_l": T, "T_r": T}, t_eval=[0, 0.5, 1])
+    acc = 2 * T / (c["r"] * (c["m"] + 2 * c["m_w"] + 2 * c["I_w"] / c["r"] ** 2))
+    np.testing.assert_allclose(run["v"], acc * np.array([0, 0.5, 1]), atol=1e-10)
+    assert np.max(np.abs(run["w"])) < 1e-12
+    spin = kb.simulate(system, (0, 1), start, {**c, "T_l": -T, "T_r": T}, t_eval=[0, 1])
+    b, r = c["b"], c["r"]
+    J = c["I_c"] + 2 * c["m_w"] * b**2 + 2 * c["I_d"] + 2 * c["I_w"] * b**2 / r**2
+    assert spin["w"][-1] == pytest.approx(2 * c["b"] * T / (c["r"] * J), rel=1e-10)
+    assert run.energy_audit().rel_residual < 1e-9

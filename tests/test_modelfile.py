@@ -247,7 +247,7 @@ EXACT = {
     "heavy_symmetric_top": kb.models.heavy_symmetric_top,
     "differential_drive": kb.models.differential_drive,
     # its mechanical part; its [bondgraph] is tested in tests/test_modelfile_bondgraph.py
-    "differential_drive_with_motors": kb.models.differential_drive,
+    "differential_drive_with_motors": lambda: kb.models.differential_drive(torques=False),
     "gyrostat": kb.models.gyrostat,
     "chain_3d_2": lambda: kb.models.chain_3d(2),
     "chain_3d_3": lambda: kb.models.chain_3d(3),

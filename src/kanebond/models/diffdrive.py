@@ -18,7 +18,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["differential_drive", "differential_drive_with_motors"]
 
 
-def _build_differential_drive() -> ModelParts:
+def _build_differential_drive(torques: bool = False) -> ModelParts:
     t = me.dynamicsymbols._t
     x, y, theta, phi_l, phi_r = me.dynamicsymbols("x y theta phi_l phi_r")
     v, w = me.dynamicsymbols("v w")
@@ -39,6 +39,12 @@ def _build_differential_drive() -> ModelParts:
         C = P.locatenew(f"C{side}", sign * b * B.y)
         C.v2pt_theory(P, N, B)
         bodies.append(me.RigidBody(f"wheel_{side}", C, W, m_w, (me.inertia(W, I_d, I_w, I_d), C)))
+    wheels = {b.name: b.frame for b in bodies[1:]}
+    loads, inputs = [], ()
+    if torques:  # each wheel's motor: the chassis turns it about the axle B.y
+        T_l, T_r = inputs = tuple(me.dynamicsymbols("T_l T_r"))
+        loads = [(wheels["wheel_l"], T_l * B.y), (wheels["wheel_r"], T_r * B.y),
+                 (B, -(T_l + T_r) * B.y)]
     kd_eqs = [
         x.diff(t) - v * sm.cos(theta),
         y.diff(t) - v * sm.sin(theta),
@@ -48,13 +54,13 @@ def _build_differential_drive() -> ModelParts:
     ]
     return ModelParts(
         frame=N, coordinates=[x, y, theta, phi_l, phi_r], speeds=[v, w], kd_eqs=kd_eqs,
-        bodies=bodies, loads=[], name="differential-drive robot",
-        parameters=(m, I_c, m_w, I_w, I_d, r, b), inputs=(), points={"O": O, "P": P},
+        bodies=bodies, loads=loads, name="differential-drive robot",
+        parameters=(m, I_c, m_w, I_w, I_d, r, b), inputs=inputs, points={"O": O, "P": P},
         frames={"N": N, "B": B},
     )
 
 
-def differential_drive() -> KaneSystem:
+def differential_drive(torques: bool = True) -> KaneSystem:
     r"""Differential-drive robot on the horizontal plane (a passive, massless caster keeps it
     level and carries no load in the plane).
 
@@ -65,8 +71,13 @@ def differential_drive() -> KaneSystem:
     ``v`` (forward speed of ``P``) and ``w`` (yaw rate): ``phi_l' = (v − b w)/r``,
     ``phi_r' = (v + b w)/r``: nonholonomic, R = 5 coordinates, S = 2 speeds. With ``P`` on the
     axle, A is constant and D f = 0: steady motion needs no wheel torque.
+
+    Inputs (``torques``, the default): ``T_l``, ``T_r``, the wheels' motor torques, each
+    applied by the chassis to its wheel about the axle ``B.y`` (their generalized forces are
+    (T_l + T_r)/r on ``v`` and b (T_r − T_l)/r on ``w``); ``torques=False`` leaves them out
+    (the mechanics :func:`differential_drive_with_motors` couples to its motors).
     """
-    return dress(to_system(_build_differential_drive()), drawings.differential_drive)
+    return dress(to_system(_build_differential_drive(torques)), drawings.differential_drive)
 
 
 def differential_drive_with_motors(form: str = "momentum") -> tuple[KaneSystem, BondGraph]:
@@ -76,7 +87,7 @@ def differential_drive_with_motors(form: str = "momentum") -> tuple[KaneSystem, 
     voltages, inputs), ``R_a``, ``L_a``, ``k``, ``b_m`` (bearing friction), ``n`` (gear ratio)."""
     from ..bondgraph.library import dc_motor
 
-    system = differential_drive()
+    system = differential_drive(torques=False)
     v, w = system.speeds
     r, b = sm.symbols("r b", positive=True)
     g = system.bond_graph(form, ports={"left": (v - b * w) / r, "right": (v + b * w) / r})
