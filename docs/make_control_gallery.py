@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import math
 import sys
-from pathlib import Path
 
 import matplotlib
 
@@ -21,26 +20,9 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import sympy as sp  # noqa: E402
 import sympy.physics.mechanics as me  # noqa: E402
+from make_gallery import OUT, _audit, _save  # noqa: E402  (docs/ is on sys.path)
 
 import kanebond as kb  # noqa: E402
-
-OUT = Path(__file__).resolve().parent / "img" / "gallery"
-DPI = 90
-plt.rcParams.update({"font.size": 10, "axes.titlesize": 10, "axes.labelsize": 10,
-                     "legend.fontsize": 8, "axes.grid": True, "grid.alpha": 0.3})
-
-
-def _save(fig, name: str) -> None:
-    path = OUT / name
-    fig.tight_layout()
-    fig.savefig(path, dpi=DPI)
-    plt.close(fig)
-    print(f"  wrote {path.relative_to(OUT.parent.parent.parent)} "
-          f"({path.stat().st_size // 1024} KB)")
-
-
-def _audit(traj) -> None:
-    print(f"  energy audit: relative residual {traj.energy_audit().rel_residual:.1e}")
 
 
 # ------------------------------------------------------------------------------ the bicycle

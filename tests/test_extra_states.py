@@ -123,3 +123,22 @@ def test_extra_states_are_checked(plant):
         kb.simulate(plant, (0, 0.1), {"theta": 0, "omega": 0}, {**VALUES, "V": 0.0, "i": 1.0})
     with pytest.raises(kb.ModelError, match="'i' is not an input"):
         kb.closed_loop(plant, np.zeros((1, 1)), inputs=["i"], outputs={"a": th})
+
+
+def test_a_loop_may_measure_an_extra_state(plant):
+    """State feedback on [θ, ω, i] through the voltage: the loop's poles are those of
+    A − B K C of the linearization with the current."""
+    th, w = plant.coordinates[0], plant.speeds[0]
+    i = next(iter(plant.extra_states))
+    K = np.array([[30.0, 3.0, 2.0]])
+    loop = kb.closed_loop(plant, K, inputs=["V"], outputs={"a": th, "w": w, "i": i},
+                          at={"theta": DOWN, "omega": 0.0})
+    lin = plant.linearize({"theta": DOWN, "omega": 0.0}, VALUES,
+                          outputs={"a": th, "w": w, "i": i})
+    want = np.sort_complex(np.linalg.eigvals(lin.A - lin.B @ K @ lin.C))
+    got = np.sort_complex(np.linalg.eigvals(loop.linearize(constants=VALUES).A))
+    assert np.max(np.abs(got - want)) < 1e-9
+    traj = kb.simulate(loop, (0, 1), {"theta": DOWN + 0.2, "omega": 0.0}, VALUES)
+    assert traj.metadata["integrator"] == "compiled"
+    assert np.max(np.abs(traj["V"] - (-(traj["theta"] - DOWN) * 30 - traj["omega"] * 3
+                                      - traj["i"] * 2))) < 1e-9

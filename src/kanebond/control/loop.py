@@ -25,9 +25,11 @@ from typing import Any
 
 import numpy as np
 import sympy as sp
+from sympy.core.function import AppliedUndef
 from sympy.physics.vector import dynamicsymbols
 
 from ..errors import ModelError
+from ..kanemodel.listing import listed_outputs
 from ..kanemodel.parameters import name_of
 from ..linear.linearization import Linearization
 from ..mechanics.kinematics import t as time_symbol
@@ -61,28 +63,20 @@ def _outputs(plant: Any, outputs: Mapping) -> dict:
         raise ModelError(f"outputs must be a non-empty mapping {{name: SymPy expression of the "
                          f"plant's coordinates and speeds}}; {plant.name!r} has no outputs of "
                          f"its own (KaneSystem(outputs=...)).")
-    known = set(plant.coordinates) | set(plant.all_speeds) | set(plant.constants)
-    out = {}
-    for name, expr in outputs.items():
-        if not isinstance(name, str) or not name.isidentifier():
-            raise ModelError(f"output name {name!r} must be a name (letters, digits, _).")
-        if isinstance(expr, (int, float)) and not isinstance(expr, bool):
-            expr = sp.Float(expr)
-        if not isinstance(expr, sp.Expr):
-            raise ModelError(f"output {name!r} must be a SymPy expression of the plant's "
-                             f"symbols, got {type(expr).__name__} (text is not parsed).")
-        from sympy.core.function import AppliedUndef
-
+    states = set(getattr(plant, "extra_states", {}) or {})
+    known = set(plant.coordinates) | set(plant.all_speeds) | set(plant.constants) | states
+    out = listed_outputs(outputs, plant.name)  # names and expressions checked
+    for name, expr in out.items():
         free = (expr.free_symbols | expr.atoms(AppliedUndef)) - {time_symbol}
         for s in sorted(free, key=str):
-            if s in plant.inputs:
+            if s in plant.inputs and s not in states:
                 raise ModelError(f"output {name!r} reads the input {show(s)}: a measured "
                                  f"output of a loop may not depend on an input (an algebraic "
                                  f"loop); measure a state instead.")
             if s not in known and not any(s in a.free_symbols for a in known):
                 raise ModelError(f"output {name!r} reads {show(s)}, which is not a "
-                                 f"coordinate, speed or constant of {plant.name!r}.")
-        out[name] = expr
+                                 f"coordinate, speed, extra state or constant of "
+                                 f"{plant.name!r}.")
     return out
 
 
@@ -148,9 +142,23 @@ class ClosedLoop:
 
     # ------------------------------------------------------------------ the law
     def _reference(self, reference: Mapping) -> dict:
+        """{output: r}: the outputs at the operating point ``at`` (extra states not given
+        are 0 there), or the references given; an output reading a state ``at`` leaves out
+        is refused (its reference would follow the state: no feedback)."""
+        plant = self.plant
+        point = {**dict.fromkeys(getattr(plant, "extra_states", {}) or {}, sp.Integer(0)),
+                 **{k: sp.Float(v) for k, v in self.at.items()}}
+        states = [*plant.coordinates, *plant.all_speeds]
         out = {}
         for name, y in self.outputs.items():  # the outputs at the operating point
-            out[name] = y.xreplace(self.at) if self.at else y
+            out[name] = sp.sympify(y).xreplace(point)
+            if name in reference:
+                continue
+            left = [s for s in states if out[name].has(s)]
+            if left:
+                raise ModelError(f"the operating point at= gives no value for {show(left[0])}, "
+                                 f"which the output {name!r} reads: give at={{"
+                                 f"{show(left[0])}: ...}} (or a reference for {name!r}).")
         for k, v in reference.items():
             if k not in self.outputs:
                 raise ModelError(f"reference names {k!r}, which is not an output of the loop "
@@ -316,6 +324,11 @@ def closed_loop(plant: Any, controller: Any, *, inputs: Iterable,
     """
     inputs_ = _inputs(plant, inputs)
     outputs_ = _outputs(plant, getattr(plant, "outputs", None) if outputs is None else outputs)
-    return ClosedLoop(plant, controller, inputs_, outputs_, _point(plant, at), reference,
+    point = _point(plant, at)
+    dep = set(plant.embedding.dependent_coordinates)
+    for x in [*plant.coordinates, *plant.speeds]:  # the states not given are 0
+        if x not in dep:
+            point.setdefault(x, 0.0)
+    return ClosedLoop(plant, controller, inputs_, outputs_, point, reference,
                       _limits(inputs_, limits), name)
 

@@ -71,12 +71,8 @@ class ControlSpec:
         outs = {n: system.outputs[n] for n in self.outputs}
         ctrl = {"gain": lambda d: d, "pid": lambda d: PID(**d),
                 "statespace": lambda d: LinearController(**d)}[self.kind](self.data)
-        dep = {str(q.func) for q in system.embedding.dependent_coordinates}
-        at = {str(x.func): 0.0 for x in [*system.coordinates, *system.speeds]
-              if str(x.func) not in dep}
-        at.update(self.at)  # the states not given are 0 (the dependent coordinates solved)
-        try:
-            return closed_loop(system, ctrl, inputs=self.inputs, outputs=outs, at=at,
+        try:  # (the states `at` leaves out are 0, the dependent coordinates solved)
+            return closed_loop(system, ctrl, inputs=self.inputs, outputs=outs, at=self.at,
                                reference=self.reference, limits=self.limits)
         except KanebondError as err:
             raise ModelFileError(f"{where}: {err}") from err
