@@ -247,3 +247,18 @@ def test_errors_name_what_is_wrong(cart):
     with pytest.raises(kb.ModelError, match="unspecified step"):
         kb.closed_loop(cart, control.ss(-1, 1, 1, 0, True), inputs=["F"],
                        outputs={"x": outs["x"]})
+
+
+def test_the_rolling_disk_takes_its_torques_on_request():
+    """rolling_disk(torques=True): T_drive about the axle L.y and T_steer about N.z; their
+    generalized forces are the torques' components along the partial angular velocities
+    (w_R = u1 L.x + u2 L.y + u3 L.z, N.z = sin q2 L.y + cos q2 L.z)."""
+    disk = kb.models.rolling_disk(torques=True)
+    assert [str(s.func) for s in disk.inputs] == ["T_drive", "T_steer"]
+    assert not kb.models.rolling_disk().inputs
+    q2 = disk.coordinates[3]
+    Td, Ts = disk.inputs
+    e = disk.forcing_full[len(disk.coordinates):, 0]  # e − D f; the inputs' part is theirs
+    want = sp.Matrix([0, Td + Ts * sp.sin(q2), Ts * sp.cos(q2)])
+    got = sp.Matrix([sp.diff(x, Td) * Td + sp.diff(x, Ts) * Ts for x in e])
+    assert sp.simplify(got - want) == sp.zeros(3, 1)

@@ -31,7 +31,7 @@ def _disk_frames(q1, q2, q3, u1, u2, u3) -> tuple[me.ReferenceFrame, ...]:
     return N, Y, L, R
 
 
-def _build_rolling_disk() -> ModelParts:
+def _build_rolling_disk(torques: bool = False) -> ModelParts:
     t = me.dynamicsymbols._t
 
     x, y, q1, q2, q3 = me.dynamicsymbols("x y q1 q2 q3")
@@ -63,6 +63,10 @@ def _build_rolling_disk() -> ModelParts:
     I_D = me.inertia(L, m * r**2 / 4, m * r**2 / 2, m * r**2 / 4)
     disk = me.RigidBody("disk", Dmc, R, m, (I_D, Dmc))
     loads = [(Dmc, -m * g * N.z)]
+    inputs: tuple = ()
+    if torques:  # a drive torque about the axle and a steer torque about the vertical
+        T_drive, T_steer = inputs = tuple(me.dynamicsymbols("T_drive T_steer"))
+        loads.append((R, T_drive * L.y + T_steer * N.z))
     return ModelParts(
         frame=N,
         coordinates=[x, y, q1, q2, q3],
@@ -72,13 +76,13 @@ def _build_rolling_disk() -> ModelParts:
         loads=loads,
         name="rolling disk",
         parameters=(m, r, g),
-        inputs=(),
+        inputs=inputs,
         points={"O": O, "C": C, "Dmc": Dmc},
         frames={"N": N, "Y": Y, "L": L, "R": R},
     )
 
 
-def rolling_disk() -> KaneSystem:
+def rolling_disk(torques: bool = False) -> KaneSystem:
     r"""Thin uniform disk rolling without slip on the horizontal plane ``N.xy`` (``N.z`` up).
 
     Frames: ``Y`` is ``N`` rotated by the yaw ``q1`` about ``N.z``; ``L`` (lean frame) is ``Y``
@@ -101,8 +105,12 @@ def rolling_disk() -> KaneSystem:
         expressions equal to zero linear in ``q'`` and ``u``. The last two are the no-slip
         (nonholonomic) rolling constraints: nonholonomic, ``R = 5`` coordinates, ``S = 3``
         speeds. ``Q`` is singular at ``cos q2 = 0`` (disk flat on the plane).
+    Inputs (``torques=True``)
+        ``T_drive`` about the axle ``L.y`` and ``T_steer`` about the vertical ``N.z``, both on
+        the disk (a hub motor's and a steering torque, reacting on the inertial frame); by
+        default the disk has none (as its model file and the references of the tests).
     """
-    return dress(to_system(_build_rolling_disk()), drawings.rolling_disk)
+    return dress(to_system(_build_rolling_disk(torques)), drawings.rolling_disk)
 
 
 def _build_rolling_disk_dependent() -> tuple[ModelParts, dict[str, list]]:
