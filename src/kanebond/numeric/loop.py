@@ -36,6 +36,17 @@ from ._program.law import LoopLaw, check_law, numpy_law
 __all__ = ["LoopModel", "LoopManifold"]
 
 
+def _call(kernel: Any, n_out: int, t, q, u, z, c, vr=None, vs=None) -> np.ndarray:
+    """(n_out, N): one of the law's emitted NumPy kernels at a batch (t (N,), q, u, z, c as
+    rows per point; vr, vs (m, N) or None), its empty input groups padded to one row."""
+    N = len(t)
+    none = np.zeros((0, N))
+    groups = [np.asarray(t, float)[None, :], q.T, u.T, z.T, c.T,
+              none if vr is None else vr, none if vs is None else vs]
+    rows = [a if a.shape[0] else np.zeros((1, N)) for a in groups]
+    return np.broadcast_to(kernel(*rows, np.zeros((n_out, N))), (n_out, N))
+
+
 class LoopManifold:
     """The plant's :class:`~kanebond.numeric.manifold.ConstraintManifold` at a loop's
     coordinates [q, z]: g(q) = 0 and B(q) read q, and the loop's states z are kept."""
@@ -97,18 +108,12 @@ class LoopModel:
     def drive(self, t, q, u, z, c) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(the plant's parameter rows with the driven inputs set, z', v̄) at a batch: t (N,),
         q (N, R0), all speeds u (N, n_u), z (N, nz), the plant's parameter rows c (N, K)."""
-        N = len(t)
-        cols = [np.asarray(t, float)[None, :], q.T, u.T, z.T, c.T]
-        pad = [a if a.shape[0] else np.zeros((1, N)) for a in cols]
-        vr = self.k_h(*pad, np.zeros((1, N)), np.zeros((1, N)),
-                      np.zeros((len(self.law.inputs), N)))
-        vr = np.broadcast_to(vr, (len(self.law.inputs), N))
+        vr = _call(self.k_h, len(self.law.inputs), t, q, u, z, c)
         vs = np.clip(vr, self.lo[:, None], self.hi[:, None])
-        zd = self.k_g(*pad, vr if vr.shape[0] else np.zeros((1, N)),
-                      vs if vs.shape[0] else np.zeros((1, N)), np.zeros((self.nz, N)))
+        zd = _call(self.k_g, self.nz, t, q, u, z, c, vr, vs)
         cd = np.array(c, dtype=float, copy=True)
         cd[:, self.slots] = vs.T
-        return cd, np.broadcast_to(zd, (self.nz, N)).T, vs.T
+        return cd, zd.T, vs.T
 
     def _speeds_of(self, t, q, s, momentum: bool) -> tuple[np.ndarray, np.ndarray]:
         """(f, all speeds u) at a batch from the integrated speeds or momenta ``s``."""
@@ -216,8 +221,9 @@ class LoopModel:
         states = set(self.law.states)  # an extra state driving itself is its own column
         out = {name: vs[:, i] for i, name in enumerate(self.law.input_names)
                if self.law.inputs[i] not in states}
-        for name, k in self.signal_kernels().items():
-            out[name] = k(tt, qp, u, z, cd)
+        if self.signal_kernel is not None:
+            values = _call(self.signal_kernel, len(self.law.signals), tt, qp, u, z, cd)
+            out.update({name: values[i].copy() for i, name in enumerate(self.law.signals)})
         return out
 
     @property
@@ -230,26 +236,16 @@ class LoopModel:
                 "outputs": list(self.law.signals),
                 "states": self.law.state_names}
 
-    def signal_kernels(self) -> dict:
-        got = self.__dict__.get("_signal_kernels")
-        if got is None:
+    @property
+    def signal_kernel(self) -> Any:
+        """The NumPy kernel of the law's signals (all of them at once), or None."""
+        if "_signal_kernel" not in self.__dict__:
             law = self.law
             # the signals in the place of h (law_groups names them by position)
             sig = dataclasses.replace(law, h=list(law.signals.values()))
-            k_h = numpy_law(self.plant, sig)[0] if law.signals else None
-            n = len(law.signals)
-
-            def one(i: int):
-                def k(t, q, u, z, c):
-                    N = len(t)
-                    cols = [t[None, :], q.T, u.T, z.T, c.T]
-                    pad = [a if a.shape[0] else np.zeros((1, N)) for a in cols]
-                    out = k_h(*pad, np.zeros((1, N)), np.zeros((1, N)), np.zeros((n, N)))
-                    return np.broadcast_to(out[i], (N,)).copy()
-                return k
-            got = self.__dict__["_signal_kernels"] = {
-                name: one(i) for i, name in enumerate(law.signals)}
-        return got
+            self.__dict__["_signal_kernel"] = numpy_law(self.plant, sig)[0] \
+                if law.signals else None
+        return self.__dict__["_signal_kernel"]
 
     def outputs(self, t, q, f) -> dict[str, np.ndarray]:
         """Extra trajectory columns: the plant's, the driven inputs and the signals."""
@@ -285,10 +281,7 @@ class LoopModel:
         q, z, f = self.split(x[None, :])
         u = np.atleast_2d(self.plant.all_speed_values(tt, q, f)) if self.embedded else f
         c = self.plant.parameter_values(tt, q, f)
-        cols = [tt[None, :], q.T, u.T, z.T, c.T]
-        pad = [a if a.shape[0] else np.zeros((1, 1)) for a in cols]
-        zn = np.broadcast_to(self.k_s(*pad, np.zeros((1, 1)), np.zeros((1, 1)),
-                                      np.zeros((self.nz, 1))), (self.nz, 1))[:, 0].copy()
+        zn = _call(self.k_s, self.nz, tt, q, u, z, c)[:, 0].copy()
         for i, k in enumerate(law.hold):
             zn[k] = min(max(zn[k], self.lo[i]), self.hi[i])
         x[self.R0 : self.R] = zn
