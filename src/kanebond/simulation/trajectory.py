@@ -515,68 +515,9 @@ class Trajectory:
         Returns a :class:`matplotlib.figure.Figure` built without pyplot (no global state,
         nothing shown); display it in a notebook, or ``fig.savefig(...)``.
         """
-        from matplotlib.figure import Figure
+        from .plot import trajectory_figure
 
-        force_names = self.multiplier_names + self.reaction_names
-        forces = np.hstack([self.multipliers, self.reactions])
-        res_names, res = self.constraint_residual_names, self.constraint_residuals
-        loop = self.metadata.get("loop") or {}  # a closed loop's signals (kb.closed_loop)
-        panels = 4 + bool(force_names) + bool(res_names) + bool(loop)
-        fig = Figure(figsize=figsize or (8.0, 9.0 + 2.0 * (panels - 4)), layout="constrained")
-        axs = fig.subplots(panels, 1, sharex=True)
-        t = self.t
-        for i, n in enumerate(self.coordinate_names):
-            if n not in loop.get("states", ()):
-                axs[0].plot(t, self.q[:, i], label=n)
-        axs[0].set_ylabel("coordinates q")
-        for i, n in enumerate(self.speed_names):
-            axs[1].plot(t, self.f[:, i], label=n)
-        axs[1].set_ylabel("speeds f")
-        audit = self.energy_audit()
-        if len(t):
-            axs[2].plot(t, audit.delta_T_star, label="T* − T*(t0)")
-            axs[2].plot(t, audit.work, "--", label="∫ P dt")
-            axs[2].set_title(
-                f"max |ΔT* − ∫P dt| = {audit.abs_residual:.2e} (rel. {audit.rel_residual:.1e})",
-                fontsize="small",
-            )
-        axs[2].set_ylabel("energy")
-        if self.load_names:
-            for i, n in enumerate(self.load_names):
-                axs[3].plot(t, self.load_power[:, i], label=n)
-        else:
-            axs[3].text(0.5, 0.5, "no loads", ha="center", va="center",
-                        transform=axs[3].transAxes)
-        axs[3].set_ylabel("power of each source")
-        k = 4
-        if loop:  # what the controller measures (dashed), holds and applies
-            for n in loop["inputs"]:
-                axs[k].plot(t, self[n], label=f"{n} (applied)")
-            for n in loop["outputs"]:
-                axs[k].plot(t, self[n], "--", label=n)
-            for n in loop["states"]:
-                axs[k].plot(t, self[n], ":", label=n)
-            axs[k].set_ylabel("controller: inputs, outputs, states")
-            k += 1
-        if force_names:
-            for i, n in enumerate(self.multiplier_names):
-                axs[k].plot(t, forces[:, i], label=f"λ[{n}]")
-            for i, n in enumerate(self.reaction_names):
-                axs[k].plot(t, forces[:, len(self.multiplier_names) + i], "--",
-                            label=f"reaction[{n}]")
-            axs[k].set_ylabel("multipliers, reactions")
-            k += 1
-        if res_names:
-            for i, n in enumerate(res_names):
-                axs[k].semilogy(t, np.maximum(np.abs(res[:, i]), 1e-17), label=n)
-            axs[k].set_ylabel("|constraint residual|")
-        axs[-1].set_xlabel("t")
-        for ax in axs:
-            if ax.get_legend_handles_labels()[0]:
-                ax.legend(loc="upper right", fontsize="small", ncol=2)
-            ax.grid(True, alpha=0.3)
-        fig.suptitle(f"{self.metadata.get('system', '')} ({self.form} form, {self.method})")
-        return fig
+        return trajectory_figure(self, figsize)
 
     def save(self, path: str | Path, *, overwrite: bool = True) -> Path:
         """Write the trajectory to ``path``: NumPy ``.npz`` (any suffix but ``.parquet``), or
