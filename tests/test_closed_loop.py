@@ -115,10 +115,10 @@ def test_the_closed_loop_poles_are_python_controls_feedback(cart, lqr):
     assert np.all(got.real < 0)
 
 
-def _pendulum(outputs=None):
-    """A pendulum driven by a torque T about the pivot: m L² θ'' = T − m g L cos θ."""
+def _pendulum(outputs=None, torque=None, **system):
+    """A pendulum driven by a torque about the pivot, m L² θ'' = T − m g L cos θ; ``torque``
+    (th, w) gives another torque than the input T, ``system`` more KaneSystem arguments."""
     th, w = me.dynamicsymbols("theta omega")
-    T = me.dynamicsymbols("T")
     m, g, L = sp.symbols("m g L", positive=True)
     N = me.ReferenceFrame("N")
     O = me.Point("O")
@@ -127,9 +127,11 @@ def _pendulum(outputs=None):
     B.set_ang_vel(N, w * N.z)
     P = O.locatenew("P", L * B.x)
     P.v2pt_theory(O, N, B)
+    T = torque(th, w) if torque else me.dynamicsymbols("T")
     return kb.KaneSystem(frame=N, coordinates=[th], speeds=[w], kinematics=[th.diff() - w],
                          bodies=[me.Particle("bob", P, m)],
-                         loads=[(P, -m * g * N.y), (B, T * N.z)], name="torque pendulum",
+                         loads=[(P, -m * g * N.y), (B, T * N.z)],
+                         **{"name": "torque pendulum", **system},
                          outputs=outputs and {k: v(th, w) for k, v in outputs.items()})
 
 

@@ -12,6 +12,7 @@ import pytest
 import sympy as sp
 import sympy.physics.mechanics as me
 from scipy.integrate import solve_ivp
+from test_closed_loop import _pendulum
 
 import kanebond as kb
 
@@ -21,20 +22,12 @@ DOWN = -math.pi / 2
 
 
 def _motor_pendulum():
-    th, w, i, V = me.dynamicsymbols("theta omega i V")
-    m, g, L, k, R, La = sp.symbols("m g L k R La", positive=True)
-    N = me.ReferenceFrame("N")
-    O = me.Point("O")
-    O.set_vel(N, 0)
-    B = N.orientnew("B", "Axis", (th, N.z))
-    B.set_ang_vel(N, w * N.z)
-    P = O.locatenew("P", L * B.x)
-    P.v2pt_theory(O, N, B)
-    return kb.KaneSystem(frame=N, coordinates=[th], speeds=[w], kinematics=[th.diff() - w],
-                         bodies=[me.Particle("bob", P, m)],
-                         loads=[(P, -m * g * N.y), (B, k * i * N.z)], name="motor pendulum",
-                         extra_states={i: (V - R * i - k * w) / La},
-                         outputs={"angle": th, "current": i})
+    """The torque pendulum of tests/test_closed_loop.py with the torque k i of a DC motor."""
+    i, V = me.dynamicsymbols("i V")
+    k, R, La = sp.symbols("k R La", positive=True)
+    return _pendulum({"angle": lambda th, w: th, "current": lambda th, w: i},
+                     torque=lambda th, w: k * i, name="motor pendulum",
+                     extra_states={i: (V - R * i - k * me.dynamicsymbols("omega")) / La})
 
 
 def _rates(s, V):
