@@ -25,7 +25,6 @@ linearization (Ak = ∂G/∂z, Bk = ∂G/∂e, Ck = ∂H/∂z, Dk = ∂H/∂e) c
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -119,7 +118,7 @@ class LinearController:
     dt: float = 0.0
 
 
-def _matrices_law(A, B, C, D, dt: float, m: int, p: int, names: list[str]) -> Law:
+def _matrices_law(A, B, C, D, dt: float, m: int, p: int, prefix: str) -> Law:
     """The Law of z' = A z + B e (or z_{k+1} = ..., dt > 0), Δv = C z + D e."""
     if not (dt >= 0 and math.isfinite(dt)):
         raise ModelError(f"the controller's sampling period dt must be > 0, got {dt}.")
@@ -129,7 +128,7 @@ def _matrices_law(A, B, C, D, dt: float, m: int, p: int, names: list[str]) -> La
     B = _matrix(B, (n, p), "the controller's B") if n else np.zeros((0, p))
     C = _matrix(C, (m, n), "the controller's C") if n else np.zeros((m, 0))
     e = _symbols("e", p)
-    z = [dynamicsymbols(name) for name in names[:n]]
+    z = [dynamicsymbols(f"{prefix}{i}") for i in range(n)]
     ev = sp.Matrix(e)
     H = list(sp.Matrix(C) * sp.Matrix(z) + sp.Matrix(D) * ev) if z else list(sp.Matrix(D) * ev)
     G = list(sp.Matrix(A) * sp.Matrix(z) + sp.Matrix(B) * ev) if z else []
@@ -138,7 +137,7 @@ def _matrices_law(A, B, C, D, dt: float, m: int, p: int, names: list[str]) -> La
     return Law(e, z, H, G, kind="statespace")
 
 
-def _statespace(ctrl: Any, m: int, p: int, names: list[str]) -> Law:
+def _statespace(ctrl: Any, m: int, p: int, prefix: str) -> Law:
     import control  # the 'control' extra: imported on first use
 
     ss = control.ss(ctrl)
@@ -148,7 +147,7 @@ def _statespace(ctrl: Any, m: int, p: int, names: list[str]) -> Law:
     if ss.dt is True:
         raise ModelError("the controller is discrete with an unspecified step (dt=True): give "
                          "its sampling period, control.ss(A, B, C, D, dt).")
-    return _matrices_law(ss.A, ss.B, ss.C, ss.D, float(ss.dt or 0.0), m, p, names)
+    return _matrices_law(ss.A, ss.B, ss.C, ss.D, float(ss.dt or 0.0), m, p, prefix)
 
 
 def _pid(pid: PID, m: int, p: int, prefix: str) -> Law:
@@ -179,20 +178,9 @@ def controller_law(ctrl: Any, m: int, p: int, *, output_names: list[str],
     if isinstance(ctrl, PID):
         return _pid(ctrl, m, p, output_names[0] if output_names else prefix)
     if isinstance(ctrl, LinearController):
-        n = np.asarray(ctrl.A, dtype=float).size and np.atleast_2d(ctrl.A).shape[0]
-        return _matrices_law(ctrl.A, ctrl.B, ctrl.C, ctrl.D, float(ctrl.dt), m, p,
-                             [f"{prefix}{i}" for i in range(n)])
-    mod = type(ctrl).__module__ or ""
-    if mod.startswith("control"):
-        n = getattr(ctrl, "nstates", None)
-        if n is None:  # a TransferFunction: its realisation's states
-            import control
-
-            n = control.ss(ctrl).nstates
-        return _statespace(ctrl, m, p, [f"{prefix}{i}" for i in range(n)])
-    if isinstance(ctrl, Mapping):
-        raise ModelError("an expressions controller is given to kb.closed_loop as "
-                         "controller=kb.Expressions({input: expression}).")
+        return _matrices_law(ctrl.A, ctrl.B, ctrl.C, ctrl.D, float(ctrl.dt), m, p, prefix)
+    if (type(ctrl).__module__ or "").startswith("control"):  # python-control's systems
+        return _statespace(ctrl, m, p, prefix)
     if isinstance(ctrl, (sp.Basic, str)):
         raise ModelError(f"the controller must be a gain matrix, a python-control system, a "
                          f"kb.PID or kb.Expressions, got {type(ctrl).__name__}.")
