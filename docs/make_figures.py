@@ -1,10 +1,13 @@
-"""Draw the figures of docs/bondgraphs.md: the papers' six multibond graphs and the robot.
+"""Draw the figures of docs/bondgraphs.md: the papers' six multibond graphs, the robot and the
+signal section's two controlled motors.
 
 Run from the repository root: ``.venv/bin/python docs/make_figures.py`` (writes docs/img/).
 """
 
 from __future__ import annotations
 
+import os
+import re
 from pathlib import Path
 
 import matplotlib
@@ -59,7 +62,24 @@ def robot() -> None:
     print(traj.energy_audit())
 
 
+def signal_graphs() -> None:
+    """The page's own ``# runnable`` examples of its signal section, run in docs/img/ (they
+    draw motor_pi.svg and pendulum_pd.svg there): the pictures are of the code on the page."""
+    page = (OUT.parent / "bondgraphs.md").read_text(encoding="utf-8")
+    blocks = [b for b in re.findall(r"```python\n(.*?)```", page, re.S)
+              if b.startswith("# runnable")]
+    here = Path.cwd()
+    os.chdir(OUT)
+    try:
+        namespace: dict = {"__name__": "__main__"}
+        for block in blocks:  # our own page's code, as tests/test_docs.py runs it
+            exec(compile(block, "docs/bondgraphs.md", "exec"), namespace)
+    finally:
+        os.chdir(here)
+
+
 if __name__ == "__main__":
     OUT.mkdir(exist_ok=True)
     papers_figures()
     robot()
+    signal_graphs()

@@ -23,7 +23,8 @@ ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 CONFIG = ROOT / "mkdocs.yml"
 RUNNABLE_PAGES = ["getting_started.md", "from_kanesmethod.md", "from_urdf.md", "fmu.md",
-                  "jax.md", "simulation.md", "control.md", "gallery/identification.md"]
+                  "jax.md", "simulation.md", "control.md", "gallery/identification.md",
+                  "bondgraphs.md"]
 RUNNABLE_MARK = "# runnable"
 
 

@@ -34,6 +34,7 @@ from .elements import (
 from .equations import StateEquations
 from .graph import Bond, BondGraph
 from .io import load as _load
+from .signals import Block, De, Df, Integrator, MSe, MSf
 
 
 def load(path) -> BondGraph:
@@ -45,5 +46,5 @@ def load(path) -> BondGraph:
 __all__ = [
     "BondGraph", "Bond", "Element", "Se", "Sf", "R", "C", "I", "TF", "MTF", "GY", "MGY",
     "ZeroJunction", "OneJunction", "IC", "NIC", "TStar", "SeLambda", "CausalityReport",
-    "StateEquations", "t", "load",
+    "StateEquations", "t", "load", "MSe", "MSf", "De", "Df", "Block", "Integrator",
 ]

@@ -10,7 +10,8 @@ A bond's causality says which end imposes its effort (``Bond.effort_by``); the o
 its flow. For a multibond the whole bond shares one causality (a vector causal stroke, as in
 Breedveld's multibond graphs). The element rules:
 
-* fixed: Se (imposes e), Sf (imposes f), a non-square MTF (port 1 imposes e, port 2 takes e:
+* fixed: Se and MSe (impose e), Sf and MSf (impose f), the detectors of :mod:`.signals` (a De
+  imposes its zero flow, a Df its zero effort), a non-square MTF (port 1 imposes e, port 2 takes e:
   f₂ = M f₁ and e₁ = Mᵀe₂ are the only computable directions), a non-square MGY (imposes both
   efforts), the T* store of [PA21] Fig. 2 (imposes both efforts: A f' and D f);
 * constraint: a 0-junction takes its effort from exactly one bond; a 1-junction takes its flow
@@ -55,6 +56,7 @@ from .elements import (
     TStar,
     ZeroJunction,
 )
+from .signals import Detector, Df
 
 __all__ = ["CausalityReport", "assign_causality", "preferred_effort"]
 
@@ -97,6 +99,8 @@ def preferred_effort(el: Element, port: str) -> bool | None:
 
 
 def _fixed(el: Element) -> list[tuple[str, bool]]:
+    if isinstance(el, Detector):  # a De imposes its zero flow, a Df its zero effort
+        return [("0", isinstance(el, Df))]
     if isinstance(el, (Se, SeLambda)):
         return [("0", True)]
     if isinstance(el, Sf):

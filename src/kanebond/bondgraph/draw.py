@@ -13,7 +13,10 @@ chooses one. The usual bond-graph conventions, left to right:
   double line labelled with its size;
 * the causal stroke is a bar across the end of the bond at the element that *receives* the
   effort, i.e. the end opposite ``Bond.effort_by``;
-* the ports of two-ports (``1``, ``2``) and of fields (``I``, ``C``) are named at the bond's end.
+* the ports of two-ports (``1``, ``2``) and of fields (``I``, ``C``) are named at the bond's end;
+* an *active bond* (a signal, :mod:`.signals`: a detector's reading or a block's output read by
+  a modulated source, a block or any parameter) is a thin red line with a full arrowhead at the
+  element that reads it; signal blocks are boxes.
 
 Every name is escaped, so quotes, ``<``, ``&``, backslashes, primes and Greek letters are drawn
 as written.
@@ -37,6 +40,7 @@ from typing import Any
 from ..errors import BondGraphError, KanebondError, KanebondWarning
 from ..files import check_destination, write_bytes
 from .elements import Element, Field, Junction, TwoPort
+from .signals import SignalBlock, active_bonds
 
 __all__ = ["to_dot", "to_svg", "draw", "FORMATS", "ENGINES"]
 
@@ -47,6 +51,7 @@ ENGINES = ("auto", "graphviz", "fallback")
 fallback (``auto``); Graphviz or a BondGraphError (``graphviz``); the fallback (``fallback``)."""
 
 _FONT = "Helvetica"
+_ACTIVE = "#b03a2e"  # the active bonds' and signal blocks' colour
 _PNG_DPI = 144
 _GRAPH_ATTRS = {
     "rankdir": "LR", "nodesep": "0.35", "ranksep": "0.55", "fontname": _FONT, "fontsize": "12",
@@ -115,7 +120,16 @@ def _node_attrs(el: Element, ident: str) -> dict[str, str]:
     attrs = {"label": _node_label(el), "id": ident}
     if isinstance(el, Junction):  # room for the causal strokes around the digit
         attrs["margin"] = "0.1,0.03"
+    if isinstance(el, SignalBlock):
+        attrs |= {"shape": "box", "style": "rounded", "color": _ACTIVE, "margin": "0.08,0.04"}
     return attrs
+
+
+def _active_attrs(k: int, name: str) -> dict[str, str]:
+    """DOT attributes of an active bond (the signal ``name``): a thin line, a full arrowhead."""
+    return {"id": f"s{k + 1}", "class": "active", "arrowhead": "normal", "arrowtail": "none",
+            "color": _ACTIVE, "penwidth": "0.9", "arrowsize": "0.6", "tooltip": f"signal {name}",
+            }
 
 
 def _end(el: Element, port: str, ids: dict[int, str]) -> str:
@@ -169,6 +183,8 @@ def _lines(graph: Any, strokes: bool) -> Iterable[str]:
         tail = _end(bond.source, bond.source_port, ids)
         head = _end(bond.target, bond.target_port, ids)
         yield f"  {tail} -> {head} {_attrs(_edge_attrs(bond, strokes))};"
+    for k, (a, b, name) in enumerate(active_bonds(graph)):
+        yield f"  {ids[id(a)]} -> {ids[id(b)]} {_attrs(_active_attrs(k, name))};"
 
 
 def to_dot(graph: Any, *, causality: bool = True) -> str:

@@ -41,12 +41,13 @@ from xml.sax.saxutils import escape, quoteattr
 import networkx as nx
 
 from .elements import Element, Field, Junction, TwoPort
+from .signals import SignalBlock, active_bonds
 
 __all__ = ["render"]
 
 _FONT, _SVG_FONT = "DejaVu Sans", "DejaVu Sans, Verdana, Helvetica, Arial, sans-serif"
 _LABEL, _DIGIT, _SMALL, _SIZE, _TITLE = 14.0, 18.0, 9.0, 10.0, 12.0  # font sizes
-_PORT, _GREY = "#1f4e9c", "#555555"
+_PORT, _GREY, _ACTIVE = "#1f4e9c", "#555555", "#b03a2e"
 _SPACING, _STUB = 15.0, 13.0  # between bond ends on a side (+5 for multibonds); end runs
 _ROW_GAP, _DUMMY_GAP, _PART_GAP, _MARGIN = 22.0, 9.0, 30.0, 12.0
 _LINE, _DOUBLE = 1.2, 1.7  # line width; half the distance between a multibond's lines
@@ -91,9 +92,11 @@ class Item:
     lines: list[list[Point]] = field(default_factory=list)  # a multibond has two
     barbs: list[list[Point]] = field(default_factory=list)  # the half-arrow
     bars: list[tuple[str, list[Point]]] = field(default_factory=list)  # (at id, polygon)
+    heads: list[list[Point]] = field(default_factory=list)  # an active bond's full arrowhead
+    color: str = "black"
 
     def points(self) -> list[list[Point]]:
-        return [*self.lines, *self.barbs, *(p for _, p in self.bars)]
+        return [*self.lines, *self.barbs, *(p for _, p in self.bars), *self.heads]
 
 
 # ---------------------------------------------------------------------------- layering
@@ -426,21 +429,62 @@ def scene(graph: Any, strokes: bool) -> tuple[Text, list[Item], float, float]:
     ug.add_edges_from((idx[id(b.source)], idx[id(b.target)]) for b in graph.bonds)
     nodes: dict[int, Item] = {}
     edges: dict[int, Item] = {}
+    boxes: dict[int, tuple[float, float, float, float]] = {}  # centre x, y, half w, half h
     top = 0.0
-    for members in sorted((sorted(c) for c in nx.connected_components(ug)), key=min):
+    parts = sorted((sorted(c) for c in nx.connected_components(ug)), key=min)
+    blocks = [c[0] for c in parts if len(c) == 1 and isinstance(elements[c[0]], SignalBlock)]
+    for members in parts:
+        if members[0] in blocks:
+            continue
         part = _Part(graph, idx, members)
         here = {n: part.node(n) for n in members}, {k: part.edge(k, strokes) for k in part.routes}
         high = min(part.y[v] - part.half[v] for v in part.layer)
         _shift([*here[0].values(), *here[1].values()], 0.0, top - high)
+        for n in members:
+            (cx, cy), box = part.centre(n), part.boxes[n]
+            boxes[n] = (cx, cy + top - high, box.core + 2, box.half)
         nodes |= here[0]
         edges |= here[1]
         top += max(part.y[v] + part.half[v] for v in part.layer) - high + _PART_GAP
+    x = 0.0
+    for n in blocks:  # the signal blocks in one row beneath, left to right
+        part = _Part(graph, idx, [n])
+        node, (cx, cy), box = part.node(n), part.centre(n), part.boxes[n]
+        _shift([node], x + box.core - cx, top + box.half - cy)
+        boxes[n] = (x + box.core, top + box.half, box.core + 2, box.half)
+        nodes[n] = node
+        x += 2 * box.core + 2 * _PART_GAP
     items = [nodes[i] for i in range(len(elements))] + [edges[b.index] for b in graph.bonds]
+    items += [_active(k, a, b, name, boxes[idx[id(a)]], boxes[idx[id(b)]])
+              for k, (a, b, name) in enumerate(active_bonds(graph))]
     x0, y0, x1, _ = _bounds(items)
     title = Item("", "", "", texts=[Text((x0 + x1) / 2, y0 - 12, graph.name, _TITLE)])
     x0, y0, x1, y1 = _bounds([*items, title])
     _shift([*items, title], _MARGIN - x0, _MARGIN - y0)
     return title.texts[0], items, x1 - x0 + 2 * _MARGIN, y1 - y0 + 2 * _MARGIN
+
+
+def _clip(box: tuple[float, float, float, float], toward: Point) -> Point:
+    """Where the segment from ``box``'s centre toward ``toward`` leaves the box."""
+    cx, cy, hw, hh = box
+    dx, dy = toward[0] - cx, toward[1] - cy
+    k = min(hw / abs(dx) if dx else math.inf, hh / abs(dy) if dy else math.inf, 1.0)
+    return cx + k * dx, cy + k * dy
+
+
+def _active(k: int, a: Element, b: Element, name: str, box_a: tuple, box_b: tuple) -> Item:
+    """An active bond (a signal from ``a`` to ``b``): a thin straight arrow, box to box, with
+    a full arrowhead at ``b``."""
+    start = _clip(box_a, box_b[:2])
+    end = _clip(box_b, box_a[:2])
+    (ux, uy), (L, w) = _unit(start, end), _BARB
+    item = Item(f"s{k + 1}", "edge active", f"signal {name}: {a.kind}:{a.name} \u2192 "
+                f"{b.kind}:{b.name}", {"source": a.name, "target": b.name, "signal": name},
+                color=_ACTIVE)
+    item.lines = [[start, end]]
+    item.heads = [[end, (end[0] - L * ux + w * uy, end[1] - L * uy - w * ux),
+                   (end[0] - L * ux - w * uy, end[1] - L * uy + w * ux)]]
+    return item
 
 
 def _shift(items: Any, dx: float, dy: float) -> None:
@@ -488,8 +532,10 @@ def _svg(title: Text, items: list[Item], w: float, h: float) -> str:
         out += [f'<g id="{item.ident}" class="{item.cls}"{data}>',
                 f"<title>{escape(item.title)}</title>"]
         width = _LINE if len(item.lines) == 1 else 0.8 * _LINE
-        out += [f'<path fill="none" stroke="black" stroke-width="{width:g}" '
+        out += [f'<path fill="none" stroke="{item.color}" stroke-width="{width:g}" '
                 f'd="M{pts(p).replace(" ", " L")}"/>' for p in item.lines]
+        out += [f'<polygon class="arrowhead" fill="{item.color}" stroke="none" '
+                f'points="{pts(p)}"/>' for p in item.heads]
         out += [f'<polyline class="half-arrow" fill="none" stroke="#000000" stroke-width='
                 f'"{_LINE:g}" stroke-linecap="round" points="{pts(p)}"/>' for p in item.barbs]
         out += [f'<polygon class="causal-stroke" data-at="{at}" fill="black" stroke="none" '
@@ -511,7 +557,9 @@ def _matplotlib(title: Text, items: list[Item], w: float, h: float, fmt: str) ->
     for item in items:
         width = _LINE if len(item.lines) == 1 else 0.8 * _LINE
         for p in item.lines:
-            ax.plot(*zip(*p, strict=True), color="black", lw=width, solid_joinstyle="miter")
+            ax.plot(*zip(*p, strict=True), color=item.color, lw=width, solid_joinstyle="miter")
+        for p in item.heads:
+            ax.add_patch(Polygon(p, closed=True, facecolor=item.color, edgecolor="none"))
         for p in item.barbs:
             ax.plot(*zip(*p, strict=True), color="black", lw=_LINE, solid_capstyle="round")
         for _, p in item.bars:

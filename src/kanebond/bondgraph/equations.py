@@ -46,6 +46,7 @@ from .elements import (
     indexed_symbols,
     t,
 )
+from .signals import Detector, Df, Integrator, SignalBlock
 
 __all__ = ["StateEquations", "state_equations", "state_functions"]
 
@@ -68,6 +69,9 @@ class StateEquations:
     substitutions: dict = field(default_factory=dict)
     """{q_C(t): q_C, ...}: the functions of t in the elements' parameters that name a state
     (or a ``state_aliases`` entry), as put in (:func:`state_functions`)."""
+    signals: dict = field(default_factory=dict)
+    """{signal symbol: its value} of every detector and static block (:mod:`.signals`), as
+    expressions of x and t (an Integrator's signal is a state)."""
 
     @property
     def unknowns(self) -> sp.Matrix:
@@ -97,6 +101,7 @@ class _Builder:
         self.states: list = []        # state symbols in order
         self.state_rate: dict = {}    # state → rate expression (integral stores, displacements)
         self.residuals: list = []     # (free-state symbols, balance expressions = 0)
+        self.producer: dict = {}      # signal symbol → its detector or block (.signals)
         self.who: dict = {}           # state → element name
         self.inputs: dict = {}
         self.algebraic: list = []     # multipliers λ of Se(λ), solved with the rates
@@ -127,6 +132,14 @@ class _Builder:
             if v in self.defs:  # pragma: no cover - causality makes one element responsible
                 raise CausalityError(f"{el.kind} {el.name!r} and another element both set {v}.")
             self.defs[v] = (expr[i], None) if deriv is None else (expr, _row(deriv, i, len(expr)))
+
+    def signal(self, el: Element, symbol: sp.Symbol, expr) -> None:
+        """Define the signal ``symbol`` of a detector or block as ``expr``."""
+        if symbol in self.defs or symbol in self.who:
+            raise CausalityError(f"{el.kind} {el.name!r}: its signal {symbol} is also a state "
+                                 f"or another element's signal; rename one of them.")
+        self.defs[symbol] = (expr, None)
+        self.producer[symbol] = el
 
     def state(self, el: Element, symbols, rate) -> sp.Matrix:
         for s in symbols:
@@ -213,6 +226,29 @@ def _source_law(bld: _Builder, el) -> None:
         bld.set_e(el, "0", el.value)
     else:
         bld.set_f(el, "0", -_col(el.value, el.bonds["0"].size))
+
+
+def _detector_law(bld: _Builder, el) -> None:
+    """A Df imposes e = 0 and reads its bond's flow; a De imposes f = 0 and reads its effort
+    (the bond's own variables: a junction's common flow or effort, whichever way the bond
+    points)."""
+    b = el.bonds["0"]
+    if isinstance(el, Df):
+        bld.set_e(el, "0", sp.zeros(b.size, 1))
+        reading = bld.F[b]
+    else:
+        bld.set_f(el, "0", sp.zeros(b.size, 1))
+        reading = bld.E[b]
+    for s, r in zip(el.signal_symbols, reading, strict=True):
+        bld.signal(el, s, r)
+
+
+def _block_law(bld: _Builder, el) -> None:
+    """A Block's signal is its output; an Integrator's signal is a state with its rate."""
+    if isinstance(el, Integrator):
+        bld.state(el, [el.signal], el.value)
+    else:
+        bld.signal(el, el.signal, el.value)
 
 
 def _one_port_law(bld: _Builder, el) -> None:
@@ -324,7 +360,8 @@ def _field_law(bld: _Builder, el) -> None:
 
 _LAWS = [((Se, Sf, SeLambda), _source_law), ((R, C, I), _one_port_law),
          ((TF, MTF, GY, MGY), _two_port_law), ((OneJunction, ZeroJunction), _junction_law),
-         ((IC, NIC, TStar), _field_law)]
+         ((IC, NIC, TStar), _field_law), ((Detector,), _detector_law),
+         ((SignalBlock,), _block_law)]
 
 
 # ------------------------------------------------------------------ resolution
@@ -364,8 +401,9 @@ def state_equations(graph, *, explicit: bool = True) -> StateEquations:
     back = {} if xdot is None else dict(zip(unknowns, [*xdot, *lam], strict=True))
     efforts = {bd: bld.E[bd].xreplace(value).xreplace(back) for bd in graph.bonds}
     flows = {bd: bld.F[bd].xreplace(value).xreplace(back) for bd in graph.bonds}
+    signals = {sig: value[sig].xreplace(back) for sig in bld.producer}
     return StateEquations(sp.Matrix(bld.states), M, b, xdot, sp.Matrix(xd), efforts, flows,
-                          bld.inputs, sp.Matrix(bld.algebraic), lam, sub)
+                          bld.inputs, sp.Matrix(bld.algebraic), lam, sub, signals)
 
 
 def state_functions(graph, states: list) -> dict:
@@ -510,7 +548,9 @@ def _value(bld: _Builder, v, value: dict, rate: dict, cache: dict) -> sp.Expr:
 
 def _loop(bld: _Builder, members: list, value: dict) -> dict:
     """Solve an algebraic loop: its assignments, checked linear in its variables."""
-    names = sorted({x.name for v in members for x in (bld.owner[v].source, bld.owner[v].target)})
+    names = sorted({x.name for v in members
+                    for x in ((bld.owner[v].source, bld.owner[v].target) if v in bld.owner
+                              else (bld.producer[v],))})
     if any(bld.defs[v][1] is not None for v in members):
         raise CausalityError(f"an algebraic loop through a store in derivative causality "
                              f"({', '.join(names)}); not supported.")

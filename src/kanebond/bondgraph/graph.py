@@ -19,6 +19,7 @@ from sympy.core.function import AppliedUndef, UndefinedFunction
 
 from ..errors import BondGraphError, KanebondError
 from .elements import Element, Junction, OneJunction, TwoPort, check_name, check_size, t
+from .signals import active_bonds, check_detectors, signal_elements
 
 __all__ = ["Bond", "BondGraph"]
 
@@ -237,6 +238,18 @@ class BondGraph:
                     f"{el.kind} {el.name!r} has no bond on port(s) {', '.join(dangling)}; "
                     f"connect every port."
                 )
+        check_detectors(self)
+
+    @property
+    def signals(self) -> dict[str, Element]:
+        """{signal name: its detector or block} (:mod:`.signals`): what a modulated source, a
+        block or any parameter may read, and the numeric model's extra trajectory columns."""
+        return {str(s): el for s, el in signal_elements(self).items()}
+
+    def active_bonds(self) -> list[tuple[Element, Element, str]]:
+        """The signal connections (producer, consumer, signal name): every parameter that
+        reads a detector's or a block's signal (drawn as full arrows)."""
+        return active_bonds(self)
 
     def bonds_of(self, element: Element) -> list[Bond]:
         """The bonds on ``element``'s ports, in port order."""

@@ -27,7 +27,11 @@ from sympy.core.function import AppliedUndef
 from ..errors import BondGraphError, ExpressionError
 from ..files import write_text
 from ..symbolic.safe_expr import FUNCTIONS, is_name, parse, parse_matrix, to_text
-from .elements import KINDS, Junction, t
+from .elements import KINDS as POWER_KINDS
+from .elements import Junction, t
+from .signals import SIGNAL_KINDS
+
+KINDS = {**POWER_KINDS, **SIGNAL_KINDS}
 
 #: the graph class :func:`load` builds (``BondGraph``; not imported: graph.py imports this module)
 G = TypeVar("G")
@@ -44,7 +48,8 @@ _TOP = ("format", "version", "name", "symbols", "functions", "elements", "bonds"
 _OPTIONAL = ("assumptions", "inputs")  # top-level keys a file may leave out (older files: none)
 _ASSUMPTIONS = frozenset(_assume_defined)  # the names Symbol(name, **assumptions) understands
 _BOND = ("source", "source_port", "target", "target_port", "size")
-VALUE_KEYS = {"effort": "value", "flow": "value", "r": "value", "c": "value", "m": "value"}
+VALUE_KEYS = {"effort": "value", "flow": "value", "r": "value", "c": "value", "m": "value",
+              "output": "value", "rate": "value"}
 _SYMBOLS = ("state", "p", "q", "f", "multipliers")  # keys that hold lists of symbol names
 ELEMENT_KEYS: dict[str, tuple[str, ...]] = {  # per kind, the keys besides "kind" and "name"
     "Se": ("effort", "size"), "Sf": ("flow", "size"), "R": ("r", "size", "state"),
@@ -53,6 +58,8 @@ ELEMENT_KEYS: dict[str, tuple[str, ...]] = {  # per kind, the keys besides "kind
     "0": ("size",), "1": ("size",), "IC": ("T", "p", "q", "mass_matrix"),
     "NIC": ("T", "p", "e_hat", "f", "mass_matrix"), "T*": ("A", "Df", "f"),
     "Se(λ)": ("phi", "value", "multipliers"),
+    "MSe": ("effort", "size"), "MSf": ("flow", "size"), "De": ("size",), "Df": ("size",),
+    "Block": ("output",), "Integrator": ("rate",),
 }
 _NULLABLE = ("size", "state", "mass_matrix")
 
@@ -136,7 +143,7 @@ def _size(el: Any) -> int | None:
     """The size given when ``el`` was made (None where its matrix parameter fixes it)."""
     if isinstance(el, Junction):
         return el.size
-    value = next(iter(el.parameters().values()))
+    value = next(iter(el.parameters().values()), None)  # a detector has none
     return None if isinstance(value, sp.MatrixBase) else el.port_size(el.ports[0])
 
 

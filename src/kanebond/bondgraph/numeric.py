@@ -111,6 +111,7 @@ class GraphNumeric:
         self.load_names = list(powers)
         self.source_kinds = ["load"] * len(powers)
         self.bond_names = [b.name for b in graph.bonds]
+        self.output_names = [str(s) for s in eqs.signals]
         dok = eqs.M.todok()
         self._n_z = len(eqs.unknowns)
         self._identity = dok == {(i, i): 1 for i in range(self._n_z)}
@@ -123,7 +124,9 @@ class GraphNumeric:
         """{"b", "E", "P" and, unless M is the identity, "M" (M's entries in eqs.M.todok()'s
         order)}: the SymPy expressions the kernels evaluate."""
         self.multiplier_names = [str(s) for s in eqs.algebraic]
-        self.parameters = _parameters(exprs, set(eqs.x) | set(eqs.unknowns))
+        # the signals too: an output block may read a constant no rate needs
+        self.parameters = _parameters({**exprs, "S": list(eqs.signals.values())},
+                                      set(eqs.x) | set(eqs.unknowns))
         # the callables given to the elements themselves (Se("V", lambda t: ...)) are the
         # inputs' values unless the constants name them again
         constants = {**eqs.inputs, **dict(constants or {})}
@@ -262,9 +265,22 @@ class GraphNumeric:
             return None, why
         return graph_entry(got, self.R, len(self.load_names)), ""
 
+    def signals(self, t, x) -> np.ndarray:
+        """The value of every signal (``output_names``: the detectors' readings and the static
+        blocks' outputs, :mod:`.signals`) at (t, x): (k,) or (N, k)."""
+        if "S" not in self._kernels:
+            eqs = self.eqs
+            self._kernels.update(_compile({"S": list(eqs.signals.values())}, list(eqs.x),
+                                          list(eqs.unknowns), self.parameters))
+        return self._with_rates("S", t, x)
+
     def outputs(self, t, q, f) -> dict[str, np.ndarray]:
-        """No extra trajectory columns (the contract's; a graph's bonds are read apart)."""
-        return {}
+        """The signals as extra trajectory columns (``traj["w"]`` for a Df named w; the
+        contract's; a graph's bonds are read apart)."""
+        if not self.output_names:
+            return {}
+        values = np.atleast_2d(self.signals(t, q))
+        return {name: values[:, i] for i, name in enumerate(self.output_names)}
 
     def initial_state(self, initial: Any, t0: float = 0.0) -> np.ndarray:
         """x0 from a mapping {state symbol or name: value}, a sequence, or None (zeros)."""
