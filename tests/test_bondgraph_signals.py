@@ -253,3 +253,21 @@ def test_active_bonds_are_drawn_as_full_arrows(engine, tmp_path):
     assert svg.count('class="edge active"') == 4
     assert svg.count('class="edge bond') == len(g.bonds)
     assert g.draw(tmp_path / "pi.png", engine=engine).stat().st_size > 1000
+
+
+def test_a_signal_graphs_fmu_outputs_its_signals_as_kb_simulate(tmp_path):
+    """The unit's outputs output[w], output[err] in FMPy equal kb.simulate's columns to 1e-6;
+    the JAX backend's rates equal NumPy's."""
+    fmpy = pytest.importorskip("fmpy")
+    g = motor_pi()
+    path = tmp_path / "pi.fmu"
+    kb.export_fmu(g, path)
+    res = fmpy.simulate_fmu(str(path), stop_time=2.0, output_interval=0.25)
+    traj = kb.simulate(g.numeric(), (0.0, 2.0), None, t_eval=res["time"], rtol=1e-11,
+                       atol=1e-13)
+    np.testing.assert_allclose(res["output[w]"], traj["w"], rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(res["output[err]"], traj["err"], rtol=1e-6, atol=1e-6)
+    pytest.importorskip("jax")
+    x = np.array([0.3, 0.02, 0.05])
+    np.testing.assert_allclose(np.asarray(g.numeric(backend="jax").rhs(0.0, x)),
+                               g.numeric().rhs(0.0, x), rtol=1e-13)

@@ -80,7 +80,7 @@ int kb_graph_rhs(kb_work *w, int n, const double *t, const double *x, const doub
 
 
 def graph_kernels(num: Any) -> tuple[str, dict[str, int], tuple[list[int], list[int]]]:
-    """(the C kernels k_b, k_M, k_E, k_P, their sizes {NXG, NZ, NE, NP, NM}, the (rows,
+    """(the C kernels k_b, k_M, k_E, k_P, k_S, their sizes {NXG, NZ, NE, NP, NM, NSIG}, the (rows,
     columns) of M's entries) of a :class:`GraphNumeric` ``num``: one expression graph, its
     parameters in ``num.parameters``' order."""
     eqs = num.eqs
@@ -98,12 +98,13 @@ def graph_kernels(num: Any) -> tuple[str, dict[str, int], tuple[list[int], list[
     groups_out = {k: num.expressions[k] for k in ("b", "E", "P")}
     if not identity:
         groups_out["M"] = num.expressions["M"]
+    groups_out["S"] = list(eqs.signals.values())  # the signals (.signals): a unit's outputs
     src = []
     for name, exprs in groups_out.items():
         outs = [g.from_sympy(sp.sympify(e, strict=True), sym, memo) for e in exprs]
         src.append(emit_c(g, groups, outs, f"k_{name}"))
     sizes = {"NXG": len(x), "NZ": len(z), "NE": len(groups_out["E"]),
-             "NP": len(groups_out["P"]), "NM": len(at[0])}
+             "NP": len(groups_out["P"]), "NM": len(at[0]), "NSIG": len(groups_out["S"])}
     return "".join(src), sizes, at
 
 

@@ -7,9 +7,11 @@
 
    State x = [graph states, W], W the work of every source and resistor since the start.
    Outputs: [stored energy, energy of each store, power of each source and resistor, audit
-   residual (stored energy - its start - W), multipliers λ]. */
+   residual (stored energy - its start - W), multipliers λ, signals (KBF_NSIG: the detectors'
+   readings and the blocks' outputs, k_S)]. */
 void k_E(const double *, const double *, const double *, const double *, double *);
 void k_P(const double *, const double *, const double *, const double *, double *);
+void k_S(const double *, const double *, const double *, const double *, double *);
 
 /* an instance's work (kbcore.c): the buffers of the graph's solve (runtime_graph.c) */
 struct kbf_work {
@@ -49,5 +51,6 @@ static int kbf_eval(kbf_work *g, double t, const double *x, const double *c, dou
     for (int i = 0; i < KBF_NP; i++) y[o++] = P[i];
     y[o++] = S - T0 - x[KBF_NXG];
     for (int i = KBF_NXG; i < KBF_NZ; i++) y[o++] = z[i];
+    if (KBF_NSIG > 0) k_S(&t, x, z, c, y + o);
     return 0;
 }

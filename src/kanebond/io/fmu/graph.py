@@ -6,7 +6,8 @@ solved in the unit by LU with partial pivoting and checked by their residual.
 The states are the graph's (``state_names``) and W, the work of every source and resistor, so
 that ``audit_residual`` = Σ stored energy − its start − W is the energy audit's residual.
 Outputs: the stored energy ``energy``, each store's ``energy[name]``, each source's and
-resistor's ``power[kind:name]``, the residual and the multipliers ``lambda[name]`` of Se(λ).
+resistor's ``power[kind:name]``, the residual, the multipliers ``lambda[name]`` of Se(λ) and
+the signals ``output[name]`` (detectors and blocks, :mod:`kanebond.bondgraph.signals`).
 """
 
 from __future__ import annotations
@@ -129,6 +130,8 @@ def graph_unit(model: Any, constants: Any, initial: Any,
                                      "integration error"))
     outs += [Variable(f"lambda[{n}]", "output", "continuous", description="multiplier")
              for n in num.multiplier_names]
+    outs += [Variable(f"output[{n}]", "output", "continuous", description="signal")
+             for n in num.output_names]
     return GraphUnit(states=states, constants=consts, outputs=outs, inputs=inputs,
                      x0=np.append(x0, 0.0), c0=c0, num=num, kernels=kernels, sizes=sizes,
                      M_at=at)
