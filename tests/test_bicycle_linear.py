@@ -198,25 +198,28 @@ def test_forming_and_linearizing_is_fast():
 
 
 
-def test_the_torques_enter_as_the_benchmark_says():
+@pytest.mark.parametrize("name", NAMES)
+def test_the_torques_enter_as_the_benchmark_says(name):
     """Meijaard et al. 2007: M q'' + v C1 q' + (g K0 + v² K2) q = [T_phi, T_delta], so the
     lean/steer rows of B at any speed are [0; M⁻¹] of the published M (3 m/s: weave-unstable),
-    and the torques reach no other state's rate at the upright steady motion."""
+    and the torques reach no other state's rate at the upright steady motion; in both
+    formulations, whose outputs are roll, steer and their rates."""
     from test_bicycle_reference import PUBLISHED_M
 
-    from kanebond.models.bicycle import whipple_bicycle
-
-    spec = SPECS["moore"]
-    system = whipple_bicycle()
+    spec = SPECS[name]
+    system = bicycle_system(name)
     assert sorted(str(r.func) for r in system.inputs) == ["T_delta", "T_phi"]
+    assert {k: str(v.func) for k, v in system.outputs.items()} == dict(
+        zip(("roll", "steer", "roll_rate", "steer_rate"), spec.lean_steer, strict=True))
     by_name = {str(s.func): s for s in system.coordinates + system.speeds}
+    roll, steer_rate = spec.lean_steer[0], spec.lean_steer[3]
     lin = system.linearize(upright_op(spec, 3.0), spec.constants, inputs=["T_phi", "T_delta"],
-                           outputs={"roll": by_name["q4"], "steer_rate": by_name["u7"]})
+                           outputs={"roll": by_name[roll], "steer_rate": by_name[steer_rate]})
     idx = [lin.index(n) for n in spec.lean_steer]
     want = np.vstack([np.zeros((2, 2)), np.linalg.inv(PUBLISHED_M)])
     np.testing.assert_allclose(lin.B[idx], want, rtol=0, atol=1e-10 * np.abs(want).max())
     others = [i for i in range(len(lin.state)) if i not in idx]
     assert np.abs(lin.B[others]).max() <= 1e-12
     assert max(np.linalg.eigvals(lin.select(list(spec.lean_steer)).A).real) > 0  # weave
-    np.testing.assert_array_equal(lin.C[0], np.eye(len(lin.state))[lin.index("q4")])
-    np.testing.assert_array_equal(lin.C[1], np.eye(len(lin.state))[lin.index("u7")])
+    np.testing.assert_array_equal(lin.C[0], np.eye(len(lin.state))[lin.index(roll)])
+    np.testing.assert_array_equal(lin.C[1], np.eye(len(lin.state))[lin.index(steer_rate)])

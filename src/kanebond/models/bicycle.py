@@ -392,6 +392,9 @@ def whipple_bicycle() -> KaneSystem:
         and ``T_delta``, the steer torque of the rear frame on the front frame about ``C.z``
         (``system.inputs``; zero unless given): the benchmark's right-hand side
         ``M q'' + v C1 q' + (g K0 + v² K2) q = [T_phi, T_delta]`` (Meijaard et al. 2007).
+    Outputs
+        ``roll`` (``q4``), ``steer`` (``q7``), ``roll_rate`` (``u4``), ``steer_rate`` (``u7``)
+        (``system.outputs``: what a rider or a controller measures).
     Parameters
         ``rf, rr, d1, d2, d3, l1..l4, g``, masses ``mc, md, me, mf``, inertias ``ic11, ic22,
         ic33, ic31`` (rear frame, in ``C``), ``id11, id22`` (rear wheel, in ``C``), ``ie11, ie22,
@@ -403,6 +406,8 @@ def whipple_bicycle() -> KaneSystem:
         ``lam``. :func:`whipple_operating_point` gives the upright steady motion.
     """
     parts, constraints = _build_whipple_bicycle(torques=True)
-    return dress(to_system(parts, **constraints), drawings.whipple_bicycle)
+    q, u = parts.coordinates, parts.speeds
+    outputs = {"roll": q[3], "steer": q[6], "roll_rate": u[3], "steer_rate": u[6]}
+    return dress(to_system(parts, outputs=outputs, **constraints), drawings.whipple_bicycle)
 
 

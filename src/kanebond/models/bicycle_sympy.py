@@ -204,9 +204,10 @@ def _sympy_bodies(
     return BL, FL
 
 
-def build_bicycle_sympy() -> tuple[ModelParts, dict[str, list]]:
+def build_bicycle_sympy(torques: bool = False) -> tuple[ModelParts, dict[str, list]]:
     """The SymPy objects of SymPy's test bicycle (``test_kane3.py::test_bicycle``), ported
-    statement for statement, and its constraint keywords."""
+    statement for statement, and its constraint keywords; ``torques``: with the roll and steer
+    torque inputs ``T_phi``, ``T_delta`` (the ready-made system's, not in SymPy's test)."""
     q1, q2, q4, q5 = me.dynamicsymbols("q1 q2 q4 q5")
     q1d, q2d, q4d, q5d = me.dynamicsymbols("q1 q2 q4 q5", 1)
     u1, u2, u3, u4, u5, u6 = me.dynamicsymbols("u1 u2 u3 u4 u5 u6")
@@ -221,6 +222,15 @@ def build_bicycle_sympy() -> tuple[ModelParts, dict[str, list]]:
     BL, FL = _sympy_bodies(frames, points, tuple(inertias), g, (mframe, mfork, mwf, mwr))
 
     N, Y = frames["N"], frames["Y"]
+    # Meijaard et al. 2007's inputs: the roll torque T_phi of the ground on the rear frame
+    # about the lean axis Y.x, and the steer torque T_delta of the rear frame on the fork about
+    # the steer axis Frame.x (generalized forces T_phi on u2, T_delta on u5: both have the
+    # benchmark's signs)
+    inputs: tuple = ()
+    if torques:
+        T_phi, T_delta = inputs = tuple(me.dynamicsymbols("T_phi T_delta"))
+        Frame, Fork = frames["Frame"], frames["Fork"]
+        FL = FL + [(Frame, T_phi * Y.x - T_delta * Frame.x), (Fork, T_delta * Frame.x)]
     WR_cont, WF_cont = points["WR_cont"], points["WF_cont"]
     kd = [q1d - u1, q2d - u2, q4d - u4, q5d - u5]
     conlist_speed = [WF_cont.vel(N) & Y.x, WF_cont.vel(N) & Y.y, WF_cont.vel(N) & Y.z]
@@ -235,7 +245,7 @@ def build_bicycle_sympy() -> tuple[ModelParts, dict[str, list]]:
         loads=FL,
         name="bicycle (SymPy test_kane3)",
         parameters=parameters,
-        inputs=(),
+        inputs=inputs,
         points=points,
         frames=frames,
     )
@@ -307,11 +317,20 @@ def bicycle_sympy() -> KaneSystem:
         framecg1, framecg3``, inertias ``Iwr11, Iwr22, Iwf11, Iwf22, Iframe11, Iframe22,
         Iframe33, Iframe31, Ifork11, Ifork22, Ifork33, Ifork31``, ``g``, masses ``mframe,
         mfork, mwf, mwr``; :func:`sympy_bicycle_parameters` gives the test's numbers.
+    Inputs and outputs
+        ``T_phi``, the roll torque of the ground on the rear frame about the lean axis ``Y.x``,
+        and ``T_delta``, the steer torque of the rear frame on the fork about the steer axis
+        ``Frame.x`` (``system.inputs``; zero unless given; not in SymPy's test, which has no
+        inputs): the benchmark's right-hand side ``[T_phi, T_delta]``. Outputs ``roll``
+        (``q2``), ``steer`` (``q5``), ``roll_rate`` (``u2``), ``steer_rate`` (``u5``).
     Sign conventions
         ``q2`` and ``q5`` have the benchmark's signs (a half turn about ``x`` maps these axes
         onto the benchmark's, and rotations about ``x`` and about the downward steer axis keep
         their sense); forward rolling at ``v`` has ``u3 = v/WRrad``, ``u6 = v/WFrad``; the
         upright pitch is ``q4 = 0``. :func:`sympy_bicycle_operating_point` gives it.
     """
-    parts, constraints = build_bicycle_sympy()
-    return dress(to_system(parts, **constraints), drawings.bicycle_sympy)
+    parts, constraints = build_bicycle_sympy(torques=True)
+    q2, q5 = parts.coordinates[1], parts.coordinates[3]
+    u2, u5 = parts.speeds[1], parts.speeds[4]
+    outputs = {"roll": q2, "steer": q5, "roll_rate": u2, "steer_rate": u5}
+    return dress(to_system(parts, outputs=outputs, **constraints), drawings.bicycle_sympy)
