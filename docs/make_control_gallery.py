@@ -1,10 +1,12 @@
 """Draw the pictures of the gallery's closed loops (docs/gallery/bicycle_lqr.md,
-cart_pole_sampled.md, motor_pid.md) into docs/img/gallery/.
+cart_pole_sampled.md, motor_pid.md, self_balancing_robot.md, path_following.md) into
+docs/img/gallery/.
 
 Run from the repository root: ``.venv/bin/python docs/make_control_gallery.py`` (about half a
 minute) or with the names of some of them (``bicycle_lqr``, ``cart_pole_sampled``,
-``motor_pid``). Every picture comes from ``kb.closed_loop`` runs and linearizations with the
-numbers the page quotes; each run prints the energy audit it checked and what the page says.
+``motor_pid``, ``self_balancing_robot``, ``path_following``). Every picture comes from
+``kb.closed_loop`` runs and linearizations with the numbers the page quotes; each run prints the
+energy audit it checked and what the page says.
 """
 
 from __future__ import annotations
@@ -170,8 +172,137 @@ def motor_pid() -> None:
     _save(fig, "motor_pid.png")
 
 
+# ------------------------------------------------------------------ the self-balancing robot
+BALANCER_STATES = ["theta", "u_theta", "v", "psi", "w", "i_l", "i_r"]
+BALANCER_Q = np.diag([10.0, 1.0, 1.0, 5.0, 0.1, 0.0, 0.0])
+
+
+def balancer_design():
+    """(robot, constants, K, the reduced model, the outputs): the LQR of the robot with its
+    motors, upright at rest, on tilt, heading, speed and the rates and currents."""
+    from kanebond.models.balancer import SELF_BALANCING_DEFAULTS
+
+    robot = kb.models.self_balancing_robot(motors=True)
+    consts = {str(c): SELF_BALANCING_DEFAULTS[str(c)] for c in robot.constants}
+    rest = dict.fromkeys(["x", "y", "psi", "theta", "phi_l", "phi_r", "v", "w", "u_theta",
+                          "i_l", "i_r"], 0.0)
+    lin = robot.linearize(rest, consts, inputs=["V_l", "V_r"])
+    red = lin.select(BALANCER_STATES)
+    K, _, _ = control.lqr(red.A, red.B, BALANCER_Q, np.eye(2))
+    outs = dict(robot.outputs)
+    outs = {k: outs[k] for k in ("tilt", "tilt_rate", "speed", "heading", "yaw_rate", "i_l",
+                                  "i_r")}
+    return robot, consts, K, red, outs, rest
+
+
+def self_balancing_robot() -> None:
+    robot, consts, K, red, outs, rest = balancer_design()
+    print(f"  K = {np.round(K, 2)} (LQR, Q = diag(10, 1, 1, 5, 0.1, 0, 0), R = I)")
+    V0 = consts["k_m"] * consts["n"] * 0.5 / consts["r"]  # the back-emf at 0.5 m/s
+    cruise = rest | {"v": 0.5, "V_l": V0, "V_r": V0}  # steady motion: the loop's `at`
+    t = sp.Symbol("t")
+    turn = sp.pi / 2 * (1 + sp.tanh((t - 3) / 0.3)) / 2  # a quarter turn at t = 3 s
+    ts = np.linspace(0, 8, 801)
+    fig, ax = plt.subplots(2, 2, figsize=(8.6, 6.2))
+    for label, limit in (("no limit", math.inf), ("|V| <= 6 V", 6.0), ("|V| <= 5 V", 5.0)):
+        lims = None if not math.isfinite(limit) else {"V_l": (-limit, limit),
+                                                       "V_r": (-limit, limit)}
+        loop = kb.closed_loop(robot, K, inputs=["V_l", "V_r"], outputs=outs, at=cruise,
+                              reference={"heading": turn}, limits=lims)
+        num = loop.numeric(consts)
+        traj = kb.simulate(num, (0.0, 8.0), num.initial_state(rest | {"theta": -0.15}),
+                           t_eval=ts)
+        _audit(traj)
+        assert traj.metadata["integrator"] == "compiled"
+        up = np.abs(traj["tilt"]) < 1.0
+        ax[0, 0].plot(traj.t, np.where(up, traj["tilt"], np.nan), label=label)
+        ax[0, 1].plot(traj.t, traj["heading"], label=label)
+        ax[1, 0].plot(traj.t, traj["V_l"], label=f"V_l, {label}")
+        ax[1, 1].plot(traj["x"][up], traj["y"][up], label=label)
+        print(f"  {label}: largest |tilt| {np.abs(traj['tilt']).max():.3f} rad, speed at 8 s "
+              f"{traj['speed'][-1]:.4f} m/s, heading {traj['heading'][-1]:.4f} rad, largest "
+              f"|V| {max(np.abs(traj['V_l']).max(), np.abs(traj['V_r']).max()):.2f} V, "
+              f"currents up to {max(np.abs(traj['i_l']).max(), np.abs(traj['i_r']).max()):.2f} A")
+    ax[0, 0].set(xlabel="t [s]", ylabel="tilt [rad]",
+                 title="released at rest, leaning 0.15 rad back (until it falls)")
+    ax[0, 1].set(xlabel="t [s]", ylabel="heading [rad]", title="a quarter turn at t = 3 s")
+    ax[1, 0].set(xlabel="t [s]", ylabel="left armature voltage [V]", title="the left motor")
+    ax[1, 1].set(xlabel="x [m]", ylabel="y [m]", title="the axle's path at 0.5 m/s",
+                 aspect="equal")
+    for a in ax.flat:
+        a.legend(fontsize=7)
+    _save(fig, "self_balancing_robot.png")
+
+
+# ------------------------------------------------------------- following a path (nonholonomic)
+ROBOT = {"m": 10.0, "I_c": 0.5, "m_w": 0.5, "I_w": 0.0025, "I_d": 0.00125, "r": 0.1, "b": 0.2}
+
+
+def figure_eight_loop(limit: float = 2.0, kv: float = 10.0):
+    """(loop, reference x_r(t), y_r(t)): the differential-drive robot under Kanayama et al.'s
+    tracking law (gains 1, 4, 2) with a computed-torque inner loop of gain ``kv``, torques
+    limited to ±``limit``, on a figure eight of half-width 2 m run once in 20 s."""
+    robot = kb.models.differential_drive()
+    x, y, th, _, _ = robot.coordinates
+    v, w = robot.speeds
+    T_l, T_r = robot.inputs
+    c = {str(s): s for s in robot.constants}
+    m, I_c, m_w, I_w, I_d, r, b = (c[k] for k in ("m", "I_c", "m_w", "I_w", "I_d", "r", "b"))
+    t = sp.Symbol("t")
+    xr, yr = 2 * sp.sin(sp.pi * t / 10), 2 * sp.sin(sp.pi * t / 10) * sp.cos(sp.pi * t / 10)
+    xd, yd = xr.diff(t), yr.diff(t)
+    vr, thr = sp.sqrt(xd**2 + yd**2), sp.atan2(yd, xd)  # the path's speed and heading
+    wr = (xd * yd.diff(t) - yd * xd.diff(t)) / (xd**2 + yd**2)  # and turning rate
+    ex = sp.cos(th) * (xr - x) + sp.sin(th) * (yr - y)  # the error in the robot's frame
+    ey = -sp.sin(th) * (xr - x) + sp.cos(th) * (yr - y)
+    vc = vr * sp.cos(thr - th) + 1.0 * ex  # Kanayama et al. 1990: the speeds to command
+    wc = wr + vr * (4.0 * ey + 2.0 * sp.sin(thr - th))
+    Mv = m + 2 * m_w + 2 * I_w / r**2  # M_v v' = (T_l + T_r)/r
+    Jw = I_c + 2 * I_d + 2 * m_w * b**2 + 2 * I_w * b**2 / r**2  # J_w w' = b (T_r - T_l)/r
+    F, tau = Mv * (vr.diff(t) + kv * (vc - v)), Jw * (wr.diff(t) + kv * (wc - w))
+    law = {T_l: r / 2 * (F - tau / b), T_r: r / 2 * (F + tau / b)}
+    loop = kb.closed_loop(robot, law, inputs=[T_l, T_r], outputs={"e_x": ex, "e_y": ey},
+                          limits={T_l: (-limit, limit), T_r: (-limit, limit)})
+    return loop, sp.lambdify(t, xr), sp.lambdify(t, yr)
+
+
+def path_following() -> None:
+    start = {"x": -0.5, "y": 0.5, "theta": 0.0, "phi_l": 0.0, "phi_r": 0.0, "v": 0.0,
+             "w": 0.0}
+    ts = np.linspace(0.0, 40.0, 4001)
+    fig = plt.figure(figsize=(8.6, 6.4))
+    grid = fig.add_gridspec(2, 2)
+    ax_path, ax_err, ax_T = (fig.add_subplot(grid[:, 0]), fig.add_subplot(grid[0, 1]),
+                             fig.add_subplot(grid[1, 1]))
+    for label, limit in (("|T| <= 2 N m", 2.0), ("|T| <= 0.5 N m", 0.5)):
+        loop, xr, yr = figure_eight_loop(limit)
+        num = loop.numeric(ROBOT)
+        traj = kb.simulate(num, (0.0, 40.0), num.initial_state(start), t_eval=ts)
+        _audit(traj)
+        assert traj.metadata["integrator"] == "compiled"
+        err = np.hypot(traj["e_x"], traj["e_y"])
+        ax_path.plot(traj["x"], traj["y"], label=f"robot, {label}")
+        ax_err.semilogy(traj.t, err, label=label)
+        ax_T.plot(traj.t, traj["T_r"], label=f"T_r, {label}")
+        late = err[ts >= 30.0].max()
+        print(f"  {label}: error at 0 s {err[0]:.3f} m, below 1 cm after "
+              f"{ts[np.argmax(err < 0.01)]:.2f} s, largest after 30 s {late:.1e} m, largest "
+              f"|T| {max(np.abs(traj['T_l']).max(), np.abs(traj['T_r']).max()):.2f} N m")
+    ax_path.plot(xr(ts), yr(ts), "k:", lw=1, label="the path")
+    ax_path.plot(start["x"], start["y"], "ko", ms=4)
+    ax_path.set(xlabel="x [m]", ylabel="y [m]", title="a figure eight, once in 20 s",
+                aspect="equal")
+    ax_err.set(xlabel="t [s]", ylabel="distance to the reference [m]", title="tracking error")
+    ax_T.set(xlabel="t [s]", ylabel="right wheel torque [N m]", title="the torque, limited")
+    ax_T.set_xlim(0, 10)
+    for a in (ax_path, ax_err, ax_T):
+        a.legend(fontsize=7)
+    _save(fig, "path_following.png")
+
+
 PICTURES = {"bicycle_lqr": bicycle_lqr, "cart_pole_sampled": cart_pole_sampled,
-            "motor_pid": motor_pid}
+            "motor_pid": motor_pid, "self_balancing_robot": self_balancing_robot,
+            "path_following": path_following}
 
 
 def main(names: list[str]) -> int:

@@ -246,6 +246,7 @@ EXACT = {
     "rolling_disk_dependent": kb.models.rolling_disk_dependent,
     "heavy_symmetric_top": kb.models.heavy_symmetric_top,
     "differential_drive": kb.models.differential_drive,
+    "self_balancing_robot": kb.models.self_balancing_robot,
     # its mechanical part; its [bondgraph] is tested in tests/test_modelfile_bondgraph.py
     "differential_drive_with_motors": lambda: kb.models.differential_drive(torques=False),
     "gyrostat": kb.models.gyrostat,

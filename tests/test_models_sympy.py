@@ -466,6 +466,7 @@ def test_models_build_kanesystems() -> None:
         "bicycle_sympy",
         "n_four_bar",
         "differential_drive",
+        "self_balancing_robot",
         "knife_edge",
         "bead_on_spinning_rod",
         "constant_speed_particle",

@@ -183,7 +183,8 @@ def controller_law(ctrl: Any, m: int, p: int, *, output_names: list[str],
         return _statespace(ctrl, m, p, prefix)
     if isinstance(ctrl, (sp.Basic, str)):
         raise ModelError(f"the controller must be a gain matrix, a python-control system, a "
-                         f"kb.PID or kb.Expressions, got {type(ctrl).__name__}.")
+                         f"kb.PID or a mapping {{input: expression}}, got "
+                         f"{type(ctrl).__name__}.")
     K = _matrix(ctrl, (m, p), "the gain K")
     e = _symbols("e", p)
     H = list(-sp.Matrix(K) * sp.Matrix(e))

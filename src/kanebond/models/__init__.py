@@ -15,6 +15,7 @@ function                      system                                 R      S   
 ``bicycle_sympy()``           SymPy's test bicycle (test_kane3)      4      3      3 dep. speeds
 ``n_four_bar(n)``             IFToMM A02 chain of n parallelograms   2n+1   1      2n dep. coords
 ``differential_drive()``      robot on two rolling driven wheels     5      2      nonholonomic
+``self_balancing_robot()``    inverted pendulum on rolling wheels    6      3      nonholonomic
 ``flyball_governor()``        IFToMM A05 stiff flyball governor      4      4      holonomic, Q = I
 ``simple_pendulum()``         IFToMM A01 simple pendulum             1      1      holonomic, Q = I
 ``andrews_squeezer()``        IFToMM A03 Andrews' squeezer           7      1      6 dep. coords
@@ -33,7 +34,9 @@ Table 2, ``benchmark_matrices`` its closed-form linear model); ``bicycle_sympy()
 bicycle exactly as SymPy's own test writes it. ``n_four_bar(n)`` is the IFToMM benchmark A02
 (``n_four_bar_initial``, ``n_four_bar_reference``: an independent one-degree-of-freedom
 solution). ``differential_drive_with_motors()`` couples the robot's wheel ports to two DC motors
-with gearboxes (a :class:`kanebond.bondgraph.BondGraph`). ``flyball_governor()`` is the IFToMM
+with gearboxes (a :class:`kanebond.bondgraph.BondGraph`); ``self_balancing_robot(motors=True)``
+drives its wheels by DC motors whose currents are extra states (``SELF_BALANCING_DEFAULTS``).
+``flyball_governor()`` is the IFToMM
 benchmark A05 (``FLYBALL_DEFAULTS``, ``FLYBALL_INITIAL``, ``FLYBALL_T_END``), stiff: run it with
 ``method="RODAS4"``. ``simple_pendulum()`` is A01 (``SIMPLE_PENDULUM_DEFAULTS``,
 ``SIMPLE_PENDULUM_INITIAL``; ``simple_pendulum_reference``: its exact motion). ``bricard()`` is
@@ -59,6 +62,7 @@ from .andrews import (
     ANDREWS_T_END,
     andrews_squeezer,
 )
+from .balancer import SELF_BALANCING_DEFAULTS, self_balancing_robot
 from .bicycle import (
     BENCHMARK_EIGENVALUES,
     BENCHMARK_PARAMETERS,
@@ -146,6 +150,8 @@ __all__ = [
     "chaplygin_sleigh",
     "differential_drive",
     "differential_drive_with_motors",
+    "self_balancing_robot",
+    "SELF_BALANCING_DEFAULTS",
     "flyball_governor",
     "four_bar",
     "four_bar_configuration",
@@ -169,6 +175,7 @@ MODELS: dict[str, Callable[..., Any]] = {
     "bicycle_sympy": bicycle_sympy,
     "n_four_bar": n_four_bar,
     "differential_drive": differential_drive,
+    "self_balancing_robot": self_balancing_robot,
     "knife_edge": knife_edge,
     "bead_on_spinning_rod": bead_on_spinning_rod,
     "constant_speed_particle": constant_speed_particle,

@@ -161,6 +161,14 @@ def differential_drive(symbol) -> Shapes:
             "wheel_l": wheel(r, 0.3 * r, "y"), "wheel_r": wheel(r, 0.3 * r, "y")}
 
 
+def self_balancing_robot(symbol) -> Shapes:
+    """The body a tall box from the axle up to twice its mass centre's height, each wheel on
+    the axle."""
+    b, r, l = _names(symbol, "b r l")
+    return {"body": [box(0.8 * b, 1.6 * b, 2 * l)],
+            "wheel_l": wheel(r, 0.3 * r, "y"), "wheel_r": wheel(r, 0.3 * r, "y")}
+
+
 def four_bar(symbol) -> Shapes:
     """Crank, coupler and rocker: bars of lengths a, b, c along their frames' x, each centred
     on its mass centre (the bar's middle)."""

@@ -54,7 +54,8 @@ def trajectory_figure(traj: Any, figsize: tuple[float, float] | None = None) -> 
         for n in loop["outputs"]:
             axs[k].plot(t, traj[n], "--", label=n)
         for n in loop["states"]:
-            axs[k].plot(t, traj[n], ":", label=n)
+            if n not in loop["outputs"]:  # an output named like its state: drawn once
+                axs[k].plot(t, traj[n], ":", label=n)
         axs[k].set_ylabel("controller: inputs, outputs, states")
         k += 1
     if force_names:
