@@ -213,12 +213,17 @@ class KaneSystem(KaneModel):
         if clash:
             raise ModelError(f"{clash[0]} is an extra state of {self.name!r}: give its start "
                              f"in the initial state, not in constants.")
-        if backend == "jax":
-            raise ModelError(f"{self.name!r} has extra states; its numeric model runs with "
-                             f"backend 'c' or 'numpy' (not JAX yet).")
         params = set(self.parameter_atoms[1])
         driven = [s for s in z if s in params]
         held = {**dict(constants or {}), **dict.fromkeys(driven, 0.0)}
+        law = LoopLaw(driven, list(driven), states=z, g=list(self.extra_states.values()),
+                      lo=(-math.inf,) * len(driven), hi=(math.inf,) * len(driven),
+                      signals=dict(self.outputs), description=repr(self.name))
+        if backend == "jax":  # imported here: `import kanebond` never imports JAX
+            from .numeric._jax.loop import JaxLoop
+            from .numeric._jax.model import JaxModel
+
+            return JaxLoop(JaxModel(self, held, baumgarte=baumgarte), law, self.name)
         kw = {"backend": backend, "path": path}
         if self.prescribed or self.adjoined:
             mech = self._numeric_model(held, (backend, path, repr(baumgarte)), lambda: (
@@ -226,9 +231,6 @@ class KaneSystem(KaneModel):
         else:
             mech = self._numeric_model(held, tuple(kw.values()), lambda: NumericModel(
                 self, held, **kw))
-        law = LoopLaw(driven, list(driven), states=z, g=list(self.extra_states.values()),
-                      lo=(-math.inf,) * len(driven), hi=(math.inf,) * len(driven),
-                      signals=dict(self.outputs), description=repr(self.name))
         return LoopModel(mech, law, self.name)
 
     def _numeric_model(self, constants: Mapping | None, key: tuple,

@@ -228,10 +228,13 @@ class ClosedLoop:
         kw = {"backend": backend, "path": path}
         if self.adjoined:
             kw["baumgarte"] = baumgarte
-        if backend == "jax":
-            raise ModelError(f"{self.name!r}: a closed loop runs with backend 'c' or 'numpy' "
-                             f"(not JAX yet).")
         plant_num = self.plant.numeric(self._plant_constants(constants), **kw)
+        if backend == "jax":  # pure JAX functions (imported here: JAX is an extra)
+            from ..numeric._jax.loop import JaxLoop
+
+            if isinstance(plant_num, JaxLoop):  # a plant with extra states
+                return JaxLoop(plant_num.plant, merged_laws(plant_num.law, self.law), self.name)
+            return JaxLoop(plant_num, self.law, self.name)
         if isinstance(plant_num, LoopModel):  # a plant with extra states: one law of both
             return LoopModel(plant_num.plant, merged_laws(plant_num.law, self.law), self.name)
         return LoopModel(plant_num, self.law, self.name)

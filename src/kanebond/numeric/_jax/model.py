@@ -377,6 +377,18 @@ class JaxModel(PureModel):
         qd = wv[lay.QD : lay.QD + lay.R]
         return jnp.concatenate([qd, fd]), P, Tstar
 
+    def all_speeds_at(self, t, q, f, c):
+        """All speeds u (in ``system.all_speeds``' order) at one point of the state's speeds f
+        (the prescribed ones and the dependent ones put in): what a loop's law reads."""
+        if self.con is not None:
+            f = self.con.full_speeds(t, q, f, c, self.SF)
+        return self._speeds(t, q, f, c)[0]
+
+    def evaluate(self, t, x, c):
+        """([q', f'], P, T*) at one point: the pure function under :meth:`rhs` (a loop drives
+        it with its own row of constants)."""
+        return self._evaluate(t, x, c)
+
     @property
     def closed_loop(self) -> bool:
         """True when the system has configuration constraints g(q) = 0."""
