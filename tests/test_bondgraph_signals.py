@@ -278,3 +278,26 @@ def test_a_signal_graphs_fmu_outputs_its_signals_as_kb_simulate(tmp_path):
     x = np.array([0.3, 0.02, 0.05])
     np.testing.assert_allclose(np.asarray(g.numeric(backend="jax").rhs(0.0, x)),
                                g.numeric().rhs(0.0, x), rtol=1e-13)
+
+
+@pytest.mark.parametrize("form", ["momentum", "velocity", "lagrangian", "unreduced"])
+def test_a_systems_extra_states_are_integrators_of_its_graphs(form):
+    """The motor pendulum's current (an extra state, L_a i' = V − R i − k ω) is an Integrator
+    of each of its graphs, read by the torque's Se through an active bond; the graph's rates
+    equal the system's (p' = m L² ω' in the momentum graph)."""
+    from test_extra_states import VALUES, _motor_pendulum
+
+    system = _motor_pendulum()
+    g = system.bond_graph(form)
+    assert [(a.kind, a.name, b.name) for a, b, _ in g.active_bonds()] == [("Integrator", "i",
+                                                                           "e")]
+    values = {**VALUES, "V": 3.0}
+    num, gnum = system.numeric(values), g.numeric(values)
+    x = {"theta": 0.3, "i": 0.7, "omega": -1.2}
+    x["p_omega"] = VALUES["m"] * VALUES["L"] ** 2 * x["omega"]
+    want = dict(zip(num.state_names, num.rhs(0.0, np.array([x[n] for n in num.state_names])),
+                    strict=True))
+    want["p_omega"] = VALUES["m"] * VALUES["L"] ** 2 * want["omega"]
+    got = gnum.rhs(0.0, np.array([x[n] for n in gnum.state_names]))
+    np.testing.assert_allclose(got, [want[n] for n in gnum.state_names], rtol=1e-12)
+    assert "i" in gnum.state_names

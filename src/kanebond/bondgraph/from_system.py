@@ -21,9 +21,11 @@ Q(q) to a 1-junction ``q'`` whose flow is integrated to the coordinates q ([PA21
 States are plain symbols named after the system's: [q, p] for the momentum graph, [q, f] for
 the others, in the system's order. Impressed forces that depend on the speeds enter the momentum
 graphs with f = A⁻¹p put in (a modulated effort source). The system's inputs are the graph's
-declared inputs; a hand-built element added to the graph may use the system's coordinates and
-speeds as functions of t (``theta(t)``): they are its states, or A⁻¹p for a momentum graph's
-speeds and g(t) for the system graph's prescribed ones (``BondGraph.state_aliases``).
+declared inputs, and its extra states (z' = g, an actuator's current, a filter's state) are
+Integrator blocks of the signal domain (:mod:`.signals`); a hand-built element added to the
+graph may use the system's coordinates and speeds as functions of t (``theta(t)``): they are
+its states, or A⁻¹p for a momentum graph's speeds and g(t) for the system graph's prescribed
+ones (``BondGraph.state_aliases``).
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ import sympy as sp
 from ..errors import BondGraphError
 from .elements import IC, MTF, NIC, I, OneJunction, Se, SeLambda, Sf, TStar, ZeroJunction
 from .graph import BondGraph
+from .signals import Integrator
 
 __all__ = ["FORMS", "kane_bond_graph"]
 
@@ -88,7 +91,10 @@ def kane_bond_graph(system, form: str = "momentum", ports: dict | None = None) -
     build = {"unreduced": _unreduced, "velocity": _velocity, "momentum": _momentum,
              "lagrangian": _lagrangian, "system": _system_graph}[form]
     build(system, plain, g, fj)
-    g.declare_inputs(*system.inputs)
+    extra = dict(getattr(system, "extra_states", None) or {})
+    g.declare_inputs(*(v for v in system.inputs if v not in extra))
+    for z, rate in extra.items():  # an actuator's, a filter's state: a signal block
+        g.add(Integrator(str(getattr(z, "func", z)), rate))
     for name, velocity in (ports or {}).items():
         _port(system, plain, g, fj, name, velocity)
     return g

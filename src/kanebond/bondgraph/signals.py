@@ -39,6 +39,7 @@ from __future__ import annotations
 from typing import Any
 
 import sympy as sp
+from sympy.core.function import AppliedUndef
 
 from ..errors import BondGraphError
 from .elements import Element, OneJunction, Se, Sf, ZeroJunction, indexed_symbols, parameter
@@ -161,16 +162,22 @@ def signal_elements(graph: Any) -> dict[sp.Symbol, Element]:
 
 def active_bonds(graph: Any) -> list[tuple[Element, Element, str]]:
     """The signal connections of ``graph``: (producer, consumer, signal name) for every
-    parameter of an element that reads a detector's or a block's signal, in element order."""
+    parameter of an element that reads a detector's or a block's signal (or an Integrator's
+    state as a function of t, ``i(t)``), in element order; a block reading itself is not
+    one."""
     producers = signal_elements(graph)
+    by_name = {str(s): s for s in producers}
     out = []
     for el in graph.elements:
         used: set = set()
         for value in el.parameters().values():
             if value is not None:
                 used |= value.free_symbols & set(producers)
+                used |= {by_name[f.func.__name__] for f in value.atoms(AppliedUndef)
+                         if f.func.__name__ in by_name}  # z(t): an Integrator's state
         for s in sorted(used, key=str):
-            out.append((producers[s], el, str(s)))
+            if producers[s] is not el:
+                out.append((producers[s], el, str(s)))
     return out
 
 

@@ -265,13 +265,16 @@ class LoopModel:
         names = self.plant.state_names
         return names[: self.R0] + self.law.state_names + names[self.R0 :]
 
-    def initial_state(self, initial: Any, t0: float = 0.0) -> np.ndarray:
+    def initial_state(self, initial: Any, t0: float = 0.0, *, sample: bool = True
+                      ) -> np.ndarray:
         """[q0, z0, f0]: the plant's initial state from ``initial`` (a mapping, where the
-        loop's states may be named and default to the law's z0, or a sequence [q, z, f])."""
+        loop's states may be named and default to the law's z0, or a sequence [q, z, f]);
+        a sampled law's first sample taken there unless ``sample`` is False (an FMU samples
+        itself, at the end of its initialization)."""
         z0, rest = self._initial_split(initial)
         x0 = self.plant.initial_state(rest, t0)
         x0 = np.concatenate([x0[: self.R0], z0, x0[self.R0 :]])
-        return self.sampled(t0, x0) if self.sample_dt > 0 else x0
+        return self.sampled(t0, x0) if self.sample_dt > 0 and sample else x0
 
     def sampled(self, t: float, x: np.ndarray) -> np.ndarray:
         """x = [q, z, f] after a sampled law's sample at t (its first: at the start of a run):

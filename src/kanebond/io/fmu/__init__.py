@@ -120,6 +120,8 @@ def _start(num: Any, initial: Any) -> np.ndarray:
     if rel is num and getattr(num, "has_embedding", False) and \
             num.system.embedding.configuration_constraints:
         return num.consistent_initial(initial if initial is not None else {})
+    if isinstance(num, LoopModel) and num.sample_dt > 0:  # the unit takes the first sample
+        return num.initial_state(initial, sample=False)
     return num.initial_state(initial)
 
 

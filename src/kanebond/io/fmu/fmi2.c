@@ -124,13 +124,15 @@ FMI2_Export fmi2Status fmi2EnterEventMode(fmi2Component c) {
 }
 FMI2_Export fmi2Status fmi2NewDiscreteStates(fmi2Component c, fmi2EventInfo *info) {
     int changed;
-    const fmi2Status s = (fmi2Status)kb_event(M2(c), &changed); /* a closed loop closed */
+    double next;
+    const fmi2Status s = (fmi2Status)kb_event(M2(c), &changed, &next); /* a closed loop
+        closed, a sampled controller's instant */
     info->newDiscreteStatesNeeded = fmi2False;
     info->terminateSimulation = fmi2False;
     info->nominalsOfContinuousStatesChanged = fmi2False;
     info->valuesOfContinuousStatesChanged = changed ? fmi2True : fmi2False;
-    info->nextEventTimeDefined = fmi2False;
-    info->nextEventTime = 0.0;
+    info->nextEventTimeDefined = isfinite(next) ? fmi2True : fmi2False;
+    info->nextEventTime = isfinite(next) ? next : 0.0;
     return s;
 }
 FMI2_Export fmi2Status fmi2EnterContinuousTimeMode(fmi2Component c) {

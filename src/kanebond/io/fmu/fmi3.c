@@ -203,10 +203,13 @@ FMI3_Export fmi3Status fmi3UpdateDiscreteStates(fmi3Instance c, fmi3Boolean *upd
                                                 fmi3Boolean *valuesChanged,
                                                 fmi3Boolean *nextDefined, fmi3Float64 *next) {
     int changed;
-    const fmi3Status s = (fmi3Status)kb_event(M3(c), &changed); /* a closed loop closed */
-    *update = *terminate = *nominalsChanged = *nextDefined = false;
+    double t_next;
+    const fmi3Status s = (fmi3Status)kb_event(M3(c), &changed, &t_next); /* a closed loop
+        closed, a sampled controller's instant */
+    *update = *terminate = *nominalsChanged = false;
     *valuesChanged = changed ? true : false;
-    *next = 0.0;
+    *nextDefined = isfinite(t_next) ? true : false;
+    *next = isfinite(t_next) ? t_next : 0.0;
     return s;
 }
 

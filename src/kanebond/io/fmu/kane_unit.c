@@ -26,6 +26,7 @@
    inputs at every evaluation */
 #ifndef KBF_LOOP
 #define KL_NZ 0
+#define KL_SAMPLED 0
 #endif
 #define KBF_W (R_ + KBF_NS + KL_NZ)
 #define KBF_U1 (S_ > 0 ? S_ : 1)
@@ -389,6 +390,17 @@ static int kbf_eval(kbf_work *g, double t, const double *x, const double *c, dou
     if (y && !code) kl_signals(L, t, x, x + R_ + KBF_NS, cl, y + KBF_NY_PLANT);
     return code;
 }
+
+#if KL_SAMPLED
+/* a sampled controller's sample at t in the state x = [q, f, z, W] (kbcore.c's time events);
+   0, or 1 with the reason in msg */
+static int kbf_sample(kbf_work *g, double t, double *x, const double *c, char *msg,
+                      size_t len) {
+    if (!kl_sample_z(&g->loop, t, x, x + R_, x + R_ + KBF_NS, c)) return 0;
+    snprintf(msg, len, "the sampled controller's new state is not finite (NaN or infinite)");
+    return 1;
+}
+#endif
 #endif
 
 #if KBF_MOMENTUM

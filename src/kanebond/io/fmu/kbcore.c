@@ -35,6 +35,10 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#ifndef KBF_SAMPLED /* 1: a sampled controller of period KBF_SAMPLE_DT (the glue's kbf_sample) */
+#define KBF_SAMPLED 0
+#define KBF_SAMPLE_DT 0.0
+#endif
 #ifndef KBF_MOMENTUM /* (a bond graph's glue: its own states) */
 #define KBF_MOMENTUM 0
 #endif
@@ -92,6 +96,8 @@ typedef struct KbInst {
     KbRk rk;              /* the Co-Simulation integrator, working in rkbuf */
     double rkbuf[KB_RK_WORDS(KBF_NX)], rkside[1];
     double xw[KBF_NX1], dw[KBF_NX1]; /* Model Exchange: state and rates at the last step */
+    double t_sample0;     /* a sampled controller: its first instant (the start), */
+    long k_next;          /* and the index of its next, t_sample0 + k_next KBF_SAMPLE_DT */
 } KbInst;
 
 static void kb_log(KbInst *m, int s, const char *cat, const char *fmt, ...) {
@@ -123,6 +129,38 @@ static int kb_update(KbInst *m, int outputs) {
     if (kbf_ratio(m->work) < m->rmin) m->rmin = kbf_ratio(m->work);
     m->fresh = outputs ? 2 : 1;
     return KB_OK;
+}
+
+/* ---------------------------------------------------------------- a sampled controller */
+/* the next sample instant, or INFINITY without a sampled controller */
+static double kb_next_sample(const KbInst *m) {
+    if (!KBF_SAMPLED) return INFINITY;
+    return m->t_sample0 + (double)m->k_next * KBF_SAMPLE_DT;
+}
+
+/* the sample at the current time: the controller's states and held inputs replaced in X(m)
+   (the glue's kbf_sample), the next instant one period on; KB_OK or KB_ERR */
+static int kb_sample(KbInst *m) {
+#if KBF_SAMPLED
+    char msg[512] = "";
+    if (kbf_sample(m->work, m->time, X(m), C(m), msg, sizeof msg)) {
+        kb_log(m, KB_ERR, "logStatusError", "t = %.17g: %s", m->time, msg);
+        m->phase = KB_ERROR;
+        return KB_ERR;
+    }
+    m->k_next++;
+    m->fresh = 0;
+    m->fsal = 0;
+#else
+    (void)m;
+#endif
+    return KB_OK;
+}
+
+/* whether the current time is the next sample instant (to round-off) */
+static int kb_sample_due(const KbInst *m) {
+    const double tn = kb_next_sample(m);
+    return m->time >= tn - 1e-12 * (fabs(tn) + 1.0);
 }
 
 /* ---------------------------------------------------------------- Co-Simulation integrator */
@@ -300,6 +338,9 @@ static int kb_consistent(KbInst *m) {
 
 static int kb_exit_init(KbInst *m, int next_phase) {
     if (kb_consistent(m) != KB_OK) return KB_ERR;
+    m->t_sample0 = m->time; /* a sampled controller's first sample: at the start */
+    m->k_next = 0;
+    if (KBF_SAMPLED && (kb_sample(m) != KB_OK || kb_update(m, 0) != KB_OK)) return KB_ERR;
     memcpy(m->xw, X(m), sizeof(double) * KBF_NX);
     memcpy(m->dw, XD(m), sizeof(double) * KBF_NX);
     m->tw = m->time;
@@ -335,10 +376,16 @@ static int kb_completed(KbInst *m, int *enter) {
 /* Model Exchange, in an event (FMI 2.0 NewDiscreteStates, 3.0 UpdateDiscreteStates): a closed
    loop's dependent coordinates projected back onto g(q) = 0 where kb_completed asked for it;
    *changed = 1 then, for the importer to read the states and restart its integrator. */
-static int kb_event(KbInst *m, int *changed) {
+static int kb_event(KbInst *m, int *changed, double *next) {
     char msg[512] = "";
     *changed = 0;
-    if (!m->project || m->phase == KB_ERROR) return m->phase == KB_ERROR ? KB_ERR : KB_OK;
+    if (m->phase == KB_ERROR) return KB_ERR;
+    if (KBF_SAMPLED && kb_sample_due(m)) { /* a sampled controller's instant */
+        if (kb_sample(m) != KB_OK) return KB_ERR;
+        *changed = 1;
+    }
+    *next = kb_next_sample(m); /* the next time event (INFINITY: none) */
+    if (!m->project) return KB_OK;
     m->project = 0;
     if (kbf_project(m->work, m->time, X(m), C(m), msg, sizeof msg)) {
         kb_log(m, KB_ERR, "logStatusError", "t = %.17g: %s", m->time, msg);
@@ -447,7 +494,15 @@ static int kb_do_step(KbInst *m, double t, double h) {
         return KB_ERR;
     }
     m->time = t;
-    if (kb_integrate(m, t + h)) { m->phase = KB_ERROR; return KB_ERR; }
+    const double t_end = t + h, eps = 1e-12 * (fabs(t_end) + 1.0);
+    while (kb_next_sample(m) <= t_end + eps) { /* the samples within the step, exactly */
+        const double tn = kb_next_sample(m);
+        if (tn > m->time && kb_integrate(m, tn)) { m->phase = KB_ERROR; return KB_ERR; }
+        m->time = tn;
+        if (kb_sample(m) != KB_OK) return KB_ERR;
+    }
+    if (m->time < t_end && kb_integrate(m, t_end)) { m->phase = KB_ERROR; return KB_ERR; }
+    m->time = t_end;
     if (KBF_NPROJ) {
         if (kbf_project(m->work, m->time, X(m), C(m), msg, sizeof msg)) {
             kb_log(m, KB_ERR, "logStatusError", "t = %.17g: %s", m->time, msg);

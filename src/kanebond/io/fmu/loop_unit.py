@@ -10,9 +10,14 @@ Co-Simulation (the momentum form's through the runtime's hook, kb_set_hook, once
 known); the driven inputs are local variables of the unit (their current values), no longer
 inputs; the loop's measured outputs are the outputs ``output[<name>]``.
 
-Not in a unit yet, refused with the reason: sampled controllers (their instants would be time
-events), plants with prescribed flows or adjoined constraints, and laws that read a dependent
-speed.
+A sampled controller (``dt`` > 0, a zero-order hold) is sampled by the unit itself (its
+kernel k_s and kl_sample_z below; kbcore.c's time events): at the end of initialization, from
+the start values, then at every t0 + k dt; Model Exchange announces each instant as the next
+time event, Co-Simulation ends its internal steps there, in any communication step.
+
+Not in a unit yet, refused with the reason: plants with prescribed flows or adjoined
+constraints, sampled loops over plants with configuration constraints, and laws that read a
+dependent speed.
 """
 
 from __future__ import annotations
@@ -61,6 +66,27 @@ static const double *kl_hook(void *ctx, double t, const double *q, const double 
     return L->on ? kl_drive(L, t, q, f, L->z, c) : c;
 }
 
+#if KL_SAMPLED
+/* a sampled law's sample at (t, q, f, z): z replaced by the sample map k_s, the held inputs
+   among them saturated (numeric/loop.py LoopModel.sampled); 0, or 1 where a value is not
+   finite */
+static int kl_sample_z(kl_state *L, double t, const double *q, const double *f, double *z,
+                       const double *c) {
+    double zn[KL_NZ1];
+    for (int j = 0; j < KL_NU; j++) L->u[j] = KL_FROM_F[j] >= 0 ? f[KL_FROM_F[j]] : 0.0;
+    k_s(&t, q, L->u, z, c, L->vr, L->vs, zn);
+    for (int i = 0; i < KL_M; i++) {
+        const int k = KL_HOLD[i];
+        if (k < 0) continue;
+        zn[k] = zn[k] < KL_LO[i] ? KL_LO[i] : zn[k];
+        zn[k] = zn[k] > KL_HI[i] ? KL_HI[i] : zn[k];
+    }
+    for (int k = 0; k < KL_NZ; k++) if (!isfinite(zn[k])) return 1;
+    memcpy(z, zn, sizeof(double) * KL_NZ);
+    return 0;
+}
+#endif
+
 /* the loop's measured outputs at the last drive's point */
 static void kl_signals(kl_state *L, double t, const double *q, const double *z,
                        const double *cl, double *y) {
@@ -99,10 +125,11 @@ class LoopUnit(KaneUnit):
 
 def _refusals(loop: Any, cm: Any) -> None:
     law = loop.law
-    if law.sample:
-        raise ModelError(f"{loop.name!r} has a sampled controller (dt = {law.dt}); a unit "
-                         f"of a sampled loop is not in this release: export the plant and "
-                         f"sample it in the importing tool, or use a continuous design.")
+    if law.sample and getattr(loop, "has_embedding", False) and \
+            loop.system.embedding.configuration_constraints:
+        raise ModelError(f"{loop.name!r} has a sampled controller over a plant with "
+                         f"configuration constraints; a unit of that is not in this release "
+                         f"(export the plant, or use a continuous design).")
     if cm.kind == "constrained":
         raise ModelError(f"the plant of {loop.name!r} has prescribed flows or adjoined "
                          f"constraints; a loop's unit takes plants without them.")
@@ -118,8 +145,10 @@ def _refusals(loop: Any, cm: Any) -> None:
 
 def _prelude(loop: Any, ny_plant: int) -> str:
     plant, law = loop.plant, loop.law
-    g, groups, _, hs, gs, _ = law_groups(plant, law)
+    g, groups, _, hs, gs, ss = law_groups(plant, law)
     src = emit_c(g, groups, hs or [g.ZERO], "k_h") + emit_c(g, groups, gs or [g.ZERO], "k_g")
+    if ss:  # a sampled law's sample map
+        src += emit_c(g, groups, ss, "k_s")
     sig = replace(law, h=list(law.signals.values()))
     g2, groups2, _, ys, _, _ = law_groups(plant, sig)
     src += emit_c(g2, groups2, ys or [g2.ZERO], "k_y")
@@ -131,6 +160,9 @@ def _prelude(loop: Any, ny_plant: int) -> str:
              f"#define KL_M {m}", f"#define KL_NU {nu}", f"#define KL_K1 {max(K, 1)}",
              f"#define KL_NU1 {max(nu, 1)}", f"#define KL_M1 {max(m, 1)}",
              f"#define KL_NZ1 {max(nz, 1)}", f"#define KBF_NY_PLANT {ny_plant}",
+             f"#define KL_SAMPLED {1 if ss else 0}", f"#define KBF_SAMPLED {1 if ss else 0}",
+             f"#define KBF_SAMPLE_DT {float(law.dt) if ss else 0.0!r}",
+             c_array("int", "KL_HOLD", [int(k) for k in (law.hold or [])] or [-1]),
              c_array("int", "KL_SLOT", [int(k) for k in loop.slots] or [0]),
              c_array("int", "KL_FROM_F", from_f or [-1]),
              c_array("double", "KL_LO", [float(v) if np.isfinite(v) else -1e300
