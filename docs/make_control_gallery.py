@@ -1,12 +1,12 @@
-"""Draw the pictures of the gallery's closed loops (docs/gallery/bicycle_lqr.md,
-cart_pole_sampled.md, motor_pid.md, self_balancing_robot.md, path_following.md) into
+"""Draw the pictures of the gallery's closed loops (docs/gallery/bicycle_lqr.md, its motor's
+too, cart_pole_sampled.md, motor_pid.md, self_balancing_robot.md, path_following.md) into
 docs/img/gallery/.
 
 Run from the repository root: ``.venv/bin/python docs/make_control_gallery.py`` (about half a
 minute) or with the names of some of them (``bicycle_lqr``, ``cart_pole_sampled``,
-``motor_pid``, ``self_balancing_robot``, ``path_following``). Every picture comes from
-``kb.closed_loop`` runs and linearizations with the numbers the page quotes; each run prints the
-energy audit it checked and what the page says.
+``motor_pid``, ``self_balancing_robot``, ``path_following``, ``bicycle_motor``). Every
+picture comes from ``kb.closed_loop`` runs and linearizations with the numbers the page
+quotes; each run prints the energy audit it checked and what the page says.
 """
 
 from __future__ import annotations
@@ -172,6 +172,49 @@ def motor_pid() -> None:
     _save(fig, "motor_pid.png")
 
 
+def bicycle_motor() -> None:
+    """The bicycle at 3 m/s held up through a DC motor on its steer: an LQR on the voltage
+    from roll, steer, their rates and the motor's current, against the torque LQR."""
+    from kanebond.models import bicycle as bk
+
+    motor = {"R_m": 1.0, "L_m": 0.005, "k_m": 0.05, "n_m": 20.0}
+    bike = bk.whipple_bicycle(steer_motor=True)
+    consts = {**bk.moore_parameters(), **motor}
+    op = {k: val for k, val in bk.whipple_operating_point(3.0).items()
+          if k in ("q1", "q2", "q3", "q4", "q6", "q7", "q8", "u4", "u6", "u7")}
+    op["i_delta"] = 0.0
+    outs = dict(bike.outputs)
+    lin = bike.linearize(op, consts, inputs=["V_delta"], outputs=outs)
+    red = lin.select(["q4", "q7", "u4", "u7", "i_delta"])
+    K, _, _ = control.lqr(red.A, red.B, np.diag([10.0, 1.0, 1.0, 1.0, 0.0]), np.eye(1))
+    print(f"  K = {np.round(K, 3)} (LQR on V_delta, Q = diag(10, 1, 1, 1, 0), R = 1)")
+    ev = np.linalg.eigvals(red.A - red.B @ K)
+    print(f"  closed-loop eigenvalues: {np.round(np.sort_complex(ev), 2)}")
+    kn = motor["k_m"] * motor["n_m"]
+    fig, ax = plt.subplots(1, 2, figsize=(8.6, 3.4))
+    for limit, style in ((math.inf, "-"), (1.5, "--")):
+        lims = None if not math.isfinite(limit) else {"V_delta": (-limit, limit)}
+        loop = kb.closed_loop(bike, K, inputs=["V_delta"], outputs=outs, at=op, limits=lims)
+        num = loop.numeric(consts)
+        traj = kb.simulate(num, (0.0, 5.0), num.consistent_initial({**op, "q5": 0.3,
+                                                                     "u4": 0.5}),
+                           t_eval=np.linspace(0, 5, 501))
+        _audit(traj)
+        tag = "no limit" if not math.isfinite(limit) else f"|V| <= {limit:g} V"
+        ax[0].plot(traj.t, traj["roll"], style, label=f"roll, {tag}")
+        ax[0].plot(traj.t, traj["steer"], style, label=f"steer, {tag}")
+        ax[1].plot(traj.t, traj["V_delta"], style, label=f"V_delta, {tag}")
+        ax[1].plot(traj.t, kn * traj["i_delta"], style, label=f"torque n k i, {tag}")
+        print(f"  {tag}: roll at 5 s {traj['roll'][-1]:.1e} rad, largest |V| "
+              f"{np.abs(traj['V_delta']).max():.2f} V, |i| {np.abs(traj['i_delta']).max():.2f} "
+              f"A, |torque| {kn * np.abs(traj['i_delta']).max():.2f} N m")
+    ax[0].set(xlabel="t [s]", ylabel="[rad]", title="3 m/s, from a lean rate of 0.5 rad/s")
+    ax[1].set(xlabel="t [s]", ylabel="[V], [N m]", title="the motor's voltage and torque")
+    for a in ax:
+        a.legend(fontsize=7)
+    _save(fig, "bicycle_motor.png")
+
+
 # ------------------------------------------------------------------ the self-balancing robot
 BALANCER_STATES = ["theta", "u_theta", "v", "psi", "w", "i_l", "i_r"]
 BALANCER_Q = np.diag([10.0, 1.0, 1.0, 5.0, 0.1, 0.0, 0.0])
@@ -302,7 +345,7 @@ def path_following() -> None:
 
 PICTURES = {"bicycle_lqr": bicycle_lqr, "cart_pole_sampled": cart_pole_sampled,
             "motor_pid": motor_pid, "self_balancing_robot": self_balancing_robot,
-            "path_following": path_following}
+            "path_following": path_following, "bicycle_motor": bicycle_motor}
 
 
 def main(names: list[str]) -> int:

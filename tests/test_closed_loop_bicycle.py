@@ -89,3 +89,43 @@ def test_an_ensemble_of_closed_loop_bicycles_runs_in_c(design):
                       atol=1e-12)
     assert np.max(np.abs(ds["q4"].values[1] - one["q4"])) < 1e-8
     assert np.max(np.abs(ds.audit_residual.values)) < 1e-7
+
+
+MOTOR = {"R_m": 1.0, "L_m": 0.005, "k_m": 0.05, "n_m": 20.0}
+
+
+def test_a_dc_motor_on_the_steer_holds_the_bicycle_up_through_its_voltage():
+    """whipple_bicycle(steer_motor=True): T_delta = n_m k_m i, L_m i' = V − R_m i − k_m n_m u7.
+    Its linear model's current column is M⁻¹'s steer column times n_m k_m (Meijaard's published
+    M) and its current row the circuit's; an LQR on the voltage holds it up at 3 m/s in compiled
+    code with the loop's poles python-control's, the audit closed."""
+    from test_bicycle_reference import PUBLISHED_M
+
+    bike = kb.models.whipple_bicycle(steer_motor=True)
+    consts = {**SPEC.constants, **MOTOR}
+    op = {**upright_op(SPEC, 3.0), "i_delta": 0.0}
+    outs = dict(bike.outputs)
+    lin = bike.linearize(op, consts, inputs=["V_delta"], outputs=outs)
+    idx = [lin.index(n) for n in ("q4", "q7", "u4", "u7")]
+    i = lin.index("i_delta")
+    kn = MOTOR["k_m"] * MOTOR["n_m"]
+    want = np.r_[0.0, 0.0, np.linalg.inv(PUBLISHED_M)[:, 1] * kn]
+    np.testing.assert_allclose(lin.A[idx, i], want, rtol=0, atol=1e-10 * np.abs(want).max())
+    np.testing.assert_allclose(lin.A[i, [lin.index("u7"), i]],
+                               [-kn / MOTOR["L_m"], -MOTOR["R_m"] / MOTOR["L_m"]], rtol=1e-12)
+    np.testing.assert_allclose(lin.B[i], [1 / MOTOR["L_m"]], rtol=1e-12)
+    red = lin.select(["q4", "q7", "u4", "u7", "i_delta"])
+    K, _, _ = control.lqr(red.A, red.B, np.diag([1.0, 1.0, 1.0, 1.0, 0.0]), np.eye(1))
+    loop = kb.closed_loop(bike, K, inputs=["V_delta"], outputs=outs, at=op,
+                          limits={"V_delta": (-12.0, 12.0)})
+    got = np.linalg.eigvals(loop.linearize(constants=consts).A)
+    got = np.sort_complex(got[np.abs(got) > 1e-9])
+    cl = control.feedback(control.ss(red.A, red.B, np.eye(5), 0), control.ss([], [], [], K))
+    np.testing.assert_allclose(got, np.sort_complex(np.linalg.eigvals(cl.A)), rtol=1e-9,
+                               atol=1e-9)
+    num = loop.numeric(consts)
+    traj = kb.simulate(num, (0.0, 5.0), num.consistent_initial(
+        {**op, SPEC.pitch: SPEC.upright_pitch, "u4": 0.5}))
+    assert traj.metadata["integrator"] == "compiled"
+    assert abs(traj["roll"][-1]) < 1e-3 and np.abs(traj["V_delta"]).max() <= 12.0 + 1e-12
+    assert traj.energy_audit().rel_residual < 1e-8

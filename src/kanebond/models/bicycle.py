@@ -354,7 +354,20 @@ def whipple_operating_point(
     return op
 
 
-def whipple_bicycle() -> KaneSystem:
+def _with_steer_motor(parts: ModelParts) -> tuple[ModelParts, dict]:
+    """The bicycle's parts with T_delta = n_m k_m i_delta, the torque of a DC motor on the steer
+    through a gearbox n_m, its current an extra state: L_m i' = V_delta − R_m i − k_m n_m u7."""
+    T_phi, T_delta = parts.inputs
+    V, i = me.dynamicsymbols("V_delta i_delta")
+    R_m, L_m, k_m, n_m = sm.symbols("R_m L_m k_m n_m", positive=True)
+    u7 = parts.speeds[6]
+    loads = [(where, vec.subs(T_delta, n_m * k_m * i)) for where, vec in parts.loads]
+    extra = {i: (V - R_m * i - k_m * n_m * u7) / L_m}
+    return parts._replace(loads=loads, inputs=(T_phi, V),
+                          parameters=(*parts.parameters, R_m, L_m, k_m, n_m)), extra
+
+
+def whipple_bicycle(steer_motor: bool = False) -> KaneSystem:
     r"""The Whipple bicycle in J. K. Moore's formulation (Moore 2012, PhD dissertation, UC
     Davis; "Moore2012" in BicycleParameters): four rigid bodies, rear frame ``C``, rear wheel
     ``D``, front frame ``E`` (handlebar and fork), front wheel ``F``, the wheels knife-edge
@@ -395,6 +408,11 @@ def whipple_bicycle() -> KaneSystem:
     Outputs
         ``roll`` (``q4``), ``steer`` (``q7``), ``roll_rate`` (``u4``), ``steer_rate`` (``u7``)
         (``system.outputs``: what a rider or a controller measures).
+    Steer motor (``steer_motor=True``)
+        ``T_delta = n_m k_m i_delta``: a DC motor drives the steer through a gearbox
+        ``n_m``, its current ``i_delta`` an extra state, ``L_m i' = V_delta − R_m i −
+        k_m n_m u7``; the inputs are then ``T_phi`` and the voltage ``V_delta``, the outputs
+        gain ``steer_current``, the parameters ``R_m, L_m, k_m, n_m``.
     Parameters
         ``rf, rr, d1, d2, d3, l1..l4, g``, masses ``mc, md, me, mf``, inertias ``ic11, ic22,
         ic33, ic31`` (rear frame, in ``C``), ``id11, id22`` (rear wheel, in ``C``), ``ie11, ie22,
@@ -408,6 +426,10 @@ def whipple_bicycle() -> KaneSystem:
     parts, constraints = _build_whipple_bicycle(torques=True)
     q, u = parts.coordinates, parts.speeds
     outputs = {"roll": q[3], "steer": q[6], "roll_rate": u[3], "steer_rate": u[6]}
+    if steer_motor:
+        parts, extra = _with_steer_motor(parts)
+        constraints = {**constraints, "extra_states": extra}
+        outputs["steer_current"] = next(iter(extra))
     return dress(to_system(parts, outputs=outputs, **constraints), drawings.whipple_bicycle)
 
 
