@@ -543,3 +543,28 @@ def test_name_must_be_text_and_huge_numbers_are_named():
                            loads)
     with pytest.raises(kb.ModelError, match="not a finite double-precision number"):
         system.numeric({"m": 1.0, "g": 9.81, "l": 1.0}, backend="numpy")
+
+
+def test_the_ground_body_asks_for_nothing():
+    """A System built from its ground body (System.from_newtonian(wall)), and a JointsMethod
+    whose parent is the ground: the wall is at rest, in no equation, so its mass and inertia
+    are not constants of the system and numeric() runs without them (issue 45). The
+    oscillator's rate is −k q / m."""
+    m, k = sp.symbols("m k", positive=True)
+    q, u = me.dynamicsymbols("q u")
+    wall = me.RigidBody("wall")
+    bob = me.Particle("bob", mass=m)
+    system = me.System.from_newtonian(wall)
+    system.add_joints(me.PrismaticJoint("slider", wall, bob, q, u, joint_axis=wall.x))
+    system.add_actuators(me.LinearSpring(k, me.LinearPathway(wall.masscenter, bob.masscenter)))
+    osc = kb.from_sympy(system, name="oscillator")
+    assert {str(c) for c in osc.constants} == {"m", "k"}
+    assert [b.name for b in osc.bodies] == ["bob"]
+    np.testing.assert_allclose(osc.numeric({"m": 2.0, "k": 3.0}).rhs(0.0, [0.4, 0.1]),
+                               [0.1, -3.0 * 0.4 / 2.0], rtol=1e-14)
+    ground, link = me.RigidBody("ground"), me.RigidBody("link")  # a disc on a pin
+    jm = me.JointsMethod(ground, me.PinJoint("pin", ground, link, q, u))
+    jm.form_eoms()
+    spun = kb.from_sympy(jm)
+    assert not any(str(c).startswith("ground_") for c in spun.constants)
+    assert "link_izz" in {str(c) for c in spun.constants}

@@ -34,7 +34,7 @@ from .lagrangian import (
 )
 from .sympy_check import RTOL, compare, failure_note, lagrange_equations
 
-__all__ = ["from_lagranges_method", "plain_body", "require_agreement"]
+__all__ = ["from_lagranges_method", "plain_body", "require_agreement", "at_rest"]
 
 t = me.dynamicsymbols._t
 
@@ -53,11 +53,26 @@ def plain_body(body):
     return out
 
 
+def at_rest(body, frame) -> bool:
+    """Whether ``body``'s mass centre and (a rigid body's) frame are fixed in ``frame``: the
+    ground body of a ``System.from_newtonian(wall)`` or a JointsMethod's parent. It moves with
+    no speed, so its mass and inertia are in no equation and are not asked for."""
+    if frame is None:
+        return False
+    try:
+        if body.masscenter.vel(frame) != 0:
+            return False
+        own = getattr(body, "frame", None)
+        return own is None or own.ang_vel_in(frame) == 0
+    except ValueError:  # a velocity SymPy cannot find: not known to be at rest
+        return False
+
+
 def from_lagranges_method(lm: me.LagrangesMethod, name: str, equations: str) -> KaneSystem:
     """The system of ``lm`` by the ``equations`` asked for (module docstring)."""
     check_lagrangian(sp.sympify(lm._L[0]))
-    bodies = [plain_body(b) for b in (lm.bodies or [])]
     frame = lm.inertial
+    bodies = [plain_body(b) for b in (lm.bodies or []) if not at_rest(b, frame)]
     if equations == "bodies":
         if frame is None or not bodies:
             raise ModelError(

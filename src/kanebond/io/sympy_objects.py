@@ -57,7 +57,7 @@ from ..symbolic.expressions import numeric_sample, show
 from ..system import KaneSystem
 from .sympy_accelerations import in_speeds, sympy_accelerations
 from .sympy_check import RTOL, angular_mismatches, compare, failure_note, kane_equations
-from .sympy_lagrange import from_lagranges_method, plain_body
+from .sympy_lagrange import at_rest, from_lagranges_method, plain_body
 
 __all__ = ["from_sympy", "EQUATIONS"]
 
@@ -258,6 +258,7 @@ def _from_joints_method(method: me.JointsMethod, name: str, equations: str) -> K
 def _system(name, frame, q_ind, u_ind, kinematics, bodies, loads, equations, *, q_dep=(),
             u_dep=(), u_aux=(), configuration_constraints=(), velocity_constraints=(),
             every_body=False) -> KaneSystem:
+    bodies = [b for b in bodies if not at_rest(b, frame)]  # the ground body: in no equation
     if not bodies:
         raise ModelError(
             f"kb.from_sympy: the {name} has no bodies; kanebond needs the RigidBody and "
