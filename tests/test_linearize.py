@@ -346,8 +346,15 @@ def test_missing_and_unknown_symbols_are_named(cart):
         cart.linearize({q1: 0.0, u0: 0.0, u1: 0.0}, {m0: 2.0, m1: 0.5})
     with pytest.raises(kb.ModelError, match=r"op_point has the key z\b"):
         cart.linearize({q1: 0.0, u0: 0.0, u1: 0.0, sp.Symbol("z"): 1.0}, consts)
-    with pytest.raises(kb.ModelError, match=r"constants has the key k\b"):
-        cart.linearize({q1: 0.0, u0: 0.0, u1: 0.0}, {**consts, sp.Symbol("k"): 1.0})
+    # a key of constants that names nothing here: the one rule (numeric, simulate,
+    # linearize), a warning naming it, and the same linear model as without it
+    with pytest.warns(kb.KanebondWarning, match=r"constants has k, spare, which do\(es\) not"):
+        other = cart.linearize({q1: 0.0, u0: 0.0, u1: 0.0}, {**consts, sp.Symbol("k"): 1.0,
+                                                              "spare": 2.0})
+    np.testing.assert_array_equal(other.A, cart.linearize({q1: 0.0, u0: 0.0, u1: 0.0},
+                                                          consts).A)
+    with pytest.warns(kb.KanebondWarning, match=r"constants has k"):
+        cart.numeric({**consts, sp.Symbol("k"): 1.0})
     with pytest.raises(kb.ModelError, match=r"m0 is a constant.*constants="):
         cart.linearize({q1: 0.0, u0: 0.0, u1: 0.0, m0: 1.0}, consts)
     with pytest.raises(kb.ModelError, match=r"q1 is a coordinate.*op_point"):

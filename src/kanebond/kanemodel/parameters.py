@@ -15,7 +15,7 @@ from ..mechanics.kinematics import show
 
 __all__ = [
     "INITIAL_TOL", "Parameters", "name_of", "lookup_value", "arity", "split_named",
-    "initial_state_vector"
+    "initial_state_vector", "warn_unused"
 ]
 
 #: Largest residual |φ − ᴾφ|, |g(q)| or |ᶜf − g(t)| accepted in initial conditions, relative to
@@ -102,13 +102,7 @@ class Parameters:
         if unknown:
             # A parameter that drops out of the equations (e.g. an offset along a joint axis)
             # is harmless; a misspelt one is also reported as a missing constant above.
-            warnings.warn(
-                f"constants has {few_names(name_of(k) for k in unknown)}, which do(es) not "
-                f"appear in the equations of motion of {system_name}; ignored. Its constants "
-                f"and inputs are {few_names(show(s) for s in symbols) or 'none'}.",
-                KanebondWarning,
-                stacklevel=4,
-            )
+            warn_unused(unknown, symbols, system_name, stacklevel=5)
 
     @property
     def varying(self) -> bool:
@@ -153,6 +147,20 @@ def arity(fn: Callable, sym) -> int:
             f"or t and the state x = [q, f]."
         )
     return len(params)
+
+
+def warn_unused(keys: Any, symbols: Any, system_name: str, stacklevel: int = 3) -> None:
+    """The one rule for keys of ``constants`` that name nothing in a system's equations,
+    everywhere (numeric, simulate, linearize, sweeps): a KanebondWarning naming them and the
+    system's constants and inputs, and the keys ignored, so that one parameter set serves
+    several models."""
+    warnings.warn(
+        f"constants has {few_names(name_of(k) for k in keys)}, which do(es) not appear in the "
+        f"equations of motion of {system_name}; ignored. Its constants and inputs are "
+        f"{few_names(show(s) for s in symbols) or 'none'}.",
+        KanebondWarning,
+        stacklevel=stacklevel,
+    )
 
 
 def initial_state_vector(num: Any, initial: Any) -> np.ndarray:

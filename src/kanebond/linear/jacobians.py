@@ -31,7 +31,7 @@ import numpy as np
 
 from ..errors import FormError, ModelError, SingularMassMatrixError
 from ..kanemodel.admissible import check_mass_and_inertia
-from ..kanemodel.parameters import name_of
+from ..kanemodel.parameters import name_of, warn_unused
 from ..mechanics.kinematics import show, t
 from ..numeric.model import NumericModel
 
@@ -82,10 +82,13 @@ class _Values:
         self.r_given: dict = {}
         self.ud_given: dict = {}
 
-    def key_of(self, k: Any, label: str) -> Any:
-        """The symbol a key names (a string is looked up by name)."""
+    def key_of(self, k: Any, label: str, missing_ok: bool = False) -> Any:
+        """The symbol a key names (a string is looked up by name; None where it names nothing
+        and ``missing_ok``)."""
         if not isinstance(k, str):
             return k
+        if k not in self.by_name and missing_ok:
+            return None
         if k not in self.by_name:
             raise ModelError(
                 f"{label} has the key {k!r}, which names no coordinate, speed, input or "
@@ -160,8 +163,15 @@ class Linearizer:
         v = _Values(self)
         for k, val in op_point.items():
             self._read_op_point(v, v.key_of(k, "op_point"), val)
+        unused = []
         for k, val in constants.items():
-            self._read_constant(v, v.key_of(k, "constants"), val)
+            s = v.key_of(k, "constants", missing_ok=True)
+            if s is None or not (s in v.consts or s in v.inputs or s in v.in_op):
+                unused.append(k)  # another model's parameter: the one rule, a warning
+                continue
+            self._read_constant(v, s, val)
+        if unused:
+            warn_unused(unused, [*self.constants, *self.inputs], self.system.name, stacklevel=4)
         self._check_complete(v)
         t0 = 0.0 if v.t0 is None else v.t0
         if self._dq:
