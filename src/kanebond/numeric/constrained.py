@@ -525,6 +525,48 @@ class ConstrainedModel:
             self._solve(tt, q, f)  # a singular [A Gᵀ; G 0] at t0 raises ConstraintError
         return x0
 
+    def consistent_initial(self, initial: Any, t0: float = 0.0) -> np.ndarray:
+        """x0 = [q0, ᵘf0] made consistent from a guess ``initial`` (as :func:`kanebond.simulate`
+        takes it): the embedded dependent coordinates solved from g(q) = 0, then the free
+        speeds moved to the nearest ones that satisfy the adjoined constraints
+        φ(t0, q0, f) = ᴾφ(t0), nearest in the kinetic-energy metric A: the Gauss–Newton step
+        Δf = −A⁻¹Gᵀ (G A⁻¹ Gᵀ)⁺ (φ − ᴾφ), G = ∂φ/∂fᵀ ([PA-VP] (4), (27)), the least change of
+        the motion's momenta an impulse of the constraints could make. The coordinates are
+        kept; the result is checked as :meth:`initial_state` checks a start. A ConstraintError
+        where the speeds cannot be made to satisfy the constraints."""
+        rel = self.relaxed
+        extra = set(self.prescribed_names) | set(
+            rel.manifold.dep_names if rel.has_embedding else [])
+        x0 = initial_state_vector(self, split_named(initial, extra)[0])
+        if rel.has_embedding:
+            x0[: self.R] = rel.manifold.solve_coordinates(x0[: self.R])
+        if self.L:
+            x0[self.R :] = self._consistent_speeds(float(t0), x0)
+        return self.initial_state(x0, t0)
+
+    def _consistent_speeds(self, t0: float, x0: np.ndarray) -> np.ndarray:
+        """The free speeds of x0 projected onto the adjoined constraints (consistent_initial)."""
+        tt, q = np.array([t0]), x0[None, : self.R]
+        uf = x0[None, self.R :].copy()
+        A = np.atleast_3d(self.relaxed.A(tt, q))[0][np.ix_(self.ui, self.ui)]
+        r = np.zeros(self.L)
+        for _ in range(50):
+            pcs = self._pieces(tt, q, self._full(tt, q, uf))
+            phi, val = pcs["phi"][0, :, 0], pcs["val"][0, :, 0]
+            r = phi - val
+            if np.all(np.abs(r) <= 1e-13 * (1.0 + np.abs(phi) + np.abs(val))):
+                return uf[0]
+            G = pcs["G"][0][:, self.ui]
+            AiGt = np.linalg.solve(A, G.T)
+            uf[0] -= AiGt @ np.linalg.lstsq(G @ AiGt, r, rcond=None)[0]
+            if not np.all(np.isfinite(uf)):
+                break
+        worst = int(np.argmax(np.abs(r)))
+        raise ConstraintError(
+            f"no speeds at q0 satisfy the adjoined constraint {self.adjoined[worst].name!r} of "
+            f"{self.system.name!r} near the ones given: φ − ᴾφ = {r[worst]:.3g} after 50 "
+            f"Gauss–Newton steps. Check its value ᴾφ(t0) and the coordinates.")
+
     def __repr__(self) -> str:
         return (
             f"ConstrainedModel({self.system.name!r}: R={self.R}, free speeds {self.S}, "
