@@ -95,6 +95,34 @@ class ClosedForm:
     kdd: dict
 
 
+class Labels(Sequence):
+    """The readable names of the velocity constraints, for messages, each formatted from its
+    (template, index, expression) when it is first read: printing a large constraint costs
+    more than forming it (SymBRiM's Whipple bicycle: 0.28 s of from_sympy's 0.44 s), and
+    most are never printed."""
+
+    def __init__(self, items: Sequence = ()) -> None:
+        self._items = list(items)
+        self._text: dict[int, str] = {}
+
+    def add(self, template: str, i: int, expr: object) -> None:
+        """One more constraint's name: ``template`` with ``{i}`` and ``{e}`` (the expression
+        shown as :func:`show` writes it)."""
+        self._items.append((template, i, expr))
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __getitem__(self, k):
+        if isinstance(k, slice):
+            return [self[j] for j in range(*k.indices(len(self)))]
+        k = range(len(self))[k]
+        if k not in self._text:
+            template, i, expr = self._items[k]
+            self._text[k] = template.format(i=i, e=show(expr))
+        return self._text[k]
+
+
 @dataclass
 class Embedding:
     """Embedded scleronomic constraints B(q) u = 0 and g(q) = 0 ([PA-VP] (1)–(3)).
@@ -134,7 +162,7 @@ class Embedding:
     dependent_speeds: list = field(default_factory=list)
     dependent_coordinates: list = field(default_factory=list)
     velocity_constraints: list = field(default_factory=list)
-    labels: list = field(default_factory=list)
+    labels: Sequence = field(default_factory=list)
     configuration_constraints: list = field(default_factory=list)
     B: sp.Matrix = field(default_factory=lambda: sp.zeros(0, 0))
     Q_full: sp.Matrix = field(default_factory=lambda: sp.zeros(0, 0))
@@ -519,7 +547,7 @@ def embed(
     vel = [velocity_constraint(c, i, q, u, kdd_full)
            for i, c in enumerate(velocity_constraints)]
     _check_coordinate_count(qd, cfg)
-    labels = [f"velocity constraint {i} ({show(e)} = 0)" for i, (e, _) in enumerate(vel)]
+    labels = Labels([("velocity constraint {i} ({e} = 0)", i, e) for i, (e, _) in enumerate(vel)])
     names = list(names) if names is not None else [f"velocity[{i}]" for i in range(len(vel))]
     targets = list(targets) if targets is not None else [[] for _ in vel]
     gradients = list(gradients) if gradients is not None else [[] for _ in vel]
@@ -534,7 +562,7 @@ def embed(
         B = sp.Matrix.vstack(B, *[row for _, _, _, row in derived])
     for i, g, e, _ in derived:
         exprs.append(e)
-        labels.append(f"the time derivative of configuration constraint {i} ({show(g)} = 0)")
+        labels.add("the time derivative of configuration constraint {i} ({e} = 0)", i, g)
         names.append(f"config[{i}]'")
         targets.append([])
         gradients.append([])

@@ -78,6 +78,7 @@ class SympyEquations:
     frame: me.ReferenceFrame | None = None  # the inertial frame
     frames: list = field(default_factory=list)  # the frames the bodies and loads use
     kdd: dict = field(default_factory=dict)     # SymPy's q' in q and u
+    velocity_u: sp.Matrix | None = None         # ∂velocity/∂u where known (Kane's k_nh)
 
 
 @dataclass
@@ -92,6 +93,48 @@ class Agreement:
     disagreed: list = field(default_factory=list)
 
 
+def leaves(exprs: list) -> set:
+    """The Symbol, AppliedUndef and Derivative atoms of ``exprs`` (as SymPy's ``atoms`` gives
+    them), visiting each shared subexpression once: a formed bicycle's equations are a DAG
+    of shared parts, which ``atoms`` walks as a tree (SymBRiM's Whipple bicycle: 1.4 million
+    steps for its 358 entries)."""
+    out: set = set()
+    seen: set = set()
+    stack = [sp.sympify(e) for e in exprs]
+    while stack:
+        e = stack.pop()
+        if id(e) in seen:
+            continue
+        seen.add(id(e))
+        if isinstance(e, (sp.Symbol, AppliedUndef, sp.Derivative)):
+            out.add(e)
+        stack.extend(e.args)
+    return out
+
+
+def xreplace_shared(M: sp.Matrix, rule: dict) -> sp.Matrix:
+    """``M.xreplace(rule)``, each shared subexpression replaced once for all the entries
+    (SymPy's ``xreplace`` rebuilds a shared part wherever it appears)."""
+    if not rule:
+        return sp.Matrix(M)
+    memo: dict = {}
+
+    def rep(e):
+        k = id(e)
+        if k not in memo:
+            if e in rule:
+                memo[k] = rule[e]
+            elif not e.args:
+                memo[k] = e
+            else:
+                args = [rep(a) for a in e.args]
+                changed = any(a is not b for a, b in zip(args, e.args, strict=True))
+                memo[k] = e.func(*args) if changed else e
+        return memo[k]
+
+    return sp.Matrix(M.rows, M.cols, [rep(sp.sympify(x)) for x in M])
+
+
 class _Evaluator:
     """SymPy matrices in q, u, t and the other atoms, evaluated through one expression graph."""
 
@@ -104,10 +147,7 @@ class _Evaluator:
             sym[x] = g.inp("u", i)
         for x in eqs.zero:
             sym[x] = g.ZERO
-        others: set = set()
-        for M in matrices.values():
-            for x in M:
-                others |= sp.sympify(x).atoms(sp.Symbol, AppliedUndef, sp.Derivative)
+        others = leaves([x for M in matrices.values() for x in M])
         # constants, inputs (and any rate of an input, held at a random value)
         self.others = sorted(others - set(sym), key=str)
         for k, a in enumerate(self.others):
@@ -224,7 +264,8 @@ def _evaluator(eqs: SympyEquations) -> _Evaluator:
     dcm = sp.Matrix([x for C in oriented for x in C]) if oriented else sp.zeros(0, 1)
     ev = _Evaluator(eqs, {"M": eqs.M, "F": eqs.F, "g": eqs.configuration,
                           "g_q": _jacobian(eqs.configuration, eqs.q),
-                          "v": eqs.velocity, "v_u": _jacobian(eqs.velocity, eqs.u),
+                          "v": eqs.velocity, "v_u": eqs.velocity_u if eqs.velocity_u is not
+                          None else _jacobian(eqs.velocity, eqs.u),
                           "C": dcm, "C_q": _jacobian(dcm, eqs.q)})
     ev.n_oriented = len(oriented)
     return ev
@@ -363,13 +404,20 @@ def kane_equations(km: me.KanesMethod) -> SympyEquations | None:
     configuration = sp.Matrix(km._f_h) if len(km._f_h) else sp.zeros(0, 1)
 
     def clean(M):
-        return sp.Matrix(M).xreplace(zero).xreplace(kdd).xreplace(zero)
+        return xreplace_shared(xreplace_shared(xreplace_shared(sp.Matrix(M), zero), kdd), zero)
 
+    # the velocity constraints k_nh u + f_nh = 0: their Jacobian in u is k_nh where f_nh
+    # holds no speed (a SymPy Jacobian of the bicycle's five costs half a second)
+    velocity_u = None
+    if u_dep:
+        f_nh = clean(km._f_nh)
+        if not leaves(list(f_nh)) & set(u):
+            velocity_u = clean(km._k_nh)
     return SympyEquations(M=clean(km.mass_matrix_full), F=clean(km.forcing_full), q=q, u=u,
                           configuration=clean(configuration), velocity=clean(velocity),
                           u_dep=u_dep, n_multipliers=0, zero=zero, frame=km._inertial,
                           frames=model_frames(km._inertial, km.bodies, km.loads or []),
-                          kdd=kdd)
+                          kdd=kdd, velocity_u=velocity_u)
 
 
 def lagrange_equations(lm: me.LagrangesMethod) -> SympyEquations:
