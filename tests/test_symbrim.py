@@ -19,23 +19,9 @@ import kanebond as kb  # noqa: E402
 
 @pytest.fixture(scope="module")
 def whipple():
-    bicycle = sb.WhippleBicycle("bicycle")
-    bicycle.front_frame = sb.RigidFrontFrame("front_frame")
-    bicycle.rear_frame = sb.RigidRearFrame("rear_frame")
-    bicycle.front_wheel = sb.KnifeEdgeWheel("front_wheel")
-    bicycle.rear_wheel = sb.KnifeEdgeWheel("rear_wheel")
-    bicycle.front_tire = sb.NonHolonomicTire("front_tire")
-    bicycle.rear_tire = sb.NonHolonomicTire("rear_tire")
-    bicycle.ground = sb.FlatGround("ground")
-    bicycle.define_all()
-    system = bicycle.to_system()
-    g = sp.Symbol("g")
-    system.apply_uniform_gravity(-g * bicycle.ground.get_normal(bicycle.ground.origin))
-    system.q_ind = [*bicycle.q[:4], *bicycle.q[5:]]
-    system.q_dep = [bicycle.q[4]]
-    system.u_ind = [bicycle.u[3], *bicycle.u[5:7]]
-    system.u_dep = [*bicycle.u[:3], bicycle.u[4], bicycle.u[7]]
-    system.validate_system()
+    from symbrim_models import whipple_system
+
+    system = whipple_system()
     system.form_eoms(constraint_solver="CRAMER")
     return system
 
