@@ -9,16 +9,18 @@ import symbrim as sb
 import sympy as sp
 
 
+def _assembled(model, **components):
+    """``model`` with each component ``name=Class`` set as ``model.name = Class(name)``."""
+    for name, cls in components.items():
+        setattr(model, name, cls(name))
+    return model
+
+
 def _whipple() -> sb.WhippleBicycle:
-    bicycle = sb.WhippleBicycle("bicycle")
-    bicycle.front_frame = sb.RigidFrontFrame("front_frame")
-    bicycle.rear_frame = sb.RigidRearFrame("rear_frame")
-    bicycle.front_wheel = sb.KnifeEdgeWheel("front_wheel")
-    bicycle.rear_wheel = sb.KnifeEdgeWheel("rear_wheel")
-    bicycle.front_tire = sb.NonHolonomicTire("front_tire")
-    bicycle.rear_tire = sb.NonHolonomicTire("rear_tire")
-    bicycle.ground = sb.FlatGround("ground")
-    return bicycle
+    return _assembled(sb.WhippleBicycle("bicycle"), front_frame=sb.RigidFrontFrame,
+                      rear_frame=sb.RigidRearFrame, front_wheel=sb.KnifeEdgeWheel,
+                      rear_wheel=sb.KnifeEdgeWheel, front_tire=sb.NonHolonomicTire,
+                      rear_tire=sb.NonHolonomicTire, ground=sb.FlatGround)
 
 
 def _with_gravity(model, ground):
@@ -49,18 +51,13 @@ def rider_system():
     pitch and six arm angles dependent (the hands' holonomic constraints), the bicycle's five
     and the arms' six speeds dependent."""
     bicycle = _whipple()
-    rider = sb.Rider("rider")
-    rider.pelvis = sb.PlanarPelvis("pelvis")
-    rider.torso = sb.PlanarTorso("torso")
-    rider.left_arm = sb.PinElbowStickLeftArm("left_arm")
-    rider.right_arm = sb.PinElbowStickRightArm("right_arm")
-    rider.sacrum = sb.FixedSacrum("sacrum")
-    rider.left_shoulder = sb.SphericalLeftShoulder("left_shoulder")
-    rider.right_shoulder = sb.SphericalRightShoulder("right_shoulder")
-    model = sb.BicycleRider("bicycle_rider")
+    rider = _assembled(sb.Rider("rider"), pelvis=sb.PlanarPelvis, torso=sb.PlanarTorso,
+                       left_arm=sb.PinElbowStickLeftArm, right_arm=sb.PinElbowStickRightArm,
+                       sacrum=sb.FixedSacrum, left_shoulder=sb.SphericalLeftShoulder,
+                       right_shoulder=sb.SphericalRightShoulder)
+    model = _assembled(sb.BicycleRider("bicycle_rider"), seat=sb.SideLeanSeat,
+                       hand_grips=sb.HolonomicHandGrips)
     model.bicycle, model.rider = bicycle, rider
-    model.seat = sb.SideLeanSeat("seat")
-    model.hand_grips = sb.HolonomicHandGrips("hand_grips")
     model.define_all()
     system = _with_gravity(model, bicycle.ground)
     q = {str(x.func): x for x in system.q}
