@@ -22,11 +22,12 @@ import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import sympy as sp
+from sympy.core.function import AppliedUndef
 
 from ..errors import ModelError
 
-__all__ = ["Graph", "emit_python", "emit_python_values", "NotLinearError", "children",
-           "NUMPY_FUNCTIONS"]
+__all__ = ["Graph", "emit_python", "emit_python_values", "NotLinearError", "closed_form",
+           "children", "NUMPY_FUNCTIONS"]
 
 
 class NotLinearError(Exception):
@@ -211,6 +212,9 @@ class Graph:
             name = type(e).__name__
             if name in _UNARY or name in _BINARY:
                 return self.fn(name, *(rec(a) for a in e.args))
+            closed = closed_form(e)
+            if closed is not None:  # SymPy's biomechanics curves, any function with a doit
+                return rec(closed)
         if isinstance(e, (sp.Symbol, sp.Function, sp.Derivative)) or _is_leaf(e):
             raise ModelError(
                 f"{e} is not a coordinate, speed, constant or input of the model; give its "
@@ -422,9 +426,25 @@ _DT_UNARY = {
         da, g.pow(g.sub(g.ONE, g.pow(a, g.num(2))), g.num(-1))),
 }
 
-def _is_leaf(e) -> bool:
-    from sympy.core.function import AppliedUndef
 
+def closed_form(e: sp.Function) -> sp.Expr | None:
+    """The closed form of a SymPy function that knows one (``e.doit(deep=False)`` is another
+    expression, not the function again): SymPy's biomechanics curves, the DeGroote 2016
+    family and any ``CharacteristicCurveFunction`` (their sums of exponentials and
+    logarithms), evaluated and differentiated through it; None for a function without one
+    (an undefined function, an input, ``Heaviside``)."""
+    if isinstance(e, AppliedUndef):
+        return None
+    try:
+        out = e.doit(deep=False)
+    except (TypeError, ValueError, NotImplementedError):
+        return None
+    if out == e or isinstance(out, type(e)) or not isinstance(out, sp.Expr):
+        return None
+    return out
+
+
+def _is_leaf(e) -> bool:
     return isinstance(e, (AppliedUndef, sp.Derivative))
 
 
