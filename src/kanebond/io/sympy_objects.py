@@ -214,10 +214,25 @@ def _from_system(system: me.System, name: str, equations: str) -> KaneSystem:
         u_dep=list(system.u_dep), u_aux=list(system.u_aux),
         configuration_constraints=list(system.holonomic_constraints),
         velocity_constraints=list(system.velocity_constraints),
+        extra_states=actuator_states(system.actuators),
     )
     if isinstance(system.eom_method, me.KanesMethod):
         return _check_with(build, kane_equations(system.eom_method), equations)
     return build()
+
+
+def actuator_states(actuators) -> dict:
+    """{state: its rate} of the actuators that have states of their own: SymPy's
+    musculotendons with their activation dynamics (``state_vars``, ``rhs()``: a' of the
+    activation a(t), driven by the excitation e(t), which becomes an input), for the
+    system's extra states."""
+    out: dict = {}
+    for act in actuators:
+        states = getattr(act, "state_vars", None)
+        if states is None or not len(states) or not callable(getattr(act, "rhs", None)):
+            continue
+        out.update(zip(list(states), list(act.rhs()), strict=True))
+    return out
 
 
 def _lagrange_formed(obj, kind: str, form, method, speeds) -> me.LagrangesMethod | None:
@@ -257,7 +272,7 @@ def _from_joints_method(method: me.JointsMethod, name: str, equations: str) -> K
 # --------------------------------------------------------------------------- common
 def _system(name, frame, q_ind, u_ind, kinematics, bodies, loads, equations, *, q_dep=(),
             u_dep=(), u_aux=(), configuration_constraints=(), velocity_constraints=(),
-            every_body=False) -> KaneSystem:
+            every_body=False, extra_states=None) -> KaneSystem:
     bodies = [b for b in bodies if not at_rest(b, frame)]  # the ground body: in no equation
     if not bodies:
         raise ModelError(
@@ -275,6 +290,8 @@ def _system(name, frame, q_ind, u_ind, kinematics, bodies, loads, equations, *, 
         kw.update(dependent_speeds=list(u_dep), velocity_constraints=list(velocity_constraints))
     if u_aux:
         kw.update(auxiliary_speeds=list(u_aux))
+    if extra_states:  # an actuator's own states (a muscle's activation)
+        kw.update(extra_states=dict(extra_states))
     return KaneSystem(frame, coordinates=q_ind, speeds=u_ind, kinematics=kinematics,
                       bodies=bodies, loads=loads, name=name, **kw)
 
