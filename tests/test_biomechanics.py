@@ -17,16 +17,22 @@ import kanebond as kb  # noqa: E402
 VALUES = {"m": 2.0, "k": 3.0}
 
 
-def _muscle_spring():
-    """A mass on a line pulled back by k times the active fibre force-length curve of
-    DeGroote et al. 2016 at the normalised length 1 + q."""
+def _on_a_line():
+    """(q, u, N, O, P): a point P at q N.x from the fixed O, moving at u N.x."""
     q, u = me.dynamicsymbols("q u")
-    m, k = sp.symbols("m k", positive=True)
     N = me.ReferenceFrame("N")
     O = me.Point("O")
     O.set_vel(N, 0)
     P = O.locatenew("P", q * N.x)
     P.set_vel(N, u * N.x)
+    return q, u, N, O, P
+
+
+def _muscle_spring():
+    """A mass on a line pulled back by k times the active fibre force-length curve of
+    DeGroote et al. 2016 at the normalised length 1 + q."""
+    q, u, N, _, P = _on_a_line()
+    m, k = sp.symbols("m k", positive=True)
     curve = biomechanics.FiberForceLengthActiveDeGroote2016.with_defaults(1 + q)
     bodies, loads = [me.Particle("p", P, m)], [(P, -k * curve * N.x)]
     return q, u, N, bodies, loads, curve
@@ -65,13 +71,8 @@ def _muscle_driven_block():
     """SymPy's biomechanics in a System: a block of mass m hung from a fixed point by a
     DeGroote 2016 musculotendon with first-order activation dynamics, under gravity along
     N.x (the tutorial's muscle-driven mass)."""
-    q, u = me.dynamicsymbols("q u")
+    q, u, N, O, P = _on_a_line()
     m, g = sp.symbols("m g", positive=True)
-    N = me.ReferenceFrame("N")
-    O = me.Point("O")
-    O.set_vel(N, 0)
-    P = O.locatenew("P", q * N.x)
-    P.set_vel(N, u * N.x)
     system = me.System.from_newtonian(me.RigidBody("ground", O, N))
     system.add_bodies(me.Particle("block", P, m))
     system.q_ind, system.u_ind, system.kdes = [q], [u], [q.diff() - u]

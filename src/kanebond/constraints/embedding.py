@@ -47,7 +47,7 @@ from ..mechanics.kinematics import (
     time_dependence,
 )
 from ..symbolic.dag import Graph
-from ..symbolic.expressions import quick_diff
+from ..symbolic.expressions import Labels, quick_diff
 from .closed_form import ManifoldSampler, check_closed_form, eliminate, pivot_order
 
 __all__ = ["Embedding", "ClosedForm", "embed", "ADJOIN_HINT", "constraint_expression",
@@ -93,34 +93,6 @@ class ClosedForm:
     speed_map: dict
     Q: sp.Matrix
     kdd: dict
-
-
-class Labels(Sequence):
-    """The readable names of the velocity constraints, for messages, each formatted from its
-    (template, index, expression) when it is first read: printing a large constraint costs
-    more than forming it (SymBRiM's Whipple bicycle: 0.28 s of from_sympy's 0.44 s), and
-    most are never printed."""
-
-    def __init__(self, items: Sequence = ()) -> None:
-        self._items = list(items)
-        self._text: dict[int, str] = {}
-
-    def add(self, template: str, i: int, expr: object) -> None:
-        """One more constraint's name: ``template`` with ``{i}`` and ``{e}`` (the expression
-        shown as :func:`show` writes it)."""
-        self._items.append((template, i, expr))
-
-    def __len__(self) -> int:
-        return len(self._items)
-
-    def __getitem__(self, k):
-        if isinstance(k, slice):
-            return [self[j] for j in range(*k.indices(len(self)))]
-        k = range(len(self))[k]
-        if k not in self._text:
-            template, i, expr = self._items[k]
-            self._text[k] = template.format(i=i, e=show(expr))
-        return self._text[k]
 
 
 @dataclass

@@ -229,15 +229,12 @@ class ClosedLoop:
         if self.adjoined:
             kw["baumgarte"] = baumgarte
         plant_num = self.plant.numeric(self._plant_constants(constants), **kw)
+        loop_cls: Any = LoopModel
         if backend == "jax":  # pure JAX functions (imported here: JAX is an extra)
-            from ..numeric._jax.loop import JaxLoop
-
-            if isinstance(plant_num, JaxLoop):  # a plant with extra states
-                return JaxLoop(plant_num.plant, merged_laws(plant_num.law, self.law), self.name)
-            return JaxLoop(plant_num, self.law, self.name)
-        if isinstance(plant_num, LoopModel):  # a plant with extra states: one law of both
-            return LoopModel(plant_num.plant, merged_laws(plant_num.law, self.law), self.name)
-        return LoopModel(plant_num, self.law, self.name)
+            from ..numeric._jax.loop import JaxLoop as loop_cls
+        if isinstance(plant_num, loop_cls):  # a plant with extra states: one law of both
+            return loop_cls(plant_num.plant, merged_laws(plant_num.law, self.law), self.name)
+        return loop_cls(plant_num, self.law, self.name)
 
     def linearize(self, op_point: Mapping | None = None,
                   constants: Mapping | None = None) -> Linearization:

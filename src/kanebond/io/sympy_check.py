@@ -48,7 +48,7 @@ from sympy.core.function import AppliedUndef
 from ..errors import KanebondError, KanebondWarning, ModelError
 from ..kanemodel.parameters import name_of
 from ..symbolic.dag import Graph
-from ..symbolic.expressions import numeric_sample
+from ..symbolic.expressions import dag_atoms, dag_xreplace, numeric_sample
 
 __all__ = ["SympyEquations", "Agreement", "compare", "residual", "failure_note", "RTOL",
            "kane_equations", "lagrange_equations", "model_frames", "angular_mismatches"]
@@ -93,46 +93,25 @@ class Agreement:
     disagreed: list = field(default_factory=list)
 
 
-def leaves(exprs: list) -> set:
-    """The Symbol, AppliedUndef and Derivative atoms of ``exprs`` (as SymPy's ``atoms`` gives
-    them), visiting each shared subexpression once: a formed bicycle's equations are a DAG
-    of shared parts, which ``atoms`` walks as a tree (SymBRiM's Whipple bicycle: 1.4 million
-    steps for its 358 entries)."""
-    out: set = set()
+def _leaves(exprs: list) -> set:
+    """The Symbol, AppliedUndef and Derivative atoms of ``exprs``, each subexpression they
+    share visited once (:func:`~kanebond.symbolic.expressions.dag_atoms` with one ``seen``
+    for all: SymPy's ``atoms`` walks a formed bicycle's DAG as a tree, 1.4 million steps for
+    SymBRiM's Whipple bicycle's 358 entries)."""
     seen: set = set()
-    stack = [sp.sympify(e) for e in exprs]
-    while stack:
-        e = stack.pop()
-        if id(e) in seen:
-            continue
-        seen.add(id(e))
-        if isinstance(e, (sp.Symbol, AppliedUndef, sp.Derivative)):
-            out.add(e)
-        stack.extend(e.args)
+    out: set = set()
+    for e in exprs:
+        out |= dag_atoms(sp.sympify(e), sp.Symbol, AppliedUndef, sp.Derivative, seen=seen)
     return out
 
 
-def xreplace_shared(M: sp.Matrix, rule: dict) -> sp.Matrix:
-    """``M.xreplace(rule)``, each shared subexpression replaced once for all the entries
-    (SymPy's ``xreplace`` rebuilds a shared part wherever it appears)."""
-    if not rule:
-        return sp.Matrix(M)
+def _replaced(M, rule: dict) -> sp.Matrix:
+    """``M.xreplace(rule)`` with one memo for all the entries
+    (:func:`~kanebond.symbolic.expressions.dag_xreplace`): a part they share is rebuilt
+    once, and stays shared for the expression graph."""
+    M = sp.Matrix(M)
     memo: dict = {}
-
-    def rep(e):
-        k = id(e)
-        if k not in memo:
-            if e in rule:
-                memo[k] = rule[e]
-            elif not e.args:
-                memo[k] = e
-            else:
-                args = [rep(a) for a in e.args]
-                changed = any(a is not b for a, b in zip(args, e.args, strict=True))
-                memo[k] = e.func(*args) if changed else e
-        return memo[k]
-
-    return sp.Matrix(M.rows, M.cols, [rep(sp.sympify(x)) for x in M])
+    return sp.Matrix(M.rows, M.cols, [dag_xreplace(sp.sympify(x), rule, memo) for x in M])
 
 
 class _Evaluator:
@@ -147,7 +126,7 @@ class _Evaluator:
             sym[x] = g.inp("u", i)
         for x in eqs.zero:
             sym[x] = g.ZERO
-        others = leaves([x for M in matrices.values() for x in M])
+        others = _leaves([x for M in matrices.values() for x in M])
         # constants, inputs (and any rate of an input, held at a random value)
         self.others = sorted(others - set(sym), key=str)
         for k, a in enumerate(self.others):
@@ -404,14 +383,14 @@ def kane_equations(km: me.KanesMethod) -> SympyEquations | None:
     configuration = sp.Matrix(km._f_h) if len(km._f_h) else sp.zeros(0, 1)
 
     def clean(M):
-        return xreplace_shared(xreplace_shared(xreplace_shared(sp.Matrix(M), zero), kdd), zero)
+        return _replaced(_replaced(_replaced(M, zero), kdd), zero)
 
     # the velocity constraints k_nh u + f_nh = 0: their Jacobian in u is k_nh where f_nh
     # holds no speed (a SymPy Jacobian of the bicycle's five costs half a second)
     velocity_u = None
     if u_dep:
         f_nh = clean(km._f_nh)
-        if not leaves(list(f_nh)) & set(u):
+        if not _leaves(list(f_nh)) & set(u):
             velocity_u = clean(km._k_nh)
     return SympyEquations(M=clean(km.mass_matrix_full), F=clean(km.forcing_full), q=q, u=u,
                           configuration=clean(configuration), velocity=clean(velocity),

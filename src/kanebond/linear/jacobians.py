@@ -166,10 +166,8 @@ class Linearizer:
         unused = []
         for k, val in constants.items():
             s = v.key_of(k, "constants", missing_ok=True)
-            if s is None or not (s in v.consts or s in v.inputs or s in v.in_op):
+            if s is None or not self._read_constant(v, s, val):
                 unused.append(k)  # another model's parameter: the one rule, a warning
-                continue
-            self._read_constant(v, s, val)
         if unused:
             warn_unused(unused, [*self.constants, *self.inputs], self.system.name, stacklevel=4)
         self._check_complete(v)
@@ -208,8 +206,9 @@ class Linearizer:
                 f"[{', '.join(map(name_of, self.inputs))}]."
             )
 
-    def _read_constant(self, v: _Values, s: Any, val: Any) -> None:
-        """One entry of constants: a constant, or an input (as numeric() accepts)."""
+    def _read_constant(self, v: _Values, s: Any, val: Any) -> bool:
+        """One entry of constants: a constant, or an input (as numeric() accepts); False where
+        ``s`` is neither, nor a state (it names nothing here)."""
         if s in v.consts:
             v.p0[v.consts[s]] = _as_float(val, f"constant {name_of(s)}")
         elif s in v.inputs:
@@ -226,11 +225,8 @@ class Linearizer:
                 f"{self.system.name}, not a constant: give its value in op_point."
             )
         else:
-            raise ModelError(
-                f"constants has the key {_label(s)}, which is not a parameter of "
-                f"{self.system.name}; its parameters are "
-                f"[{', '.join(map(name_of, self.constants))}]."
-            )
+            return False
+        return True
 
     def _check_complete(self, v: _Values) -> None:
         """Every coordinate and speed in the equations, every constant, and t if they need

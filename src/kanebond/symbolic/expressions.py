@@ -10,7 +10,7 @@ distinct node (by identity) once.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from functools import reduce
 
 import sympy as sp
@@ -26,7 +26,8 @@ __all__ = [
     "t", "vector_map", "vector_is_zero", "dag_xreplace", "dag_atoms", "linear_parts", "show",
     "is_dynamicsymbol", "check_dynamicsymbols", "random_values", "vanishes", "scalar_expression",
     "PRESCRIBED_HINT", "NotLinear", "vector_free_symbols", "linear_structure", "numeric_sample",
-    "numeric_samples", "quick_diff", "tidy", "time_dependence", "vector_atoms", "non_finite"
+    "numeric_samples", "quick_diff", "tidy", "time_dependence", "vector_atoms", "non_finite",
+    "Labels"
 ]
 
 t = me.dynamicsymbols._t
@@ -217,6 +218,34 @@ PRESCRIBED_HINT = (
     "constraint, or relax the constraint with constraint-adapted speeds ([PA-VP] §6.3, "
     "[PA21] (45)–(50))."
 )
+
+
+class Labels(Sequence):
+    """The readable names of the velocity constraints, for messages, each formatted from its
+    (template, index, expression) when it is first read: printing a large constraint costs
+    more than forming it (SymBRiM's Whipple bicycle: 0.28 s of from_sympy's 0.44 s), and
+    most are never printed (the embedding's constraint labels)."""
+
+    def __init__(self, items: Sequence = ()) -> None:
+        self._items = list(items)
+        self._text: dict[int, str] = {}
+
+    def add(self, template: str, i: int, expr: object) -> None:
+        """One more constraint's name: ``template`` with ``{i}`` and ``{e}`` (the expression
+        shown as :func:`show` writes it)."""
+        self._items.append((template, i, expr))
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __getitem__(self, k):
+        if isinstance(k, slice):
+            return [self[j] for j in range(*k.indices(len(self)))]
+        k = range(len(self))[k]
+        if k not in self._text:
+            template, i, expr = self._items[k]
+            self._text[k] = template.format(i=i, e=show(expr))
+        return self._text[k]
 
 
 def is_dynamicsymbol(x) -> bool:

@@ -14,6 +14,7 @@ are events, which the compiled core places exactly (``backend="c"``).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from types import SimpleNamespace
 from typing import Any
 
@@ -21,6 +22,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ...errors import ModelError
+from ...kanemodel.parameters import initial_state_vector
 from .._program.law import LoopLaw, check_law, law_groups
 from .model import JaxModel, PureModel
 from .tape import straight_line
@@ -64,8 +66,8 @@ class JaxLoop(PureModel):
     @property
     def state_names(self) -> list[str]:
         """[q, z, f] by name."""
-        z = [str(getattr(s, "func", s)) for s in self.law.states]
-        return self.plant.state_names[: self.R0] + z + self.plant.state_names[self.R0 :]
+        names = self.plant.state_names
+        return names[: self.R0] + self.law.state_names + names[self.R0 :]
 
     @property
     def load_names(self) -> list[str]:
@@ -100,12 +102,12 @@ class JaxLoop(PureModel):
         return self.plant.constants_vector(constants)
 
     def initial_state(self, initial: Any, t0: float = 0.0) -> np.ndarray:
-        """x0 = [q, z, f] from a mapping by name (the loop's states default 0), a sequence or
-        None (zeros)."""
-        from ...kanemodel.parameters import initial_state_vector
-
-        if isinstance(initial, dict):
-            initial = {**{str(getattr(s, "func", s)): 0.0 for s in self.law.states}, **initial}
+        """x0 = [q, z, f] from a mapping by name (the loop's states default to the law's z0,
+        as :class:`~kanebond.numeric.loop.LoopModel`'s do, else 0), a sequence or None
+        (zeros)."""
+        if isinstance(initial, Mapping):
+            z0 = self.law.z0 or (0.0,) * self.nz
+            initial = {**dict(zip(self.law.state_names, z0, strict=True)), **initial}
         return initial_state_vector(self, initial)
 
     def __repr__(self) -> str:
