@@ -77,12 +77,19 @@ def test_trajectory_with_constraints_survives_save_and_load(rotor, tmp_path):
     assert back.energy_audit().work_by_kind.keys() == {"adjoined"}
 
 
-def test_constrained_systems_refuse_the_relaxed_numeric_model_and_linearization(rotor):
+def test_constrained_systems_refuse_the_relaxed_numeric_model(rotor):
+    """The relaxed NumericModel is refused; the linearization of the rheonomic rate w = Ω0 +
+    a t needs t, and then has the angle alone as its state (w follows the constraint:
+    δw = 0, so δθ' = 0), with the residual f' = a."""
     system, (th, w, Izz, Om0, a, B) = rotor
     with pytest.raises(kb.ModelError, match="system.numeric"):
         NumericModel(system, {Izz: 0.4, Om0: 2.0, a: 1.5})
-    with pytest.raises(kb.FormError, match="adjoined"):
+    with pytest.raises(kb.ModelError, match="depend explicitly on time"):
         system.linearize({th: 0, w: 2.0}, {Izz: 0.4, Om0: 2.0, a: 1.5})
+    lin = system.linearize({th: 0, w: 2.0, t: 0.0}, {Izz: 0.4, Om0: 2.0, a: 1.5})
+    assert lin.state == [th] and lin.eliminated == (w,)
+    np.testing.assert_array_equal(lin.A, [[0.0]])
+    np.testing.assert_allclose(lin.residual, [1.5], rtol=1e-14)
     assert isinstance(system.numeric({Izz: 0.4, Om0: 2.0, a: 1.5}, backend="numpy"),
                       kb.ConstrainedModel)
 

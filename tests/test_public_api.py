@@ -13,7 +13,8 @@ import pytest
 import kanebond as kb
 
 API: dict = {
- 'AdjoinedConstraint': {'__init__': '(self, phi, velocities=(), value=0, *, name=None)'},
+ 'AdjoinedConstraint': {'__init__': '(self, phi, velocities=(), value=0, *, name=None, '
+                                    'holonomic=None)'},
  'BondGraphError': 'exception',
  'CausalityError': 'exception',
  'ConstrainedModel': {'T_star': '(self, t, q, uf)',
@@ -146,7 +147,7 @@ API: dict = {
  '__version__': 'str',
  'export_fmu': "(model, path, constants=None, *, initial=None, fmi='2', force=False, "
                't_end=None, name=None, units=None, baumgarte=None)',
- 'from_sympy': "(obj, *, name=None, equations='checked')",
+ 'from_sympy': "(obj, *, name=None, equations='checked', actuators=(), constants=None)",
  'load': '(spec, constants=None, initial=None, *, mesh_dirs=())',
  'from_urdf': "(path, *, base='fixed', parameters=(), gravity=9.81, package_dirs=(), "
               "mesh_dirs=())",

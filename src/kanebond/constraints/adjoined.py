@@ -65,6 +65,13 @@ class AdjoinedConstraint:
     name:
         Used in messages, for the multiplier symbol ``lambda_<name>`` and the trajectory
         columns. Default ``C1``, ``C2``, ... in the order given.
+    holonomic:
+        For a holonomic constraint g(q) = 0 adjoined at the velocity level (φ = g' = ∂g/∂qᵀ q',
+        value 0, as SymPy's ``LagrangesMethod`` adjoins its ``hol_coneqs``): g itself, an
+        expression in the coordinates and constants. It is checked to have φ as its rate;
+        the linearization then also eliminates a dependent coordinate through ∂g/∂qᵀ δq = 0
+        (Peterson, Gede and Hubbard's constrained linearization), and ``consistent_initial``
+        solves g(q) = 0.
 
     Examples
     --------
@@ -79,8 +86,10 @@ class AdjoinedConstraint:
         value: sp.Expr | float = 0,
         *,
         name: str | None = None,
+        holonomic: sp.Expr | None = None,
     ) -> None:
         self.phi = phi
+        self.holonomic = holonomic
         if velocities is not None and (isinstance(velocities, (str, sp.Basic, int, float))
                                        or not isinstance(velocities, Iterable)):
             raise ConstraintError(
@@ -108,6 +117,7 @@ class Adjoined:
     targets: list  # Points and ReferenceFrames of ``velocities``
     gradients: list  # ∂φ/∂v_n as Vectors in q, f
     multiplier: sp.Symbol
+    holonomic: sp.Expr | None = None  # g(q) where φ = g' (a holonomic constraint adjoined)
 
     @property
     def label(self) -> str:
@@ -175,6 +185,8 @@ def resolve_adjoined(
         )
         if gradients:
             _check_gradients(res, comps, frame, f, label)
+        if item.holonomic is not None:
+            res.holonomic = _holonomic_form(item.holonomic, res, label, q=q, f=f, Q=Q)
         out.append(res)
     return out
 
@@ -266,6 +278,34 @@ def _rate_at_fixed_speeds(phd: sp.Expr, phi: sp.Expr, back: Mapping, *, q: list,
          for r, x in enumerate(q)),
         _explicit_time_rate(phi, q + f),
     )
+
+
+def _holonomic_form(g, c: Adjoined, label: str, *, q: list, f: list, Q: sp.Matrix) -> sp.Expr:
+    """The configuration constraint g(q) = 0 of an adjoined constraint, checked: g in the
+    coordinates and constants only, the value ᴾφ = 0 and φ = ∂g/∂qᵀ Q f (its rate)."""
+    g = _expr(g, f"the holonomic form of {label}")
+    stray = sorted(g.atoms(AppliedUndef) - set(q), key=show)
+    what_t = time_dependence(g, q)
+    if stray or g.has(sp.Derivative) or what_t:
+        raise ConstraintError(
+            f"the holonomic form g = {show(g)} of {label} depends on "
+            f"{show(stray[0]) if stray else what_t or 'a derivative'}; g(q) = 0 is a "
+            f"configuration constraint, written in the coordinates and constants only.")
+    if c.value != 0:
+        raise ConstraintError(
+            f"{label} has the holonomic form g = {show(g)} but the value {show(c.value)}; the "
+            f"rate of g(q) = 0 is φ = 0: give value=0 or leave holonomic out.")
+    rate = sum((g.diff(x) * sum((Q[r, s] * f[s] for s in range(len(f))), sp.S.Zero)
+                for r, x in enumerate(q)), sp.S.Zero)
+    rng = random.Random(2718)
+    for _ in range(2):
+        d, ref = numeric_sample(sp.Matrix([rate - c.phi, rate]), rng)
+        if not np.isfinite(d) or abs(d) > 1e-9 * (1.0 + abs(ref)):
+            raise ConstraintError(
+                f"{label}: its holonomic form g = {show(g)} has the rate ∂g/∂qᵀ q' = "
+                f"{show(rate)}, which is not φ; give the g whose time derivative is φ, or "
+                f"leave holonomic out.")
+    return g
 
 
 def callable_constraint(phi_fn: Callable, velocities: Sequence, *, frame: ReferenceFrame,

@@ -86,8 +86,12 @@ def coordinate_point(frame: me.ReferenceFrame, x, u, prefix: str) -> me.Point:
 
 def constraints_adjoined(lm: me.LagrangesMethod, to_speeds: dict) -> list[AdjoinedConstraint]:
     """SymPy's ``coneqs`` (the holonomic ones differentiated, then the nonholonomic ones),
-    written in the speeds, as adjoined constraints named as SymPy's multipliers."""
-    return [AdjoinedConstraint(sp.sympify(c).xreplace(to_speeds), name=f"lam{i}")
+    written in the speeds, as adjoined constraints named as SymPy's multipliers; the
+    holonomic ones carry their g(q) (SymPy's ``hol_coneqs``) for the constrained
+    linearization."""
+    hol = list(getattr(lm, "_hol_coneqs", None) or [])
+    return [AdjoinedConstraint(sp.sympify(c).xreplace(to_speeds), name=f"lam{i}",
+                               holonomic=hol[i - 1] if i <= len(hol) else None)
             for i, c in enumerate(lm.coneqs, 1)]
 
 

@@ -38,6 +38,7 @@ from __future__ import annotations
 import random
 import re
 import warnings
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -47,6 +48,8 @@ from sympy.core.function import AppliedUndef
 
 from ..errors import KanebondError, KanebondWarning, ModelError
 from ..kanemodel.parameters import name_of
+from ..numeric.constrained import ConstrainedModel
+from ..numeric.model import NumericModel
 from ..symbolic.dag import Graph
 from ..symbolic.expressions import dag_atoms, dag_xreplace, numeric_sample
 
@@ -147,17 +150,22 @@ class _Evaluator:
         return np.array(vals, dtype=float).reshape(len(nodes), len(nodes[0]) if nodes else 0)
 
 
-def _values(atoms: list, rng: np.random.Generator) -> dict:
-    return {a: (rng.uniform(-0.1, 0.1) if _PRODUCT_OF_INERTIA.search(str(a))
-                else rng.uniform(0.5, 1.5)) for a in atoms}
+def _values(atoms: list, rng: np.random.Generator, given: Mapping | None = None) -> dict:
+    """Random values of ``atoms`` (products of inertia near 0), those in ``given`` (by symbol
+    or name) as given."""
+    named = {name_of(k): v for k, v in (given or {}).items()}
+    out = {a: (rng.uniform(-0.1, 0.1) if _PRODUCT_OF_INERTIA.search(str(a))
+               else rng.uniform(0.5, 1.5)) for a in atoms}
+    return {a: float(named[name_of(a)]) if name_of(a) in named else v for a, v in out.items()}
 
 
 def compare(system, eqs: SympyEquations, speeds_as_sympy: list, *, states: int = 3,
-            seed: int = 2718) -> Agreement | None:
+            seed: int = 2718, constants: Mapping | None = None) -> Agreement | None:
     """Put kanebond's solution into SymPy's equations at ``states`` random consistent states
     (module docstring). ``speeds_as_sympy`` are SymPy's names of kanebond's independent speeds
     (for Lagrange's method the rates q'). None when no consistent state could be drawn (with a
-    KanebondWarning saying so)."""
+    KanebondWarning saying so). ``constants`` {symbol or name: value} replace the random values
+    of the constants they name (the states are still drawn at random)."""
     try:
         ev = _evaluator(eqs)
     except ModelError as err:
@@ -170,12 +178,12 @@ def compare(system, eqs: SympyEquations, speeds_as_sympy: list, *, states: int =
     idep = [eqs.u.index(x) for x in eqs.u_dep]
     worst, done, failure, disagreed = 0.0, 0, "", []
     for _ in range(4):  # constants: kanebond's numeric model is made once for each draw
-        values = _values(ev.others, rng)
+        values = _values(ev.others, rng, constants)
         c = [values[a] for a in ev.others]
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                num = system.numeric(_constants(system, values, rng), backend="numpy")
+                num = _mechanics(system, _constants(system, values, rng))
         except KanebondError:
             continue
         for _ in range(4 * states):
@@ -207,7 +215,11 @@ def compare(system, eqs: SympyEquations, speeds_as_sympy: list, *, states: int =
         warnings.warn(
             f"kb.from_sympy could not draw a consistent state of {system.name!r} at which "
             f"SymPy's equations determine the accelerations, so kanebond's were not compared "
-            f"with them.", KanebondWarning, stacklevel=4)
+            f"with them"
+            + ("." if constants else "; with random constants its closed loops may not "
+               "assemble or its functions be undefined: give the model's own values as "
+               "kb.from_sympy(..., constants={...}) to check it.")
+            , KanebondWarning, stacklevel=4)
         return None
     return Agreement(done, worst, failure, disagreed)
 
@@ -273,6 +285,16 @@ def _not_always_rotations(eqs: SympyEquations) -> list:
                 out.append(C)
                 break
     return out
+
+
+def _mechanics(system, constants: dict):
+    """The numeric model of ``system``'s mechanics in NumPy: with extra states (a muscle's
+    activation) those are inputs at the values drawn, as they are in SymPy's equations."""
+    if not system.extra_states:
+        return system.numeric(constants, backend="numpy")
+    if system.prescribed or system.adjoined:
+        return ConstrainedModel(system, constants, backend="numpy")
+    return NumericModel(system, constants, backend="numpy")
 
 
 def _constants(system, values: dict, rng) -> dict:

@@ -18,6 +18,8 @@ is not the derivative of its position and both ways forward.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import sympy as sp
 import sympy.physics.mechanics as me
 
@@ -68,8 +70,10 @@ def at_rest(body, frame) -> bool:
         return False
 
 
-def from_lagranges_method(lm: me.LagrangesMethod, name: str, equations: str) -> KaneSystem:
-    """The system of ``lm`` by the ``equations`` asked for (module docstring)."""
+def from_lagranges_method(lm: me.LagrangesMethod, name: str, equations: str,
+                          constants: Mapping | None = None) -> KaneSystem:
+    """The system of ``lm`` by the ``equations`` asked for (module docstring), checked at
+    ``constants`` where given (else random ones)."""
     check_lagrangian(sp.sympify(lm._L[0]))
     frame = lm.inertial
     bodies = [plain_body(b) for b in (lm.bodies or []) if not at_rest(b, frame)]
@@ -90,19 +94,20 @@ def from_lagranges_method(lm: me.LagrangesMethod, name: str, equations: str) -> 
         except ModelError:  # L is not the bodies' T − V(q, t): only L's equations are known
             system = None
         if system is not None:
-            agreement = compare(system, eqs, speeds)
+            agreement = compare(system, eqs, speeds, constants=constants)
             if agreement is None or agreement.residual <= RTOL:
                 return system
             raise _differs(lm, bodies, agreement.residual)
     system = lagrangian_system(lm, name)
-    require_agreement(system, eqs, speeds, "Lagrange's equations of the Lagrangian")
+    require_agreement(system, eqs, speeds, "Lagrange's equations of the Lagrangian", constants)
     return system
 
 
-def require_agreement(system: KaneSystem, eqs, speeds: list, what: str) -> None:
+def require_agreement(system: KaneSystem, eqs, speeds: list, what: str,
+                      constants: Mapping | None = None) -> None:
     """ModelError when ``system`` is not SymPy's ``eqs`` at random consistent states (a
     kanebond defect the message asks to report: these are SymPy's own equations)."""
-    agreement = compare(system, eqs, speeds)
+    agreement = compare(system, eqs, speeds, constants=constants)
     if agreement is not None and agreement.residual > RTOL:
         raise ModelError(
             f"kb.from_sympy: kanebond's {what} for {system.name!r} do not satisfy SymPy's "

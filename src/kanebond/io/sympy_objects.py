@@ -45,6 +45,7 @@ attributes are read directly (SymPy 1.14).
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable, Mapping, Sequence
 from functools import partial
 
 import numpy as np
@@ -69,7 +70,8 @@ _SUPPORTED = ("a KanesMethod, a sympy.physics.mechanics System, a JointsMethod o
 EQUATIONS = ("checked", "sympy", "bodies")
 
 
-def from_sympy(obj, *, name: str | None = None, equations: str = "checked") -> KaneSystem:
+def from_sympy(obj, *, name: str | None = None, equations: str = "checked",
+               actuators: Sequence = (), constants: Mapping | None = None) -> KaneSystem:
     """The :class:`~kanebond.KaneSystem` of a SymPy ``KanesMethod``, ``System``,
     ``JointsMethod`` or ``LagrangesMethod``, with the user's own symbols, bodies and loads.
 
@@ -92,6 +94,17 @@ def from_sympy(obj, *, name: str | None = None, equations: str = "checked") -> K
     equations:
         ``"checked"`` (default), ``"sympy"`` or ``"bodies"`` (module docstring): which
         equations to take where SymPy's object and its bodies disagree.
+    actuators:
+        Actuators with states of their own whose loads a ``KanesMethod`` was given (SymPy's
+        ``MusculotendonDeGroote2016``: ``kane.kanes_equations(bodies, biceps.to_loads() +
+        ...)``), e.g. ``actuators=[biceps, triceps]``: their states (the activations a(t))
+        become extra states with their rates ``rhs()``, and their excitations e(t) inputs.
+        Without them a(t) would be an input. A ``System`` finds its own actuators.
+    constants:
+        {constant: value} at which the equations are checked (default: random values in
+        [0.5, 1.5]): give the model's own where random ones leave it undefined or its closed
+        loops unassembled (an ``asin`` of a ratio above 1, a hand that cannot reach a lever).
+        The check's states are still drawn at random on the constraints.
 
     Raises
     ------
@@ -116,14 +129,19 @@ def from_sympy(obj, *, name: str | None = None, equations: str = "checked") -> K
     if not isinstance(equations, str) or equations not in EQUATIONS:
         raise ModelError(f"kb.from_sympy: equations must be one of "
                          f"{', '.join(map(repr, EQUATIONS))}, got {equations!r}.")
+    extra = _actuators_given(actuators, obj)
+    if constants is not None and not isinstance(constants, Mapping):
+        raise ModelError(f"kb.from_sympy: constants must be a mapping {{symbol: value}}, got "
+                         f"{type(constants).__name__}.")
+    how = (equations, constants)
     if isinstance(obj, me.KanesMethod):
-        return _from_kanes_method(obj, name or type(obj).__name__, equations)
+        return _from_kanes_method(obj, name or type(obj).__name__, how, extra)
     if isinstance(obj, me.System):
-        return _from_system(obj, name or "System", equations)
+        return _from_system(obj, name or "System", how)
     if isinstance(obj, me.JointsMethod):
-        return _from_joints_method(obj, name or "JointsMethod", equations)
+        return _from_joints_method(obj, name or "JointsMethod", how)
     if isinstance(obj, me.LagrangesMethod):
-        return from_lagranges_method(obj, name or type(obj).__name__, equations)
+        return from_lagranges_method(obj, name or type(obj).__name__, *how)
     raise ModelError(
         f"kb.from_sympy takes {_SUPPORTED}, got {type(obj).__module__}.{type(obj).__name__}; "
         f"for anything else describe the system with kb.KaneSystem(frame=..., "
@@ -132,7 +150,29 @@ def from_sympy(obj, *, name: str | None = None, equations: str = "checked") -> K
 
 
 # --------------------------------------------------------------------------- KanesMethod
-def _from_kanes_method(km: me.KanesMethod, name: str, equations: str) -> KaneSystem:
+def _actuators_given(actuators: Sequence, obj) -> dict:
+    """{state: rate} of the actuators given to from_sympy (a KanesMethod's), checked."""
+    if isinstance(actuators, (str, sp.Basic)) or not isinstance(actuators, Iterable):
+        raise ModelError(f"kb.from_sympy: actuators must be a list of SymPy actuators, got "
+                         f"{type(actuators).__name__}.")
+    actuators = list(actuators)
+    if actuators and not isinstance(obj, me.KanesMethod):
+        raise ModelError(
+            f"kb.from_sympy: actuators= is for a KanesMethod given their loads; a "
+            f"{type(obj).__name__} keeps its own (System.add_actuators).")
+    for act in actuators:
+        states = getattr(act, "state_vars", None)
+        if states is None or not len(states) or not callable(getattr(act, "rhs", None)):
+            raise ModelError(
+                f"kb.from_sympy: the actuator {getattr(act, 'name', act)!r} has no states of "
+                f"its own (state_vars and rhs(), as a musculotendon with activation dynamics "
+                f"has); its loads are all the KanesMethod needs, leave it out of actuators.")
+    return actuator_states(actuators)
+
+
+def _from_kanes_method(km: me.KanesMethod, name: str, how: tuple,
+                       extra_states: dict | None = None) -> KaneSystem:
+    equations = how[0]
     if km.bodies is None:
         raise ModelError(
             "kb.from_sympy: this KanesMethod has no bodies (it was neither constructed with "
@@ -163,9 +203,9 @@ def _from_kanes_method(km: me.KanesMethod, name: str, equations: str) -> KaneSys
         _system, name, km._inertial, q[: len(q) - len(q_dep)], u[: len(u) - len(u_dep)],
         kinematics, list(km.bodies), list(km.loads or []), equations, q_dep=q_dep,
         u_dep=u_dep, u_aux=u_aux, configuration_constraints=list(km._f_h),
-        velocity_constraints=velocity_constraints,
+        velocity_constraints=velocity_constraints, extra_states=extra_states,
     )
-    return _check_with(build, kane_equations(km), equations)
+    return _check_with(build, kane_equations(km), *how)
 
 
 def _same_acceleration_constraints(km: me.KanesMethod) -> bool:
@@ -189,11 +229,12 @@ def _same_acceleration_constraints(km: me.KanesMethod) -> bool:
 
 
 # --------------------------------------------------------------------------- System
-def _from_system(system: me.System, name: str, equations: str) -> KaneSystem:
+def _from_system(system: me.System, name: str, how: tuple) -> KaneSystem:
+    equations = how[0]
     method = _lagrange_formed(system, "System", lambda: system.form_eoms(
         eom_method=me.LagrangesMethod), system.eom_method, system.u_ind)
     if method is not None:
-        return from_lagranges_method(method, name, equations)
+        return from_lagranges_method(method, name, *how)
     # System.loads are the loads added; the actuators' loads join them in form_eoms
     loads = list(system.loads) + [ld for act in system.actuators for ld in act.to_loads()]
     for n_eqs, what, deps, attr in (
@@ -217,7 +258,7 @@ def _from_system(system: me.System, name: str, equations: str) -> KaneSystem:
         extra_states=actuator_states(system.actuators),
     )
     if isinstance(system.eom_method, me.KanesMethod):
-        return _check_with(build, kane_equations(system.eom_method), equations)
+        return _check_with(build, kane_equations(system.eom_method), *how)
     return build()
 
 
@@ -256,16 +297,17 @@ def _lagrange_formed(obj, kind: str, form, method, speeds) -> me.LagrangesMethod
 
 
 # --------------------------------------------------------------------------- JointsMethod
-def _from_joints_method(method: me.JointsMethod, name: str, equations: str) -> KaneSystem:
+def _from_joints_method(method: me.JointsMethod, name: str, how: tuple) -> KaneSystem:
+    equations = how[0]
     lm = _lagrange_formed(method, "JointsMethod", lambda: method.form_eoms(
         me.LagrangesMethod), method.method, list(method.u))
     if lm is not None:
-        return from_lagranges_method(lm, name, equations)
+        return from_lagranges_method(lm, name, *how)
     build = partial(_system, name, method.frame, list(method.q), list(method.u),
                     list(method.kdes), [plain_body(b) for b in method.bodies],
                     list(method.loads), equations)
     if isinstance(method.method, me.KanesMethod):
-        return _check_with(build, kane_equations(method.method), equations)
+        return _check_with(build, kane_equations(method.method), *how)
     return build()
 
 
@@ -301,20 +343,20 @@ def _named_loads(loads: list) -> dict:
     return dict(zip(default_load_names(list(loads)), loads, strict=True))
 
 
-def _check_with(build, eqs, equations: str) -> KaneSystem:
+def _check_with(build, eqs, equations: str, constants: Mapping | None = None) -> KaneSystem:
     """``build()``, or a ModelError when it does not satisfy SymPy's formed equations ``eqs``
     (naming the frames whose angular velocity is not the rate of their orientation); with
     ``equations="sympy"`` such frames' differences are taken as loads on every body."""
     system = build()
     if eqs is None or equations == "bodies":
         return system
-    agreement = compare(system, eqs, list(system.speeds))
+    agreement = compare(system, eqs, list(system.speeds), constants=constants)
     if agreement is None or agreement.residual <= RTOL:
         return system
     frames = angular_mismatches(eqs, agreement)
     if frames and equations == "sympy":
         system = build(every_body=True)
-        again = compare(system, eqs, list(system.speeds))
+        again = compare(system, eqs, list(system.speeds), constants=constants)
         if again is None or again.residual <= RTOL:
             return system
     found = (f"relative residual {agreement.residual:.2e} at {agreement.states} random "

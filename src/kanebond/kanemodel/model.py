@@ -402,6 +402,19 @@ class KaneModel(ConstraintViews):
         masses, inertia coefficients, velocities in all speeds, loads, Q, the constraints and
         the direction cosines along the frame-tree path of every frame a vector is written in
         (a parameter may appear only in an orientation, e.g. a fixed tilt angle)."""
+        return self._parameter_scan(holonomic=True)
+
+    @cached_property
+    def holonomic_constants(self) -> list[sp.Symbol]:
+        """The constants that appear only in the holonomic forms g(q) of adjoined constraints
+        (``AdjoinedConstraint(holonomic=g)``): ``consistent_initial`` and ``linearize`` use
+        them, the equations of motion do not, so ``numeric()`` does not ask for them."""
+        if all(c.holonomic is None for c in self.adjoined):
+            return []
+        rest = set(self._parameter_scan(holonomic=False)[0])
+        return [s for s in self.constants if s not in rest]
+
+    def _parameter_scan(self, holonomic: bool) -> tuple[list, list]:
         known = set(self.coordinates) | set(self.all_speeds)
         seen: set = set()
         syms: set = set()
@@ -439,7 +452,7 @@ class KaneModel(ConstraintViews):
             scan_vector(vec)
         for x in self._Q_full.todok().values():  # the nonzeros (a zero holds no parameter)
             scan(x)
-        for x in self._constraint_expressions():
+        for x in self._constraint_expressions(holonomic):
             scan(x)
         for x in getattr(self, "extra_states", {}).values():  # their rates' constants, inputs
             scan(x)
@@ -467,13 +480,16 @@ class KaneModel(ConstraintViews):
             found |= {a for a in rate.atoms(AppliedUndef) if a not in known}
         return sorted(found, key=str)
 
-    def _constraint_expressions(self) -> list:
-        """Expressions of the constraints that may carry parameters (for ``constants``)."""
+    def _constraint_expressions(self, holonomic: bool = True) -> list:
+        """Expressions of the constraints that may carry parameters (for ``constants``), with
+        the holonomic forms of adjoined constraints or without."""
         out = list(self.embedding.configuration_constraints)
         out += list(self.embedding.B.todok().values())  # its nonzeros (B is mostly zero)
         out += list(self.prescribed.values())
         for c in self.adjoined:
             out += [c.phi, c.value]
+            if holonomic and c.holonomic is not None:
+                out.append(c.holonomic)
         return out
 
     # ------------------------------------------------------------------ system matrices

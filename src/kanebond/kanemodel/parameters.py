@@ -51,9 +51,11 @@ class Parameters:
     """Values of the constants and inputs: numbers, or callables of t or (t, x)."""
 
     def __init__(self, symbols: list, constants: Mapping | None, system_name: str, *,
-                 zero_inputs: Collection | None = None) -> None:
+                 zero_inputs: Collection | None = None, optional: Collection = ()) -> None:
         """``zero_inputs``: the inputs (functions of t, or their names) that are 0 where no
-        value is given; None: every input. Any other symbol without a value is refused."""
+        value is given; None: every input. ``optional``: constants that are NaN where no value
+        is given (those of holonomic forms only: ``KaneModel.holonomic_constants``). Any other
+        symbol without a value is refused."""
         if constants is not None and not isinstance(constants, Mapping):
             raise ModelError(
                 f"constants must be a mapping {{symbol: value}} for {system_name}, got a "
@@ -70,6 +72,8 @@ class Parameters:
             if not found:
                 if isinstance(sym, AppliedUndef) and (zero is None or name_of(sym) in zero):
                     val = 0.0  # (declared) inputs default to zero
+                elif sym in optional:
+                    val = np.nan  # not in the equations; what needs it says so
                 else:
                     missing.append(show(sym))
                     continue
@@ -89,7 +93,7 @@ class Parameters:
                         f"the value given for {show(sym)} ({val!r}) is not a number; give a float "
                         f"or a callable of t (or of t and the state x = [q, f])."
                     ) from err
-                if not np.isfinite(self.fixed[k]):
+                if not np.isfinite(self.fixed[k]) and not (sym in optional and val is np.nan):
                     raise ModelError(f"the value given for {show(sym)} is {val!r}; give a finite "
                                      f"number.")
         if missing:

@@ -34,6 +34,7 @@ from ..kanemodel.admissible import check_mass_and_inertia
 from ..kanemodel.parameters import name_of, warn_unused
 from ..mechanics.kinematics import show, t
 from ..numeric.model import NumericModel
+from .adjoined import AdjoinedPart
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..kanemodel.model import KaneModel
@@ -106,11 +107,11 @@ class Linearizer:
     """
 
     def __init__(self, system: KaneModel) -> None:
-        if getattr(system, "prescribed", None) or getattr(system, "adjoined", None):
+        if getattr(system, "prescribed", None):
             raise FormError(
-                f"{system.name!r} has prescribed flows or adjoined constraints; linearization "
-                f"covers unconstrained systems and embedded constraints only. Linearize the "
-                f"system without them (or embed the constraint as a velocity constraint)."
+                f"{system.name!r} has prescribed flows; linearization covers unconstrained "
+                f"systems, embedded and adjoined constraints. Linearize the system without "
+                f"them (a prescribed flow makes the linear model time-varying)."
             )
         self.system = system
         self.coordinates = list(system.coordinates)
@@ -120,7 +121,7 @@ class Linearizer:
         self.R, self.S = len(self.coordinates), len(self.speeds)
         placeholder = {p: 1.0 for p in self.constants}
         self.num = NumericModel(system, placeholder, backend="numpy", path="bodies",
-                                _admissible=False)
+                                _admissible=False, _relaxed=bool(system.adjoined))
         params = self.num.parameters
         self._c_const = [params.index(p) for p in self.constants]
         self._c_input = [params.index(r) for r in self.inputs]
@@ -143,6 +144,15 @@ class Linearizer:
         self._dq = [self.coordinates.index(x) for x in self.dependent_coordinates]
         self._iq = [i for i in range(self.R) if i not in self._dq]
         self.dependent_speeds = list(emb.dependent_speeds)
+        self.adjoined = AdjoinedPart(self) if system.adjoined else None
+        #: {q_r': f_s} where q_r' = f_s (a LagrangesMethod's speeds): SymPy's op_point names it
+        self.rate_speed = {x.diff(t): self.speeds[row.index(1)]
+                           for x, row in zip(self.coordinates, system.Q.tolist(), strict=True)
+                           if [x for x in row if x != 0] == [1]}
+        if self.adjoined is not None:
+            self.depends_on_time |= self.adjoined.rheonomic
+            extra = set(self.adjoined.coordinates_used) - set(self.required)
+            self.required = [x for x in self.coordinates if x in extra] + self.required
 
     # --------------------------------------------------------------- operating point
     def resolve(
@@ -177,6 +187,8 @@ class Linearizer:
                               {s for s in v.given if s in self.dependent_coordinates})
         if v.ud_given:
             self._check_dependent_speeds(v.x0, v.p0, v.r0, v.ud_given)
+        if self.adjoined is not None:
+            self.adjoined.check_point(v.x0, self.c_vector(v.p0, v.r0), t0)
         return v.x0, v.r0, v.p0, t0
 
     def _read_op_point(self, v: _Values, s: Any, val: Any) -> None:
@@ -195,8 +207,15 @@ class Linearizer:
                 f"{name_of(s)} is a constant of {self.system.name}, not a state: give its "
                 f"value in constants={{{name_of(s)}: ...}}, not in op_point."
             )
-        elif hasattr(s, "diff") and s in [x.diff(t) for x in self.coordinates + self.speeds]:
+        elif s in self.rate_speed:  # q' where q' = f (Lagrange's speeds): the speed's value
+            f = self.rate_speed[s]
+            v.x0[v.in_op[f]] = _as_float(val, f"{_label(s)} in op_point")
+            v.given.add(f)
+        elif hasattr(s, "diff") and s in [x.diff(t) for x in self.coordinates + self.speeds] \
+                + [x.diff(t, 2) for x in self.coordinates]:
             return  # SymPy's op_points list rates (u1.diff(): 0); they are not needed
+        elif self.adjoined is not None and name_of(s) in self.adjoined.ignored:
+            return  # and the multipliers (solve_multipliers()); they follow from the state
         else:
             raise ModelError(
                 f"op_point has the key {_label(s)}, which is not a coordinate, speed or "
@@ -327,7 +346,10 @@ class Linearizer:
         q, f = X[:, :R], X[:, R:]
         res = self.num.evaluate(tt, q, f, {"Q", "A", "Df", "e"}, c=C)
         qd = np.einsum("nrs,ns->nr", res["Q"], f)
-        fd = np.linalg.solve(res["A"], (res["e"] - res["Df"])[..., None])[..., 0]
+        if self.adjoined is not None:  # [A −Gᵀ; G 0][f'; λ] = [e − Df; ᴾφ' − γ]
+            fd = self.adjoined.rates(tt, q, f, C, res, res["e"] - res["Df"])
+        else:
+            fd = np.linalg.solve(res["A"], (res["e"] - res["Df"])[..., None])[..., 0]
         return np.hstack([qd, fd])
 
     def evaluate(
@@ -407,16 +429,39 @@ class Linearizer:
         return D, Fx[-1]
 
     def reduce_to_manifold(
-        self, A: np.ndarray, B: np.ndarray, x0: np.ndarray, p0: np.ndarray, r0: np.ndarray
+        self, A: np.ndarray, B: np.ndarray, x0: np.ndarray, p0: np.ndarray, r0: np.ndarray,
+        t0: float = 0.0, dependent: Any = None,
     ) -> tuple[np.ndarray, np.ndarray, list, list, np.ndarray]:
-        """(𝔸, 𝔹, kept state, eliminated coordinates, T) in the independent state [q_i, f];
-        T = ∂[q, f]/∂[q_i, f] (the dependent coordinates through δq_d = P δq_i)."""
+        """(𝔸, 𝔹, kept state, eliminated, T) in the independent state [q_i, f_i];
+        T = ∂[q, f]/∂[q_i, f_i]ᵀ: the embedded dependent coordinates through δq_d = P δq_i, and
+        with adjoined constraints their dependent coordinates and speeds
+        (:mod:`kanebond.linear.adjoined`, ``dependent`` SymPy's q_dep and u_dep)."""
+        if dependent is not None and self.adjoined is None:
+            raise ModelError(
+                f"dependent= names the coordinates and speeds that adjoined constraints "
+                f"eliminate, and {self.system.name} has none (its embedded constraints chose "
+                f"theirs: {', '.join(map(name_of, self.dependent_coordinates)) or 'none'}).")
+        Tq = np.eye(self.R)
+        if self._dq:
+            Tq = self._embedded_map(x0, p0, r0)
+        if self.adjoined is not None:
+            return self.adjoined.reduce(A, B, x0, self.c_vector(p0, r0), t0, Tq[:, self._iq],
+                                        self._iq, dependent)
         if not self._dq:
             n = self.R + self.S
             return A, B, self.coordinates + self.speeds, [], np.eye(n)
+        keep = self._iq + list(range(self.R, self.R + self.S))
+        T = np.zeros((self.R + self.S, len(keep)))
+        T[: self.R, : len(self._iq)] = Tq[:, self._iq]
+        T[self.R :, len(self._iq) :] = np.eye(self.S)
+        state = [self.coordinates[i] for i in self._iq] + self.speeds
+        return A[keep] @ T, B[keep, :], state, list(self.dependent_coordinates), T
+
+    def _embedded_map(self, x0: np.ndarray, p0: np.ndarray, r0: np.ndarray) -> np.ndarray:
+        """∂q/∂qᵀ on the embedded configuration constraints: the identity on the independent
+        coordinates and δq_d = P δq_i, P = −(∂g/∂q_dᵀ)⁻¹ ∂g/∂q_iᵀ, in their columns."""
         man = self.num.manifold
-        c = self.c_vector(p0, r0)
-        J = man_eval(man, x0[: self.R], c)[1]
+        J = man_eval(man, x0[: self.R], self.c_vector(p0, r0))[1]
         Jd, Ji = J[:, self._dq], J[:, self._iq]
         cond = np.linalg.cond(Jd)
         if not np.isfinite(cond) or cond > 1e12:
@@ -429,14 +474,10 @@ class Linearizer:
         # (least squares: a redundant closure states more constraints, consistent, than q_d)
         P = -np.linalg.lstsq(Jd, Ji, rcond=None)[0] if Jd.shape[0] > Jd.shape[1] \
             else -np.linalg.solve(Jd, Ji)
-        keep = self._iq + list(range(self.R, self.R + self.S))
-        cols = A[:, keep].copy()
-        cols[:, : len(self._iq)] += A[:, self._dq] @ P
-        state = [self.coordinates[i] for i in self._iq] + self.speeds
-        T = np.zeros((self.R + self.S, len(keep)))
-        T[keep, range(len(keep))] = 1.0
-        T[np.ix_(self._dq, range(len(self._iq)))] = P
-        return cols[keep, :], B[keep, :], state, list(self.dependent_coordinates), T
+        Tq = np.eye(self.R)
+        Tq[np.ix_(self._dq, self._iq)] = P
+        Tq[np.ix_(self._dq, self._dq)] = 0.0
+        return Tq
 
 
 def _chop(D: np.ndarray) -> np.ndarray:

@@ -96,7 +96,9 @@ class Linearization:
         model).
     eliminated:
         Dependent coordinates eliminated through the linearized configuration constraints
-        (their perturbations follow from those of the independent coordinates).
+        (their perturbations follow from those of the independent coordinates) and, with
+        adjoined constraints, the dependent speeds eliminated through the linearized
+        velocity constraints (:mod:`kanebond.linear.adjoined`).
     """
 
     state: list
@@ -322,12 +324,14 @@ def ignorable_indices(nonzero: np.ndarray, R: int) -> list[int]:
 # ---------------------------------------------------------------------------------- numeric
 def linearization_at(lz: Linearizer, x0: np.ndarray, r0: np.ndarray, p0: np.ndarray,
                      t0: float, inputs: Iterable | None = None,
-                     outputs: Mapping | None = None) -> Linearization:
+                     outputs: Mapping | None = None, dependent: Iterable | None = None,
+                     ) -> Linearization:
     """The :class:`Linearization` of the velocity form at one operating point, with the B
-    columns and D of ``inputs`` (default: every input of the system) and the rows C, D of
-    ``outputs`` (:mod:`kanebond.linear.outputs`)."""
+    columns and D of ``inputs`` (default: every input of the system), the rows C, D of
+    ``outputs`` (:mod:`kanebond.linear.outputs`) and, with adjoined constraints, the
+    ``dependent`` coordinates and speeds (:mod:`kanebond.linear.adjoined`)."""
     A, B, f_dot = lz.evaluate(x0, r0, p0, t0)
-    A, B, state, eliminated, T = lz.reduce_to_manifold(A, B, x0, p0, r0)
+    A, B, state, eliminated, T = lz.reduce_to_manifold(A, B, x0, p0, r0, t0, dependent)
     cols = selected_inputs(lz.inputs, inputs)
     names, C, D = output_matrices(lz, outputs or {}, cols, x0, r0, p0, t0, T)
     states = lz.coordinates + lz.speeds
@@ -345,7 +349,7 @@ def linearization_at(lz: Linearizer, x0: np.ndarray, r0: np.ndarray, p0: np.ndar
         constants={s: float(v) for s, v in zip(lz.constants, p0, strict=True)},
         residual=f_dot,
         coordinates=kept_q,
-        speeds=list(lz.speeds),
+        speeds=[s for s in state if s in lz.speeds],
         eliminated=tuple(eliminated),
         outputs=names,
         C=C,
@@ -376,6 +380,7 @@ def linearize(
     *,
     inputs: Iterable | None = None,
     outputs: Mapping | None = None,
+    dependent: Iterable | None = None,
 ) -> Linearization:
     r"""Linearize the velocity form of ``system`` about an operating point.
 
@@ -404,6 +409,13 @@ def linearize(
         outputs`), on the constraint manifold as 𝔸, and :meth:`Linearization.to_statespace`
         names them. Default: the system's own ``outputs`` (``KaneSystem(outputs=...)``, a
         model file's ``[outputs]``), none if it has none.
+    dependent:
+        With adjoined constraints ([PA-VP] (4)): the coordinates (one per holonomic constraint
+        adjoined, ``AdjoinedConstraint(holonomic=g)``) and speeds (one per adjoined
+        constraint) that the linearized constraints eliminate, as SymPy's ``q_dep`` and
+        ``u_dep``; default: the best conditioned ones (:mod:`kanebond.linear.adjoined`). The
+        linear model is then in the others, on the constraint manifold, and
+        :attr:`Linearization.eliminated` lists them.
 
     Raises
     ------
@@ -437,4 +449,4 @@ def linearize(
     x0, r0, p0, t0 = lz.resolve(op_point, constants)
     if outputs is None:
         outputs = getattr(system, "outputs", None) or None
-    return linearization_at(lz, x0, r0, p0, t0, inputs, outputs)
+    return linearization_at(lz, x0, r0, p0, t0, inputs, outputs, dependent)

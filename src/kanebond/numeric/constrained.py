@@ -42,13 +42,26 @@ from ._c.constraints import constraint_kernel
 from ._c.entry import constrained_entry
 from ._numpy.backend import as_batch
 from ._numpy.lambdified import Lambdified, adjoined_expressions
+from .consistent import consistent_coordinates, consistent_speeds
 from .manifold import check_initial_adjoined, check_initial_embedding, check_initial_prescribed
 from .model import NumericModel
 from .multipliers import cholesky_solve, solve_adjoined
 from .redundant import numeric_rank
 
-__all__ = ["ConstrainedModel", "INITIAL_TOL"]
+__all__ = ["ConstrainedModel", "INITIAL_TOL", "project_adjoined"]
 
+
+
+def project_adjoined(pcs: dict, emb: dict, rel: NumericModel) -> dict:
+    """The adjoined pieces formed in all speeds u = [f; u_d] onto the independent speeds f of
+    an embedding (u_d = G_emb f + c): ∂φ/∂fᵀ = ∂φ/∂fᵀ|_u + ∂φ/∂u_dᵀ G_emb and
+    γ_f = γ_u + ∂φ/∂u_dᵀ c ([PA-VP] (27)). ``emb`` is ``rel.evaluate``'s result with "Df"."""
+    Gu = pcs["G"]
+    ind, dep = rel.ind_index, rel.dep_index
+    out = dict(pcs)
+    out["G"] = Gu[:, :, ind] + np.einsum("nlk,nks->nls", Gu[:, :, dep], emb["G_emb"])
+    out["gamma"] = pcs["gamma"] + np.einsum("nlk,nk->nl", Gu[:, :, dep], emb["c"])[..., None]
+    return out
 
 
 def _baumgarte_rate(baumgarte: float | None) -> float:
@@ -136,6 +149,10 @@ class ConstrainedModel:
         # the adjoined pieces are formed in all speeds u = [f; u_d] and projected with the
         # numeric embedding T = ∂u/∂fᵀ at every evaluation ([PA-VP] (27))
         self.fns = Lambdified(exprs, q, list(system.all_speeds), self.parameters)
+        hol = [c.holonomic for c in self.adjoined if c.holonomic is not None]
+        #: g(q) and ∂g/∂qᵀ of the holonomic adjoined constraints (consistent_initial), or None
+        self.holonomic = Lambdified({"g": sp.Matrix(hol), "J": sp.Matrix(hol).jacobian(q)}, q,
+                                    [], self.parameters) if hol else None
         self._emb = None
         self._setup_compiled()  # the C path of numeric/_c/constraints.py where it applies
         self.adjoined_rank: int | None = None  # r < L: redundant (numeric/redundant.py)
@@ -203,7 +220,7 @@ class ConstrainedModel:
         raise AttributeError(name)
 
     # ------------------------------------------------------------------ evaluation
-    def _pieces(self, tt, q, f, emb: dict | None = None) -> dict:
+    def pieces(self, tt, q, f, emb: dict | None = None) -> dict:
         """φ, ∂φ/∂fᵀ, dφ/dt|_{f'=0}, ... at (t, q, f); with embedded constraints evaluated at
         all speeds u and projected: ∂φ/∂fᵀ = (∂φ/∂uᵀ) T, γ_f = γ_u + (∂φ/∂u_dᵀ) c."""
         rel = self.relaxed
@@ -213,13 +230,7 @@ class ConstrainedModel:
         if emb is None:
             emb = rel.evaluate(tt, q, f, {"Df"}, c=c)
         pcs = self.fns(tt, q, emb["u"], c)
-        if self.L:
-            Gu = pcs["G"]
-            ind, dep = rel.ind_index, rel.dep_index
-            pcs["G"] = Gu[:, :, ind] + np.einsum("nlk,nks->nls", Gu[:, :, dep], emb["G_emb"])
-            pcs["gamma"] = pcs["gamma"] + np.einsum("nlk,nk->nl", Gu[:, :, dep],
-                                                    emb["c"])[..., None]
-        return pcs
+        return project_adjoined(pcs, emb, rel) if self.L else pcs
 
     def full_speeds(self, t, q, uf) -> np.ndarray:
         """f = [ᵘf; ᶜf(t)] in the order of the system's speeds ([PA21] (2))."""
@@ -242,7 +253,7 @@ class ConstrainedModel:
         rel = self.relaxed
         c = rel.parameter_values(tt, q, f)
         parts = rel.evaluate(tt, q, f, self._needed_parts(momentum, want_reactions), c=c)
-        pcs = self._pieces(tt, q, f, parts)
+        pcs = self.pieces(tt, q, f, parts)
         A = parts["A"]
         ui, ci = self.ui, self.ci
         N = len(tt)
@@ -430,7 +441,7 @@ class ConstrainedModel:
         tt = np.array([float(t)])
         qb = np.asarray(q, dtype=float)[None, :]
         f = self._full(tt, qb, np.asarray(uf, dtype=float)[None, :])
-        pcs = self._pieces(tt, qb, f)
+        pcs = self.pieces(tt, qb, f)
         if not self.L:
             return np.zeros((0, self.S))
         return pcs["G"][0][:, self.ui]
@@ -519,7 +530,7 @@ class ConstrainedModel:
             check_initial_embedding(self.relaxed, self.relaxed.manifold,
                                     np.concatenate([x0[: self.R], f[0]]), given)
         if self.L:
-            pcs = self._pieces(tt, q, f)
+            pcs = self.pieces(tt, q, f)
             check_initial_adjoined(self.adjoined, pcs["phi"][0, :, 0], pcs["val"][0, :, 0], t0)
             self._rank_at_start(pcs["G"][0][:, self.ui])
             self._solve(tt, q, f)  # a singular [A Gᵀ; G 0] at t0 raises ConstraintError
@@ -529,43 +540,19 @@ class ConstrainedModel:
         """x0 = [q0, ᵘf0] made consistent from a guess ``initial`` (as :func:`kanebond.simulate`
         takes it): the embedded dependent coordinates solved from g(q) = 0, then the free
         speeds moved to the nearest ones that satisfy the adjoined constraints
-        φ(t0, q0, f) = ᴾφ(t0), nearest in the kinetic-energy metric A: the Gauss–Newton step
-        Δf = −A⁻¹Gᵀ (G A⁻¹ Gᵀ)⁺ (φ − ᴾφ), G = ∂φ/∂fᵀ ([PA-VP] (4), (27)), the least change of
-        the motion's momenta an impulse of the constraints could make. The coordinates are
-        kept; the result is checked as :meth:`initial_state` checks a start. A ConstraintError
-        where the speeds cannot be made to satisfy the constraints."""
+        φ(t0, q0, f) = ᴾφ(t0), nearest in the kinetic-energy metric A
+        (:mod:`kanebond.numeric.consistent`). The coordinates are kept, except where an adjoined
+        constraint is holonomic (``AdjoinedConstraint(holonomic=g)``): they are moved to the
+        nearest that satisfy g(q) = 0 first. The result is checked as :meth:`initial_state`
+        checks a start. A ConstraintError where the constraints cannot be satisfied."""
         rel = self.relaxed
         extra = set(self.prescribed_names) | set(
             rel.manifold.dep_names if rel.has_embedding else [])
         x0 = initial_state_vector(self, split_named(initial, extra)[0])
-        if rel.has_embedding:
-            x0[: self.R] = rel.manifold.solve_coordinates(x0[: self.R])
+        x0[: self.R] = consistent_coordinates(self, float(t0), x0[: self.R])
         if self.L:
-            x0[self.R :] = self._consistent_speeds(float(t0), x0)
+            x0[self.R :] = consistent_speeds(self, float(t0), x0)
         return self.initial_state(x0, t0)
-
-    def _consistent_speeds(self, t0: float, x0: np.ndarray) -> np.ndarray:
-        """The free speeds of x0 projected onto the adjoined constraints (consistent_initial)."""
-        tt, q = np.array([t0]), x0[None, : self.R]
-        uf = x0[None, self.R :].copy()
-        A = np.atleast_3d(self.relaxed.A(tt, q))[0][np.ix_(self.ui, self.ui)]
-        r = np.zeros(self.L)
-        for _ in range(50):
-            pcs = self._pieces(tt, q, self._full(tt, q, uf))
-            phi, val = pcs["phi"][0, :, 0], pcs["val"][0, :, 0]
-            r = phi - val
-            if np.all(np.abs(r) <= 1e-13 * (1.0 + np.abs(phi) + np.abs(val))):
-                return uf[0]
-            G = pcs["G"][0][:, self.ui]
-            AiGt = np.linalg.solve(A, G.T)
-            uf[0] -= AiGt @ np.linalg.lstsq(G @ AiGt, r, rcond=None)[0]
-            if not np.all(np.isfinite(uf)):
-                break
-        worst = int(np.argmax(np.abs(r)))
-        raise ConstraintError(
-            f"no speeds at q0 satisfy the adjoined constraint {self.adjoined[worst].name!r} of "
-            f"{self.system.name!r} near the ones given: φ − ᴾφ = {r[worst]:.3g} after 50 "
-            f"Gauss–Newton steps. Check its value ᴾφ(t0) and the coordinates.")
 
     def __repr__(self) -> str:
         return (

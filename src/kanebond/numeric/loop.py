@@ -362,6 +362,10 @@ class LoopModel:
     def embedding_condition(self, q) -> np.ndarray:
         return self.plant.embedding_condition(np.asarray(q)[..., : self.R0])
 
+    def constraint_matrix(self, q) -> np.ndarray:
+        """The plant's B(q) of the embedded velocity constraints at the loop's [q, z]."""
+        return self.plant.constraint_matrix(np.asarray(q)[..., : self.R0])
+
     @property
     def dependent_speed_symbols(self) -> list:
         return self.plant.dependent_speed_symbols

@@ -189,7 +189,8 @@ class NumericModel:
 
     def _set_parameters(self, params: list) -> None:
         self.parameters = params
-        self._params = Parameters(params, self._constants_in, f"system {self.system.name!r}")
+        self._params = Parameters(params, self._constants_in, f"system {self.system.name!r}",
+                                  optional=self.system.holonomic_constants)
         self.constants = dict(self._constants_in or {})
 
     def with_constants(self, constants: Mapping) -> NumericModel:
@@ -198,7 +199,8 @@ class NumericModel:
         uses per point instead of forming and compiling again (constants are run-time
         arguments of the generated code)."""
         model = copy.copy(self)
-        model._params = Parameters(self.parameters, constants, f"system {self.system.name!r}")
+        model._params = Parameters(self.parameters, constants, f"system {self.system.name!r}",
+                                   optional=self.system.holonomic_constants)
         model.constants = dict(constants)
         manifold = model.__dict__.pop("manifold", None)
         if manifold is not None:  # (differentiating g again: 0.46 s for the 40-loop four-bar)

@@ -240,7 +240,8 @@ class JaxModel(PureModel):
         self.program = Program(system)
         lay = self.layout = self.program.layout
         self.parameters = list(self.program.params)
-        params = Parameters(self.parameters, constants, f"system {system.name!r}")
+        params = Parameters(self.parameters, constants, f"system {system.name!r}",
+                            optional=system.holonomic_constants)
         if params.calls:
             names = ", ".join(show(params.symbols[k]) for k, _, _ in params.calls)
             raise ModelError(
@@ -327,7 +328,8 @@ class JaxModel(PureModel):
 
     def constants_vector(self, constants: Mapping) -> np.ndarray:
         """The array c of :attr:`parameters` from a mapping {symbol or name: number}."""
-        params = Parameters(self.parameters, constants, f"system {self.system.name!r}")
+        params = Parameters(self.parameters, constants, f"system {self.system.name!r}",
+                            optional=self.system.holonomic_constants)
         if params.calls:
             raise ModelError("the JAX backend takes numbers as constants, not callables.")
         return params.fixed.copy()

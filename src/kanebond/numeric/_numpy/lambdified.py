@@ -37,13 +37,14 @@ class Lambdified:
 
     def __call__(self, tt: np.ndarray, q: np.ndarray, f: np.ndarray, c: np.ndarray) -> dict:
         N = len(tt)
+        dtype = np.result_type(q, f, c, float)  # complex arguments (a complex step) stay so
         if self.fn is None:
-            arr = np.zeros((N, 0))
+            arr = np.zeros((N, 0), dtype=dtype)
         elif N == 1:  # one point: every value is a scalar
-            arr = np.array(self.fn(tt[0], *q[0], *f[0], *c[0]), dtype=float).reshape(1, -1)
+            arr = np.array(self.fn(tt[0], *q[0], *f[0], *c[0]), dtype=dtype).reshape(1, -1)
         else:
             vals = self.fn(tt, *q.T, *f.T, *c.T)
-            arr = np.empty((N, self.n))
+            arr = np.empty((N, self.n), dtype=dtype)
             for j, v in enumerate(vals):
                 arr[:, j] = v
         out, k = {}, 0
