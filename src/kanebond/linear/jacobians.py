@@ -25,6 +25,7 @@ dependent speeds are eliminated by construction (f are the independent speeds, u
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -145,14 +146,22 @@ class Linearizer:
         self._iq = [i for i in range(self.R) if i not in self._dq]
         self.dependent_speeds = list(emb.dependent_speeds)
         self.adjoined = AdjoinedPart(self) if system.adjoined else None
-        #: {q_r': f_s} where q_r' = f_s (a LagrangesMethod's speeds): SymPy's op_point names it
-        self.rate_speed = {x.diff(t): self.speeds[row.index(1)]
-                           for x, row in zip(self.coordinates, system.Q.tolist(), strict=True)
-                           if [x for x in row if x != 0] == [1]}
         if self.adjoined is not None:
             self.depends_on_time |= self.adjoined.rheonomic
             extra = set(self.adjoined.coordinates_used) - set(self.required)
             self.required = [x for x in self.coordinates if x in extra] + self.required
+
+    @cached_property
+    def rate_speed(self) -> dict:
+        """{q_r': f_s} where q_r' = f_s (a LagrangesMethod's speeds): SymPy's op_point names
+        it. Read off Q_full (q' = Q_full u), not the embedded closed form Q, whose symbolic
+        elimination a linearization never needs otherwise."""
+        out = {}
+        for x, row in zip(self.coordinates, self.system.Q_full.tolist(), strict=True):
+            nz = [j for j, e in enumerate(row) if e != 0]
+            if len(nz) == 1 and row[nz[0]] == 1 and nz[0] < self.S:
+                out[x.diff(t)] = self.speeds[nz[0]]
+        return out
 
     # --------------------------------------------------------------- operating point
     def resolve(
