@@ -23,7 +23,7 @@ from .bondgraph.from_system import kane_bond_graph
 from .errors import ModelError
 from .forms.equations import HamiltonianForm, LagrangianForm, MomentumForm, VelocityForm
 from .kanemodel.model import KaneModel
-from .kanemodel.parameters import name_of
+from .kanemodel.parameters import expression_inputs, name_of
 from .linear.linearization import Linearization, linearize
 from .linear.states import linearize_with_states
 from .numeric._program.law import LoopLaw
@@ -177,7 +177,10 @@ class KaneSystem(KaneModel):
         adjoined constraints back to φ = ᴾφ).
 
         ``constants`` maps every parameter symbol (and every time-varying input) to a number or a
-        Python callable of ``t`` or ``(t, x)`` with x = [q, f]. ``backend`` is ``"c"`` (generated C
+        Python callable of ``t`` or ``(t, x)`` with x = [q, f]; an input may also be a SymPy
+        expression of t (and of the constants, coordinates and speeds), compiled with the
+        model into a law of a :class:`~kanebond.numeric.loop.LoopModel` (no Python call per
+        evaluation, as a callable needs). ``backend`` is ``"c"`` (generated C
         compiled once and cached on disk), ``"numpy"`` (no compiler needed) or ``"auto"``; constants
         not given take their :attr:`defaults` (a URDF's numbers named as parameters); ``path`` is
         ``"tree"`` (the bodies form a kinematic tree: the velocity form's rhs by the
@@ -186,9 +189,10 @@ class KaneSystem(KaneModel):
         kinematics, numeric assembly of [PA21] (53)–(57), every model), ``"symbolic"`` (the
         closed-form matrices, small systems) or ``"auto"`` (the tree where there is one and the C
         backend is used, else the bodies; the model's ``tree_note`` says why not). """
-        constants = self._with_defaults(constants)
-        if self.extra_states:  # the mechanics with its extra states driven by the law
-            return self._with_states(constants, backend, path, baumgarte)
+        constants, timed = expression_inputs(self._with_defaults(constants), self.inputs,
+                                             self.constants, repr(self.name))
+        if self.extra_states or timed:  # the mechanics with its extra states driven by the law
+            return self._with_states(constants, backend, path, baumgarte, timed)
         if backend == "jax":  # imported here: `import kanebond` never imports JAX
             from .numeric._jax.model import JaxModel
 
@@ -203,10 +207,13 @@ class KaneSystem(KaneModel):
             lambda: NumericModel(self, constants, backend=backend, path=path))
 
     def _with_states(self, constants: Mapping | None, backend: str, path: str,
-                     baumgarte: float | None) -> LoopModel:
+                     baumgarte: float | None, timed: Mapping | None = None) -> LoopModel:
         """The numeric model of a system with extra states: its mechanics' (the extra states
         held 0 as its inputs) in a :class:`~kanebond.numeric.loop.LoopModel` that sets them
-        from its states [q, z, f] at every evaluation and integrates z' = g."""
+        from its states [q, z, f] at every evaluation and integrates z' = g; the inputs given
+        expressions (``timed``: {input: expression of t, q, f, the constants}) are set by the
+        same law."""
+        timed = dict(timed or {})
         given = {k if isinstance(k, str) else name_of(k) for k in (constants or {})}
         z = list(self.extra_states)
         clash = [name_of(s) for s in z if name_of(s) in given]
@@ -215,8 +222,13 @@ class KaneSystem(KaneModel):
                              f"in the initial state, not in constants.")
         params = set(self.parameter_atoms[1])
         driven = [s for s in z if s in params]
-        held = {**dict(constants or {}), **dict.fromkeys(driven, 0.0)}
-        law = LoopLaw(driven, list(driven), states=z, g=list(self.extra_states.values()),
+        held = {**dict(constants or {}), **dict.fromkeys([*driven, *timed], 0.0)}
+        h = [*driven, *timed.values()]
+        # the rates g read a timed input as its raw value (a state's is the state itself)
+        raw = [sp.Dummy(name_of(s)) for s in driven] + list(timed) if timed else []
+        driven = [*driven, *timed]
+        law = LoopLaw(driven, h, states=z, g=list(self.extra_states.values()),
+                      raw=raw,
                       lo=(-math.inf,) * len(driven), hi=(math.inf,) * len(driven),
                       signals=dict(self.outputs), description=repr(self.name))
         if backend == "jax":  # imported here: `import kanebond` never imports JAX

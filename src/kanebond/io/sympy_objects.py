@@ -161,8 +161,11 @@ def _actuators_given(actuators: Sequence, obj) -> dict:
             f"kb.from_sympy: actuators= is for a KanesMethod given their loads; a "
             f"{type(obj).__name__} keeps its own (System.add_actuators).")
     for act in actuators:
-        states = getattr(act, "state_vars", None)
-        if states is None or not len(states) or not callable(getattr(act, "rhs", None)):
+        if isinstance(act, type):
+            raise ModelError(f"kb.from_sympy: actuators has the class {act.__name__}; give "
+                             f"the actuator itself (an instance, e.g. {act.__name__}"
+                             f".with_defaults(...)).")
+        if _own_states(act) is None:
             raise ModelError(
                 f"kb.from_sympy: the actuator {getattr(act, 'name', act)!r} has no states of "
                 f"its own (state_vars and rhs(), as a musculotendon with activation dynamics "
@@ -269,11 +272,22 @@ def actuator_states(actuators) -> dict:
     system's extra states."""
     out: dict = {}
     for act in actuators:
-        states = getattr(act, "state_vars", None)
-        if states is None or not len(states) or not callable(getattr(act, "rhs", None)):
-            continue
-        out.update(zip(list(states), list(act.rhs()), strict=True))
+        states = _own_states(act)
+        if states is not None:
+            out.update(zip(states, list(act.rhs()), strict=True))
     return out
+
+
+def _own_states(act) -> list | None:
+    """An actuator's own states (``state_vars``, with ``rhs()`` their rates); None where it
+    has none (a force or torque actuator, a class rather than an instance)."""
+    if isinstance(act, type) or not callable(getattr(act, "rhs", None)):
+        return None
+    try:
+        states = list(getattr(act, "state_vars", None))
+    except TypeError:
+        return None
+    return states or None
 
 
 def _lagrange_formed(obj, kind: str, form, method, speeds) -> me.LagrangesMethod | None:

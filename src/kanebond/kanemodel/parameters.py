@@ -8,6 +8,7 @@ from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
 import numpy as np
+import sympy as sp
 from sympy.core.function import AppliedUndef
 
 from ..errors import KanebondError, KanebondWarning, ModelError, few_names
@@ -233,3 +234,31 @@ def split_named(initial: Any, names: set[str]) -> tuple[Any, dict[str, float]]:
     rest = {k: v for k, v in initial.items() if name_of(k) not in names}
     given = {name_of(k): float(v) for k, v in initial.items() if name_of(k) in names}
     return rest, given
+
+
+def expression_inputs(constants: Mapping | None, inputs: list, parameters: list,
+                      system_name: str) -> tuple[Mapping | None, dict]:
+    """(``constants`` without them, {input: expression}) of the inputs given a SymPy expression
+    (of t, the constants, the coordinates and speeds) instead of a number or a callable: the
+    numeric model drives them by a compiled law, with no Python call per evaluation. A
+    constant given an expression is refused (a constant is a number)."""
+    if not constants or not isinstance(constants, Mapping):
+        return constants, {}  # not a mapping: the caller's check says so
+    by_name = {name_of(s): s for s in inputs}
+    params = {name_of(s) for s in parameters}
+    rest, driven = {}, {}
+    for key, val in constants.items():
+        if not isinstance(val, sp.Basic) or val.is_number:
+            rest[key] = val
+            continue
+        name = name_of(key)
+        if name in by_name:
+            driven[by_name[name]] = val
+        elif name in params:
+            raise ModelError(
+                f"the constant {name} of {system_name} is given the expression {show(val)}; a "
+                f"constant is a number. An expression of t is for an input (a time-varying "
+                f"dynamicsymbol of the loads).")
+        else:
+            rest[key] = val  # names nothing: the unused-key warning says so
+    return rest, driven

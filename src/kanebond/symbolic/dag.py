@@ -25,6 +25,7 @@ import sympy as sp
 from sympy.core.function import AppliedUndef
 
 from ..errors import ModelError
+from .steps import piecewise_as_sign, step
 
 __all__ = ["Graph", "emit_python", "emit_python_values", "NotLinearError", "closed_form",
            "children", "NUMPY_FUNCTIONS"]
@@ -208,6 +209,10 @@ class Graph:
             return self.pow(rec(e.base), rec(e.exp))
         if isinstance(e, sp.exp):
             return self.fn("exp", rec(e.args[0]))
+        if isinstance(e, sp.Heaviside):  # steps and piecewise expressions, in sign
+            return rec(step(*e.args))
+        if isinstance(e, sp.Piecewise):
+            return rec(piecewise_as_sign(e))
         if isinstance(e, sp.Function):
             name = type(e).__name__
             if name in _UNARY or name in _BINARY:
