@@ -71,3 +71,51 @@ def rider_system():
     system.u_dep = [u[n] for n in ud]
     system.validate_system()
     return system
+
+
+#: SymBRiM's Whipple bicycle's constants named by Moore's symbols (kanebond.models.bicycle's
+#: moore_parameters: the same parametrization, SymBRiM's prefixes)
+_MOORE = {"rear_wheel_r": "rr", "front_wheel_r": "rf", "rear_frame_d1": "d1",
+          "front_frame_d2": "d2", "front_frame_d3": "d3", "rear_frame_l1": "l1",
+          "rear_frame_l2": "l2", "front_frame_l3": "l3", "front_frame_l4": "l4", "g": "g",
+          "rear_frame_body_mass": "mc", "rear_wheel_mass": "md", "front_frame_body_mass": "me",
+          "front_wheel_mass": "mf", "rear_frame_ixx": "ic11", "rear_frame_iyy": "ic22",
+          "rear_frame_izz": "ic33", "rear_frame_izx": "ic31", "rear_wheel_ixx": "id11",
+          "rear_wheel_iyy": "id22", "front_frame_ixx": "ie11", "front_frame_iyy": "ie22",
+          "front_frame_izz": "ie33", "front_frame_izx": "ie31", "front_wheel_ixx": "if11",
+          "front_wheel_iyy": "if22"}
+
+
+def benchmark_constants() -> dict[str, float]:
+    """Meijaard et al. 2007's benchmark bicycle as SymBRiM's Whipple bicycle's constants (by
+    name), through Moore's parametrization."""
+    from kanebond.models.bicycle import moore_parameters
+
+    moore = moore_parameters()
+    return {name: moore[m] for name, m in _MOORE.items()}
+
+
+def rider_constants() -> dict[str, float]:
+    """Constants of :func:`rider_system` at which the hands reach the handlebar: the benchmark
+    bicycle (its rear frame less the rider's upper body, 43 kg) with a saddle 0.3 m ahead of
+    and 0.7 m above the rear hub, grips 0.6 m apart 1.05 m above the ground, a torso leaning
+    forward (the seat's lean axis at alpha = -0.45 from the saddle's x), shoulders 0.4 m
+    apart and arms of 0.35 m and 0.45 m. Made up, not measured (bicycleparameters would
+    give a measured rider); every inertia is a real body's."""
+    c = benchmark_constants()
+    c.update(rear_frame_d4=0.5, rear_frame_d5=-0.57, front_frame_d6=0.0, front_frame_d7=0.3,
+             front_frame_d8=-0.48, pelvis_com_height=0.1, sacrum_d_p_t=0.3,
+             torso_shoulder_height=0.3, torso_shoulder_width=0.4, seat_alpha=-0.45,
+             pelvis_mass=15.0, torso_mass=35.0, rear_frame_body_mass=85.0 - 15.0 - 35.0 - 7.0)
+    for side in ("left", "right"):
+        c.update({f"{side}_arm_l_upper_arm": 0.35, f"{side}_arm_l_forearm": 0.45,
+                  f"{side}_arm_l_upper_arm_com": 0.15, f"{side}_arm_l_forearm_com": 0.2,
+                  f"{side}_arm_upper_arm_mass": 2.0, f"{side}_arm_forearm_mass": 1.5})
+        for part, (axial, polar) in {"upper_arm": (0.02, 0.004), "forearm": (0.02, 0.003)}.items():
+            c.update({f"{side}_arm_{part}_ixx": axial, f"{side}_arm_{part}_iyy": axial,
+                      f"{side}_arm_{part}_izz": polar})
+            c.update({f"{side}_arm_{part}_{p}": 0.0 for p in ("ixy", "iyz", "izx")})
+    for body, moments in {"pelvis": (0.1, 0.1, 0.1), "torso": (1.5, 1.3, 0.5)}.items():
+        c.update({f"{body}_{m}": v for m, v in zip(("ixx", "iyy", "izz"), moments, strict=True)})
+        c.update({f"{body}_{p}": 0.0 for p in ("ixy", "iyz", "izx")})
+    return c

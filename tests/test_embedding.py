@@ -471,3 +471,28 @@ def test_quaternion_norm_stays_on_its_manifold():
     # 1.5e-8 (a bound of 1e-8 broke at 2e-7), so the bound is 1e-7
     assert np.max(np.abs(norm)) < 1e-7
     assert np.max(np.abs(tr.constraint_residuals)) < 1e-7
+
+
+def test_constraints_not_finite_at_the_guess_are_named():
+    """g(q) = x² + y² − √a with a < 0 is NaN everywhere: consistent_initial names the
+    constraint and the likely causes (before: a LinAlgError from NumPy's least squares)."""
+    import sympy.physics.mechanics as me
+
+    x, y, ux, uy = me.dynamicsymbols("x y ux uy")
+    a, m = sp.symbols("a m")
+    N = me.ReferenceFrame("N")
+    O = me.Point("O")
+    O.set_vel(N, 0)
+    P = O.locatenew("P", x * N.x + y * N.y)
+    P.set_vel(N, ux * N.x + uy * N.y)
+    system = kb.KaneSystem(N, coordinates=[x, y], speeds=[ux, uy],
+                           kinematics=[x.diff() - ux, y.diff() - uy],
+                           bodies=[me.Particle("p", P, m)], loads=[],
+                           dependent_coordinates=[y],
+                           configuration_constraints=[x**2 + y**2 - sp.sqrt(a)],
+                           dependent_speeds=[uy], name="ring")
+    num = system.numeric({"a": -1.0, "m": 1.0})
+    with pytest.raises(kb.ConstraintError, match=r"constraint\(s\) \[1\] of 1 are not finite"):
+        num.consistent_initial({"x": 0.5, "y": 0.5, "ux": 0.0})
+    ok = system.numeric({"a": 1.0, "m": 1.0}).consistent_initial({"x": 0.6, "y": 50.0, "ux": 0.0})
+    np.testing.assert_allclose(ok[:2], [0.6, 0.8], atol=1e-12)

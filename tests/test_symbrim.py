@@ -80,3 +80,57 @@ def test_its_accelerations_satisfy_sympys_equations(whipple):
                   [*rates[num.R:], *num.dependent_speed_rates(0.0, x0)], strict=True))
     x = np.array([qd[str(q.func)] for q in q_all] + [ud[str(u.func)] for u in u_all])
     assert np.abs(M @ x - F).max() < 1e-9 * max(1.0, np.abs(F).max())
+
+
+def test_it_linearizes_to_the_benchmarks_eigenvalues(whipple):
+    """Upright straight-ahead at each speed of Meijaard et al. 2007's Table 2, with the
+    benchmark's parameters through Moore's parametrization: the lean and steer eigenvalues
+    are the table's (published to 1e-14)."""
+    from scipy.optimize import linear_sum_assignment
+    from symbrim_models import benchmark_constants
+
+    from kanebond.models.bicycle import whipple_operating_point
+    from kanebond.models.bicycle_benchmark import BENCHMARK_EIGENVALUES
+
+    bike = kb.from_sympy(whipple)
+    consts = benchmark_constants()
+    assert {str(c) for c in bike.constants} == set(consts)  # the ground's weight: not asked
+    lean_steer = ["bicycle_q4", "bicycle_q7", "bicycle_u4", "bicycle_u7"]
+    for v, want in BENCHMARK_EIGENVALUES.items():
+        op = {f"bicycle_{k}": x for k, x in whipple_operating_point(v).items()}
+        lin = bike.linearize(op, consts)
+        assert np.abs(lin.residual).max() < 1e-12  # a steady motion
+        got = lin.select(lean_steer).eigenvalues
+        cost = np.abs(np.asarray(want)[:, None] - got[None, :])
+        rows, cols = linear_sum_assignment(cost)
+        assert cost[rows, cols].max() < 1e-10, (v, got, want)
+
+
+def test_the_rider_with_hands_on_the_handlebar_assembles_and_runs():
+    """The bicycle-rider (17 q, 7 holonomic and 11 velocity constraints) through from_sympy of
+    the unformed System: assembled from a guess (the arms' angles solved so the hands hold
+    the grips), rolling at 5 m/s for 1 s in the compiled core with its energy conserved (no
+    load does work but gravity) and its constraints held."""
+    from symbrim_models import rider_constants, rider_system
+
+    from kanebond.models.bicycle import whipple_operating_point
+
+    rider = kb.from_sympy(rider_system())
+    num = rider.numeric(rider_constants())
+    start = dict.fromkeys(num.state_names, 0.0)
+    start.update({k: v for k, v in ((f"bicycle_{n}", x) for n, x in
+                                    whipple_operating_point(5.0).items())
+                  if k in start})
+    start.update(bicycle_q4=0.02, left_shoulder_q_flexion=0.3, right_shoulder_q_flexion=0.3,
+                 left_arm_q_elbow_flexion=0.5, right_arm_q_elbow_flexion=0.5)
+    x0 = num.consistent_initial(start)
+    assert np.abs(num.configuration_residuals(x0[: num.R])).max() < 1e-12
+    assert 0.0 < x0[num.state_names.index("left_arm_q_elbow_flexion")] < 1.5  # bent, not through
+    t0 = time.perf_counter()
+    traj = kb.simulate(num, (0.0, 1.0), x0, rtol=1e-8, atol=1e-10)
+    elapsed = time.perf_counter() - t0
+    assert traj.status == 0 and traj.metadata["integrator"] == "compiled"
+    assert traj.energy_audit().rel_residual < 1e-6
+    q_end = np.array([traj[n][-1] for n in num.state_names[: num.R]])
+    assert np.abs(num.configuration_residuals(q_end)).max() < 1e-8
+    assert elapsed < 5.0, f"1 s of the rider took {elapsed:.1f} s"  # 0.18 s here

@@ -70,6 +70,23 @@ def at_rest(body, frame) -> bool:
         return False
 
 
+def load_at_rest(load, frame) -> bool:
+    """Whether a load acts on a point or frame fixed in ``frame`` (the ground's own weight,
+    as SymBRiM's ``apply_uniform_gravity`` adds it): it does no work on any motion, so it is
+    in no equation and its constants are not asked for."""
+    if frame is None:
+        return False
+    where = load[0]
+    try:
+        if isinstance(where, me.Point):
+            return where.vel(frame) == 0
+        if isinstance(where, me.ReferenceFrame):
+            return where.ang_vel_in(frame) == 0
+    except ValueError:  # a velocity SymPy cannot find: not known to be at rest
+        return False
+    return False
+
+
 def from_lagranges_method(lm: me.LagrangesMethod, name: str, equations: str,
                           constants: Mapping | None = None) -> KaneSystem:
     """The system of ``lm`` by the ``equations`` asked for (module docstring), checked at

@@ -58,7 +58,7 @@ from ..symbolic.expressions import numeric_sample, show
 from ..system import KaneSystem
 from .sympy_accelerations import in_speeds, sympy_accelerations
 from .sympy_check import RTOL, angular_mismatches, compare, failure_note, kane_equations
-from .sympy_lagrange import at_rest, from_lagranges_method, plain_body
+from .sympy_lagrange import at_rest, from_lagranges_method, load_at_rest, plain_body
 
 __all__ = ["from_sympy", "EQUATIONS"]
 
@@ -335,7 +335,7 @@ def _system(name, frame, q_ind, u_ind, kinematics, bodies, loads, equations, *, 
             f"kb.from_sympy: the {name} has no bodies; kanebond needs the RigidBody and "
             f"Particle objects whose velocities the speeds move."
         )
-    loads = _named_loads(loads)
+    loads = _named_loads([ld for ld in loads if not load_at_rest(ld, frame)])
     loads.update(sympy_accelerations(frame, bodies, q_ind + list(q_dep), u_ind + list(u_dep),
                                      kinematics, u_aux, equations, every_body))
     kw: dict = {}

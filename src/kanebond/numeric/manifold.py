@@ -200,23 +200,45 @@ class ConstraintManifold:
 
     def solve_coordinates(self, q: np.ndarray, tol: float = 1e-13, iters: int = 50) -> np.ndarray:
         """Newton on g(q) = 0 in the dependent coordinates, the others held fixed (Gauss–Newton,
-        a least-squares step, where a redundant closure states more constraints than them)."""
+        a least-squares step, where a redundant closure states more constraints than them),
+        the step halved until |g| falls (up to 1/64 of it) so that a far guess does not throw
+        the arms of a loop round; non-finite values stop it with the error below."""
         q = np.array(q, dtype=float)
         if not self.q_index:
             return q
-        kg, R = self.k_g, self.R
+        g, J = self._g_and_J(q)
+        if not np.all(np.isfinite(g)):
+            bad = [int(i) + 1 for i in np.flatnonzero(~np.isfinite(g))]
+            raise ConstraintError(
+                f"configuration constraint(s) {bad} of {len(g)} are not finite at the guess "
+                f"({np.array2string(g, precision=3)}): a 0/0, a square root or logarithm of "
+                f"a negative number at these constants and coordinates; check the constants "
+                f"(an angle of 0 where the constraints divide by its sine) or the guess.")
         for _ in range(iters):
-            out = self._run(q[None, :], 0, self._B_at)[:, 0]
-            g, J = out[:kg], out[kg:].reshape(kg, R)[:, self.q_index]
-            if np.all(np.isfinite(g)) and np.max(np.abs(g)) < tol:
+            if not (np.all(np.isfinite(g)) and np.all(np.isfinite(J))):
+                break
+            size = np.max(np.abs(g))
+            if size < tol:
                 return q
             try:
                 if J.shape[0] != J.shape[1]:
                     raise np.linalg.LinAlgError
                 dq = np.linalg.solve(J, g)
             except np.linalg.LinAlgError:
-                dq = np.linalg.lstsq(J, g, rcond=None)[0]
-            q[self.q_index] -= dq
+                try:
+                    dq = np.linalg.lstsq(J, g, rcond=None)[0]
+                except np.linalg.LinAlgError:
+                    break
+            step = 1.0
+            while True:
+                trial = q.copy()
+                trial[self.q_index] -= step * dq
+                g_new, J_new = self._g_and_J(trial)
+                if step <= 1 / 64 or (np.all(np.isfinite(g_new))
+                                      and np.max(np.abs(g_new)) < size):
+                    break
+                step /= 2
+            q, g, J = trial, g_new, J_new
         g = self.configuration_residuals(q)
         if not np.all(np.isfinite(g)) or np.max(np.abs(g)) > 1e-9:
             names = self.model.state_names
@@ -228,6 +250,12 @@ class ConstraintManifold:
                 f"guess."
             )
         return q
+
+    def _g_and_J(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(g(q), ∂g/∂q_d) at one configuration."""
+        out = self._run(q[None, :], 0, self._B_at)[:, 0]
+        kg = self.k_g
+        return out[:kg], out[kg:].reshape(kg, self.R)[:, self.q_index]
 
     def outputs_from_all_speeds(self, tt, q, u) -> dict[str, np.ndarray]:
         """The output columns from all speeds u (N, n_u): dependent speeds (of the system's own
