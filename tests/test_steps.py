@@ -15,20 +15,27 @@ T = sp.Symbol("t")
 VALUES = {"m": 2.0, "k1": 3.0, "k2": 7.0, "F0": 1.5}
 
 
-def _sprung(load_of):
-    """A particle on a line with the force load_of(q, u, constants) along the line."""
+def _particle(force_of, name: str):
+    """(system, (q, u), force): a particle of mass m on a line, pushed along it by
+    force_of(q, u)."""
     q, u = me.dynamicsymbols("q u")
-    m, k1, k2, F0 = sp.symbols("m k1 k2 F0", positive=True)
+    m = sp.Symbol("m", positive=True)
     N = me.ReferenceFrame("N")
     O = me.Point("O")
     O.set_vel(N, 0)
     P = O.locatenew("P", q * N.x)
     P.set_vel(N, u * N.x)
-    force = load_of(q, u, k1, k2, F0)
+    force = force_of(q, u)
     system = kb.KaneSystem(N, coordinates=[q], speeds=[u], kinematics=[q.diff() - u],
                            bodies=[me.Particle("p", P, m)], loads=[(P, force * N.x)],
-                           name="sprung")
+                           name=name)
     return system, (q, u), force
+
+
+def _sprung(load_of):
+    """The particle with the force load_of(q, u, k1, k2, F0)."""
+    k1, k2, F0 = sp.symbols("k1 k2 F0", positive=True)
+    return _particle(lambda q, u: load_of(q, u, k1, k2, F0), "sprung")
 
 
 def _piecewise_spring(q, u, k1, k2, F0):
@@ -65,17 +72,8 @@ def test_a_piecewise_spring_linearizes_as_the_branch_that_holds():
 def test_a_stepped_input_given_an_expression():
     """An input given Heaviside(t − 1) is driven by the compiled law: the particle at rest
     stays at rest until t = 1, then accelerates at F/m (a closed form)."""
-    q, u = me.dynamicsymbols("q u")
     F = me.dynamicsymbols("F")
-    m = sp.Symbol("m", positive=True)
-    N = me.ReferenceFrame("N")
-    O = me.Point("O")
-    O.set_vel(N, 0)
-    P = O.locatenew("P", q * N.x)
-    P.set_vel(N, u * N.x)
-    system = kb.KaneSystem(N, coordinates=[q], speeds=[u], kinematics=[q.diff() - u],
-                           bodies=[me.Particle("p", P, m)], loads=[(P, F * N.x)],
-                           name="pushed")
+    system, _, _ = _particle(lambda q, u: F, "pushed")
     times = np.array([0.0, 0.5, 0.99, 1.5, 2.0])
     traj = kb.simulate(system, (0.0, 2.0), {"q": 0.0, "u": 0.0},
                        {"m": 2.0, "F": 3.0 * sp.Heaviside(T - 1)}, t_eval=times,
