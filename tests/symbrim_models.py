@@ -119,3 +119,28 @@ def rider_constants() -> dict[str, float]:
         c.update({f"{body}_{m}": v for m, v in zip(("ixx", "iyy", "izz"), moments, strict=True)})
         c.update({f"{body}_{p}": 0.0 for p in ("ixy", "iyz", "izx")})
     return c
+
+
+def held_rider_system():
+    """:func:`rider_system` with a rider who holds a posture and a steer torque input: a
+    spring-damper k_seat, c_seat on the seat's lean, damping c_shoulder on each shoulder's
+    relative angular velocity and each elbow, and ``T_steer`` (a dynamicsymbol) about the
+    steer axis, for a controller to set."""
+    import sympy.physics.mechanics as me
+
+    system = rider_system()
+    joints = {j.name: j for j in system.joints}
+    k, c, c_sh = sp.symbols("k_seat c_seat c_shoulder", positive=True)
+    seat = joints["seat_lean_joint"]
+    system.add_actuators(me.TorqueActuator.at_pin_joint(
+        -(k * seat.coordinates[0] + c * seat.speeds[0]), seat))
+    for side in ("left", "right"):
+        shoulder = joints[f"{side}_shoulder_joint"]
+        torso, arm = shoulder.parent.frame, shoulder.child.frame
+        w = arm.ang_vel_in(torso)
+        system.add_loads(me.Torque(arm, -c_sh * w), me.Torque(torso, c_sh * w))
+        elbow = joints[f"{side}_arm_elbow"]
+        system.add_actuators(me.TorqueActuator.at_pin_joint(-c_sh * elbow.speeds[0], elbow))
+    system.add_actuators(me.TorqueActuator.at_pin_joint(me.dynamicsymbols("T_steer"),
+                                                        joints["bicycle_steer_joint"]))
+    return system
