@@ -234,3 +234,14 @@ def test_the_vendored_three_js_is_the_version_the_page_names_with_its_licence():
     assert head.startswith(f"/* three.js {THREE_VERSION} (threejs.org)")
     assert "The MIT License" in head and "three.js authors" in head
     assert "The MIT License" in assets.joinpath("three.LICENSE").read_text(encoding="utf-8")
+
+
+def test_an_input_given_an_expression_is_shown_as_its_text():
+    """A constant or input given a SymPy expression of t (compiled with the model) is listed
+    by its text in the report's constants (before: a TypeError from float())."""
+    import sympy as sp
+
+    t = sp.Symbol("t")
+    assert fmt(0.5) == "0.5"
+    assert fmt(3 * sp.Heaviside(t - 1)) == "3*Heaviside(t - 1)"
+    assert fmt(sp.Float(2.25)) == "2.25"

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from ..kanemodel.parameters import name_of
+from ..symbolic.expressions import show
 
 __all__ = ["summary", "audit_table", "constraint_tables", "eigenvalue_table", "png_uri",
            "trajectory_plot", "energy_plot", "bond_graph_svg", "graph_form", "fmt"]
@@ -18,9 +19,13 @@ __all__ = ["summary", "audit_table", "constraint_tables", "eigenvalue_table", "p
 MAX_PLOT_WIDTH = 1000
 
 
-def fmt(value: float) -> str:
-    """A number as the report shows it (10 significant digits)."""
-    return f"{float(value):.10g}"
+def fmt(value: Any) -> str:
+    """A number as the report shows it (10 significant digits); an input given an
+    expression (of t, the state) as its text."""
+    try:
+        return f"{float(value):.10g}"
+    except TypeError:  # a SymPy expression that is not a number
+        return show(value)
 
 
 def _names(items: Any) -> list[str]:
