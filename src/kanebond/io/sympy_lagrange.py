@@ -55,36 +55,34 @@ def plain_body(body):
     return out
 
 
+def _fixed_in(where, frame) -> bool:
+    """Whether a point, or a frame, is fixed in ``frame`` (False where SymPy cannot find its
+    velocity: not known to be at rest)."""
+    try:
+        if isinstance(where, me.Point):
+            return where.vel(frame) == 0
+        if isinstance(where, me.ReferenceFrame):
+            return where.ang_vel_in(frame) == 0
+    except ValueError:
+        return False
+    return False
+
+
 def at_rest(body, frame) -> bool:
     """Whether ``body``'s mass centre and (a rigid body's) frame are fixed in ``frame``: the
     ground body of a ``System.from_newtonian(wall)`` or a JointsMethod's parent. It moves with
     no speed, so its mass and inertia are in no equation and are not asked for."""
-    if frame is None:
+    if frame is None or not _fixed_in(body.masscenter, frame):
         return False
-    try:
-        if body.masscenter.vel(frame) != 0:
-            return False
-        own = getattr(body, "frame", None)
-        return own is None or own.ang_vel_in(frame) == 0
-    except ValueError:  # a velocity SymPy cannot find: not known to be at rest
-        return False
+    own = getattr(body, "frame", None)
+    return own is None or _fixed_in(own, frame)
 
 
 def load_at_rest(load, frame) -> bool:
     """Whether a load acts on a point or frame fixed in ``frame`` (the ground's own weight,
     as SymBRiM's ``apply_uniform_gravity`` adds it): it does no work on any motion, so it is
     in no equation and its constants are not asked for."""
-    if frame is None:
-        return False
-    where = load[0]
-    try:
-        if isinstance(where, me.Point):
-            return where.vel(frame) == 0
-        if isinstance(where, me.ReferenceFrame):
-            return where.ang_vel_in(frame) == 0
-    except ValueError:  # a velocity SymPy cannot find: not known to be at rest
-        return False
-    return False
+    return frame is not None and _fixed_in(load[0], frame)
 
 
 def from_lagranges_method(lm: me.LagrangesMethod, name: str, equations: str,

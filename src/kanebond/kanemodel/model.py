@@ -30,12 +30,8 @@ from ..mechanics.kinematics import (
     DagWalks,
     VelocityField,
     check_dynamicsymbols,
-    dag_atoms,
-    frame_tree,
-    orientation_entries,
     show,
     solve_kinematics,
-    t,
     vanishes,
 )
 from ..mechanics.loads import listed_loads, resolve_loads
@@ -47,6 +43,7 @@ from .listing import (
     listed_outputs,
     listed_states,
 )
+from .parameter_scan import parameter_scan
 
 __all__ = ["KaneModel"]
 
@@ -402,7 +399,7 @@ class KaneModel(ConstraintViews):
         masses, inertia coefficients, velocities in all speeds, loads, Q, the constraints and
         the direction cosines along the frame-tree path of every frame a vector is written in
         (a parameter may appear only in an orientation, e.g. a fixed tilt angle)."""
-        return self._parameter_scan(holonomic=True)
+        return parameter_scan(self, holonomic=True)
 
     @cached_property
     def holonomic_constants(self) -> list[sp.Symbol]:
@@ -411,55 +408,8 @@ class KaneModel(ConstraintViews):
         them, the equations of motion do not, so ``numeric()`` does not ask for them."""
         if all(c.holonomic is None for c in self.adjoined):
             return []
-        rest = set(self._parameter_scan(holonomic=False)[0])
+        rest = set(parameter_scan(self, holonomic=False)[0])
         return [s for s in self.constants if s not in rest]
-
-    def _parameter_scan(self, holonomic: bool) -> tuple[list, list]:
-        known = set(self.coordinates) | set(self.all_speeds)
-        seen: set = set()
-        syms: set = set()
-        funcs: set = set()
-        frames: set = set()
-
-        def scan(expr) -> None:
-            for a in dag_atoms(sp.sympify(expr, strict=True), sp.Symbol, AppliedUndef, seen=seen):
-                if isinstance(a, AppliedUndef):
-                    if a not in known:
-                        funcs.add(a)
-                elif a != t:
-                    syms.add(a)
-
-        def scan_vector(vec) -> None:
-            for m, fr in vec.args:
-                frames.add(fr)
-                for x in m:
-                    scan(x)
-
-        for b in self.bodies_all_speeds:
-            scan(b.mass)
-            for fld in (b.translation, b.rotation):
-                if fld is not None:
-                    scan_vector(fld.v)
-            if b.inertia is not None:
-                for coef, u1, u2 in b.inertia.args:
-                    scan(coef)
-                    frames.update((u1.args[0][1], u2.args[0][1]) if u1.args and u2.args else ())
-        for g in self.inertias_all_speeds:
-            for x in g.M:
-                scan(x)
-        for fld, vec in self.loads_all_speeds:
-            scan_vector(fld.v)
-            scan_vector(vec)
-        for x in self._Q_full.todok().values():  # the nonzeros (a zero holds no parameter)
-            scan(x)
-        for x in self._constraint_expressions(holonomic):
-            scan(x)
-        for x in getattr(self, "extra_states", {}).values():  # their rates' constants, inputs
-            scan(x)
-        tree = frame_tree(self.frame)
-        for x in orientation_entries(frames, tree):
-            scan(x)
-        return sorted(syms, key=str), sorted(funcs, key=str)
 
     @property
     def constants(self) -> list[sp.Symbol]:
@@ -479,18 +429,6 @@ class KaneModel(ConstraintViews):
         for rate in getattr(self, "extra_states", {}).values():
             found |= {a for a in rate.atoms(AppliedUndef) if a not in known}
         return sorted(found, key=str)
-
-    def _constraint_expressions(self, holonomic: bool = True) -> list:
-        """Expressions of the constraints that may carry parameters (for ``constants``), with
-        the holonomic forms of adjoined constraints or without."""
-        out = list(self.embedding.configuration_constraints)
-        out += list(self.embedding.B.todok().values())  # its nonzeros (B is mostly zero)
-        out += list(self.prescribed.values())
-        for c in self.adjoined:
-            out += [c.phi, c.value]
-            if holonomic and c.holonomic is not None:
-                out.append(c.holonomic)
-        return out
 
     # ------------------------------------------------------------------ system matrices
     @cached_property
