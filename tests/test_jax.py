@@ -48,8 +48,10 @@ def _case(name: str):
 
 #: ready-made models whose JAX compilation costs the timed suite more than it tests: the
 #: embedded closed loops they use are four_bar's and n_four_bar's path (a redundant closure's
-#: normal equations are one more symbolic B: tests/test_redundant.py checks it on JAX)
-JAX_SLOW = {"bricard", "andrews_squeezer"}
+#: normal equations are one more symbolic B: tests/test_redundant.py checks it on JAX);
+#: SymPy's test bicycle (12 s) is the Whipple bicycle's path (an embedding with a dependent
+#: coordinate and three dependent speeds), which whipple_bicycle takes
+JAX_SLOW = {"bricard", "andrews_squeezer", "bicycle_sympy"}
 
 
 @pytest.mark.parametrize("name", sorted(set(kb.models.MODELS) - JAX_SLOW))
