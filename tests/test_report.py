@@ -237,8 +237,8 @@ def test_the_vendored_three_js_is_the_version_the_page_names_with_its_licence():
 
 
 def test_an_input_given_an_expression_is_shown_as_its_text():
-    """A constant or input given a SymPy expression of t (compiled with the model) is listed
-    by its text in the report's constants (before: a TypeError from float())."""
+    """An input given a SymPy expression of t (compiled with the model) is listed by its text
+    in the report's inputs (before: a TypeError from float()); a constant stays a number."""
     import sympy as sp
 
     t = sp.Symbol("t")

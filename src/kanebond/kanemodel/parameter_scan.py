@@ -12,13 +12,13 @@ from sympy.core.function import AppliedUndef
 
 from ..mechanics.kinematics import dag_atoms, frame_tree, orientation_entries, t
 
-__all__ = ["parameter_scan", "constraint_expressions"]
+__all__ = ["parameter_scan", "scanned_constraint_expressions"]
 
 
 def parameter_scan(model: Any, holonomic: bool = True) -> tuple[list, list]:
     """(parameter symbols, time-varying inputs) of everything a model's equations are made
     of: masses, inertia coefficients, velocities in all speeds, loads, Q, the constraints
-    (:func:`constraint_expressions`), the extra states' rates and the direction cosines
+    (:func:`scanned_constraint_expressions`), the extra states' rates and the direction cosines
     along the frame-tree path of every frame a vector is written in; ``holonomic``: with the
     holonomic forms g(q) of adjoined constraints."""
     known = set(model.coordinates) | set(model.all_speeds)
@@ -58,9 +58,9 @@ def parameter_scan(model: Any, holonomic: bool = True) -> tuple[list, list]:
         scan_vector(vec)
     for x in model.Q_full.todok().values():  # the nonzeros (a zero holds no parameter)
         scan(x)
-    for x in constraint_expressions(model, holonomic):
+    for x in scanned_constraint_expressions(model, holonomic):
         scan(x)
-    for x in getattr(model, "extra_states", {}).values():  # their rates' constants, inputs
+    for x in model.extra_states.values():  # their rates' constants, inputs
         scan(x)
     tree = frame_tree(model.frame)
     for x in orientation_entries(frames, tree):
@@ -68,9 +68,10 @@ def parameter_scan(model: Any, holonomic: bool = True) -> tuple[list, list]:
     return sorted(syms, key=str), sorted(funcs, key=str)
 
 
-def constraint_expressions(model: Any, holonomic: bool = True) -> list:
+def scanned_constraint_expressions(model: Any, holonomic: bool = True) -> list:
     """Expressions of the constraints that may carry parameters (for ``constants``), with
-    the holonomic forms of adjoined constraints or without."""
+    the holonomic forms of adjoined constraints or without (not the numeric backends'
+    ``numeric._c.constraints.constraint_expressions``, the runtime constraint residuals)."""
     out = list(model.embedding.configuration_constraints)
     out += list(model.embedding.B.todok().values())  # its nonzeros (B is mostly zero)
     out += list(model.prescribed.values())
