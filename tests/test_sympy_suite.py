@@ -3,7 +3,8 @@
 The models (``sympy_suite.models.MODELS``) are rebuilt from sympy/physics/mechanics/tests/
 exactly as SymPy's tests build them. For each one:
 
-* reference: SymPy's ``KanesMethod`` formed on the same SymPy objects as the source does;
+* reference: SymPy's ``KanesMethod`` formed on the same SymPy objects as the source does (the
+  source's own where it formed one: ``SuiteModel.formed``, a documentation page's);
   ``mass_matrix_full`` and ``forcing_full`` lambdified (cse=True, dynamicsymbols replaced by
   plain symbols) and solved for [q', u'] (all coordinates and all speeds);
 * a random consistent state: random parameters (0.5..2, products of inertia ±0.1, or the
@@ -180,14 +181,22 @@ def reference(name: str) -> Reference:
     if model.u_aux:
         kw.update(u_auxiliary=model.u_aux)
     kw.update(model.kane_kwargs)
-    if model.bodies_in_constructor:
+    if model.formed is not None:  # the source's own, formed (a documentation page)
+        km = model.formed
+    elif model.bodies_in_constructor:
         km = me.KanesMethod(model.frame, bodies=model.bodies, forcelist=model.loads, **kw)
         km.kanes_equations()
     else:
         km = me.KanesMethod(model.frame, **kw)
         km.kanes_equations(model.bodies, model.loads)
+    km.mass_matrix_full, km.forcing_full  # noqa: B018 - formed here, so timed as forming
+    return reference_of(model, km, time.perf_counter() - t0)
+
+
+def reference_of(model: SuiteModel, km: me.KanesMethod, seconds_form: float) -> Reference:
+    """The reference of ``model`` from SymPy's formed ``km``: its full mass matrix and forcing
+    and the constraints lambdified, every constant of the objects given a value."""
     M, F = km.mass_matrix_full, km.forcing_full
-    seconds_form = time.perf_counter() - t0
     t0 = time.perf_counter()
     q, u = list(km.q), list(km.u)
     kdd = km.kindiffdict()
@@ -330,10 +339,10 @@ def kanebond_numeric(ref: Reference):
     return system, numeric_model(system, constants)
 
 
-def _states(ref: Reference):
+def _states(ref: Reference, n_random: int = N_RANDOM):
     rng = np.random.default_rng(zlib.crc32(ref.model.name.encode()) + 1)
     out = [consistent_state(ref, rng, qi, ui) for qi, ui in ref.model.states]
-    out += [consistent_state(ref, rng) for _ in range(N_RANDOM)]
+    out += [consistent_state(ref, rng) for _ in range(n_random)]
     return out
 
 
@@ -357,10 +366,10 @@ def _param(b, test: str = "rhs"):
     return pytest.param(name, id=name, marks=marks)
 
 
-def compare_with_reference(ref: Reference, system, num) -> list[str]:
+def compare_with_reference(ref: Reference, system, num, n_random: int = N_RANDOM) -> list[str]:
     """What differs between kanebond's ``system`` / ``num`` and SymPy's reference at the
-    harness's consistent states (empty when everything agrees to RTOL); shared with
-    test_from_sympy.py."""
+    harness's consistent states (the source's, then ``n_random`` random ones; empty when
+    everything agrees to RTOL); shared with test_from_sympy.py and test_sympy_docs.py."""
     iq, iu, idep = _layout(ref, system)
     R = len(system.coordinates)
     # kanebond's constants: every one SymPy's equations contain, none the objects lack
@@ -368,7 +377,7 @@ def compare_with_reference(ref: Reference, system, num) -> list[str]:
     assert {str(s) for s in ref.equation_params} <= constants, constants
     assert constants <= {str(s) for s in ref.params}, constants
     problems = []
-    for q, u in _states(ref):
+    for q, u in _states(ref, n_random):
         qd_ref, ud_ref, cond, A_ref, F_ref = reference_rates(ref, q, u)
         qk, f = q[iq], u[iu]
         x = np.concatenate([qk, f])

@@ -58,6 +58,9 @@ class SuiteModel:
     #: the System or JointsMethod the pieces were taken from (for kb.from_sympy), where the
     #: source forms the model through one
     origin: Any = None
+    #: the KanesMethod the source formed itself (a documentation page), which the harness's
+    #: reference reuses instead of forming its own
+    formed: Any = None
 
     def __post_init__(self) -> None:
         for name in ("q_ind", "u_ind", "kd_eqs", "q_dep", "u_dep", "u_aux",

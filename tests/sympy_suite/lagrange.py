@@ -47,6 +47,7 @@ class LagrangeModel:
     values: dict             # the source's numbers (others drawn at random)
     sample: Callable         # (rng, values) -> {q: value, q': value}
     method: Callable = field(default=lambda m: m.obj)  # the formed LagrangesMethod
+    extra: dict = field(default_factory=dict)  # what a documentation page goes on to use
 
     @property
     def lm(self) -> me.LagrangesMethod:

@@ -12,10 +12,20 @@ test_form_eoms_calls_subclass forms the same model as system_moving_point_mass).
 
 from __future__ import annotations
 
-from . import joints_system, kane, kane2, kane345, linearize_models
+from . import (
+    docs_examples,
+    docs_examples_lagrange,
+    docs_examples_tutorials,
+    joints_system,
+    kane,
+    kane2,
+    kane345,
+    linearize_models,
+)
 from .base import SuiteModel
 
-__all__ = ["MODELS", "SuiteModel", "builder"]
+__all__ = ["MODELS", "DOCS_MODELS", "DOCS_KANE_MODELS", "DOCS_LAGRANGE_MODELS", "SuiteModel",
+           "builder"]
 
 MODELS = [
     *kane.BUILDERS,
@@ -25,10 +35,17 @@ MODELS = [
     *joints_system.BUILDERS,
 ]
 
+#: the models SymPy's documentation forms, as the pages form them (tests/test_sympy_docs.py):
+#: with KanesMethod (docs_examples.py, docs_examples_tutorials.py: SuiteModel) and with
+#: LagrangesMethod (docs_examples_lagrange.py: sympy_suite.lagrange.LagrangeModel)
+DOCS_KANE_MODELS = [*docs_examples.BUILDERS, *docs_examples_tutorials.BUILDERS]
+DOCS_LAGRANGE_MODELS = [*docs_examples_lagrange.BUILDERS]
+DOCS_MODELS = [*DOCS_KANE_MODELS, *DOCS_LAGRANGE_MODELS]
+
 
 def builder(name: str):
-    """The builder called ``name``."""
-    for b in MODELS:
+    """The builder called ``name`` (of MODELS or DOCS_MODELS)."""
+    for b in [*MODELS, *DOCS_MODELS]:
         if b.__name__ == name:
             return b
     raise KeyError(name)

@@ -151,4 +151,5 @@ def _dependent_response(system: AuxiliaryHost, aux: list, kdd: dict) -> sp.Matri
     S_f = len(system.speeds)
     sampler = ManifoldSampler(emb)
     order = pivot_order(sampler.samples(1)[0]["Bd"])
-    return eliminate(emb.B[:, S_f:], Ba, order)
+    # G_aux only multiplies rows of the equations: its steps are not tidied (seconds each)
+    return eliminate(emb.B[:, S_f:], Ba, order, clean=False)

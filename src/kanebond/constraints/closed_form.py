@@ -40,9 +40,13 @@ def pivot_order(Bd: np.ndarray) -> list[int]:
     return [int(np.argmax(P[:, i])) for i in range(P.shape[1])]
 
 
-def eliminate(Bd: sp.Matrix, Bf: sp.Matrix, order: list[int]) -> sp.Matrix:
+def eliminate(Bd: sp.Matrix, Bf: sp.Matrix, order: list[int], *,
+              clean: bool = True) -> sp.Matrix:
     """G = −B_d⁻¹ B_f by Gaussian elimination with the rows taken in ``order`` (no symbolic
-    pivot search: the pivots are those partial pivoting chose numerically)."""
+    pivot search: the pivots are those partial pivoting chose numerically); ``clean=False``
+    skips the :func:`tidy` of each step (its trigsimp costs seconds on a four-bar's loop
+    closure) where G is only a factor inside larger expressions."""
+    tidy_ = tidy if clean else (lambda e: e)
     k, S = Bf.shape
     M = [[Bd[r, j] for j in range(k)] + [-Bf[r, s] for s in range(S)] for r in order]
     for j in range(k):
@@ -50,14 +54,14 @@ def eliminate(Bd: sp.Matrix, Bf: sp.Matrix, order: list[int]) -> sp.Matrix:
         for i in range(j + 1, k):
             if M[i][j] == 0:
                 continue
-            fac = tidy(M[i][j] / piv)
-            M[i] = [tidy(a - fac * b) if c > j else sp.S.Zero
+            fac = tidy_(M[i][j] / piv)
+            M[i] = [tidy_(a - fac * b) if c > j else sp.S.Zero
                     for c, (a, b) in enumerate(zip(M[i], M[j], strict=True))]
     G = sp.zeros(k, S)
     for s in range(S):
         for i in reversed(range(k)):
             acc = M[i][k + s] - sum((M[i][j] * G[j, s] for j in range(i + 1, k)), sp.S.Zero)
-            G[i, s] = tidy(acc / M[i][i])
+            G[i, s] = tidy_(acc / M[i][i])
     return G
 
 

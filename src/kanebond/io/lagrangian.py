@@ -7,6 +7,9 @@ equations are formed from L alone, with the speeds u_q = q' (the holonomic form,
 * L = L₂ + L₁ + L₀, of degree 0, 1 and 2 in q'; a Lagrangian of higher degree is refused;
 * the kinetic co-energy T* = L₂ = ½ q'ᵀ M q', M = ∂²L/∂q'∂q'ᵀ, becomes a
   :class:`~kanebond.GeneralizedInertia`, so that A = M and p̂ = M q' ([PA21] (21), (25));
+  an explicit t in M that cancels (∂M/∂t ≡ 0: sin²(ωt) + cos²(ωt) of a position written in a
+  frame turned by ωt, as a bead on a spinning rod) is evaluated at t = 0, one that does not
+  is refused;
 * L₀ = −V(q, t) gives the generalized forces ∂L₀/∂q ("potential (q)" loads);
 * L₁ = b(q, t)ᵀ q' gives the gyroscopic forces ∂L₁/∂q − d/dt(∂L₁/∂q') =
   (∂b/∂qᵀ)ᵀ q' − (∂b/∂qᵀ) q' − ∂b/∂t ("gyroscopic (q)" loads), so that
@@ -31,6 +34,7 @@ from ..constraints.adjoined import AdjoinedConstraint
 from ..errors import KanebondError, ModelError
 from ..kanemodel.listing import default_load_names
 from ..mechanics.generalized import GeneralizedInertia
+from ..mechanics.loads import check_load
 from ..symbolic.expressions import non_finite, quick_diff, show, vanishes
 from ..system import KaneSystem
 
@@ -126,6 +130,10 @@ def check_lagrangian(L: sp.Expr) -> None:
 
 
 def _lagrangian_system(lm: me.LagrangesMethod, L: sp.Expr, name: str) -> KaneSystem:
+    # a bad load first (SymPy's equations are nan then), numbered as in forcelist, not after
+    # L's own loads
+    for i, ld in enumerate(lm.forcelist or []):
+        check_load(i, ld)
     q = list(lm.q)
     n = len(q)
     qd = [x.diff(t) for x in q]
@@ -142,6 +150,7 @@ def _lagrangian_system(lm: me.LagrangesMethod, L: sp.Expr, name: str) -> KaneSys
                     f"Lagrange's equations with the kinetic co-energy ½ q'ᵀ M(q) q'. Give a "
                     f"Lagrangian of degree ≤ 2 in the coordinates' rates.")
         M = M.xreplace(zero_rates)
+    M = _time_cancelled(M, q)
     for r, x in enumerate(q):
         if all(e == 0 for e in M.row(r)):
             raise ModelError(
@@ -182,6 +191,21 @@ def _lagrangian_system(lm: me.LagrangesMethod, L: sp.Expr, name: str) -> KaneSys
         frame, coordinates=q, speeds=speeds,
         kinematics=[d - u for d, u in zip(qd, speeds, strict=True)], bodies=[], loads=loads,
         inertias=[inertia], adjoined=constraints_adjoined(lm, to_speeds), name=name)
+
+
+def _time_cancelled(M: sp.Matrix, q: list) -> sp.Matrix:
+    """M with an explicit t that cancels evaluated at t = 0: ∂M/∂t ≡ 0 at fixed q (checked at
+    random points), as sin²(ωt) + cos²(ωt) of a position written in the components of a
+    frame turned by ωt. M unchanged where t does not appear explicitly, where ∂M/∂t does not
+    vanish, or where M holds other functions of time (GeneralizedInertia and _check_inputs
+    then refuse it, naming what it holds)."""
+    plain = {x: sp.Dummy(x.func.__name__) for x in q}
+    Mp = M.xreplace(plain)
+    if t not in Mp.free_symbols or Mp.atoms(AppliedUndef):
+        return M
+    if not vanishes(Mp.diff(t)):
+        return M
+    return Mp.xreplace({t: sp.S.Zero}).xreplace({v: k for k, v in plain.items()})
 
 
 def _linear_and_rest(L: sp.Expr, q: list, qd: list) -> tuple[sp.Matrix, sp.Expr]:

@@ -241,8 +241,12 @@ def failure_note(agreement: Agreement) -> str:
 def residual(M: np.ndarray, F: np.ndarray, x: np.ndarray) -> float:
     """max over rows of |(M x − F)_i| / (Σ_j |M_ij x_j| + |F_i|): each equation against the
     size of its own terms (a row of small masses is not measured against a kinematic row);
-    a row whose terms all vanish counts only if its residual does not."""
+    a row whose terms all vanish counts only if its residual does not. A row whose terms are
+    all round-off (an acceleration that vanishes identically, as a body pinned with no load:
+    SymPy's u' is an exact 0 where kanebond's is 1e-17) is measured against at least
+    10⁻⁶ Σ_j |M_ij| ‖x‖∞, the size its terms would have at the state's accelerations."""
     terms = np.abs(M) @ np.abs(x) + np.abs(F)
+    terms = np.maximum(terms, 1e-6 * np.abs(M).sum(axis=1) * np.max(np.abs(x), initial=0.0))
     r = np.abs(M @ x - F)
     with np.errstate(all="ignore"):
         rel = np.where(terms > 0, r / np.where(terms > 0, terms, 1.0), np.where(r > 0, np.inf,

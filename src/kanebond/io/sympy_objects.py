@@ -54,6 +54,7 @@ import sympy.physics.mechanics as me
 
 from ..errors import ModelError
 from ..kanemodel.listing import default_load_names
+from ..mechanics.loads import check_load
 from ..symbolic.expressions import numeric_sample, show
 from ..system import KaneSystem
 from .sympy_accelerations import in_speeds, sympy_accelerations
@@ -329,6 +330,8 @@ def _from_joints_method(method: me.JointsMethod, name: str, how: tuple) -> KaneS
 def _system(name, frame, q_ind, u_ind, kinematics, bodies, loads, equations, *, q_dep=(),
             u_dep=(), u_aux=(), configuration_constraints=(), velocity_constraints=(),
             every_body=False, extra_states=None) -> KaneSystem:
+    for i, ld in enumerate(loads):  # numbered as the user's list, before any is dropped
+        check_load(i, ld)
     bodies = [b for b in bodies if not at_rest(b, frame)]  # the ground body: in no equation
     if not bodies:
         raise ModelError(

@@ -13,7 +13,7 @@ from ..errors import LoadError, ModelError
 from ..symbolic.expressions import non_finite
 from .kinematics import VelocityField, frame_angular_velocity, point_velocity, show
 
-__all__ = ["listed_loads", "resolve_loads"]
+__all__ = ["listed_loads", "resolve_loads", "check_load"]
 
 
 _LOAD_KINDS = "(Point, Vector) forces, (ReferenceFrame, Vector) torques, me.Force or me.Torque"
@@ -37,6 +37,14 @@ def resolve_loads(
             fields[where] = _own_field(where, what, frame=frame, common=common)
         out.append((fields[where], _substituted_load(vec, what, subs)))
     return out
+
+
+def check_load(i: int, load) -> None:
+    """LoadError for a malformed load i (its parts, its point or frame, a finite Vector), with
+    the number ``i`` the caller gives it: the position in the user's own list, where a
+    converter drops or prepends loads before the system numbers them."""
+    where, vec = load_parts(i, load)
+    _load_vector(vec, _load_label(i, load, where))
 
 
 def _body_fields(bodies: list) -> dict:
