@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -22,15 +23,61 @@ ARGS = ("--headless=new", "--no-sandbox", "--use-angle=swiftshader", "--enable-u
         "--disable-sync", "--window-size=1200,900")
 
 
-def _install_browser() -> str:
-    """Try ``apt-get install chromium chromium-driver`` (root only); '' or why it failed."""
+#: set by the run's first process (tests/conftest.py) to the folder where a background
+#: ``apt-get install`` of the browser, started at the beginning of a whole-suite run, writes
+#: its exit status (``rc``) and its output (``log``)
+BACKGROUND = "KANEBOND_TEST_BROWSER_INSTALL"
+_STEPS = ("apt-get install -y -q chromium chromium-driver || "
+          "(apt-get update -q && apt-get install -y -q chromium chromium-driver)")
+
+
+def _cannot_install() -> str:
+    """'' where apt-get can install the browser here, else why not."""
     if not hasattr(os, "geteuid") or os.geteuid() != 0:
         return "not running as root, so chromium cannot be installed here"
     if shutil.which("apt-get") is None:
         return "apt-get is not available to install chromium"
+    return ""
+
+
+def start_background_install(folder: Path) -> bool:
+    """Start installing chromium and chromedriver with apt-get in the background (a fresh
+    machine: it takes about a minute, which the tests that need no browser use meanwhile),
+    where they are missing and can be installed; the status goes to ``folder/rc``."""
+    if (CHROMIUM.exists() and CHROMEDRIVER.exists()) or _cannot_install():
+        return False
+    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    with open(folder / "log", "wb") as log:
+        subprocess.Popen(["sh", "-c", f"({_STEPS}); echo $? > rc.part && mv rc.part rc"],
+                         cwd=folder, stdout=log, stderr=subprocess.STDOUT, env=env,
+                         stdin=subprocess.DEVNULL, start_new_session=True)
+    return True
+
+
+def _wait_for_background(folder: Path) -> str:
+    """'' once the background install has ended well, else why it did not."""
+    for _ in range(1200):  # at most 10 minutes, apt-get's own limit below
+        if (folder / "rc").exists():
+            rc = (folder / "rc").read_text().strip()
+            if rc == "0":
+                return ""
+            log = (folder / "log").read_text(errors="replace")[-500:]
+            return f"apt-get install chromium chromium-driver failed ({rc}): {log}"
+        time.sleep(0.5)
+    return "apt-get install chromium chromium-driver did not end within 10 minutes"
+
+
+def _install_browser() -> str:
+    """Install ``chromium chromium-driver`` with apt-get (root only), or wait for the
+    background install of this run; '' or why it failed."""
+    folder = os.environ.get(BACKGROUND)
+    if folder:
+        return _wait_for_background(Path(folder))
+    why = _cannot_install()
+    if why:
+        return why
     env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
     install = ["apt-get", "install", "-y", "-q", "chromium", "chromium-driver"]
-    why = ""
     for steps in ([install], [["apt-get", "update", "-q"], install]):  # lists may be empty
         try:
             for step in steps:

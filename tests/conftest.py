@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
 import tempfile
@@ -11,7 +12,12 @@ import pytest
 import sympy as sp
 import sympy.physics.mechanics as me
 from adjoined_planar import Planar, pl, ramp_system, speed_system  # noqa: F401  (fixtures)
-from browser import browser_paths, driver  # noqa: F401  (fixtures: the headless browser)
+from browser import (  # noqa: F401  (browser_paths, driver: fixtures, the headless browser)
+    BACKGROUND,
+    browser_paths,
+    driver,
+    start_background_install,
+)
 
 from kanebond.models import (
     chain_3d,
@@ -23,6 +29,15 @@ from kanebond.models import (
 )
 from kanebond.numeric import compiler_available
 
+#: XLA's CPU compiler without its expensive LLVM passes (set before JAX is imported, and only
+#: where the caller has set no XLA_FLAGS of their own): the tests check the values of the JAX
+#: programs kanebond writes, not the speed of the machine code LLVM makes of them, and
+#: compiling them is most of tests/test_jax.py's time (the Whipple bicycle's batched
+#: right-hand side: 4.6 s -> 3.3 s). The values are the same: no flag here permits reordering
+#: a floating-point operation.
+os.environ.setdefault("XLA_FLAGS", "--xla_backend_optimization_level=0 "
+                                   "--xla_llvm_disable_expensive_passes=true")
+
 #: Whether a C compiler is there: the C backend's tests run only then.
 HAS_CC = compiler_available()
 #: The mark of a test (or parameter) that needs the C compiler: skipped, saying so, without one
@@ -33,16 +48,23 @@ needs_cc = pytest.mark.needs_cc
 DATA = Path(__file__).parent / "data"
 
 #: The files that take longest (seconds of worker time, summed from --durations=0 of a full run
-#: with its own cold cache: test_jax 395, test_fmu 258, test_singular 228, test_compiled 147,
-#: test_sympy_suite 144, test_docs 115, ... under a load of ~10 on 2 cores), run first: make test
-#: gives each of its two workers a whole file at a time (--dist loadfile), so a long file taken
-#: up last would leave the other core idle to the end.
-LONGEST_FIRST = ["test_jax.py", "test_fmu.py", "test_singular.py", "test_compiled.py",
-                 "test_sympy_suite.py", "test_docs.py", "test_urdf.py", "test_cli.py",
-                 "test_models_sympy.py", "test_modelfile.py", "test_from_sympy.py", "test_tree.py",
-                 "test_modelfile_joints.py", "test_singular_bicycle.py", "test_redundant.py",
-                 "test_identities.py", "test_from_sympy_frames.py", "test_bicycle.py",
-                 "test_bicycle_reference.py"]
+#: with its own cold cache on 2 quiet cores, 2026-12-03: test_jax 107, test_fmu 65, test_singular
+#: 48, test_modelfile 39, test_docs 38, ...), run first: make test gives each of its two workers
+#: a whole file (or group of files, FILE_GROUPS) at a time, so a long file taken up last would
+#: leave the other core idle to the end.
+LONGEST_FIRST = ["test_jax.py", "test_fmu.py", "test_bicycle.py", "test_bicycle_reference.py",
+                 "test_singular_bicycle.py", "test_modelfile.py", "test_docs.py",
+                 "test_sympy_suite.py", "test_compiled.py", "test_tree.py", "test_singular.py",
+                 "test_from_sympy.py", "test_symbrim.py", "test_modelfile_joints.py",
+                 "test_cli.py", "test_models_sympy.py", "test_fmu_loop.py", "test_urdf.py",
+                 "test_report_browser.py", "test_sympy_docs.py", "test_identities.py"]
+
+#: Files that run in one worker process, one after the other (``make test``'s ``--dist
+#: loadgroup``; every other file is a group of its own, as ``--dist loadfile`` would make it):
+#: the three files on the two Whipple bicycles share SymPy's KanesMethod of each, formed and
+#: lambdified once per process (bicycle_kanes.kanes_form, cached: about 8 s a bicycle).
+FILE_GROUPS = {"test_bicycle.py": "bicycles", "test_bicycle_reference.py": "bicycles",
+               "test_singular_bicycle.py": "bicycles"}
 
 
 #: The folder of this run's compiled models (set in pytest_configure of the first process).
@@ -65,6 +87,21 @@ def pytest_configure(config) -> None:
         folder = tempfile.mkdtemp(prefix="kanebond-test-cache-")  # mode 0700
         _RUN_CACHE.append(folder)
     os.environ["KANEBOND_CACHE"] = folder
+    _start_browser_install(config)
+
+
+def _start_browser_install(config) -> None:
+    """On a whole-suite run (no files named) on a machine without the browser, start its
+    apt-get install now, in the background (tests/browser.py), for the workers' browser tests
+    to wait on: a minute the rest of the suite runs through instead of a worker waiting."""
+    if getattr(config.option, "file_or_dir", None) or importlib.util.find_spec("selenium") is None:
+        return
+    folder = tempfile.mkdtemp(prefix="kanebond-test-browser-")
+    if start_background_install(Path(folder)):
+        os.environ[BACKGROUND] = folder
+        _RUN_CACHE.append(folder)
+    else:
+        os.rmdir(folder)
 
 
 def pytest_unconfigure(config) -> None:
@@ -73,12 +110,17 @@ def pytest_unconfigure(config) -> None:
         shutil.rmtree(_RUN_CACHE.pop(), ignore_errors=True)
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist's own, which reads the xdist_group marks
 def pytest_collection_modifyitems(session, config, items) -> None:
     """The longest files first (LONGEST_FIRST), the rest in the order collected; the order of
-    the tests within a file is kept. The same on every worker (pytest-xdist checks it). Without
-    a C compiler the tests marked ``needs_cc`` are skipped."""
+    the tests within a file is kept. The same on every worker (pytest-xdist checks it). Every
+    test is marked with its file's ``xdist_group`` (FILE_GROUPS, else the file). Without a C
+    compiler the tests marked ``needs_cc`` are skipped."""
     rank = {name: k for k, name in enumerate(LONGEST_FIRST)}
     items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
+    for item in items:
+        file = item.nodeid.split("::")[0]
+        item.add_marker(pytest.mark.xdist_group(FILE_GROUPS.get(item.path.name, file)))
     if not HAS_CC:
         skip = pytest.mark.skip(reason="no C compiler")
         for item in items:

@@ -412,8 +412,9 @@ def test_n_four_bar_at_rest_on_the_bifurcation_stops_and_says_so(backend):
     """From the bottom with just the energy to reach the horizontal, the mechanism comes to
     rest on the bifurcation, where every branch could start: the one case where the
     continuation is ambiguous. The run stops there with a message that can be read (the
-    independent coordinate and speed; the whole state in err.state)."""
-    n = 5
+    independent coordinate and speed; the whole state in err.state). Five loops in the
+    compiled core, two on NumPy (SciPy's driver: 6 s against 17 s for five, the same stop)."""
+    n = 5 if backend == "c" else 2
     num = nfourbar_numeric(n, backend)
     _, _, inertia, c = parallelogram(n)
     init = {"theta0": -math.pi / 2, "dtheta0": math.sqrt(2 * c / inertia)}
@@ -427,7 +428,10 @@ def test_n_four_bar_at_rest_on_the_bifurcation_stops_and_says_so(backend):
     state = info.value.state
     assert set(state) == set(num.state_names) and len(msg) < 2000, len(msg)
     assert f"theta0={state['theta0']:.10g}" in msg and "dtheta0=" in msg
-    assert "more (all of them in err.state)" in msg
+    if n == 5:  # a long state is cut short in the message
+        assert "more (all of them in err.state)" in msg
+    else:
+        assert all(f"{name}=" in msg for name in state), msg
     assert abs(state["theta0"]) < 1e-3 and abs(state["dtheta0"]) < 0.02 * init["dtheta0"], state
     traj = info.value.trajectory
     assert not traj.success and traj.t[-1] < info.value.t
