@@ -43,6 +43,7 @@ from test_sympy_suite import (
     _rel,
     compare_with_reference,
     kanebond_numeric,
+    kanes_method,
     numeric_model,
     reference_of,
 )
@@ -82,18 +83,7 @@ def formed(name: str):
     the seconds that took."""
     model = BUILDERS[name]()
     t0 = time.perf_counter()
-    kw = dict(q_ind=model.q_ind, u_ind=model.u_ind, kd_eqs=model.kd_eqs)
-    if model.q_dep:
-        kw.update(q_dependent=model.q_dep,
-                  configuration_constraints=model.configuration_constraints)
-    if model.u_dep:
-        kw.update(u_dependent=model.u_dep, velocity_constraints=model.velocity_constraints)
-    if model.acceleration_constraints:
-        kw.update(acceleration_constraints=model.acceleration_constraints)
-    if model.u_aux:
-        kw.update(u_auxiliary=model.u_aux)
-    km = me.KanesMethod(model.frame, **kw)
-    km.kanes_equations(model.bodies, model.loads)
+    km = kanes_method(model)
     return model, km, time.perf_counter() - t0
 
 

@@ -170,6 +170,14 @@ def _body_and_load_exprs(model: SuiteModel) -> list:
 def reference(name: str) -> Reference:
     model = builder(name)()
     t0 = time.perf_counter()
+    km = kanes_method(model)
+    return reference_of(model, km, time.perf_counter() - t0)
+
+
+def kanes_method(model: SuiteModel) -> me.KanesMethod:
+    """SymPy's ``KanesMethod`` of ``model``, formed as its source forms it (the source's own
+    where it formed one: a documentation page), with ``mass_matrix_full`` and
+    ``forcing_full`` made."""
     kw = dict(q_ind=model.q_ind, u_ind=model.u_ind, kd_eqs=model.kd_eqs)
     if model.q_dep:
         kw.update(q_dependent=model.q_dep,
@@ -181,7 +189,7 @@ def reference(name: str) -> Reference:
     if model.u_aux:
         kw.update(u_auxiliary=model.u_aux)
     kw.update(model.kane_kwargs)
-    if model.formed is not None:  # the source's own, formed (a documentation page)
+    if model.formed is not None:
         km = model.formed
     elif model.bodies_in_constructor:
         km = me.KanesMethod(model.frame, bodies=model.bodies, forcelist=model.loads, **kw)
@@ -190,7 +198,7 @@ def reference(name: str) -> Reference:
         km = me.KanesMethod(model.frame, **kw)
         km.kanes_equations(model.bodies, model.loads)
     km.mass_matrix_full, km.forcing_full  # noqa: B018 - formed here, so timed as forming
-    return reference_of(model, km, time.perf_counter() - t0)
+    return km
 
 
 def reference_of(model: SuiteModel, km: me.KanesMethod, seconds_form: float) -> Reference:
