@@ -307,15 +307,20 @@ def test_rolling_disc_contact_force_equations():
 # --------------------------------------------------------------------------- refusals
 def test_old_argument_order():
     """Four sources call kanes_equations(loads, bodies) (SymPy < 1.1): SymPy 1.14 raises
-    TypeError on it, and kanebond, given the loads as bodies, names the first load."""
+    TypeError on it, and kanebond, given the loads as bodies, names the first load and asks
+    whether the two lists were swapped."""
     for name in ("examples_sliding_ladder", "examples_babyboot", "pages_chaos_pendulum",
                  "examples_npendulum_control"):
         m = BUILDERS[name]()
         km = me.KanesMethod(m.frame, q_ind=m.q_ind, u_ind=m.u_ind, kd_eqs=m.kd_eqs)
         with pytest.raises(TypeError, match="cannot unpack non-iterable"):
             km.kanes_equations(m.loads, m.bodies)
-        with pytest.raises(kb.ModelError, match=r"body \(.*\) \(a tuple\) is neither"):
+        with pytest.raises(kb.ModelError, match=r"body \(.*\) \(a tuple\) is neither.*It is "
+                                                r"a load: were the bodies and the loads"):
             kb.KaneSystem(m.frame, m.q_ind, m.u_ind, m.kd_eqs, m.loads, m.bodies)
+    with pytest.raises(kb.ModelError) as info:  # not a load: no word of swapped lists
+        kb.KaneSystem(m.frame, m.q_ind, m.u_ind, m.kd_eqs, ["a string"], m.loads)
+    assert "is neither" in str(info.value) and "It is a load" not in str(info.value)
 
 
 # --------------------------------------------------------------------------- Lagrange

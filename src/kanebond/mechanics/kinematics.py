@@ -286,6 +286,17 @@ def _replaced(vec: Vector, rule: Mapping, memo: dict) -> Vector:
     return Vector(out) if changed else vec
 
 
+
+def _swapped_hint(entry) -> str:
+    """A sentence for a body that is a load (a (Point or ReferenceFrame, Vector) pair, or
+    me.Force / me.Torque): the bodies and loads given in each other's places, as
+    ``kanes_equations(loads, bodies)``, SymPy's order before 1.1, does."""
+    pair = isinstance(entry, tuple) and len(entry) == 2 and isinstance(entry[1], me.Vector)
+    if pair or isinstance(entry, (me.Force, me.Torque)):
+        return (" It is a load: were the bodies and the loads given in each other's places "
+                "(SymPy's kanes_equations(bodies, loads) takes the bodies first since 1.1)?")
+    return ""
+
 class BodyKinematics:
     """Mass properties and velocity fields of one body ([PA21] §4).
 
@@ -304,7 +315,7 @@ class BodyKinematics:
             raise ModelError(
                 f"body {body!r} (a {type(body).__name__}) is neither a sympy.physics.mechanics "
                 f"RigidBody nor a Particle; pass RigidBody/Particle objects in `bodies` (a "
-                f"point mass is me.Particle(name, point, mass))."
+                f"point mass is me.Particle(name, point, mass)).{_swapped_hint(body)}"
             )
         self.body = body
         self.name: str = body.name
