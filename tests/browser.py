@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import tempfile
 import time
 from pathlib import Path
 
@@ -56,7 +57,7 @@ def start_background_install(folder: Path) -> bool:
 
 def _wait_for_background(folder: Path) -> str:
     """'' once the background install has ended well, else why it did not."""
-    for _ in range(1200):  # at most 10 minutes, apt-get's own limit below
+    for _ in range(1200):  # at most 10 minutes
         if (folder / "rc").exists():
             rc = (folder / "rc").read_text().strip()
             if rc == "0":
@@ -68,24 +69,16 @@ def _wait_for_background(folder: Path) -> str:
 
 
 def _install_browser() -> str:
-    """Install ``chromium chromium-driver`` with apt-get (root only), or wait for the
-    background install of this run; '' or why it failed."""
+    """Install ``chromium chromium-driver`` with apt-get (root only) and wait for it: the
+    background install of this run where one was started, else one started now; '' or why
+    it failed."""
     folder = os.environ.get(BACKGROUND)
     if folder:
         return _wait_for_background(Path(folder))
-    why = _cannot_install()
-    if why:
-        return why
-    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    install = ["apt-get", "install", "-y", "-q", "chromium", "chromium-driver"]
-    for steps in ([install], [["apt-get", "update", "-q"], install]):  # lists may be empty
-        try:
-            for step in steps:
-                subprocess.run(step, capture_output=True, timeout=600, check=True, env=env)
-            return ""
-        except (OSError, subprocess.SubprocessError) as err:
-            why = f"{' '.join(step)} failed: {err}"
-    return why
+    with tempfile.TemporaryDirectory() as tmp:
+        if not start_background_install(Path(tmp)):
+            return _cannot_install()
+        return _wait_for_background(Path(tmp))
 
 
 @pytest.fixture(scope="session")

@@ -178,6 +178,14 @@ def kanes_method(model: SuiteModel) -> me.KanesMethod:
     """SymPy's ``KanesMethod`` of ``model``, formed as its source forms it (the source's own
     where it formed one: a documentation page), with ``mass_matrix_full`` and
     ``forcing_full`` made."""
+    km = model.formed if model.formed is not None else _formed_kanes_method(model)
+    km.mass_matrix_full, km.forcing_full  # noqa: B018 - formed here, so timed as forming
+    return km
+
+
+def _formed_kanes_method(model: SuiteModel) -> me.KanesMethod:
+    """``KanesMethod`` on the model's objects with its source's keywords, and its
+    ``kanes_equations`` (the bodies and loads to the constructor where the source does so)."""
     kw = dict(q_ind=model.q_ind, u_ind=model.u_ind, kd_eqs=model.kd_eqs)
     if model.q_dep:
         kw.update(q_dependent=model.q_dep,
@@ -189,15 +197,12 @@ def kanes_method(model: SuiteModel) -> me.KanesMethod:
     if model.u_aux:
         kw.update(u_auxiliary=model.u_aux)
     kw.update(model.kane_kwargs)
-    if model.formed is not None:
-        km = model.formed
-    elif model.bodies_in_constructor:
+    if model.bodies_in_constructor:
         km = me.KanesMethod(model.frame, bodies=model.bodies, forcelist=model.loads, **kw)
         km.kanes_equations()
     else:
         km = me.KanesMethod(model.frame, **kw)
         km.kanes_equations(model.bodies, model.loads)
-    km.mass_matrix_full, km.forcing_full  # noqa: B018 - formed here, so timed as forming
     return km
 
 

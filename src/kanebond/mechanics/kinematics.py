@@ -286,7 +286,6 @@ def _replaced(vec: Vector, rule: Mapping, memo: dict) -> Vector:
     return Vector(out) if changed else vec
 
 
-
 def _swapped_hint(entry) -> str:
     """A sentence for a body that is a load (a (Point or ReferenceFrame, Vector) pair, or
     me.Force / me.Torque): the bodies and loads given in each other's places, as
@@ -296,6 +295,7 @@ def _swapped_hint(entry) -> str:
         return (" It is a load: were the bodies and the loads given in each other's places "
                 "(SymPy's kanes_equations(bodies, loads) takes the bodies first since 1.1)?")
     return ""
+
 
 class BodyKinematics:
     """Mass properties and velocity fields of one body ([PA21] §4).
