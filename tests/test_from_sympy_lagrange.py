@@ -99,7 +99,14 @@ def test_lagrange_models_match_sympy(name):
     assert system.name == name
     ref = Reference(model.lm, model.values, rng)
     constants = _constants(system, ref)
-    for _ in range(4):
+    assert_agrees(name, model, system, constants, ref, rng, 4)
+
+
+def assert_agrees(name: str, model, system, constants: dict, ref: Reference, rng,
+                  n_states: int) -> None:
+    """kanebond's [q', q'', λ] equal to the reference's (RTOL) at ``n_states`` states drawn
+    by the model's sampler; shared with test_sympy_docs.py."""
+    for _ in range(n_states):
         state = model.sample(rng, ref.values)
         expected = ref.solve(state)
         ours = kanebond_solution(system, constants, ref, state)

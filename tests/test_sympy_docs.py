@@ -38,7 +38,13 @@ import pytest
 import sympy as sp
 import sympy.physics.mechanics as me
 from sympy_suite.models import DOCS_KANE_MODELS, DOCS_LAGRANGE_MODELS, builder
-from test_from_sympy_lagrange import Reference, _constants, _rel, kanebond_solution
+from test_from_sympy_lagrange import (
+    Reference,
+    _constants,
+    _rel,
+    assert_agrees,
+    kanebond_solution,
+)
 from test_sympy_suite import compare_with_reference, numeric_model, reference
 
 import kanebond as kb
@@ -109,12 +115,7 @@ def test_kane_docs_model_matches_sympy(name):
 @pytest.mark.parametrize("name", [_param(n) for n in LAGRANGE])
 def test_lagrange_docs_model_matches_sympy(name):
     model, system, ref, constants, rng = _lagrange(name)
-    for _ in range(N_STATES):
-        state = model.sample(rng, ref.values)
-        expected = ref.solve(state)
-        ours = kanebond_solution(system, constants, ref, state)
-        assert ours.shape == expected.shape
-        assert _rel(ours, expected) < RTOL, (name, ours, expected)
+    assert_agrees(name, model, system, constants, ref, rng, N_STATES)
 
 
 def test_the_catalogue_of_pages():
