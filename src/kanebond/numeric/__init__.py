@@ -28,7 +28,8 @@ models call; docs/architecture.md says where the rest of a backend goes.
 
 from typing import TYPE_CHECKING, Any
 
-from ._c.backend import cache_dir, compiler_available
+from ._c.backend import compiler_available
+from ._c.cache import cache_dir
 from .constrained import ConstrainedModel
 from .model import NumericModel
 

@@ -65,7 +65,8 @@ from ..kanemodel.admissible import check_constants, check_mass_and_inertia
 from ..kanemodel.parameters import Parameters
 from ..mechanics.kinematics import show
 from . import embedded, failures
-from ._c.backend import cache_dir, compiler_available
+from ._c.backend import compiler_available
+from ._c.cache import cache_dir
 from ._c.fastcall import point_caller
 from ._c.work import Status
 from ._numpy.backend import EmbeddingSingular

@@ -26,11 +26,10 @@ from ..numeric._c.backend import (
     DENSE_RUNTIME,
     build_library,
     c_source,
-    cache_dir,
     compiler_available,
     library_key,
-    load_library,
 )
+from ..numeric._c.cache import cache_dir, load_library
 from ..numeric._c.entry import EMBEDDED, configuration_kernel
 from ..numeric._c.jacobian import jacobian_kernel
 from .cevents import event_kernel

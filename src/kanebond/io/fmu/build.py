@@ -14,7 +14,6 @@ import ctypes
 import platform
 import subprocess
 import sys
-import tempfile
 import zipfile
 from pathlib import Path
 
@@ -27,8 +26,10 @@ from ...numeric._c.backend import (
     c_source,
     compiler_available,
     compiler_command,
+    library_key,
     refuse_fast_math,
 )
+from ...numeric._c.cache import cached_objects
 from ...simulation.compiled import COMPILED_METHODS
 from ...simulation.runs import ATOL, METHOD, RTOL
 
@@ -36,6 +37,9 @@ __all__ = ["HERE", "integrator_defaults", "platform_folder", "compile_unit", "wr
            "Probe", "c_array", "c_string", "wrapper", "check_unit", "source_text"]
 
 HERE = Path(__file__).parent
+#: the flags of every translation unit of a unit's binary, after its own (C99, as the
+#: sources' buildDescription.xml says; only the FMI functions exported)
+UNIT_FLAGS = ["-std=c99", "-fPIC", "-fvisibility=hidden", "-Werror=implicit-function-declaration"]
 
 
 def platform_folder(fmi: str = "2") -> tuple[str, str]:
@@ -105,29 +109,18 @@ def _compiler() -> list[str]:
 
 
 def compile_unit(sources: dict[str, str], units: list[tuple[str, list[str]]], out: Path) -> None:
-    """Write ``sources`` ({file name: text}) into a private temporary folder, compile the
-    translation units ``units`` ([(file name, flags)]) in parallel and link them into ``out``."""
+    """Compile the translation units ``units`` ([(file name, flags)]) of ``sources`` ({file
+    name: text}) and link them into ``out``. Their object files are kept in kanebond's guarded
+    cache (:func:`~kanebond.numeric._c.cache.cached_objects`): an export of a model exported
+    before (FMI 3.0 after 2.0, another stop time) compiles only what changed, its core."""
     cc = _compiler()
-    with tempfile.TemporaryDirectory() as tmp:
-        for name, text in sources.items():
-            (Path(tmp) / name).write_text(text)
-        procs, objs = [], []
-        for k, (name, flags) in enumerate(units):
-            o = str(Path(tmp) / f"unit{k}.o")
-            cmd = [*cc, *flags, "-std=c99", "-fPIC", "-fvisibility=hidden",
-                   "-Werror=implicit-function-declaration", "-c", "-o", o, str(Path(tmp) / name)]
-            procs.append((cmd, subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True)))
-            objs.append(o)
-        for cmd, p in procs:
-            _, err = p.communicate()
-            if p.returncode != 0:
-                raise ModelError(f"compiling the unit's C failed ({' '.join(cmd)}):\n"
-                                 f"{err[-2000:]}")
-        extra = ["-undefined", "dynamic_lookup"] if sys.platform == "darwin" else []
-        cmd = [*cc, "-shared", *extra, "-o", str(out), *objs, "-lm"]
-        r = subprocess.run(cmd, capture_output=True, text=True)
-        if r.returncode != 0:
-            raise ModelError(f"linking the unit failed ({' '.join(cmd)}):\n{r.stderr[-2000:]}")
+    objs = cached_objects(sources, [(name, [*cc, *flags, *UNIT_FLAGS]) for name, flags in units],
+                          library_key, "the unit's C")
+    extra = ["-undefined", "dynamic_lookup"] if sys.platform == "darwin" else []
+    cmd = [*cc, "-shared", *extra, "-o", str(out), *map(str, objs), "-lm"]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        raise ModelError(f"linking the unit failed ({' '.join(cmd)}):\n{r.stderr[-2000:]}")
 
 
 def write_archive(path: Path, files: dict[str, bytes], force: bool = True) -> None:

@@ -6,12 +6,8 @@ C, compiled once with the system C compiler together with ``runtime.c`` (assembl
 :mod:`kanebond.numeric._numpy.backend` states and the right-hand sides of the velocity and
 momentum forms) and loaded with :mod:`ctypes`. Libraries are cached on disk keyed
 by a hash of the generated source, so a second run only loads them; constants are run-time
-arguments, so changing them never recompiles.
-
-Loading a library runs its code, so the cache is guarded: the directory and its files must
-belong to this user and be writable by nobody else, and a library is loaded only if its SHA-256
-equals the one recorded when it was built (``kb_<key>.so.sha256``); a missing, truncated,
-tampered or unloadable library is rebuilt, with a :class:`~kanebond.KanebondWarning`.
+arguments, so changing them never recompiles. The cache is guarded (:mod:`.cache`: private to
+this user, every file checked against its recorded SHA-256 before it is used).
 """
 
 from __future__ import annotations
@@ -21,88 +17,23 @@ import hashlib
 import os
 import shlex
 import shutil
-import stat
 import subprocess
 import sys
 import tempfile
 import threading
-import warnings
 from pathlib import Path
 
 import numpy as np
 
-from ...errors import KanebondWarning, ModelError
-from ...files import write_text
+from ...errors import ModelError
 from ...progress import progress_wanted
 from .._program.program import Program
+from .cache import cache_dir, cached_objects, load_library, private_dir
 from .emit import emit_c
 from .work import Status, Works
 
-__all__ = ["CBackend", "cache_dir", "compiler_available", "compiler_command", "library_key",
-           "machine_flags", "refuse_fast_math"]
-
-
-def cache_dir() -> Path:
-    """Where compiled models are kept: ``$KANEBOND_CACHE`` or ``~/.cache/kanebond``
-    (``$XDG_CACHE_HOME/kanebond``), created private to this user (mode 0700)."""
-    env = os.environ.get("KANEBOND_CACHE")
-    base = Path(env) if env else Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
-    return base if env else base / "kanebond"
-
-
-def _private_dir() -> Path:
-    """:func:`cache_dir`, created if needed, after checking that only this user can write to it
-    (a library planted there by someone else would run inside this process when loaded)."""
-    d = cache_dir()
-    d.mkdir(parents=True, exist_ok=True, mode=0o700)
-    _check_private(d, "the cache directory")
-    return d
-
-
-def _check_private(p: Path, what: str) -> None:
-    if not hasattr(os, "getuid"):  # pragma: no cover - Windows has no C backend here
-        return
-    st = p.stat()
-    problem = None
-    if st.st_uid != os.getuid():
-        problem = f"it belongs to user id {st.st_uid}, not to you ({os.getuid()})"
-    elif st.st_mode & 0o022:
-        problem = f"others can write to it (mode {stat.S_IMODE(st.st_mode):o})"
-    if problem:
-        raise ModelError(
-            f"{what} {p} is not private: {problem}. kanebond loads compiled code from it only "
-            f"when only you can write to it: run `chmod go-w {p}`, or set $KANEBOND_CACHE to a "
-            f"directory of your own."
-        )
-
-
-def _digest(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
-def load_library(path: Path, build) -> tuple[ctypes.CDLL, bool]:
-    """(the library at ``path``, True if it was already built): loaded only when it and its
-    recorded SHA-256 (``<path>.sha256``, written when it was built) are ours, private and
-    agree; otherwise (missing, truncated, tampered, unloadable) rebuilt with ``build(path)``."""
-    _private_dir()
-    stamp = path.with_name(path.name + ".sha256")
-    cached = False
-    if path.exists() and stamp.exists():
-        for p in (path, stamp):
-            _check_private(p, "the cached library file")
-        cached = stamp.read_text().strip() == _digest(path)
-        if not cached:
-            warnings.warn(f"the cached library {path} does not match its recorded SHA-256; "
-                          f"rebuilding it.", KanebondWarning, stacklevel=3)
-    if cached:
-        try:
-            return ctypes.CDLL(str(path)), True
-        except OSError as err:
-            warnings.warn(f"the cached library {path} could not be loaded ({err}); rebuilding "
-                          f"it.", KanebondWarning, stacklevel=3)
-    build(path)
-    write_text(stamp, _digest(path) + "\n", what="the cached library's stamp")
-    return ctypes.CDLL(str(path)), False
+__all__ = ["CBackend", "build_library", "compiler_available", "compiler_command", "library_key",
+           "machine_flags", "refuse_fast_math", "source_library"]
 
 
 def compiler_command() -> list[str] | None:
@@ -351,29 +282,22 @@ def library_key(text: str) -> str:
 
 def build_library(parts: list[tuple[str, list[str]]], target: Path) -> None:
     """Compile C sources (each with its own flags, and :func:`machine_flags`) in parallel and
-    link them into ``target``."""
-    cc = compiler_command()
-    refuse_fast_math(cc or [], "$CC")
+    link them into ``target``. Each source's object file is kept in the cache
+    (:func:`~kanebond.numeric._c.cache.cached_objects`, named by its text), so that a library
+    sharing a translation unit with one built before (the same layout's runtime, the same
+    kernels with other constraints) compiles only the rest."""
+    cc = compiler_command() or []
+    refuse_fast_math(cc, "$CC")
     native = machine_flags()
-    d = _private_dir()
-    with tempfile.TemporaryDirectory(dir=d) as tmp:
-        procs, objs = [], []
-        for k, (src, flags) in enumerate(parts):
-            c = Path(tmp) / f"part{k}.c"
-            c.write_text(src)
-            o = Path(tmp) / f"part{k}.o"
-            cmd = [*cc, *flags, *native, "-fPIC", "-c", "-o", str(o), str(c)]
-            procs.append((cmd, subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True)))
-            objs.append(str(o))
-        for cmd, p in procs:
-            _, err = p.communicate()
-            if p.returncode != 0:
-                raise ModelError(
-                    f"compiling the generated C code failed ({' '.join(cmd)}):\n{err[-2000:]}\n"
-                    f"Use backend='numpy' to run without a compiler."
-                )
+    names = [f"u{hashlib.sha256(src.encode()).hexdigest()[:16]}.c" for src, _ in parts]
+    files = {name: src for name, (src, _) in zip(names, parts, strict=True)}
+    units = [(name, [*cc, *flags, *native, "-fPIC"])
+             for name, (_, flags) in zip(names, parts, strict=True)]
+    objs = cached_objects(files, units, library_key, "the generated C code",
+                          "\nUse backend='numpy' to run without a compiler.")
+    with tempfile.TemporaryDirectory(dir=private_dir()) as tmp:
         out = Path(tmp) / "model.so"
-        cmd = [*cc, "-shared", "-o", str(out), *objs, "-lm"]
+        cmd = [*cc, "-shared", "-o", str(out), *map(str, objs), "-lm"]
         r = subprocess.run(cmd, capture_output=True, text=True)
         if r.returncode != 0:
             raise ModelError(f"linking the generated C code failed ({' '.join(cmd)}):\n"

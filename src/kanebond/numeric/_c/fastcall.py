@@ -20,7 +20,8 @@ from typing import Any
 import numpy as np
 
 from ...errors import ModelError
-from .backend import build_library, cache_dir, library_key, load_library
+from .backend import build_library, library_key
+from .cache import cache_dir, load_library
 
 __all__ = ["point_caller"]
 

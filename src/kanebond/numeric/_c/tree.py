@@ -5,7 +5,7 @@
 The kernel has a constant number of operations per body, so its code and its compile time grow
 linearly with the number of bodies, and one right-hand side costs O(n) (the ABA) instead of the
 O(n³) of assembling and factorizing A ([PA21] (55)). The library is cached and guarded exactly
-as the per-body one (:func:`kanebond.numeric._c.backend.load_library`).
+as the per-body one (:func:`kanebond.numeric._c.cache.load_library`).
 """
 
 from __future__ import annotations
@@ -20,13 +20,12 @@ from .backend import (
     LU_RUNTIME,
     announce,
     build_library,
-    cache_dir,
     call_speeds,
     kernel_flags,
     library_key,
-    load_library,
     status,
 )
+from .cache import cache_dir, load_library
 from .emit import emit_c, emit_c_units
 from .work import Status, Works
 
