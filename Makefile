@@ -34,15 +34,15 @@ $(STAMP_DEV): $(BIN)/python pyproject.toml
 demo: $(STAMP)
 	$(BIN)/kanebond demo --force
 
-# One worker per core (pytest-xdist); a test file stays on one worker (its module-level
-# fixtures and models are formed once), and so do the files tests/conftest.py groups
-# (FILE_GROUPS: they share what a process caches); longest first (LONGEST_FIRST there;
+# One worker per core (pytest-xdist); a test file stays on one worker (--dist loadfile: its
+# module-level fixtures and models are formed once; tests/conftest.py says at the end of a run
+# which files ran on more than one); longest first (LONGEST_FIRST there;
 # --no-loadscope-reorder keeps that order instead of pytest-xdist's by number of tests).
 # Compiled models are shared between the workers through one temporary cache folder per run,
 # never ~/.cache/kanebond (tests/conftest.py): set KANEBOND_TEST_CACHE=<folder> to keep one
 # across runs. The 25 slowest tests are reported.
 test: $(STAMP_DEV)
-	$(BIN)/python -m pytest -q -n auto --dist loadgroup --no-loadscope-reorder --durations=25
+	$(BIN)/python -m pytest -q -n auto --dist loadfile --no-loadscope-reorder --durations=25
 
 # The robot checks of the 3D view (UR5, Panda, TALOS with their meshes) need the `robots` extra,
 # a 130 MB download that `make test` leaves out; they are skipped, saying so, without it.

@@ -58,7 +58,7 @@ def main(argv: list[str]) -> int:
         wrapper.write_text(WRAPPER.format(cc=cc, log=log))
         wrapper.chmod(0o700)
         run = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "auto",
-               "--dist", "loadgroup", "--no-loadscope-reorder", *cmd]
+               "--dist", "loadfile", "--no-loadscope-reorder", *cmd]
         rc = subprocess.run(run, env={**os.environ, "CC": str(wrapper)}).returncode
         totals: dict[str, list[float]] = collections.defaultdict(lambda: [0, 0.0])
         for line in log.read_text().splitlines() if log.exists() else []:

@@ -50,8 +50,8 @@ DATA = Path(__file__).parent / "data"
 #: The files that take longest (seconds of worker time, summed from --durations=0 of a full run
 #: with its own cold cache on 2 quiet cores, 2026-12-03: test_jax 107, test_fmu 65, test_singular
 #: 48, test_modelfile 39, test_docs 38, ...), run first: make test gives each of its two workers
-#: a whole file (or group of files, FILE_GROUPS) at a time, so a long file taken up last would
-#: leave the other core idle to the end.
+#: a whole file at a time, so a long file taken up last would leave the other core idle to the
+#: end.
 LONGEST_FIRST = ["test_jax.py", "test_fmu.py", "test_bicycle.py", "test_bicycle_reference.py",
                  "test_singular_bicycle.py", "test_modelfile.py", "test_docs.py",
                  "test_sympy_suite.py", "test_compiled.py", "test_tree.py", "test_singular.py",
@@ -59,12 +59,12 @@ LONGEST_FIRST = ["test_jax.py", "test_fmu.py", "test_bicycle.py", "test_bicycle_
                  "test_cli.py", "test_models_sympy.py", "test_fmu_loop.py", "test_urdf.py",
                  "test_report_browser.py", "test_sympy_docs.py", "test_identities.py"]
 
-#: Files that run in one worker process, one after the other (``make test``'s ``--dist
-#: loadgroup``; every other file is a group of its own, as ``--dist loadfile`` would make it):
-#: the three files on the two Whipple bicycles share SymPy's KanesMethod of each, formed and
-#: lambdified once per process (bicycle_kanes.kanes_form, cached: about 8 s a bicycle).
-FILE_GROUPS = {"test_bicycle.py": "bicycles", "test_bicycle_reference.py": "bicycles",
-               "test_singular_bicycle.py": "bicycles"}
+#: {test file: the pytest-xdist workers its tests ran on}, on the controller of a distributed
+#: run. ``make test`` keeps a file on one worker (``--dist loadfile``); ``--dist loadgroup``
+#: no longer can with pytest 9 (pytest-xdist 3.8 groups by a nodeid that pytest 9 no longer
+#: lets a plugin change), which spread every file over both workers and formed each module's
+#: fixtures twice, unseen: pytest_terminal_summary below says so.
+_WORKERS_OF: dict[str, set[str]] = {}
 
 
 #: The folder of this run's compiled models (set in pytest_configure of the first process).
@@ -104,23 +104,36 @@ def _start_browser_install(config) -> None:
         os.rmdir(folder)
 
 
+def pytest_runtest_logreport(report) -> None:
+    """Note the worker of each test (on the controller of a pytest-xdist run)."""
+    node = getattr(report, "node", None)
+    if node is not None and report.when == "call":
+        _WORKERS_OF.setdefault(report.nodeid.split("::")[0], set()).add(node.gateway.id)
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    """Name the files whose tests ran on more than one worker: their module fixtures (formed
+    SymPy references, compiled models) were formed in each, a cost make test never means."""
+    split = sorted(f for f, workers in _WORKERS_OF.items() if len(workers) > 1)
+    if split:
+        terminalreporter.write_line(
+            f"{len(split)} test files ran on more than one worker, forming their module "
+            f"fixtures in each ({', '.join(split[:4])}{', ...' if len(split) > 4 else ''}): "
+            f"run with --dist loadfile, as make test does.", yellow=True)
+
+
 def pytest_unconfigure(config) -> None:
     """Remove the temporary cache of this run (not a ``$KANEBOND_TEST_CACHE``)."""
     while _RUN_CACHE:
         shutil.rmtree(_RUN_CACHE.pop(), ignore_errors=True)
 
 
-@pytest.hookimpl(tryfirst=True)  # before pytest-xdist's own, which reads the xdist_group marks
 def pytest_collection_modifyitems(session, config, items) -> None:
     """The longest files first (LONGEST_FIRST), the rest in the order collected; the order of
-    the tests within a file is kept. The same on every worker (pytest-xdist checks it). Every
-    test is marked with its file's ``xdist_group`` (FILE_GROUPS, else the file). Without a C
-    compiler the tests marked ``needs_cc`` are skipped."""
+    the tests within a file is kept. The same on every worker (pytest-xdist checks it). Without
+    a C compiler the tests marked ``needs_cc`` are skipped."""
     rank = {name: k for k, name in enumerate(LONGEST_FIRST)}
     items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
-    for item in items:
-        file = item.nodeid.split("::")[0]
-        item.add_marker(pytest.mark.xdist_group(FILE_GROUPS.get(item.path.name, file)))
     if not HAS_CC:
         skip = pytest.mark.skip(reason="no C compiler")
         for item in items:

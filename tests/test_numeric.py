@@ -473,9 +473,11 @@ def test_compiled_models_are_cached(tmp_path, monkeypatch):
     assert other.evaluator.backend is first.evaluator.backend
     assert other.evaluator.backend.path == first.evaluator.backend.path
     assert first.evaluator.backend.path.stat().st_mtime_ns == mtime
-    # the library and the SHA-256 it is checked against before every load
+    # the library and the SHA-256 it is checked against before every load (beside the object
+    # files of its translation units, numeric/_c/cache.py)
     name = first.evaluator.backend.path.name
-    assert sorted(p.name for p in tmp_path.iterdir()) == [name, name + ".sha256"]
+    assert sorted(p.name for p in tmp_path.iterdir() if not p.name.startswith("obj_")) == [
+        name, name + ".sha256"]
     x = np.array([0.1, 0.2, 0.3, 0.5, -0.4])
     np.testing.assert_array_equal(first.rhs(0.0, x), again.rhs(0.0, x))
     assert not np.allclose(first.rhs(0.0, x), other.rhs(0.0, x))

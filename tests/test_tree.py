@@ -221,8 +221,9 @@ def test_tree_library_is_cached(tmp_path, monkeypatch):
         again = kb.models.chain_3d(3).numeric(consts, backend="c")
     assert first.evaluator.backend.cached is False and again.evaluator.backend.cached is True
     assert first.evaluator.backend.path == again.evaluator.backend.path
-    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
-        [first.evaluator.backend.path.name, first.evaluator.backend.path.name + ".sha256"])
+    libs = sorted(p.name for p in tmp_path.iterdir() if not p.name.startswith("obj_"))
+    assert libs == sorted([first.evaluator.backend.path.name,
+                           first.evaluator.backend.path.name + ".sha256"])
 
 
 def test_whipple_bicycle_embedded_on_the_tree():
