@@ -34,7 +34,8 @@ def test_cc_naming_a_missing_program_is_no_compiler(tmp_path):
             "    print(type(e).__name__, str(e)[:200])\n")
     env = {"CC": str(tmp_path / "no-such-cc"), "PATH": "/usr/bin:/bin",
            "KANEBOND_CACHE": str(tmp_path / "cache"), "HOME": str(tmp_path),
-           **{k: v for k, v in os.environ.items() if k == "PYTHONPATH"}}
+           # (and where make test keeps the bytecode: else this process compiles its imports)
+           **{k: v for k, v in os.environ.items() if k in ("PYTHONPATH", "PYTHONPYCACHEPREFIX")}}
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
                        timeout=120)
     assert r.returncode == 0, r.stderr[-2000:]
