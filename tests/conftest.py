@@ -48,16 +48,17 @@ needs_cc = pytest.mark.needs_cc
 DATA = Path(__file__).parent / "data"
 
 #: The files that take longest (seconds of worker time, summed from --durations=0 of a full run
-#: with its own cold cache on 2 quiet cores, 2026-12-03: test_jax 107, test_fmu 65, test_singular
-#: 48, test_modelfile 39, test_docs 38, ...), run first: make test gives each of its two workers
-#: a whole file at a time, so a long file taken up last would leave the other core idle to the
-#: end.
-LONGEST_FIRST = ["test_jax.py", "test_fmu.py", "test_bicycle.py", "test_bicycle_reference.py",
-                 "test_singular_bicycle.py", "test_modelfile.py", "test_docs.py",
-                 "test_sympy_suite.py", "test_compiled.py", "test_tree.py", "test_singular.py",
-                 "test_from_sympy.py", "test_symbrim.py", "test_modelfile_joints.py",
-                 "test_cli.py", "test_models_sympy.py", "test_fmu_loop.py", "test_urdf.py",
-                 "test_report_browser.py", "test_sympy_docs.py", "test_identities.py"]
+#: with its own cold cache on 2 cores, --dist loadfile, 2026-12-03: test_jax 120, test_fmu 85,
+#: test_sympy_suite 48, test_docs 45, test_singular 43, ...), run first: make test gives each of
+#: its two workers a whole file at a time, so a long file taken up last would leave the other
+#: core idle to the end.
+LONGEST_FIRST = ["test_jax.py", "test_fmu.py", "test_sympy_suite.py", "test_docs.py",
+                 "test_singular.py", "test_tree.py", "test_compiled.py", "test_symbrim.py",
+                 "test_bicycle.py", "test_urdf.py", "test_models_sympy.py", "test_modelfile.py",
+                 "test_cli.py", "test_modelfile_joints.py", "test_report_browser.py",
+                 "test_notebook.py", "test_redundant.py", "test_numeric.py", "test_identities.py",
+                 "test_pydy_docs.py", "test_sweeps.py", "test_sympy_docs.py",
+                 "test_bicycle_reference.py", "test_fmu_loop.py"]
 
 #: {test file: the pytest-xdist workers its tests ran on}, on the controller of a distributed
 #: run. ``make test`` keeps a file on one worker (``--dist loadfile``); ``--dist loadgroup``
