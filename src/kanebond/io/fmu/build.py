@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import ctypes
 import platform
-import subprocess
 import sys
 import zipfile
 from pathlib import Path
@@ -27,6 +26,7 @@ from ...numeric._c.backend import (
     compiler_available,
     compiler_command,
     library_key,
+    link_objects,
     refuse_fast_math,
 )
 from ...numeric._c.cache import cached_objects
@@ -116,11 +116,8 @@ def compile_unit(sources: dict[str, str], units: list[tuple[str, list[str]]], ou
     cc = _compiler()
     objs = cached_objects(sources, [(name, [*cc, *flags, *UNIT_FLAGS]) for name, flags in units],
                           library_key, "the unit's C")
-    extra = ["-undefined", "dynamic_lookup"] if sys.platform == "darwin" else []
-    cmd = [*cc, "-shared", *extra, "-o", str(out), *map(str, objs), "-lm"]
-    r = subprocess.run(cmd, capture_output=True, text=True)
-    if r.returncode != 0:
-        raise ModelError(f"linking the unit failed ({' '.join(cmd)}):\n{r.stderr[-2000:]}")
+    link_objects(cc, objs, out, "the unit",
+                 ("-undefined", "dynamic_lookup") if sys.platform == "darwin" else ())
 
 
 def write_archive(path: Path, files: dict[str, bytes], force: bool = True) -> None:

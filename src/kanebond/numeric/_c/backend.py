@@ -33,7 +33,7 @@ from .emit import emit_c
 from .work import Status, Works
 
 __all__ = ["CBackend", "build_library", "compiler_available", "compiler_command", "library_key",
-           "machine_flags", "refuse_fast_math", "source_library"]
+           "link_objects", "machine_flags", "refuse_fast_math", "source_library"]
 
 
 def compiler_command() -> list[str] | None:
@@ -297,12 +297,19 @@ def build_library(parts: list[tuple[str, list[str]]], target: Path) -> None:
                           "\nUse backend='numpy' to run without a compiler.")
     with tempfile.TemporaryDirectory(dir=private_dir()) as tmp:
         out = Path(tmp) / "model.so"
-        cmd = [*cc, "-shared", "-o", str(out), *map(str, objs), "-lm"]
-        r = subprocess.run(cmd, capture_output=True, text=True)
-        if r.returncode != 0:
-            raise ModelError(f"linking the generated C code failed ({' '.join(cmd)}):\n"
-                             f"{r.stderr[-2000:]}")
+        link_objects(cc, objs, out, "the generated C code")
         os.replace(out, target)
+
+
+def link_objects(cc: list[str], objs: list[Path], out: Path, what: str,
+                 extra: tuple[str, ...] = ()) -> None:
+    """Link the object files ``objs`` (and libm) into the shared library ``out`` with the
+    compiler ``cc`` and the linker flags ``extra``; ModelError naming ``what`` with the
+    linker's message where it fails."""
+    cmd = [*cc, "-shared", *extra, "-o", str(out), *map(str, objs), "-lm"]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        raise ModelError(f"linking {what} failed ({' '.join(cmd)}):\n{r.stderr[-2000:]}")
 
 
 def source_library(prefix: str, src: str, flags: tuple[str, ...] = ("-O1",)) -> ctypes.CDLL:
