@@ -16,6 +16,7 @@ from catalogue import CONSTS, num, pendulum
 from conftest import needs_cc
 
 import kanebond as kb
+from kanebond.models.chain import chain_3d_parameters
 from kanebond.numeric._c import backend as cbackend
 from kanebond.numeric._c.fastcall import point_caller
 
@@ -167,3 +168,29 @@ def test_a_second_export_of_a_model_compiles_only_its_core(tmp_path, monkeypatch
     assert set(d.glob("obj_*.o")) == after
     with zipfile.ZipFile(tmp_path / "a3.fmu") as a, zipfile.ZipFile(tmp_path / "b3.fmu") as b:
         assert a.read("modelDescription.xml") == b.read("modelDescription.xml")
+
+
+@needs_cc
+@pytest.mark.parametrize("path", ["bodies", "tree"])
+def test_one_runtime_object_serves_models_of_every_layout(tmp_path, monkeypatch, path):
+    """The runtimes read a model's sizes and tables from the constant its first kernel unit
+    defines (numeric/_c/backend.py's layout_c), so a second model of another layout (more
+    bodies and speeds, other loads) compiles its kernels alone and links the runtime's object
+    file of the first: one object in the cache defines the runtime's entry point. Each model
+    gives the NumPy backend's numbers at a random state."""
+    d = tmp_path / "cache"
+    monkeypatch.setenv("KANEBOND_CACHE", str(d))
+    rng = np.random.default_rng(3)
+    first = kb.models.pendulum_on_cart(1) if path == "bodies" else kb.models.chain_3d(2)
+    firsts = ({s: 1.0 + 0.1 * i for i, s in enumerate(first.constants)} if path == "bodies"
+              else chain_3d_parameters(2))
+    for system, consts in [(first, firsts), (kb.models.chain_3d(3), chain_3d_parameters(3))]:
+        c = system.numeric(consts, backend="c", path=path)
+        assert c.path == path
+        x = rng.normal(size=len(c.state_names)) * 0.4
+        np.testing.assert_allclose(c.rhs(0.3, x),
+                                   system.numeric(consts, backend="numpy").rhs(0.3, x),
+                                   rtol=1e-10, atol=1e-12)
+    entry = b"kb_kernel_work" if path == "bodies" else b"kb_work_tree"
+    runtimes = [o for o in d.glob("obj_*.o") if entry in o.read_bytes()]
+    assert len(runtimes) == 1, f"{len(runtimes)} runtime objects for two layouts"

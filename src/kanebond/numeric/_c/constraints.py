@@ -75,10 +75,11 @@ def constraint_expressions(system) -> tuple[list, list] | None:
     return cf, rest
 
 
-def constraint_sources(prog, system) -> tuple[str, str, str] | None:
-    """(kernels k_cf and k_con, the macros that size the runtime's work, the constrained
-    runtime) C sources of ``system`` on the graph of its program ``prog``, or None where an
-    expression cannot be compiled."""
+def constraint_sources(prog, system) -> tuple[str, dict, str] | None:
+    """(kernels k_cf and k_con, the sizes and tables of the runtime's layout that they add
+    (:func:`~kanebond.numeric._c.backend.body_layout`), the constrained runtime) C sources of
+    ``system`` on the graph of its program ``prog``, or None where an expression cannot be
+    compiled."""
     exprs = constraint_expressions(system)
     if exprs is None:
         return None
@@ -91,16 +92,9 @@ def constraint_sources(prog, system) -> tuple[str, str, str] | None:
     groups = {"t": 1, "q": lay.R, "f": lay.S, "c": lay.K}
     kernels = emit_c(prog.g, groups, cf, "k_cf") + emit_c(prog.g, groups, rest, "k_con")
     ui, ci = speed_indices(system)
-
-    def arr(name: str, values: list[int]) -> str:
-        return f"static const int {name}[] = {{{', '.join(map(str, values or [0]))}}};"
-
-    head = "\n".join([
-        f"#define NF_ {len(ui)}", f"#define NC_ {len(ci)}",
-        f"#define NA_ {len(system.adjoined)}", f"#define NCON_ {len(rest)}",
-        arr("CON_UI", ui), arr("CON_CI", ci), "",
-    ])
-    return kernels, head, _RUNTIME
+    sizes = {"NF_": len(ui), "NC_": len(ci), "NA_": len(system.adjoined), "NCON_": len(rest),
+             "CON_UI": ui, "CON_CI": ci}
+    return kernels, sizes, _RUNTIME
 
 
 class ConstraintKernel:

@@ -106,7 +106,7 @@ def c_model(num: Any) -> CModel:
                 f"compiled to C (a prescribed value g(t) that depends on the state, or an "
                 f"expression the code generator does not know); they need Python at run time.")
         kind = "constrained"
-    main, runtime, dot, n_main, _ = c_sources(prog, extra)
+    main, runtime, dot, n_main, _ = c_sources(prog, extra, shared=False)
     lay = rel.layout
     cfg, q_dep, n_cfg = config_kernel(rel, lay.K)
     momentum = kind != "constrained"

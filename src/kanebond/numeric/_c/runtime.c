@@ -1,13 +1,15 @@
 /* kanebond C runtime of the per-body path: appended to the generated kernels of every
    compiled model (numeric/_c/backend.py), after runtime_lu.c.
-   Needs: the macros R_, S_, K_, NB_, NL_, NG_, KMAX_, NPOS_, NVEL_, NDOT_, SF_, KC_, B_OFF,
-   QD_OFF, NB_ENT, BUD_OFF, BDOT_OFF and the layout tables (backend.py's _c_header); with
-   prescribed flows or adjoined constraints, NF_, NC_, NA_, NCON_ (constraints.py) before this
-   file; the kernels k_pos and k_vel (linked in), and k_dot (a library of its own, compiled on
-   first use, handed over with kb_model_set_dot); runtime_lu.c.
+   Needs: the layout's macros R_, S_, K_, NB_, NL_, NG_, KMAX_, NPOS_, NVEL_, NDOT_, SF_, KC_,
+   B_OFF, QD_OFF, NB_ENT, BUD_OFF, BDOT_OFF and tables (COLS, B_K, ...; with prescribed flows or
+   adjoined constraints, KB_CON and NF_, NC_, NA_, NCON_, CON_UI, CON_CI), from backend.py's
+   layout_c: they read the constant kb_lay that the first kernel unit defines, so this text,
+   compiled once, serves every model (an FMU's sources have them as literals); the kernels
+   k_pos and k_vel (linked in), and k_dot (a library of its own, compiled on first use, handed
+   over with kb_model_set_dot); runtime_lu.c.
    Provides: the model (kb_model: the derivative kernel k_dot, a checked field) and the work
-   (kb_work: every buffer of an evaluation, allocated once on the heap, sized from the layout
-   macros; one per model per thread, never shared); kb_model_new/free, kb_model_set_dot,
+   (kb_work: every buffer of an evaluation, in one heap block allocated once, sized from the
+   layout; one per model per thread, never shared); kb_model_new/free, kb_model_set_dot,
    kb_work_new (kb_work_free, kb_keep_energy, kb_last_energy and kb_pivot_ratio are
    runtime_lu.c's, on the work's shared part); the entry points
    kb_parts, kb_rhs, kb_rhs_momentum, kb_kernel_work (each takes its work first and returns a
@@ -22,40 +24,83 @@ void k_vel(const double *, const double *, const double *, const double *, doubl
 #define NPOS (NPOS_ > 0 ? NPOS_ : 1)
 #define NVEL (NVEL_ > 0 ? NVEL_ : 1)
 #define NDOT (NDOT_ > 0 ? NDOT_ : 1)
-#define KC1 (KC_ > 0 ? KC_ : 1)
 #define K1 (K_ > 0 ? K_ : 1)
-#ifdef NA_
+#if KB_CON
 #define NF1 (NF_ > 0 ? NF_ : 1)
 #define NC1 (NC_ > 0 ? NC_ : 1)
 #define NA1 (NA_ > 0 ? NA_ : 1)
 #define NCON1 (NCON_ > 0 ? NCON_ : 1)
 #endif
 
-/* What the system is, beyond the layout tables compiled into this library: the kernel of the
+/* What the system is, beyond its layout (kb_lay, in the first kernel unit): the kernel of the
    rates of the partial velocities (for e_hat and the momentum form), NULL until loaded. */
 typedef struct {
     kb_kernel k_dot;
 } kb_model;
 
-/* One evaluation's buffers (kb_shared first: a caller reads the status at offset 0). */
+/* One evaluation's buffers (kb_shared first: a caller reads the status at offset 0), carved
+   from the block after the struct by kb_work_bufs, sized from the layout. */
 typedef struct {
     kb_shared sh;
     const kb_model *m;
-    double wp[NPOS], wv[NVEL], wd[NDOT];                 /* the kernels' work arrays */
-    double A[S1 * S1], Au[S1 * S1], IW[3 * KMAX_ + 1];   /* mass matrices, I W of a body */
-    double Df[S1], e[S1], eh[S1], ph[S1], f[S1], u[S1], um[S1], ct[S1], eu[S1], z[S1];
-    double ud[S1], r[S1];
-    int tn[S1], ts[S1 * SF1], ind[S1];                   /* T's nonzeros by row */
-    double tv[S1 * SF1], Af[SF1 * SF1 + 1], rhs[SF1 + 1], ehf[SF1 + 1];
-    double Vdt[3 * SF1 + 1], Wdt[3 * SF1 + 1], cc[KC1], yv[KC1];
-#ifdef NA_  /* prescribed flows and adjoined constraints (runtime_con.c) */
-    double con_ratio, con_lastP[NC_ + NA_ > 0 ? NC_ + NA_ : 1];
-    double cA[SF1 * SF1], cr[SF1], cu[S1], cu0[S1], cf[SF1], wcf[NC1], wc[NCON1];
-    double gf[NA1], bc[NA1], Gf[NA1 * SF1], lm[NA1], rk[NC1], ak[NA1];
-    double Auu[NF1 * NF1], X[NF1 * (NA_ + 1)], M[NA1 * NA1], vo[R_ + NF_ + 1];
-    double mo[R_ + SF_ + 1];
+    double *wp, *wv, *wd;                       /* the kernels' work arrays */
+    double *A, *Au, *IW;                        /* mass matrices, I W of a body */
+    double *Df, *e, *eh, *ph, *f, *u, *um, *ct, *eu, *z, *ud, *r;
+    int *tn, *ts, *ind;                         /* T's nonzeros by row */
+    double *tv, *Af, *rhs, *ehf, *Vdt, *Wdt, *cc, *yv;
+#if KB_CON  /* prescribed flows and adjoined constraints (runtime_con.c) */
+    double con_ratio, *con_lastP;
+    double *cA, *cr, *cu, *cu0, *cf, *wcf, *wc, *gf, *bc, *Gf, *lm, *rk, *ak;
+    double *Auu, *X, *M, *vo, *mo;
 #endif
 } kb_work;
+
+/* Every buffer of work w from the carve c (kb_take: with c->base NULL it only counts). */
+static void kb_work_bufs(void *wv, kb_carve *c) {
+    kb_work *w = (kb_work *)wv;
+    double **S1s[] = {&w->Df, &w->e, &w->eh, &w->ph, &w->f, &w->u, &w->um, &w->ct, &w->eu,
+                      &w->z, &w->ud, &w->r};
+    kb_shared_bufs(&w->sh, c);
+    w->wp = KB_D(c, NPOS);
+    w->wv = KB_D(c, NVEL);
+    w->wd = KB_D(c, NDOT);
+    w->A = KB_D(c, S1 * S1);
+    w->Au = KB_D(c, S1 * S1);
+    w->IW = KB_D(c, 3 * KMAX_ + 1);
+    for (unsigned i = 0; i < sizeof(S1s) / sizeof(S1s[0]); i++) *S1s[i] = KB_D(c, S1);
+    w->tn = KB_I(c, S1);
+    w->ts = KB_I(c, S1 * SF1);
+    w->ind = KB_I(c, S1);
+    w->tv = KB_D(c, S1 * SF1);
+    w->Af = KB_D(c, SF1 * SF1 + 1);
+    w->rhs = KB_D(c, SF1 + 1);
+    w->ehf = KB_D(c, SF1 + 1);
+    w->Vdt = KB_D(c, 3 * SF1 + 1);
+    w->Wdt = KB_D(c, 3 * SF1 + 1);
+    w->cc = KB_D(c, KC1);
+    w->yv = KB_D(c, KC1);
+#if KB_CON
+    w->con_lastP = KB_D(c, NC_ + NA_);
+    w->cA = KB_D(c, SF1 * SF1);
+    w->cr = KB_D(c, SF1);
+    w->cu = KB_D(c, S1);
+    w->cu0 = KB_D(c, S1);
+    w->cf = KB_D(c, SF1);
+    w->wcf = KB_D(c, NC1);
+    w->wc = KB_D(c, NCON1);
+    w->gf = KB_D(c, NA1);
+    w->bc = KB_D(c, NA1);
+    w->Gf = KB_D(c, NA1 * SF1);
+    w->lm = KB_D(c, NA1);
+    w->rk = KB_D(c, NC1);
+    w->ak = KB_D(c, NA1);
+    w->Auu = KB_D(c, NF1 * NF1);
+    w->X = KB_D(c, NF1 * (NA_ + 1));
+    w->M = KB_D(c, NA1 * NA1);
+    w->vo = KB_D(c, R_ + NF_ + 1);
+    w->mo = KB_D(c, R_ + SF_ + 1);
+#endif
+}
 
 kb_model *kb_model_new(void) { return (kb_model *)calloc(1, sizeof(kb_model)); }
 void kb_model_free(kb_model *m) { free(m); }
@@ -65,12 +110,11 @@ int kb_model_set_dot(kb_model *m, kb_kernel k_dot) {
     m->k_dot = k_dot;
     return 0;
 }
-/* a work of model m, or NULL where there is no memory (Python raises a clear error) */
+/* a work of model m (one zeroed block: the struct, then its buffers), or NULL where there is
+   no memory (Python raises a clear error) */
 kb_work *kb_work_new(const kb_model *m) {
-    kb_work *w = (kb_work *)calloc(1, sizeof(kb_work));
-    if (!w) return 0;
-    w->m = m;
-    w->sh.lu_ratio = 1.0;
+    kb_work *w = (kb_work *)kb_work_block(sizeof(kb_work), kb_work_bufs);
+    if (w) w->m = m;
     return w;
 }
 /* the status kind of a call; KB_NO_KERNEL where k_dot is needed and not loaded */

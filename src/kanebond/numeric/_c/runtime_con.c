@@ -1,7 +1,7 @@
 /* kanebond C runtime of prescribed flows and adjoined constraints: appended to runtime.c (and
    runtime_out.c) for a system that has them (see constraints.py).
-   Needs: runtime.c (kb_work, whose constraint buffers are sized by the macros below, defined
-   before it), NF_ (free speeds), NC_ (prescribed speeds), NA_ (adjoined constraints), NCON_
+   Needs: runtime.c (kb_work, whose constraint buffers, with KB_CON, are sized by the layout's
+   macros below: backend.py's body_layout), NF_ (free speeds), NC_ (prescribed speeds), NA_ (adjoined constraints), NCON_
    (outputs of k_con), the index tables CON_UI (free) and CON_CI (prescribed) into the
    independent speeds f (SF_ of them), and the kernels k_cf (ᶜf = g(t)) and k_con ([ᶜf', φ, ᴾφ,
    ᴾφ', ∂φ/∂uᵀ (NA_ x S_), γ] in all speeds).
@@ -16,7 +16,7 @@ void k_con(const double *, const double *, const double *, const double *, doubl
    the prescribed flows ᶜf_k ᶜe_k and of the adjoined constraints ᵃᶜf_ℓ λ_ℓ beside the loads'
    ([PA21] (53), [PA-VP] (19)), in the order of ConstrainedModel.load_names. */
 double kb_con_pivot_ratio(const kb_work *w) {
-#if KC_ > 0
+#if KB_EMB
     if (kb_pivot_ratio(&w->sh) < w->con_ratio) return kb_pivot_ratio(&w->sh);
 #endif
     return w->con_ratio;
@@ -34,7 +34,7 @@ static int kb_con_relaxed(kb_work *w, const double *ti, const double *qi, const 
                           const double *ci, const int *part, double *A, double *r, double *qd,
                           double *u, double *cc) {
     double *wp = w->wp, *wv = w->wv;
-#if KC_ > 0
+#if KB_EMB
     if (kb_emb_velocity(w, ti, qi, f, ci, part, u, wp, wv, cc, w->ct, A, r)) return 1;
 #else
     double *Df = w->Df, *e = w->e;
@@ -53,7 +53,7 @@ static int kb_con_relaxed(kb_work *w, const double *ti, const double *qi, const 
 /* ∂φ/∂fᵀ = (∂φ/∂uᵀ) T and γ_f = γ_u + (∂φ/∂u_dᵀ) c ([PA-VP] (27) with the embedding). */
 static void kb_con_project(const double *Gu, const double *gam, const int *part,
                            const double *Ge, const double *cc, double *Gf, double *gf) {
-#if KC_ > 0
+#if KB_EMB
     for (int l = 0; l < NA_; l++) {
         double g = gam[l];
         for (int k = 0; k < KC_; k++) g += Gu[l * S_ + KB_DEP[k]] * cc[k];
@@ -152,7 +152,7 @@ static int kb_con_point(kb_work *w, const double *ti, const double *qi, const do
                         double *lm, double *rk, double *ak, double *Gf) {
     double *u = w->cu, *A = w->cA, *r = w->cr, *cc = w->cc, *wc = w->wc, *gf = w->gf;
     double *bc = w->bc;
-#if KC_ > 0
+#if KB_EMB
     const double *Ge = w->sh.G;
 #else
     const double *Ge = 0;

@@ -16,7 +16,7 @@
    linear in their length. Status of the entry points: KB_SINGULAR_MASS when the projected mass
    matrix is not positive definite at a point, KB_SINGULAR_BD when B_d is singular there (a
    pivot of its LU factorization with partial pivoting below 1e-12 of the largest entry of B). */
-#if KC_ > 0
+#if KB_EMB
 
 
 /* Solve B_dᵀ x = b in place (B_d = Pᵀ L U: Uᵀ z = b, Lᵀ y = z, x = Pᵀ y). */

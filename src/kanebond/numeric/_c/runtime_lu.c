@@ -1,6 +1,7 @@
 /* kanebond C runtime, shared by runtime.c and runtime_tree.c (put before them).
    Needs: the layout macros KC_, SF_, S_, NL_, NB_ENT and the tables B_ROW, B_COL (B is passed
-   by its nonzeros); <math.h>, <string.h>.
+   by its nonzeros), constants or reads of the model's kb_lay (backend.py's layout_c), and the
+   switch KB_EMB; <math.h>, <stdlib.h>, <string.h>.
    Provides: kb_status (what a call of an entry point found, and where), the part of a work
    every runtime shares (kb_shared: the status, the keep flag, the last powers and T*, the
    band LU of B_d and its pivot ratio) and the functions on it (kb_work_free, kb_keep_energy,
@@ -11,9 +12,49 @@
 #error "kanebond's C must be built without -ffast-math / -ffinite-math-only (IEEE NaN checks)"
 #endif
 
+/* the compile-time switches: embedded constraints (B_d's LU), prescribed flows and adjoined
+   constraints (runtime_con.c); with a literal layout (an FMU's sources) from its sizes */
+#ifndef KB_EMB
+#define KB_EMB (KC_ > 0)
+#endif
+#ifndef KB_CON
+#define KB_CON 0
+#endif
+
 #define NL1 (NL_ > 0 ? NL_ : 1)
 #define SF1 (SF_ > 0 ? SF_ : 1)
 #define S1 (S_ > 0 ? S_ : 1)
+#define KC1 (KC_ > 0 ? KC_ : 1)
+
+/* A work's buffers are carved from one heap block after its struct (kb_work_new of each
+   runtime): kb_take hands out n items of size bytes (at least one, 16-byte aligned) at the
+   block's next offset; with base NULL it only counts, so that the runtime sizes the block
+   from the layout before it allocates it. */
+typedef struct { char *base; size_t at; } kb_carve;
+static void *kb_take(kb_carve *c, long n, size_t size) {
+    void *p = c->base ? c->base + c->at : 0;
+    c->at += ((size_t)(n > 0 ? n : 1) * size + 15) & ~(size_t)15;
+    return p;
+}
+#define KB_D(c, n) ((double *)kb_take((c), (n), sizeof(double)))
+#define KB_I(c, n) ((int *)kb_take((c), (n), sizeof(int)))
+
+/* A work: one zeroed block of its struct (head bytes) and then the buffers that bufs carves
+   for it (called once to count them, once to hand them out); NULL without memory. */
+static void *kb_work_block(size_t head, void (*bufs)(void *, kb_carve *)) {
+    kb_carve c = {0, 0};
+    void *probe = calloc(1, head);
+    if (!probe) return 0;
+    bufs(probe, &c);
+    free(probe);
+    const size_t off = (head + 15) & ~(size_t)15;
+    char *w = (char *)calloc(1, off + c.at);
+    if (!w) return 0;
+    c.base = w + off;
+    c.at = 0;
+    bufs(w, &c);
+    return w;
+}
 
 /* What a call of an entry point found (numeric/_c/status.py mirrors the kinds): ok, a mass
    matrix that is not positive definite, a singular B_d (the dependent speeds cannot be
@@ -39,13 +80,25 @@ typedef struct {
     kb_hook_fn hook;
     void *hook_ctx;
     double lastT, lu_ratio;
-    double lastP[NL1];
-#if KC_ > 0
-    double LU[KC_ * KC_], G[KC_ * SF1], T[S1 * SF1], Bf[KC_ * SF1];
-    double col[KC_], res[KC_], scale[KC_];
-    int piv[KC_];
-#endif
+    double *lastP;
+    double *LU, *G, *T, *Bf, *col, *res, *scale;  /* the embedding's (KB_EMB) */
+    int *piv;
 } kb_shared;
+
+/* the shared part's buffers from the carve c (see kb_take); lu_ratio starts at 1 */
+static void kb_shared_bufs(kb_shared *w, kb_carve *c) {
+    w->lu_ratio = 1.0;
+    w->lastP = KB_D(c, NL1);
+    if (!KB_EMB) return;
+    w->LU = KB_D(c, KC_ * KC_);
+    w->G = KB_D(c, KC_ * SF1);
+    w->T = KB_D(c, S1 * SF1);
+    w->Bf = KB_D(c, KC_ * SF1);
+    w->col = KB_D(c, KC_);
+    w->res = KB_D(c, KC_);
+    w->scale = KB_D(c, KC_);
+    w->piv = KB_I(c, KC_);
+}
 
 /* the status kind at point i (kept, and returned for the entry point to return) */
 static int kb_fail(kb_shared *w, int kind, int i) {
@@ -62,9 +115,13 @@ static void kb_nonfinite(kb_shared *w, const double *o, int m, int i) {
     if (!(s == 0.0) && w->st.kind == KB_OK) kb_fail(w, KB_NONFINITE, i);
 }
 
+/* Inlined at every call, so that a call with a constant size (a joint's speeds in
+   runtime_tree.c's KBT_BY_NJ) is compiled for that size. */
+#define KB_INLINE static inline __attribute__((always_inline))
+
 /* Cholesky factorization in place (lower triangle) of an n x n SPD matrix: 1 if it is not
    positive definite; and the solve of L L^T x = b in place. */
-static int kb_chol(int n, double *A) {
+KB_INLINE int kb_chol(int n, double *A) {
     for (int j = 0; j < n; j++) {
         double s = A[j * n + j];
         for (int k = 0; k < j; k++) s -= A[j * n + k] * A[j * n + k];
@@ -80,7 +137,7 @@ static int kb_chol(int n, double *A) {
     return 0;
 }
 
-static void kb_chol_solve(int n, const double *L, double *b) {
+KB_INLINE void kb_chol_solve(int n, const double *L, double *b) {
     for (int i = 0; i < n; i++) {
         double v = b[i];
         for (int k = 0; k < i; k++) v -= L[i * n + k] * b[k];
@@ -93,7 +150,7 @@ static void kb_chol_solve(int n, const double *L, double *b) {
     }
 }
 
-#if KC_ > 0
+#if KB_EMB
 
 #define KB_KL (part[0])
 #define KB_KU (part[1])
@@ -284,7 +341,7 @@ void kb_set_hook(kb_shared *w, kb_hook_fn hook, void *ctx) {
     w->hook_ctx = ctx;
 }
 double kb_pivot_ratio(const kb_shared *w) {
-#if KC_ > 0
+#if KB_EMB
     return kb_shared_ratio(w);
 #else
     (void)w;

@@ -2,7 +2,7 @@
    run's outputs of a large closed loop are not NumPy's per-point LUs.
    Needs: runtime.c (appended after it: kb_work, kb_emb_velocity, kb_assemble, the band LU).
    Provides: kb_outputs_emb and kb_speeds_emb (work first, a status kind returned). */
-#if KC_ > 0
+#if KB_EMB
 /* The momentum p̂ = A_f f ([PA21] (54)) and the multipliers λ of the embedded constraints at n
    points (q, f) in this model's partition: in all speeds the constraint forces are what the
    equations of motion leave over, r = A_u u' + D_u u − e_u = Bᵀ λ ([PA-VP] (24)–(27)), with

@@ -1,11 +1,13 @@
 /* kanebond C runtime of the tree path: the articulated-body algorithm (Featherstone 2008,
    ch. 7) on the per-joint quantities of numeric/_program/tree.py, in N components at the mass centres.
    Needs R_, S_, K_, NT_, NWT_, TQD_OFF, TTAU_OFF, TT_OFF, TPOW_OFF, NL_, KC_, SF_, NB_ENT,
-   TBUD_OFF, MG_N_, the tables T_PARENT, T_NJ, T_COLS, T_COFF, T_OFF, T_DOFF, B_ROW, B_COL, the
-   kernels k_tree, k_tree_v (and k_treeB with embedded constraints) and runtime_lu.c, put
-   before it; runtime_mimic.c is appended where MG_N_ > 0.
-   Provides: kb_work (one evaluation's buffers, on the heap, sized by the macros; one per
-   thread), kb_work_new (runtime_lu.c: kb_work_free, kb_keep_energy, ...) and the entry
+   TBUD_OFF, MG_N_, the tables T_PARENT, T_NJ, T_COLS, T_COFF, T_OFF, T_DOFF, B_ROW, B_COL
+   (reads of the model's kb_lay: tree.py's tree_layout and backend.py's layout_c, so that this
+   text, compiled once per switch, serves every tree model), the switches KB_EMB and KB_MIMIC,
+   the kernels k_tree, k_tree_v (and k_treeB with embedded constraints) and runtime_lu.c, put
+   before it; runtime_mimic.c is appended with KB_MIMIC.
+   Provides: kb_work (one evaluation's buffers, in one heap block, sized from the layout; one
+   per thread), kb_work_new (runtime_lu.c: kb_work_free, kb_keep_energy, ...) and the entry
    points kb_rhs_tree, kb_rhs_momentum_tree, kb_f_from_p_tree, kb_momentum_tree,
    kb_work_tree, kb_rhs_tree_emb, kb_speeds_tree: work first, a status kind returned.
 
@@ -74,10 +76,10 @@ static void kbt_ishift_add(const double *d, const double *M, double *o) {
 /* One body of the third pass of the ABA (root to leaves): a~_b = X a~_parent + S_b u'_b with
    u'_b = D^-1 (u_b - U^T X a~_parent) from the factors U, D = L L^T and the joint forces uv of
    the second pass; the joint accelerations into ud (S_), a~_b into acc. */
-static void kbt_fwd(const double *w, int b, const double *U, const double *Dl,
-                    const double *uv, double *acc, double *ud) {
+KB_INLINE void kbt_fwd_n(const double *w, int b, const double *U, const double *Dl,
+                         const double *uv, double *acc, double *ud, const int nj) {
     const double *wb = w + T_OFF[b], *S = wb + 31;
-    const int nj = T_NJ[b], c0 = T_COFF[b], par = T_PARENT[b];
+    const int c0 = T_COFF[b], par = T_PARENT[b];
     double *a = acc + 6 * b;
     if (par >= 0) kbt_mshift(wb + 10, acc + 6 * par, a);
     else memset(a, 0, sizeof(double) * 6);
@@ -96,6 +98,21 @@ static void kbt_fwd(const double *w, int b, const double *U, const double *Dl,
     }
 }
 
+/* call(nj) with nj = the joint's number of speeds, a constant in each case from 0 to 6 (the
+   joints there are: each case is compiled for its size, its loops unrolled as with a literal
+   layout), the layout's number beyond */
+#define KBT_BY_NJ(call, nj) switch (nj) { \
+    case 0: call(0); break; case 1: call(1); break; case 2: call(2); break; \
+    case 3: call(3); break; case 4: call(4); break; case 5: call(5); break; \
+    case 6: call(6); break; default: call(nj); }
+
+static void kbt_fwd(const double *w, int b, const double *U, const double *Dl,
+                    const double *uv, double *acc, double *ud) {
+#define KBT_FWD(k) kbt_fwd_n(w, b, U, Dl, uv, acc, ud, k)
+    KBT_BY_NJ(KBT_FWD, T_NJ[b])
+#undef KBT_FWD
+}
+
 static void kbt_pass3(const double *w, const double *U, const double *Dl, const double *uv,
                       double *acc, double *ud) {
     for (int b = 0; b < NT_; b++) kbt_fwd(w, b, U, Dl, uv, acc, ud);
@@ -105,26 +122,50 @@ static void kbt_pass3(const double *w, const double *U, const double *Dl, const 
 #define NS (S_ > 0 ? S_ : 1)
 
 /* One evaluation's buffers (kb_shared first: a caller reads the status at offset 0): the
-   kernel's work w, the ABA's articulated inertias, bias forces, U, the joints' factors, ... */
+   kernel's work w, the ABA's articulated inertias, bias forces, U, the joints' factors, ...,
+   carved from the block after the struct by kbt_work_bufs, sized from the layout. */
 typedef struct {
     kb_shared sh;
-    double w[NWT], IA[36 * NT_], pA[6 * NT_], U[6 * NS], Dl[T_NDL], uv[NS], acc[6 * NT_];
-    double f[NS], full[R_ + NS], H[6 * NT_], Fe[6 * NT_], u0[NS];
-#if KC_ > 0
-    double wB[NB_ENT > 0 ? NB_ENT : 1], u[S_], r[KC_], Y[KC_ * S_], Bd[KC_ * S_];
-    double Gm[KC_ * KC_];
-#if MG_N_ > 0  /* runtime_mimic.c's condensed groups */
-    double mY[MG_N_ * 6 * (MG_NR_ > 0 ? MG_NR_ : 1)], mz[MG_N_ * (MG_NR_ > 0 ? MG_NR_ : 1)];
-#endif
-#endif
+    double *w, *IA, *pA, *U, *Dl, *uv, *acc, *f, *full, *H, *Fe, *u0;
+    double *wB, *u, *r, *Y, *Bd, *Gm;  /* the embedding's (KB_EMB) */
+    double *mY, *mz;                   /* runtime_mimic.c's condensed groups (KB_MIMIC) */
 } kb_work;
 
-/* a work (the tree path has no model struct: m is ignored), or NULL without memory */
+/* Every buffer of work w from the carve c (kb_take: with c->base NULL it only counts). */
+static void kbt_work_bufs(void *wv, kb_carve *c) {
+    kb_work *w = (kb_work *)wv;
+    kb_shared_bufs(&w->sh, c);
+    w->w = KB_D(c, NWT);
+    w->IA = KB_D(c, 36 * NT_);
+    w->pA = KB_D(c, 6 * NT_);
+    w->U = KB_D(c, 6 * NS);
+    w->Dl = KB_D(c, T_NDL);
+    w->uv = KB_D(c, NS);
+    w->acc = KB_D(c, 6 * NT_);
+    w->f = KB_D(c, NS);
+    w->full = KB_D(c, R_ + NS);
+    w->H = KB_D(c, 6 * NT_);
+    w->Fe = KB_D(c, 6 * NT_);
+    w->u0 = KB_D(c, NS);
+    if (KB_EMB) {
+        w->wB = KB_D(c, NB_ENT);
+        w->u = KB_D(c, S_);
+        w->r = KB_D(c, KC_);
+        w->Y = KB_D(c, KC_ * S_);
+        w->Bd = KB_D(c, KC_ * S_);
+        w->Gm = KB_D(c, KC_ * KC_);
+    }
+    if (KB_MIMIC) {
+        w->mY = KB_D(c, MG_N_ * 6 * (MG_NR_ > 0 ? MG_NR_ : 1));
+        w->mz = KB_D(c, MG_N_ * (MG_NR_ > 0 ? MG_NR_ : 1));
+    }
+}
+
+/* a work (the tree path has no model struct: m is ignored; one zeroed block, the struct and
+   then its buffers), or NULL without memory */
 kb_work *kb_work_new(const void *m) {
-    kb_work *w = (kb_work *)calloc(1, sizeof(kb_work));
     (void)m;
-    if (w) w->sh.lu_ratio = 1.0;
-    return w;
+    return (kb_work *)kb_work_block(sizeof(kb_work), kbt_work_bufs);
 }
 static void kbt_begin(kb_work *w) {
     w->sh.st.kind = KB_OK;
@@ -157,10 +198,10 @@ static void kbt_lift(const double *w, int b, const double *Ia, const double *pa,
 /* One body of the second pass (leaves to root): U = I^A S, D = S^T U (factor L into Dl),
    u = tau - S^T p^A (uv), and the articulated Ia = I^A - U D^-1 U^T, pa = p^A + U D^-1 u lifted
    onto the parent (Featherstone 2008, (7.34)-(7.40)). Returns 1 if D is not positive definite. */
-static int kbt_elim(const double *w, int b, double *IA, double *pA, double *U, double *Dl,
-                    double *uv) {
+KB_INLINE int kbt_elim_n(const double *w, int b, double *IA, double *pA, double *U,
+                         double *Dl, double *uv, const int nj) {
     const double *wb = w + T_OFF[b], *S = wb + 31;
-    const int nj = T_NJ[b], c0 = T_COFF[b];
+    const int c0 = T_COFF[b];
     double *I6 = IA + 36 * b, *p = pA + 6 * b, *Ub = U + 6 * c0, *L = Dl + T_DOFF[b];
     double Ia[36], pa[6];
     if (nj == 1) { /* one joint speed (revolute, prismatic): D is a number */
@@ -224,6 +265,15 @@ static int kbt_elim(const double *w, int b, double *IA, double *pA, double *U, d
     }
     kbt_lift(w, b, Ia, pa, IA, pA);
     return 0;
+}
+
+static int kbt_elim(const double *w, int b, double *IA, double *pA, double *U, double *Dl,
+                    double *uv) {
+    int fail = 0;
+#define KBT_ELIM(k) fail = kbt_elim_n(w, b, IA, pA, U, Dl, uv, k)
+    KBT_BY_NJ(KBT_ELIM, T_NJ[b])
+#undef KBT_ELIM
+    return fail;
 }
 
 /* One point: o = [q', f'] from the kernel's work array w. Returns 0, or 1 if a joint's
@@ -413,10 +463,10 @@ int kb_work_tree(kb_work *wk, int n, const double *t, const double *q, const dou
     return 0;
 }
 
-#if KC_ > 0
+#if KB_EMB
 void k_treeB(const double *, const double *, const double *, const double *, double *);
 
-#if MG_N_ > 0
+#if KB_MIMIC
 static int kbm_accel(kb_work *wk, const double *w, double *full); /* runtime_mimic.c */
 #else
 /* All accelerations u' (full + R_, S_) under the embedded constraints at one point, from the
@@ -466,7 +516,7 @@ int kb_rhs_tree_emb(kb_work *wk, int n, const double *t, const double *x, const 
         if (kb_embed_u(&wk->sh, wB, part, fi, u)) return kb_fail(&wk->sh, KB_SINGULAR_BD, i);
         if (uout) memcpy(uout + i * S_, u, sizeof(double) * S_);
         (wk->sh.keep ? k_tree : k_tree_v)(ti, qi, u, ci, w);
-#if MG_N_ > 0
+#if KB_MIMIC
         const int code = kbm_accel(wk, w, full);
 #else
         const int code = kbt_emb_accel(wk, w, wB, full);

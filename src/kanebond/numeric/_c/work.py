@@ -1,13 +1,13 @@
 """The compiled runtime's Model + Work split, on the Python side.
 
-A compiled library is what the system *is* (its kernels and layout tables, and a ``kb_model``
-that holds the derivative kernel k_dot once it is loaded); a ``kb_work`` is one evaluation's
-buffers (the kernels' work arrays, the mass matrices, the band LU of B_d, the keep flag, the
-last powers and T*, the pivot ratios and the :class:`Status` of the last call), allocated once
-on the heap and sized from the model's layout (``runtime_lu.c``, ``runtime.c``,
-``runtime_tree.c``). As Pinocchio's ``Data``, a work is never shared between threads:
-:class:`Works` holds one per thread, made on a thread's first call. Every entry point takes
-its work first and returns a status kind; the point it happened at is in the work.
+A compiled library is what the system *is* (its kernels, its layout ``kb_lay``, and a
+``kb_model`` that holds the derivative kernel k_dot once it is loaded); a ``kb_work`` is one
+evaluation's buffers (the kernels' work arrays, the mass matrices, the band LU of B_d, the
+keep flag, the last powers and T*, the pivot ratios and the :class:`Status` of the last call),
+allocated once on the heap, one block, and sized from the model's layout (``runtime_lu.c``,
+``runtime.c``, ``runtime_tree.c``). As Pinocchio's ``Data``, a work is never shared between
+threads: :class:`Works` holds one per thread, made on a thread's first call. Every entry point
+takes its work first and returns a status kind; the point it happened at is in the work.
 """
 
 from __future__ import annotations
