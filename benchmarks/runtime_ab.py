@@ -5,7 +5,7 @@ builds the model in a child process, into a cache of its own, and reports its li
 constants and state; this process then loads both libraries with ctypes and calls the batch
 entry point (kb_rhs, kb_rhs_emb or kb_rhs_tree on 20000 copies of the state) alternately,
 15 times each, and prints the least CPU time per point of each, their ratio, and whether the two
-gave the same numbers (to 1e-12): the C alone, no Python per point.
+gave the same numbers (bit for bit, or to 1e-12): the C alone, no Python per point.
 
     .venv/bin/python benchmarks/runtime_ab.py /path/to/old-checkout [--cases rolling_disk ...]
 
@@ -107,8 +107,10 @@ def main() -> int:
                     code = call()
                     best[tag] = min(best[tag], (time.process_time() - t0) / N)
                     failed |= code != 0
-            same = np.allclose(calls["this"][1], calls["other"][1], rtol=1e-12, atol=1e-12)
-            failed |= not same
+            a, b = calls["this"][1], calls["other"][1]
+            same = "identical" if np.array_equal(a, b) else (
+                "to 1e-12" if np.allclose(a, b, rtol=1e-12, atol=1e-12) else "NO")
+            failed |= same == "NO"
             print(f"{name:16s} this {best['this'] * 1e9:7.0f} ns  other "
                   f"{best['other'] * 1e9:7.0f} ns  ratio {best['this'] / best['other']:.3f}"
                   f"  same numbers: {same}")
