@@ -2,7 +2,8 @@
 
 Runs a command (by default the whole suite as ``make test`` runs it) with ``$CC`` pointing at a
 logging wrapper around the real compiler, then prints the calls and their seconds by kind: the
-FMU units' core and kernels, the models' kernels (-O1/-O0) and runtimes (-O3), the links.
+FMU units' core and kernels, the models' kernels (-O1/-O0) and runtimes (-O2, the tree's -O3),
+the links.
 
     .venv/bin/python benchmarks/compiler_time.py                  # the whole suite, ~11 min
     .venv/bin/python benchmarks/compiler_time.py -- tests/test_fmu.py
@@ -39,9 +40,9 @@ def kind(args: list[str]) -> str:
     if "-std=c99" in args and "-O2" in args:
         return "simulation core (-O2)"
     if "-O3" in args:
-        return "model runtime (-O3)"
+        return "tree runtime (-O3)"
     if "-O2" in args:
-        return "other -O2 (the fast-call extension, ...)"
+        return "model runtime (-O2), the fast-call extension"
     if "-O1" in args or "-O0" in args:
         return "model kernels (-O1/-O0)"
     return "other (compiler checks)"

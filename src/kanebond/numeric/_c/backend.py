@@ -32,9 +32,9 @@ from .cache import cache_dir, cached_objects, load_library, private_dir
 from .emit import emit_c
 from .work import Status, Works
 
-__all__ = ["C_INCLUDES", "RUNTIME_FLAGS", "CBackend", "body_layout", "build_library",
-           "compiler_available", "compiler_command", "layout_c", "library_key", "link_objects",
-           "machine_flags", "refuse_fast_math", "source_library"]
+__all__ = ["C_INCLUDES", "RUNTIME_FLAGS", "TREE_RUNTIME_FLAGS", "CBackend", "body_layout",
+           "build_library", "compiler_available", "compiler_command", "layout_c", "library_key",
+           "link_objects", "machine_flags", "refuse_fast_math", "source_library"]
 
 
 def compiler_command() -> list[str] | None:
@@ -219,11 +219,14 @@ def c_sources(prog: Program, extra: tuple[str, dict, str] | None = None, shared:
 _O1_LIMIT = 150000
 
 
-#: The runtimes' optimisation: -O3, as a runtime is compiled once per cache whatever the model
-#: (layout_c); -O2 left a one-body tree's rhs 25-50 % slower than the literal layout of each
-#: model had made it, -O3 gives it back (benchmarks/runtime_ab.py). The numbers are the same
-#: bit for bit: neither reorders a floating-point operation.
-RUNTIME_FLAGS = ["-O3"]
+#: The runtimes' optimisation, each compiled once per cache whatever the model (layout_c): the
+#: per-body runtime at -O2; the tree's at -O3 (TREE_RUNTIME_FLAGS), where -O2 left a one-body
+#: tree's rhs 25-50 % slower than the literal layout of each model had made it and -O3 gives it
+#: back (benchmarks/runtime_ab.py; the per-body runtime is within the noise at -O2, and -O3
+#: would double its compilation). The numbers are the same bit for bit: neither reorders a
+#: floating-point operation.
+RUNTIME_FLAGS = ["-O2"]
+TREE_RUNTIME_FLAGS = ["-O3"]
 
 
 #: flags that drop IEEE semantics, under which the runtimes' non-finite checks (``x != x``,

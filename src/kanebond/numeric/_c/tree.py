@@ -19,7 +19,7 @@ from .._program.tree import TreeProgram
 from .backend import (
     C_INCLUDES,
     LU_RUNTIME,
-    RUNTIME_FLAGS,
+    TREE_RUNTIME_FLAGS,
     announce,
     build_library,
     call_speeds,
@@ -110,7 +110,7 @@ class TreeBackend:
 
         def build(p: Path) -> None:
             announce(ops, flags, p)
-            build_library([*((k, flags) for k in kernels), (runtime, RUNTIME_FLAGS)], p)
+            build_library([*((k, flags) for k in kernels), (runtime, TREE_RUNTIME_FLAGS)], p)
 
         lib, self.cached = load_library(self.path, build)
         vp = ctypes.c_void_p
