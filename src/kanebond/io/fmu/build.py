@@ -22,6 +22,7 @@ from ...errors import ModelError
 from ...files import writing
 from ...numeric._c.backend import (
     DENSE_RUNTIME,
+    c_array,
     c_source,
     compiler_available,
     compiler_command,
@@ -83,11 +84,6 @@ def source_text(name: str) -> str:
     if name == "rk.c":
         return DENSE_RUNTIME + c_source("rk.c")
     return (HERE / name).read_text()
-
-
-def c_array(ctype: str, name: str, values) -> str:
-    vals = [repr(float(v)) if ctype == "double" else str(int(v)) for v in values] or ["0"]
-    return f"static const {ctype} {name}[] = {{{', '.join(vals)}}};"
 
 
 def c_string(text: str) -> str:

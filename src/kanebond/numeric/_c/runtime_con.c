@@ -1,10 +1,10 @@
 /* kanebond C runtime of prescribed flows and adjoined constraints: appended to runtime.c (and
    runtime_out.c) for a system that has them (see constraints.py).
    Needs: runtime.c (kb_work, whose constraint buffers, with KB_CON, are sized by the layout's
-   macros below: backend.py's body_layout), NF_ (free speeds), NC_ (prescribed speeds), NA_ (adjoined constraints), NCON_
-   (outputs of k_con), the index tables CON_UI (free) and CON_CI (prescribed) into the
-   independent speeds f (SF_ of them), and the kernels k_cf (ᶜf = g(t)) and k_con ([ᶜf', φ, ᴾφ,
-   ᴾφ', ∂φ/∂uᵀ (NA_ x S_), γ] in all speeds).
+   macros below: backend.py's body_layout), NF_ (free speeds), NC_ (prescribed speeds), NA_
+   (adjoined constraints), NCON_ (outputs of k_con), the index tables CON_UI (free) and
+   CON_CI (prescribed) into the independent speeds f (SF_ of them), and the kernels k_cf
+   (ᶜf = g(t)) and k_con ([ᶜf', φ, ᴾφ, ᴾφ', ∂φ/∂uᵀ (NA_ x S_), γ] in all speeds).
    Provides: kb_con, kb_con_momentum (work first, a status kind returned), kb_con_pivot_ratio
    and kb_con_last_energy. */
 void k_cf(const double *, const double *, const double *, const double *, double *);

@@ -2,8 +2,9 @@
    joints, gears): one articulated-body pass in which every constraint group is a composite
    joint (numeric/_program/mimic.py). Appended to runtime_tree.c with KB_MIMIC (its kb_work
    holds this file's buffers of a whole pass; a group's own, sized by MG_NS_ and MG_NR_, are
-   small and on the stack, variable-length arrays of the layout's sizes); needs its tables MG_OF, MG_LOFF (per body), MG_ANCHOR, MG_BOFF, MG_BODY, MG_NSG, MG_NRG, MG_NOFF and
-   MG_NV (per group), MG_NS_ and MG_NR_ (the largest n_s, n_r).
+   small and on the stack, variable-length arrays of the layout's sizes); needs its tables
+   MG_OF, MG_LOFF (per body), MG_ANCHOR, MG_BOFF, MG_BODY, MG_NSG, MG_NRG, MG_NOFF and MG_NV
+   (per group), MG_NS_ and MG_NR_ (the largest n_s, n_r).
 
    Group g: the bodies Sigma below its anchor body A whose joints carry its constraints, their
    n_s speeds u_s = N u_r with N (n_s x n_r) a basis of the null space of the constant B rows

@@ -98,9 +98,9 @@ KB_INLINE void kbt_fwd_n(const double *w, int b, const double *U, const double *
     }
 }
 
-/* call(nj) with nj = the joint's number of speeds, a constant in each case from 0 to 6 (the
-   joints there are: each case is compiled for its size, its loops unrolled as with a literal
-   layout), the layout's number beyond */
+/* call(k) with k the joint's number of speeds nj: a literal in each case from 0 to 6 (every
+   joint kanebond makes), so that each case is compiled for its size, its loops unrolled as a
+   literal layout had them; nj itself beyond */
 #define KBT_BY_NJ(call, nj) switch (nj) { \
     case 0: call(0); break; case 1: call(1); break; case 2: call(2); break; \
     case 3: call(3); break; case 4: call(4); break; case 5: call(5); break; \
